@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Capacity: how many tokens, sequences, or how long a context fit in the memory left for the cache.
+#pragma once
+
+#include <algorithm>  // std::min, std::max
+#include <cstdint>    // std::uint64_t
+#include <limits>     // std::numeric_limits
+
+#include "bytes.hpp"
+#include "dtype.hpp"
+#include "kv_cache.hpp"
+#include "model_spec.hpp"
+
+namespace kvsize {
+
+/// Returned where nothing bounds the answer (a model that keeps no per-token cache).
+inline constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+
+/// Element types of everything a sequence keeps: K, V and the recurrent state.
+struct cache_format {
+  kv_dtypes kv;
+  dtype state;
+  /// Everything in the model's compute dtype.
+  [[nodiscard]] static constexpr auto of(const model_spec& m) -> cache_format {
+    return {kv_dtypes::same(m.compute_dtype), m.compute_dtype};
+  }
+  /// K and V in `t`, the state in the model's compute dtype.
+  [[nodiscard]] static constexpr auto with_kv(const model_spec& m, kv_dtypes t) -> cache_format {
+    return {t, m.compute_dtype};
+  }
+};
+
+/// All one sequence of `tokens` tokens keeps: its KV plus its recurrent state.
+[[nodiscard]] constexpr auto cache_bytes_per_sequence(const model_spec& m, std::uint64_t tokens, cache_format f)
+    -> bytes {
+  return kv_bytes_per_sequence(m, tokens, f.kv) + state_bytes_per_sequence(m, f.state);
+}
+
+/// Memory left for the cache on one device: device_memory − weights − reserve, or 0 when the
+/// weights and reserve alone do not fit (see weights_fit).
+[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, bytes reserve = bytes{0}) -> bytes {
+  const bytes used = weights + reserve;
+  return used < device_memory ? device_memory - used : bytes{0};
+}
+
+/// Whether the weights and the reserve fit in device memory with room to spare.
+[[nodiscard]] constexpr auto weights_fit(bytes device_memory, bytes weights, bytes reserve = bytes{0}) -> bool {
+  return weights + reserve < device_memory;
+}
+
+/// Tokens whose K and V fit in `budget`, counting the full per-token cost (every sequence
+/// shorter than every window): floor(budget / kv_bytes_per_token).
+[[nodiscard]] constexpr auto max_tokens(const model_spec& m, bytes budget, kv_dtypes t) -> std::uint64_t {
+  const bytes per_token = kv_bytes_per_token(m, t);
+  return per_token.count() == 0 ? unbounded : budget / per_token;
+}
+
+/// Sequences of `context` tokens that fit in `budget` at once:
+/// floor(budget / (kv_bytes_per_sequence(context) + state)).
+[[nodiscard]] constexpr auto max_sequences(const model_spec& m, bytes budget, std::uint64_t context, cache_format f)
+    -> std::uint64_t {
+  const bytes per_sequence = cache_bytes_per_sequence(m, context, f);
+  return per_sequence.count() == 0 ? unbounded : budget / per_sequence;
+}
+
+/// The longest context (≤ `limit`) at which `batch` sequences fit in `budget`; 0 if none does.
+/// KV per sequence is non-decreasing in context, so this is a binary search.
+[[nodiscard]] constexpr auto max_context(const model_spec& m, bytes budget, std::uint64_t batch, cache_format f,
+                                         std::uint64_t limit) -> std::uint64_t {
+  if (batch == 0) {
+    throw std::invalid_argument("kvsize: batch must be positive");
+  }
+  const auto fits = [&](std::uint64_t context) {
+    const bytes per_sequence = cache_bytes_per_sequence(m, context, f);
+    return per_sequence.count() == 0 || budget / per_sequence >= batch;
+  };
+  if (!fits(0)) {
+    return 0;
+  }
+  // Bound the search so that no probe can overflow: a layer that grows without bound caps the
+  // context at budget / its per-token bytes; windowed layers stop growing at their window.
+  std::uint64_t hi = limit;
+  bool grows_without_bound = false;
+  std::uint64_t longest_window = 0;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    const bytes per_token = layer_kv_bytes_per_token(m, il, f.kv);
+    if (per_token.count() == 0) {
+      continue;
+    }
+    const layer_kind k = kind_of_layer(m, il);
+    if (k == layer_kind::full || k == layer_kind::latent) {
+      hi = std::min(hi, budget / per_token);
+      grows_without_bound = true;
+    } else {
+      longest_window = std::max<std::uint64_t>(longest_window, k == layer_kind::sliding ? m.sliding_window : m.attention_chunk);
+    }
+  }
+  if (!grows_without_bound && longest_window < limit && fits(longest_window)) {
+    return limit;  // only windowed layers, and their full windows fit: any length does
+  }
+  std::uint64_t lo = 0;  // fits(lo) holds
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace kvsize

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Overflow-checked unsigned 64-bit arithmetic shared by every kvsize formula.
+#pragma once
+
+#include <cstdint>    // std::uint64_t
+#include <limits>     // std::numeric_limits
+#include <stdexcept>  // std::overflow_error, std::domain_error
+
+namespace kvsize::detail {
+
+// Unsigned overflow wraps silently, even in a constant expression. Every size in kvsize goes
+// through these helpers instead: in a constant expression the throw makes the expression
+// non-constant, so the compiler reports the message below; at run time it is an exception.
+
+[[nodiscard]] constexpr auto checked_add(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  if (a > std::numeric_limits<std::uint64_t>::max() - b) {
+    throw std::overflow_error("kvsize: addition overflows 2^64 bytes");
+  }
+  return a + b;
+}
+
+[[nodiscard]] constexpr auto checked_sub(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  if (b > a) {
+    throw std::underflow_error("kvsize: subtraction goes below zero bytes");
+  }
+  return a - b;
+}
+
+[[nodiscard]] constexpr auto checked_mul(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
+    throw std::overflow_error("kvsize: multiplication overflows 2^64 bytes");
+  }
+  return a * b;
+}
+
+/// ceil(a / b); b must be non-zero.
+[[nodiscard]] constexpr auto ceil_div(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  if (b == 0) {
+    throw std::domain_error("kvsize: division by zero");
+  }
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
+/// floor(a / b); b must be non-zero.
+[[nodiscard]] constexpr auto floor_div(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  if (b == 0) {
+    throw std::domain_error("kvsize: division by zero");
+  }
+  return a / b;
+}
+
+/// The smallest multiple of `step` that is >= a (llama.cpp's GGML_PAD, vLLM's round_up).
+[[nodiscard]] constexpr auto round_up(std::uint64_t a, std::uint64_t step) -> std::uint64_t {
+  return checked_mul(ceil_div(a, step), step);
+}
+
+}  // namespace kvsize::detail

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+// The kvsize core: constexpr, allocation-free, standard library only.
+// JSON reading (kvsize/hf_config.hpp) and formatting (kvsize/fmt.hpp) are opt-in.
+#pragma once
+
+#include "version.hpp"
+#include "bytes.hpp"
+#include "dtype.hpp"
+#include "model_spec.hpp"
+#include "kv_cache.hpp"
+#include "logits.hpp"
+#include "decode.hpp"
+#include "parameters.hpp"
+#include "capacity.hpp"
+#include "gpus.hpp"
+#include "presets.hpp"

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// kvsize::model_spec: the shape of a decoder model, as a literal type usable in constant
+// expressions and as a template argument.
+#pragma once
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t
+#include <stdexcept>    // std::invalid_argument
+#include <string_view>  // std::string_view
+#include <type_traits>  // std::is_trivially_copyable_v
+
+#include "dtype.hpp"
+
+namespace kvsize {
+
+/// What one layer keeps in the KV cache for each token of a sequence.
+enum class layer_kind : std::uint8_t {
+  inherit,  ///< whatever the model's `attention` field says (the default for every layer)
+  full,     ///< K and V of every token of the sequence
+  sliding,  ///< K and V of the last `sliding_window` tokens only
+  chunked,  ///< K and V of at most `attention_chunk` tokens (Llama 4 local layers)
+  latent,   ///< one compressed latent of `kv_lora_rank + rope_head_dim` elements (MLA)
+  none,     ///< nothing: recurrent-only, MLP-only or no-op blocks
+  shared,   ///< reads the cache of an earlier layer (Gemma 3n): nothing of its own
+};
+
+/// Per-layer exceptions to the model-wide defaults.
+struct layer_spec {
+  layer_kind kind = layer_kind::inherit;
+  /// The layer keeps the model's fixed recurrent state per sequence (Mamba, gated-delta
+  /// linear attention). A layer may keep both KV and a state (Falcon-H1).
+  bool recurrent = false;
+  /// KV heads of this layer; 0 means the model's `kv_heads`.
+  std::uint16_t kv_heads = 0;
+  friend constexpr auto operator==(const layer_spec&, const layer_spec&) -> bool = default;
+};
+
+/// Multi-head latent attention (DeepSeek-V2/V3/R1, Kimi-K2): each layer caches one vector of
+/// `kv_lora_rank + rope_head_dim` elements per token, shared by every head. `nope_head_dim` and
+/// `v_head_dim` describe the per-head K and V that an engine gets by expanding the latent.
+struct latent_attention {
+  std::uint32_t kv_lora_rank = 0;
+  std::uint32_t rope_head_dim = 0;
+  std::uint32_t nope_head_dim = 0;
+  std::uint32_t v_head_dim = 0;
+  friend constexpr auto operator==(const latent_attention&, const latent_attention&) -> bool = default;
+};
+
+/// The fixed-size state one recurrent layer keeps per sequence, in elements.
+/// Mamba2:      conv = (d_conv − 1) × (d_inner + 2 × n_groups × d_state), ssm = n_heads × head_dim × d_state.
+/// Gated delta: conv = (d_conv − 1) × (2 × k_heads × k_dim + v_heads × v_dim), ssm = v_heads × k_dim × v_dim.
+struct recurrent_state {
+  std::uint64_t conv_elements = 0;
+  std::uint64_t ssm_elements = 0;
+  friend constexpr auto operator==(const recurrent_state&, const recurrent_state&) -> bool = default;
+};
+
+/// Layers a model_spec can describe one by one.
+inline constexpr std::uint32_t max_layers = 512;
+
+/// The shape of a decoder-only transformer, enough to size its KV cache, state, logits and
+/// weights. An aggregate of integers and enums: build it with designated initialisers, use it
+/// in constant expressions or as a template argument. Fields left 0 take a derived default
+/// (see effective_*); a uniform model is one line:
+///
+///   constexpr kvsize::model_spec qwen2_5_1_5b{.layers = 28, .attention_heads = 12, .kv_heads = 2,
+///                                             .head_dim = 128, .hidden_size = 1536, .vocab_size = 151'936};
+///
+/// Per-layer variation goes in `layer`: layer[i] overrides layer i. Gemma 3 (5 sliding : 1 full):
+///   il = 0..4: sliding, il = 5: full, il = 6..10: sliding, il = 11: full, ...
+struct model_spec {
+  // Attention shape.
+  std::uint32_t layers = 0;           ///< decoder layers (blocks)
+  std::uint32_t attention_heads = 0;  ///< query heads
+  std::uint32_t kv_heads = 0;         ///< K/V heads; 0 → attention_heads (multi-head attention)
+  std::uint32_t head_dim = 0;         ///< K (and Q) head dimension; 0 → hidden_size / attention_heads
+  std::uint32_t head_dim_v = 0;       ///< V head dimension; 0 → head_dim
+  std::uint32_t hidden_size = 0;      ///< residual stream width
+  std::uint32_t vocab_size = 0;       ///< rows of the embedding / logits width
+  std::uint64_t max_context = 0;      ///< longest context the model was configured for; 0 = unknown
+  /// config.json's dtype/torch_dtype: the element type of activations, and by default of the
+  /// KV cache, the logits and unquantized weights.
+  dtype compute_dtype = dtype::bf16;
+
+  // What layers keep.
+  layer_kind attention = layer_kind::full;  ///< the kind of every layer left as `inherit`
+  std::uint32_t sliding_window = 0;         ///< W of `sliding` layers, in tokens
+  std::uint32_t attention_chunk = 0;        ///< C of `chunked` layers, in tokens
+  latent_attention latent{};                ///< dimensions of `latent` layers
+  recurrent_state state{};                  ///< state of `recurrent` layers, per sequence
+  std::array<layer_spec, max_layers> layer{};
+
+  // Dense weights (parameters()).
+  std::uint32_t intermediate_size = 0;  ///< MLP width
+  bool gated_mlp = true;                ///< gate + up + down (SwiGLU) rather than up + down
+  bool qkv_bias = false;                ///< Q, K and V projections have biases (Qwen2)
+  bool tied_embeddings = false;         ///< the LM head reuses the token embedding
+
+  friend constexpr auto operator==(const model_spec&, const model_spec&) -> bool = default;
+};
+
+static_assert(std::is_trivially_copyable_v<model_spec>, "model_spec must stay plain data");
+
+/// K/V heads, with 0 meaning multi-head attention.
+[[nodiscard]] constexpr auto effective_kv_heads(const model_spec& m) -> std::uint32_t {
+  return m.kv_heads != 0 ? m.kv_heads : m.attention_heads;
+}
+
+/// K head dimension, hidden_size / attention_heads unless given.
+[[nodiscard]] constexpr auto effective_head_dim(const model_spec& m) -> std::uint32_t {
+  if (m.head_dim != 0) {
+    return m.head_dim;
+  }
+  return m.attention_heads != 0 ? m.hidden_size / m.attention_heads : 0;
+}
+
+/// V head dimension, the K head dimension unless given.
+[[nodiscard]] constexpr auto effective_head_dim_v(const model_spec& m) -> std::uint32_t {
+  return m.head_dim_v != 0 ? m.head_dim_v : effective_head_dim(m);
+}
+
+/// The kind of layer `il`, with `inherit` resolved.
+[[nodiscard]] constexpr auto kind_of_layer(const model_spec& m, std::uint32_t il) -> layer_kind {
+  const layer_kind k = il < max_layers ? m.layer[il].kind : layer_kind::inherit;
+  return k == layer_kind::inherit ? (m.attention == layer_kind::inherit ? layer_kind::full : m.attention) : k;
+}
+
+/// KV heads of layer `il`.
+[[nodiscard]] constexpr auto kv_heads_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
+  const std::uint32_t own = il < max_layers ? m.layer[il].kv_heads : 0;
+  return own != 0 ? own : effective_kv_heads(m);
+}
+
+/// Whether layer `il` holds K/V of its own.
+[[nodiscard]] constexpr auto layer_keeps_kv(const model_spec& m, std::uint32_t il) -> bool {
+  const layer_kind k = kind_of_layer(m, il);
+  return k != layer_kind::none && k != layer_kind::shared;
+}
+
+/// Whether layer `il` keeps a recurrent state per sequence.
+[[nodiscard]] constexpr auto layer_keeps_state(const model_spec& m, std::uint32_t il) -> bool {
+  return il < max_layers && m.layer[il].recurrent;
+}
+
+/// Layers that hold K/V of their own.
+[[nodiscard]] constexpr auto kv_layers(const model_spec& m) -> std::uint32_t {
+  std::uint32_t n = 0;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    n += layer_keeps_kv(m, il) ? 1U : 0U;
+  }
+  return n;
+}
+
+/// Layers that keep a recurrent state.
+[[nodiscard]] constexpr auto recurrent_layers(const model_spec& m) -> std::uint32_t {
+  std::uint32_t n = 0;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    n += layer_keeps_state(m, il) ? 1U : 0U;
+  }
+  return n;
+}
+
+/// Layers of kind `k` (after resolving `inherit`).
+[[nodiscard]] constexpr auto count_layers(const model_spec& m, layer_kind k) -> std::uint32_t {
+  std::uint32_t n = 0;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    n += kind_of_layer(m, il) == k ? 1U : 0U;
+  }
+  return n;
+}
+
+/// Checks the invariants the formulas rely on; throws std::invalid_argument naming the first
+/// violated one. In a constant expression the throw is a compile error showing that message.
+constexpr void validate(const model_spec& m) {
+  if (m.layers == 0) {
+    throw std::invalid_argument("kvsize::model_spec: layers must be positive");
+  }
+  if (m.layers > max_layers) {
+    throw std::invalid_argument("kvsize::model_spec: more layers than kvsize::max_layers (512)");
+  }
+  if (m.attention_heads == 0) {
+    throw std::invalid_argument("kvsize::model_spec: attention_heads must be positive");
+  }
+  if (effective_kv_heads(m) > m.attention_heads) {
+    throw std::invalid_argument("kvsize::model_spec: kv_heads exceeds attention_heads");
+  }
+  if (m.attention_heads % effective_kv_heads(m) != 0) {
+    throw std::invalid_argument("kvsize::model_spec: attention_heads is not a multiple of kv_heads");
+  }
+  if (effective_head_dim(m) == 0) {
+    throw std::invalid_argument("kvsize::model_spec: head_dim is zero (give head_dim or hidden_size)");
+  }
+  if (m.head_dim == 0 && m.hidden_size % m.attention_heads != 0) {
+    throw std::invalid_argument("kvsize::model_spec: hidden_size is not a multiple of attention_heads; give head_dim");
+  }
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    const layer_kind k = kind_of_layer(m, il);
+    if (k == layer_kind::sliding && m.sliding_window == 0) {
+      throw std::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
+    }
+    if (k == layer_kind::chunked && m.attention_chunk == 0) {
+      throw std::invalid_argument("kvsize::model_spec: a chunked layer needs attention_chunk > 0");
+    }
+    if (k == layer_kind::latent && m.latent.kv_lora_rank + m.latent.rope_head_dim == 0) {
+      throw std::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
+    }
+    if (m.layer[il].recurrent && m.state.conv_elements + m.state.ssm_elements == 0) {
+      throw std::invalid_argument("kvsize::model_spec: a recurrent layer needs a state size");
+    }
+    const std::uint32_t h = kv_heads_of_layer(m, il);
+    if (h > m.attention_heads || m.attention_heads % h != 0) {
+      throw std::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
+    }
+  }
+  for (std::uint32_t il = m.layers; il < max_layers; ++il) {
+    if (!(m.layer[il] == layer_spec{})) {
+      throw std::invalid_argument("kvsize::model_spec: a layer override lies beyond `layers`");
+    }
+  }
+}
+
+/// Human name of a layer kind ("full", "sliding", ...).
+[[nodiscard]] constexpr auto name(layer_kind k) -> std::string_view {
+  switch (k) {
+    case layer_kind::inherit: return "inherit";
+    case layer_kind::full: return "full";
+    case layer_kind::sliding: return "sliding";
+    case layer_kind::chunked: return "chunked";
+    case layer_kind::latent: return "latent";
+    case layer_kind::none: return "none";
+    case layer_kind::shared: return "shared";
+  }
+  return "?";
+}
+
+}  // namespace kvsize
