@@ -111,3 +111,32 @@ struct cache_format {
 }
 
 }  // namespace kvsize
+
+namespace kvsize {
+
+/// A deployment's memory need against a device: weights + reserve + batch × cache per sequence.
+struct fit_report {
+  bytes weights;    ///< model weights on the device
+  bytes reserve;    ///< runtime overhead / headroom the caller sets aside
+  bytes cache;      ///< batch × (KV + recurrent state) of one sequence at the context
+  bytes available;  ///< device memory
+  [[nodiscard]] constexpr auto needed() const -> bytes { return weights + reserve + cache; }
+  [[nodiscard]] constexpr auto fits() const -> bool { return needed() <= available; }
+};
+
+/// Whether `batch` sequences of `context` tokens of model `m` fit in `device_memory` next to
+/// `weights` and `reserve`. Usable in static_assert:
+///   static_assert(kvsize::check_fit(kvsize::presets::qwen2_5_1_5b, kvsize::gpu("rtx-3060").memory,
+///                                   2'048, 100, kvsize::bytes{3'087'428'608}).fits());
+[[nodiscard]] constexpr auto check_fit(const model_spec& m, bytes device_memory, std::uint64_t context,
+                                       std::uint64_t batch, bytes weights, cache_format f, bytes reserve = bytes{0})
+    -> fit_report {
+  return {weights, reserve, cache_bytes_per_sequence(m, context, f) * batch, device_memory};
+}
+/// ... with everything cached in the model's compute dtype.
+[[nodiscard]] constexpr auto check_fit(const model_spec& m, bytes device_memory, std::uint64_t context,
+                                       std::uint64_t batch, bytes weights, bytes reserve = bytes{0}) -> fit_report {
+  return check_fit(m, device_memory, context, batch, weights, cache_format::of(m), reserve);
+}
+
+}  // namespace kvsize
