@@ -11,6 +11,7 @@
 #include "logits.hpp"
 #include "decode.hpp"
 #include "parameters.hpp"
+#include "parse_size.hpp"
 #include "capacity.hpp"
 #include "gpus.hpp"
 #include "presets.hpp"
