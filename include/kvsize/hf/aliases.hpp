@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// Key spellings per quantity, as data: the union of what transformers (attribute_map), vLLM
+// (vllm/config/model.py), SGLang (configs/model_config.py) and llama.cpp (convert_hf_to_gguf.py)
+// accept. See shared/reference/engines.md §6. The first present, non-null key wins.
+#pragma once
+
+#include <array>        // std::array
+#include <string_view>  // std::string_view
+
+namespace kvsize::hf::detail::keys {
+
+// clang-format off
+/// Decoder layers. GPT-2/Falcon: n_layer; MPT: n_layers; ChatGLM: num_layers.
+inline constexpr std::array<std::string_view, 4> layers{"num_hidden_layers", "n_layer", "n_layers", "num_layers"};
+/// Query heads. GPT-2/Falcon: n_head; MPT: n_heads.
+inline constexpr std::array<std::string_view, 3> heads{"num_attention_heads", "n_head", "n_heads"};
+/// K/V heads, in vLLM's get_total_num_kv_heads order after its special cases (Falcon's
+/// multi_query, MPT's attn_config.kv_n_heads, ChatGLM's multi_query_attention, Nemotron-NAS).
+inline constexpr std::array<std::string_view, 4> kv_heads{"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"};
+/// Residual width. GPT-2: n_embd; MPT: d_model.
+inline constexpr std::array<std::string_view, 3> hidden{"hidden_size", "n_embd", "d_model"};
+/// Explicit K head dimension. ChatGLM: kv_channels; Nemotron-H (56B) and Zamba2: attention_head_dim.
+inline constexpr std::array<std::string_view, 3> head_dim{"head_dim", "attention_head_dim", "kv_channels"};
+/// Explicit V head dimension, when it differs from K's (MiMo; MLA reads v_head_dim itself).
+inline constexpr std::array<std::string_view, 2> head_dim_v{"v_head_dim", "head_dim_v"};
+/// Vocabulary. ChatGLM: padded_vocab_size.
+inline constexpr std::array<std::string_view, 3> vocab{"vocab_size", "padded_vocab_size", "n_vocab"};
+/// Longest context. vLLM _get_and_verify_max_len takes the minimum over the present keys; so do we.
+inline constexpr std::array<std::string_view, 10> max_context{
+    "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len", "n_ctx"};
+/// MLP width. ChatGLM: ffn_hidden_size; GPT-2: n_inner (null → 4 × n_embd).
+inline constexpr std::array<std::string_view, 3> intermediate{"intermediate_size", "ffn_hidden_size", "n_inner"};
+/// Compute dtype: transformers ≥ 4.56 writes dtype, older versions torch_dtype.
+inline constexpr std::array<std::string_view, 2> dtype{"dtype", "torch_dtype"};
+/// Q/K/V bias switches. ChatGLM: add_qkv_bias; Falcon: bias.
+inline constexpr std::array<std::string_view, 4> qkv_bias{"qkv_bias", "add_qkv_bias", "attention_bias", "bias"};
+/// Sub-configs that hold the language model of a multimodal checkpoint (HF get_text_config;
+/// vLLM get_hf_text_config). thinker_config.text_config (Qwen-Omni) is handled by the reader.
+inline constexpr std::array<std::string_view, 3> text_config{"text_config", "llm_config", "language_config"};
+/// Weight bits in quantization_config (GPTQ/AWQ: bits; some: weight_bits; compressed-tensors: num_bits).
+inline constexpr std::array<std::string_view, 3> quant_bits{"bits", "weight_bits", "num_bits"};
+
+// Recurrent state (Mamba2 / Mamba1 / gated delta), engines.md §6 "SSM dims".
+inline constexpr std::array<std::string_view, 3> ssm_state{"ssm_state_size", "mamba_d_state", "state_size"};
+inline constexpr std::array<std::string_view, 3> conv_kernel{"conv_kernel", "mamba_d_conv", "d_conv"};
+inline constexpr std::array<std::string_view, 2> n_groups{"n_groups", "mamba_n_groups"};
+inline constexpr std::array<std::string_view, 2> mamba_heads{"mamba_num_heads", "mamba_n_heads"};
+inline constexpr std::array<std::string_view, 2> mamba_head_dim{"mamba_head_dim", "mamba_d_head"};
+inline constexpr std::array<std::string_view, 2> expand{"mamba_expand", "expand"};
+inline constexpr std::array<std::string_view, 1> d_inner{"mamba_d_ssm"};
+// clang-format on
+
+}  // namespace kvsize::hf::detail::keys

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// The object the language model is read from (the root, or a nested text_config), with the
+// class defaults for the keys a nested config leaves out.
+#pragma once
+
+#include <set>          // std::set
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include <nlohmann/json.hpp>
+
+#include "families.hpp"
+#include "json_reader.hpp"
+
+namespace kvsize::hf::detail {
+
+/// Why a nested config may omit keys: transformers saves a sub-config with to_diff_dict, which
+/// drops every attribute equal to the sub-config class's default (PretrainedConfig.to_diff_dict,
+/// configuration_utils.py). So gemma-3-4b-it's text_config has no num_attention_heads: it is
+/// Gemma3TextConfig's 8. A top-level config is saved against PretrainedConfig's own defaults
+/// and keeps every model key, so defaults are applied only to nested configs: an absent key at
+/// the top level is an error, not a guess.
+class config_view {
+ public:
+  config_view(const json& object, std::string base, const family* fam, bool nested,
+              std::vector<std::string>& warnings)
+      : object_(object), base_(std::move(base)), family_(fam), warnings_(warnings) {
+    if (nested && fam != nullptr && !fam->nested_defaults.empty()) {
+      defaults_ = json::parse(fam->nested_defaults);  // trusted, compiled-in text
+    }
+  }
+  config_view(const config_view&) = delete;
+  auto operator=(const config_view&) -> config_view& = delete;
+
+  [[nodiscard]] auto object() const -> const json& { return object_; }
+  [[nodiscard]] auto base() const -> const std::string& { return base_; }
+  [[nodiscard]] auto fam() const -> const family* { return family_; }
+
+  /// The key, or the class default for it (recorded in the warnings once), or an absent slot.
+  [[nodiscard]] auto get(std::string_view key) const -> slot {
+    slot s = lookup(object_, base_, key);
+    if (!s.present()) {
+      apply_default(s, key);
+    }
+    return s;
+  }
+
+  /// The first present non-null alias; else a class default for one of them; else the first null.
+  [[nodiscard]] auto get_first(std::span<const std::string_view> keys) const -> slot {
+    slot s = lookup_first(object_, base_, keys);
+    if (!s.present()) {
+      for (const auto key : keys) {
+        slot d;
+        d.pointer = child_pointer(base_, key);
+        if (apply_default(d, key)) {
+          return d;
+        }
+      }
+    }
+    return s;
+  }
+
+  void warn(std::string sentence) const { warnings_.push_back(std::move(sentence)); }
+
+ private:
+  auto apply_default(slot& s, std::string_view key) const -> bool {
+    if (!defaults_.is_object()) {
+      return false;
+    }
+    const auto it = defaults_.find(key);
+    if (it == defaults_.end()) {
+      return false;
+    }
+    s.value = &*it;
+    if (warned_.insert(std::string(key)).second) {
+      warnings_.push_back(s.pointer + " is absent; took " + it->dump() + ", the default of transformers' " +
+                          std::string(family_->source));
+    }
+    return true;
+  }
+
+  const json& object_;
+  std::string base_;
+  const family* family_;
+  std::vector<std::string>& warnings_;
+  json defaults_;
+  mutable std::set<std::string> warned_;
+};
+
+}  // namespace kvsize::hf::detail

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// The checked reader: the only way kvsize takes a value out of an untrusted config.json.
+// Never nlohmann's get<Int>(): it turns -1 into 4294967295, 8.5 into 8 and true into 1.
+#pragma once
+
+#include <cmath>        // std::isfinite
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <limits>       // std::numeric_limits
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+#include "json_text.hpp"
+
+namespace kvsize::hf::detail {
+
+/// A key looked up in an object: `value` is nullptr when the key is absent. A JSON null is a
+/// present value (null is not absence).
+struct slot {
+  const json* value = nullptr;
+  std::string pointer;
+  [[nodiscard]] auto present() const -> bool { return value != nullptr; }
+  /// Present and not null.
+  [[nodiscard]] auto set() const -> bool { return value != nullptr && !value->is_null(); }
+};
+
+/// How a value is shown in a message: 8.5, "32", true, null, an array, an object, Infinity.
+[[nodiscard]] inline auto describe(const json& v) -> std::string {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case json::value_t::string: return "\"" + printable(v.get_ref<const std::string&>()) + "\"";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: {
+      const double d = v.get<double>();
+      if (!std::isfinite(d)) {
+        return d > 0 ? "Infinity" : (d < 0 ? "-Infinity" : "NaN");
+      }
+      return v.dump();
+    }
+    default: return v.dump();  // integers, binary
+  }
+}
+
+[[nodiscard]] inline auto lookup(const json& object, const std::string& base, std::string_view key) -> slot {
+  slot s;
+  s.pointer = child_pointer(base, key);
+  if (object.is_object()) {
+    const auto it = object.find(key);
+    if (it != object.end()) {
+      s.value = &*it;
+    }
+  }
+  return s;
+}
+
+/// The first of `keys` that is present and not null; if all are absent or null, the first
+/// present one (a null), else an absent slot pointing at keys[0].
+[[nodiscard]] inline auto lookup_first(const json& object, const std::string& base,
+                                       std::span<const std::string_view> keys) -> slot {
+  slot first_null;
+  for (const auto key : keys) {
+    slot s = lookup(object, base, key);
+    if (s.set()) {
+      return s;
+    }
+    if (s.present() && !first_null.present()) {
+      first_null = std::move(s);
+    }
+  }
+  if (first_null.present()) {
+    return first_null;
+  }
+  slot none;
+  none.pointer = child_pointer(base, keys.empty() ? std::string_view{} : keys.front());
+  return none;
+}
+
+/// "a, b or c"
+[[nodiscard]] inline auto list_keys(std::span<const std::string_view> keys) -> std::string {
+  std::string s;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0) {
+      s += (i + 1 == keys.size()) ? " or " : ", ";
+    }
+    s += keys[i];
+  }
+  return s;
+}
+
+/// An integer in [min, max]. Rejects bool, float (even 8.0), string, null, array and object
+/// with wrong_type; negative, too small or too large integers with out_of_range (or `over`
+/// above max, e.g. unsupported for > 512 layers). Numbers beyond 2^64 arrive from nlohmann as
+/// floats; they are out_of_range, not wrong_type.
+[[nodiscard]] inline auto read_integer(const slot& s, std::uint64_t min, std::uint64_t max,
+                                       config_errc over = config_errc::out_of_range) -> std::uint64_t {
+  const std::string expected = min == 0 ? "a non-negative integer" : (min == 1 ? "a positive integer" : "an integer");
+  const auto range = [&] {
+    return expected + " from " + std::to_string(min) + " to " + std::to_string(max);
+  };
+  if (s.value == nullptr) {
+    fail(config_errc::missing_key, s.pointer, "expected " + expected + ", got nothing (the key is absent)");
+  }
+  const json& v = *s.value;
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d >= 18446744073709551616.0 || d <= -9223372036854775808.0) {
+      fail(config_errc::out_of_range, s.pointer, "expected " + range() + ", got " + describe(v));
+    }
+  }
+  if (!v.is_number_integer()) {
+    fail(config_errc::wrong_type, s.pointer, "expected " + expected + ", got " + describe(v));
+  }
+  std::uint64_t value = 0;
+  if (v.is_number_unsigned()) {
+    value = v.get<std::uint64_t>();  // stored unsigned: exact
+  } else {
+    const std::int64_t signed_value = v.get<std::int64_t>();  // stored signed: exact
+    if (signed_value < 0) {
+      fail(config_errc::out_of_range, s.pointer, "expected " + expected + ", got " + describe(v));
+    }
+    value = static_cast<std::uint64_t>(signed_value);
+  }
+  if (value < min) {
+    fail(config_errc::out_of_range, s.pointer, "expected " + expected + ", got " + describe(v));
+  }
+  if (value > max) {
+    fail(over, s.pointer, "expected " + range() + ", got " + describe(v));
+  }
+  return value;
+}
+
+/// read_integer for a field of model_spec (32 bits).
+[[nodiscard]] inline auto read_u32(const slot& s, std::uint32_t min = 1,
+                                   std::uint32_t max = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()),
+                                   config_errc over = config_errc::out_of_range) -> std::uint32_t {
+  return static_cast<std::uint32_t>(read_integer(s, min, max, over));  // range-checked just above
+}
+
+[[nodiscard]] inline auto read_bool(const slot& s) -> bool {
+  if (s.value == nullptr) {
+    fail(config_errc::missing_key, s.pointer, "expected true or false, got nothing (the key is absent)");
+  }
+  if (!s.value->is_boolean()) {
+    fail(config_errc::wrong_type, s.pointer, "expected true or false, got " + describe(*s.value));
+  }
+  return s.value->get<bool>();
+}
+
+/// A bool key that may be absent or null: `fallback` then.
+[[nodiscard]] inline auto read_bool_or(const slot& s, bool fallback) -> bool {
+  return s.set() ? read_bool(s) : fallback;
+}
+
+[[nodiscard]] inline auto read_string(const slot& s) -> std::string {
+  if (s.value == nullptr) {
+    fail(config_errc::missing_key, s.pointer, "expected a string, got nothing (the key is absent)");
+  }
+  if (!s.value->is_string()) {
+    fail(config_errc::wrong_type, s.pointer, "expected a string, got " + describe(*s.value));
+  }
+  return s.value->get<std::string>();
+}
+
+inline void require_object(const slot& s) {
+  if (s.value == nullptr || !s.value->is_object()) {
+    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer,
+         "expected an object, got " + (s.value == nullptr ? std::string("nothing") : describe(*s.value)));
+  }
+}
+
+/// An array of exactly `size` elements (inconsistent otherwise, naming the expected size).
+inline void require_array(const slot& s, std::size_t size, std::string_view size_meaning) {
+  if (s.value == nullptr || !s.value->is_array()) {
+    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer,
+         "expected an array, got " + (s.value == nullptr ? std::string("nothing") : describe(*s.value)));
+  }
+  if (s.value->size() != size) {
+    fail(config_errc::inconsistent, s.pointer,
+         "expected " + std::to_string(size) + " entries (" + std::string(size_meaning) + "), got " +
+             std::to_string(s.value->size()));
+  }
+}
+
+/// Element `i` of an array slot.
+[[nodiscard]] inline auto element(const slot& array, std::size_t i) -> slot {
+  slot s;
+  s.pointer = child_pointer(array.pointer, i);
+  s.value = &(*array.value)[i];
+  return s;
+}
+
+}  // namespace kvsize::hf::detail

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// From the bytes of a config.json to a nlohmann::json document, tolerating the quirks real
+// checkpoints have and enforcing the input limits. Only headers under kvsize/hf include nlohmann.
+#pragma once
+
+#include <charconv>      // std::from_chars
+#include <cstddef>       // std::size_t
+#include <cstdint>       // std::uint64_t
+#include <string>        // std::string
+#include <string_view>   // std::string_view
+#include <system_error>  // std::errc
+#include <vector>        // std::vector
+
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+
+namespace kvsize::hf {
+
+/// Input limits for untrusted text. A config.json is a few KiB; Nemotron-Super's, the largest
+/// in configs/, is 28 KiB and 5 levels deep.
+struct parse_limits {
+  std::size_t max_bytes = std::size_t{16} << 20U;  ///< 16 MiB
+  std::size_t max_depth = 64;                      ///< nested arrays/objects
+};
+
+namespace detail {
+
+using json = nlohmann::json;
+
+/// Printable rendering of bytes from an untrusted file: control and non-ASCII bytes as \xNN,
+/// at most `limit` bytes (then "...").
+[[nodiscard]] inline auto printable(std::string_view s, std::size_t limit = 40) -> std::string {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < limit; ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20U || b >= 0x7fU) {
+      out += "\\x";
+      out += hex[b >> 4U];
+      out += hex[b & 0xfU];
+    } else {
+      out += static_cast<char>(b);
+    }
+  }
+  if (s.size() > limit) {
+    out += "...";
+  }
+  return out;
+}
+
+/// 1-based line and column of byte `offset` of `text`.
+[[nodiscard]] inline auto line_column(std::string_view text, std::size_t offset) -> std::string {
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+/// The text nlohmann will parse, with what the pre-scan noticed.
+struct prepared_text {
+  std::string text;                    ///< BOM removed, bare Infinity/NaN replaced by null
+  std::vector<std::size_t> nan_sites;  ///< offsets in `text` where "NaN" (3 bytes) became "null" (4)
+  std::vector<std::string> warnings;   ///< one per replaced literal, with its pointer
+};
+
+/// Pre-scan outside strings, tracking the JSON pointer of the current value, to
+///  * refuse nesting deeper than limits.max_depth (out_of_range at the container's pointer);
+///  * refuse numbers beyond a double (1e400: nlohmann would throw without a position);
+///  * replace Python's bare `Infinity`, `-Infinity` and `NaN`, where they stand as a value, by
+///    `null` padded to the same width, and record a warning naming the pointer. The Nemotron-H
+///    config has `"time_step_limit": [0.0, Infinity]`. null rather than a huge number: JSON has no
+///    infinite number, and every count kvsize reads rejects null with a message, while optional
+///    keys read null as "not set" (an infinite sliding window is no window). Inside strings
+///    nothing is touched. Malformed input passes through unchanged for nlohmann to reject.
+[[nodiscard]] inline auto prepare(std::string_view text, const parse_limits& limits) -> prepared_text {
+  struct frame {
+    bool object;
+    bool expect_key;
+    std::string key;
+    std::size_t index;
+  };
+  prepared_text out;
+  out.text.reserve(text.size() + 16);
+  std::vector<frame> stack;
+  const auto here = [&] {
+    std::string p;
+    for (const auto& f : stack) {
+      p = f.object ? child_pointer(p, f.key) : child_pointer(p, f.index);
+    }
+    return p;
+  };
+  char last = 0;  // last structural character or token class seen outside strings
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    const char c = text[i];
+    if (c == '"') {
+      std::size_t j = i + 1;
+      std::string raw;
+      while (j < n && text[j] != '"') {
+        if (text[j] == '\\' && j + 1 < n) {
+          const char e = text[j + 1];
+          raw += (e == 'n') ? '\n' : (e == 't') ? '\t' : (e == 'r') ? '\r' : (e == 'b') ? '\b' : (e == 'f') ? '\f' : e;
+          j += 2;
+        } else {
+          raw += text[j];
+          ++j;
+        }
+      }
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        stack.back().key = raw;
+      }
+      const std::size_t end = j < n ? j + 1 : n;
+      out.text.append(text.substr(i, end - i));
+      i = end;
+      last = '"';
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (stack.size() >= limits.max_depth) {
+        fail(config_errc::out_of_range, here(),
+             "expected at most " + std::to_string(limits.max_depth) + " levels of nested arrays and objects, got more at " +
+                 line_column(text, i));
+      }
+      stack.push_back(frame{c == '{', c == '{', std::string{}, 0});
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) {
+        stack.pop_back();
+      }
+    } else if (c == ',') {
+      if (!stack.empty()) {
+        if (stack.back().object) {
+          stack.back().expect_key = true;
+        } else {
+          ++stack.back().index;
+        }
+      }
+    } else if (c == ':') {
+      if (!stack.empty() && stack.back().object) {
+        stack.back().expect_key = false;
+      }
+    } else if (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+               (c >= 'a' && c <= 'z')) {
+      std::size_t j = i;
+      while (j < n && (text[j] == '-' || text[j] == '+' || text[j] == '.' || (text[j] >= '0' && text[j] <= '9') ||
+                       (text[j] >= 'A' && text[j] <= 'Z') || (text[j] >= 'a' && text[j] <= 'z'))) {
+        ++j;
+      }
+      const std::string_view token = text.substr(i, j - i);
+      const bool value_position = !stack.empty() && (last == ':' || last == '[' || last == ',');
+      if (value_position && (token == "Infinity" || token == "-Infinity" || token == "NaN")) {
+        if (token == "NaN") {
+          out.nan_sites.push_back(out.text.size());
+        }
+        out.text += "null";
+        if (token.size() > 4) {
+          out.text.append(token.size() - 4, ' ');
+        }
+        out.warnings.push_back(here() + ": bare " + std::string(token) +
+                               " (Python's json extension, not JSON) read as null");
+      } else {
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          double d = 0;
+          const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
+          if (r.ec == std::errc::result_out_of_range) {
+            // Overflow, not underflow, when the decimal exponent of the leading digit is positive.
+            const std::size_t e_at = token.find_first_of("eE");
+            long exp10 = 0;
+            if (e_at != std::string_view::npos) {
+              const auto* first = token.data() + e_at + 1;
+              if (first < token.data() + token.size() && *first == '+') {
+                ++first;
+              }
+              (void)std::from_chars(first, token.data() + token.size(), exp10);
+            }
+            const std::string_view mantissa = token.substr(0, e_at);
+            const std::size_t int_digits = mantissa.find('.') == std::string_view::npos ? mantissa.size()
+                                                                                         : mantissa.find('.');
+            if (exp10 + static_cast<long>(int_digits) > 0) {
+              fail(config_errc::out_of_range, here(),
+                   "expected a number within the range of a double, got " + printable(token));
+            }
+          }
+        }
+        out.text.append(token);
+      }
+      i = j;
+      last = 'v';
+      continue;
+    }
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      last = c;
+    }
+    out.text += c;
+    ++i;
+  }
+  return out;
+}
+
+/// Parses `text` into a document; every failure is a config_error (file name added by the caller).
+/// Tolerates a UTF-8 BOM, CRLF and a missing final newline (all plain JSON whitespace to nlohmann
+/// once the BOM is gone), and bare Infinity/NaN (see prepare). Comments and trailing commas are
+/// syntax errors, as in Python's json.loads, which is what transformers uses.
+[[nodiscard]] inline auto parse_json_text(std::string_view text, const parse_limits& limits,
+                                          std::vector<std::string>& warnings) -> json {
+  if (text.size() > limits.max_bytes) {
+    fail(config_errc::out_of_range, "",
+         "expected at most " + std::to_string(limits.max_bytes) + " bytes of JSON, got " + std::to_string(text.size()));
+  }
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    text.remove_prefix(3);
+    warnings.emplace_back("the file starts with a UTF-8 byte order mark; it was skipped");
+  }
+  prepared_text p = prepare(text, limits);
+  try {
+    json doc = json::parse(p.text);
+    for (auto& w : p.warnings) {
+      warnings.push_back(std::move(w));
+    }
+    return doc;
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based offset of the offending byte in p.text; map it back to `text`.
+    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::size_t shift = 0;
+    for (const std::size_t site : p.nan_sites) {
+      shift += site < offset ? 1U : 0U;
+    }
+    offset -= shift;
+    std::string what = e.what();
+    const std::size_t col = what.find("column ");
+    const std::size_t colon = col == std::string::npos ? std::string::npos : what.find(": ", col);
+    std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    if (detail.rfind("syntax error ", 0) == 0) {
+      detail.erase(0, 13);
+    }
+    fail(config_errc::syntax, "", "syntax error at " + line_column(text, offset) + ": " + printable(detail, 200));
+  } catch (const json::exception& e) {
+    fail(config_errc::syntax, "", std::string("syntax error: ") + printable(e.what(), 200));
+  }
+}
+
+}  // namespace detail
+}  // namespace kvsize::hf

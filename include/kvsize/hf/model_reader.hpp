@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// From a parsed config.json document to a validated kvsize::model_spec: the model-wide keys
+// (shape, dtype, context, weights facts, quantization), then layer_plan for the per-layer ones.
+#pragma once
+
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <algorithm>    // std::min
+#include <limits>       // std::numeric_limits
+#include <span>         // std::span
+#include <stdexcept>    // std::invalid_argument
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "../dtype.hpp"
+#include "../model_spec.hpp"
+#include "aliases.hpp"
+#include "config_view.hpp"
+#include "families.hpp"
+#include "layer_plan.hpp"
+#include "parsed_config.hpp"
+
+namespace kvsize::hf::detail {
+
+inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
+
+/// A required count under any of `aliases`; missing_key names every alias and the model_type.
+[[nodiscard]] inline auto require_count(const config_view& v, std::span<const std::string_view> aliases,
+                                        const std::string& model_type, std::uint32_t max = max_count) -> std::uint32_t {
+  const slot s = v.get_first(aliases);
+  if (!s.present()) {
+    fail(config_errc::missing_key, s.pointer,
+         "expected one of " + list_keys(aliases) + ", got none of them (model_type " +
+             (model_type.empty() ? std::string("absent") : "\"" + printable(model_type) + "\"") + ")");
+  }
+  return read_u32(s, 1, max);
+}
+
+/// The language model's object: text_config / llm_config / language_config / thinker_config.text_config.
+[[nodiscard]] inline auto find_text_config(const json& root) -> slot {
+  for (const auto key : keys::text_config) {
+    const slot s = lookup(root, "", key);
+    if (s.present()) {
+      require_object(s);
+      return s;
+    }
+  }
+  const slot thinker = lookup(root, "", "thinker_config");
+  if (thinker.present()) {
+    require_object(thinker);
+    const slot s = lookup(*thinker.value, thinker.pointer, "text_config");
+    if (s.present()) {
+      require_object(s);
+      return s;
+    }
+  }
+  return {};
+}
+
+/// compute_dtype: `dtype` (transformers ≥ 4.56) over `torch_dtype`, the root before text_config
+/// (vLLM _find_dtype). Absent: bfloat16, with a warning. transformers would load float32 (torch's
+/// default dtype) but no engine serves that: vLLM's dtype "auto" turns float32 into bfloat16 on
+/// Ampere and later, so bf16 is what a served model's KV cache is.
+inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
+  std::vector<slot> candidates;
+  for (const auto key : keys::dtype) {
+    candidates.push_back(lookup(root, "", key));
+  }
+  if (text.present()) {
+    for (const auto key : keys::dtype) {
+      candidates.push_back(lookup(*text.value, text.pointer, key));
+    }
+  }
+  for (const auto& s : candidates) {
+    if (!s.set()) {
+      continue;
+    }
+    const std::string name = read_string(s);
+    const auto t = kvsize::parse_dtype(name);
+    if (!t || (*t != kvsize::dtype::f32 && *t != kvsize::dtype::f16 && *t != kvsize::dtype::bf16)) {
+      fail(config_errc::unsupported, s.pointer,
+           "expected \"float32\", \"float16\" or \"bfloat16\", got " + describe(*s.value));
+    }
+    out.spec.compute_dtype = *t;
+    out.dtype_key = s.pointer;
+    return;
+  }
+  out.spec.compute_dtype = kvsize::dtype::bf16;
+  out.warnings.emplace_back(
+      "no dtype or torch_dtype key: assumed bfloat16 (vLLM's dtype=auto serves a float32 default as bfloat16; "
+      "transformers alone would load float32)");
+}
+
+/// K/V heads of a non-latent model, with the families' special keys first (vLLM get_total_num_kv_heads).
+[[nodiscard]] inline auto read_kv_heads(const config_view& v, const std::string& mt, std::uint32_t heads,
+                                        std::vector<std::string>& notes) -> std::uint32_t {
+  const auto flag = [&](std::string_view key, bool fallback) { return read_bool_or(v.get(key), fallback); };
+  const slot chain = v.get_first(keys::kv_heads);
+  const bool falcon = mt == "falcon" || mt == "RefinedWeb" || mt == "RefinedWebModel";
+  const bool new_arch = flag("new_decoder_architecture", false);
+  std::uint32_t kv = 0;
+  slot decided = chain;
+  if (mt == "mpt") {
+    const slot attn = v.get("attn_config");
+    if (attn.present()) {
+      require_object(attn);
+      const slot type = lookup(*attn.value, attn.pointer, "attn_type");
+      const slot n = lookup(*attn.value, attn.pointer, "kv_n_heads");
+      if (type.set() && read_string(type) == "multiquery_attention") {
+        notes.push_back(type.pointer + " = \"multiquery_attention\": 1 KV head");
+        return 1;
+      }
+      if (n.set()) {
+        kv = read_u32(n, 1);
+        decided = n;
+      }
+    }
+  } else if (mt == "chatglm") {
+    const slot mqa = v.get("multi_query_attention");
+    if (!read_bool_or(mqa, false)) {
+      notes.push_back(mqa.pointer + " is not true: " + std::to_string(heads) + " KV heads (multi-head attention)");
+      return heads;
+    }
+    decided = v.get("multi_query_group_num");
+    kv = read_u32(decided, 1);
+  } else if (!chain.set() && !new_arch && (v.get("multi_query").set() || falcon)) {
+    const slot mq = v.get("multi_query");
+    const bool on = read_bool_or(mq, falcon);  // FalconConfig: multi_query defaults to True
+    if (!mq.present()) {
+      v.warn(mq.pointer + " is absent; took true, the default of transformers' FalconConfig");
+    }
+    notes.push_back(mq.pointer + (on ? " = true: 1 KV head (multi-query)" : " = false: multi-head attention"));
+    return on ? 1U : heads;
+  }
+  if (kv == 0) {
+    if (!chain.set()) {
+      // LlamaConfig and most others: "If it is not specified, will default to num_attention_heads".
+      v.warn(chain.pointer + (chain.present() ? " is null" : " is absent") +
+             ": multi-head attention, KV heads = num_attention_heads (" + std::to_string(heads) + ")");
+      notes.push_back(chain.pointer + (chain.present() ? " = null" : " absent") + ": " + std::to_string(heads) +
+                      " KV heads (multi-head attention)");
+      return heads;
+    }
+    kv = read_u32(chain, 1);
+    decided = chain;
+  }
+  if (kv > heads || heads % kv != 0) {
+    fail(config_errc::inconsistent, decided.pointer,
+         "expected a divisor of num_attention_heads (" + std::to_string(heads) + "), got " + std::to_string(kv));
+  }
+  notes.push_back(decided.pointer + " = " + std::to_string(kv) + (kv == 1 ? " KV head" : " KV heads"));
+  return kv;
+}
+
+/// Longest context: the minimum over the present keys (vLLM _get_and_verify_max_len), as written.
+/// No rope_scaling factor is applied: max_position_embeddings already states the scaled length
+/// for Llama 3.1 (131072) and gemma-3, and engines differ on the others.
+inline void read_max_context(const config_view& v, parsed_config& out) {
+  std::uint64_t best = 0;
+  for (const auto key : keys::max_context) {
+    const slot s = v.get(key);
+    if (s.set()) {
+      const std::uint64_t n = read_integer(s, 1, std::uint64_t{1} << 40U);
+      best = best == 0 ? n : std::min(best, n);
+    }
+  }
+  if (best == 0) {
+    out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)");
+  }
+  out.spec.max_context = best;
+}
+
+inline void read_weights_facts(const json& root, const config_view& v, const std::string& mt, parsed_config& out) {
+  const family* fam = v.fam();
+  auto& m = out.spec;
+  const std::uint32_t hidden = m.hidden_size;
+  const slot inter = v.get_first(keys::intermediate);
+  if (inter.set()) {
+    m.intermediate_size = read_u32(inter, 1);
+  } else if (mt == "gpt2" || mt == "falcon" || mt == "RefinedWeb" || mt == "RefinedWebModel") {
+    m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
+    out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
+                           " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
+  } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
+    m.intermediate_size = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
+  } else {
+    out.warnings.push_back(inter.pointer + (inter.present() ? " is null" : " is absent") +
+                           ": intermediate_size left 0 (per-layer or MoE widths are not read)");
+  }
+  m.gated_mlp = fam != nullptr ? fam->gated_mlp : true;
+  if (fam != nullptr && fam->qkv_bias_fixed) {
+    m.qkv_bias = fam->qkv_bias;
+  } else if (const slot b = v.get_first(keys::qkv_bias); b.set()) {
+    m.qkv_bias = read_bool(b);
+  } else if (const slot nb = v.get("no_bias"); nb.set()) {
+    m.qkv_bias = !read_bool(nb);
+  } else {
+    m.qkv_bias = fam != nullptr && fam->qkv_bias;
+  }
+  slot tie = v.get("tie_word_embeddings");
+  if (!tie.set() && !v.base().empty()) {
+    tie = lookup(root, "", "tie_word_embeddings");
+  }
+  if (tie.set()) {
+    m.tied_embeddings = read_bool(tie);
+  } else {
+    m.tied_embeddings = fam != nullptr ? fam->tied : true;
+    out.warnings.push_back(std::string("tie_word_embeddings is absent; took ") + (m.tied_embeddings ? "true" : "false") +
+                           ", the default of " + (fam != nullptr ? std::string(fam->source) : "PretrainedConfig"));
+  }
+}
+
+inline void read_quantization(const json& root, parsed_config& out) {
+  const slot q = lookup(root, "", "quantization_config");
+  if (!q.set()) {
+    return;
+  }
+  require_object(q);
+  const slot method = lookup(*q.value, q.pointer, "quant_method");
+  if (method.set()) {
+    out.quantization_method = read_string(method);
+  }
+  const slot bits = lookup_first(*q.value, q.pointer, keys::quant_bits);
+  if (bits.set()) {
+    out.quantization_bits = read_u32(bits, 1, 64);
+  }
+}
+
+/// Latent attention (DeepSeek-V2/V3/R1, Kimi-K2): kv_lora_rank set and not null (vLLM is_deepseek_mla).
+[[nodiscard]] inline auto read_latent(const config_view& v, const std::string& mt, kvsize::model_spec& m,
+                                      std::string& reason) -> bool {
+  const slot rank = v.get("kv_lora_rank");
+  if (!rank.set()) {
+    return false;
+  }
+  const slot rope = v.get("qk_rope_head_dim");
+  const slot nope = v.get("qk_nope_head_dim");
+  const slot vd = v.get("v_head_dim");
+  m.latent.kv_lora_rank = read_u32(rank, 1, 1U << 20U);
+  m.latent.rope_head_dim = read_u32(rope, 0, 1U << 16U);
+  m.latent.nope_head_dim = read_u32(nope, 0, 1U << 16U);
+  m.latent.v_head_dim = read_u32(vd, 1, 1U << 16U);
+  if (m.latent.rope_head_dim + m.latent.nope_head_dim == 0) {
+    fail(config_errc::inconsistent, nope.pointer, "expected qk_nope_head_dim + qk_rope_head_dim > 0, got 0 + 0");
+  }
+  // What an engine that expands the latent stores: attention_heads × (nope + rope) for K and
+  // attention_heads × v_head_dim for V (kv_bytes_per_token_mha).
+  m.kv_heads = m.attention_heads;
+  m.head_dim = m.latent.nope_head_dim + m.latent.rope_head_dim;
+  m.head_dim_v = m.latent.v_head_dim;
+  const slot kvh = v.get_first(keys::kv_heads);
+  reason = rank.pointer + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer + " (" +
+           std::to_string(m.latent.rope_head_dim) + ") = " +
+           std::to_string(m.latent.kv_lora_rank + m.latent.rope_head_dim) +
+           " elements per token: latent attention, one vector for all heads" +
+           (kvh.set() ? "; " + kvh.pointer + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{});
+  const family* fam = v.fam();
+  if (fam == nullptr || !fam->latent) {
+    v.warn("model_type \"" + printable(mt) + "\" has kv_lora_rank: read as multi-head latent attention (DeepSeek-V2 style)");
+  }
+  return true;
+}
+
+}  // namespace kvsize::hf::detail

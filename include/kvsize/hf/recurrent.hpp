@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The fixed state a recurrent layer keeps per sequence (kvsize::recurrent_state), from the
+// Mamba / Mamba2 / gated-delta keys of a hybrid model's config.json.
+#pragma once
+
+#include <cstdint>  // std::uint64_t
+#include <string>   // std::string
+
+#include "../detail/checked.hpp"
+#include "../model_spec.hpp"
+#include "aliases.hpp"
+#include "json_reader.hpp"
+
+namespace kvsize::hf::detail {
+
+/// Which recurrence a hybrid's non-attention layers run.
+enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta };
+
+/// The state, with a sentence saying where each number came from.
+struct state_reading {
+  recurrent_state state;
+  std::string note;
+};
+
+namespace state_detail {
+[[nodiscard]] inline auto mul(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
+  return kvsize::detail::checked_mul(a, b);  // every factor is < 2^31; products stay far below 2^64
+}
+}  // namespace state_detail
+
+/// Mamba2 (Nemotron-H, Granite 4, Falcon-H1), per model_spec.hpp and llama.cpp n_embd_r/n_embd_s:
+///   d_inner = mamba_d_ssm, else mamba_num_heads × mamba_head_dim, else expand × hidden_size
+///   conv    = (d_conv − 1) × (d_inner + 2 × n_groups × d_state)
+///   ssm     = n_heads × head_dim × d_state   (= d_inner × d_state when the heads are not given)
+/// Mamba1 (Jamba, JambaConfig: mamba_d_state 16, mamba_d_conv 4, mamba_expand 2) is the same with
+/// n_groups = 0 and d_inner = expand × hidden: conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state.
+[[nodiscard]] inline auto read_mamba_state(const json& cfg, const std::string& base, std::uint32_t hidden,
+                                           recurrence kind) -> state_reading {
+  using state_detail::mul;
+  const slot d_state_s = lookup_first(cfg, base, keys::ssm_state);
+  const slot d_conv_s = lookup_first(cfg, base, keys::conv_kernel);
+  const std::uint64_t d_state = read_integer(d_state_s, 1, 1U << 20U);
+  const std::uint64_t d_conv = read_integer(d_conv_s, 1, 1U << 10U);
+  std::uint64_t groups = 0;
+  std::string groups_note = "n_groups = 0 (Mamba1)";
+  if (kind == recurrence::mamba2) {
+    const slot g = lookup_first(cfg, base, keys::n_groups);
+    groups = read_integer(g, 1, 1U << 20U);
+    groups_note = g.pointer + " = " + std::to_string(groups);
+  }
+  const slot heads_s = lookup_first(cfg, base, keys::mamba_heads);
+  const slot head_dim_s = lookup_first(cfg, base, keys::mamba_head_dim);
+  const slot d_inner_s = lookup_first(cfg, base, keys::d_inner);
+  std::uint64_t d_inner = 0;
+  std::string inner_note;
+  std::uint64_t ssm_rows = 0;  // n_heads × head_dim
+  if (heads_s.set() && head_dim_s.set()) {
+    const std::uint64_t h = read_integer(heads_s, 1, 1U << 20U);
+    const std::uint64_t hd = read_integer(head_dim_s, 1, 1U << 20U);
+    ssm_rows = mul(h, hd);
+  }
+  if (d_inner_s.set()) {
+    d_inner = read_integer(d_inner_s, 1, 1U << 30U);
+    inner_note = "d_inner from " + d_inner_s.pointer + " = " + std::to_string(d_inner);
+  } else if (ssm_rows != 0) {
+    d_inner = ssm_rows;
+    inner_note = "d_inner = " + heads_s.pointer + " × " + head_dim_s.pointer + " = " + std::to_string(d_inner);
+  } else {
+    const slot expand_s = lookup_first(cfg, base, keys::expand);
+    if (!expand_s.set()) {
+      fail(config_errc::missing_key, heads_s.pointer,
+           "expected the Mamba inner width: mamba_d_ssm, mamba_num_heads with mamba_head_dim, or "
+           "mamba_expand/expand; got none of them");
+    }
+    d_inner = mul(read_integer(expand_s, 1, 64), hidden);
+    inner_note = "d_inner = " + expand_s.pointer + " × hidden_size = " + std::to_string(d_inner);
+  }
+  if (ssm_rows == 0) {
+    ssm_rows = d_inner;
+  }
+  state_reading r;
+  r.state.conv_elements = mul(d_conv - 1, kvsize::detail::checked_add(d_inner, mul(mul(2, groups), d_state)));
+  r.state.ssm_elements = mul(ssm_rows, d_state);
+  r.note = std::string(kind == recurrence::mamba1 ? "Mamba1" : "Mamba2") + " state per sequence: conv = (" +
+           d_conv_s.pointer + " (" + std::to_string(d_conv) + ") − 1) × (d_inner + 2 × n_groups × " + d_state_s.pointer +
+           " (" + std::to_string(d_state) + ")) = " + std::to_string(r.state.conv_elements) + ", ssm = heads × head_dim (" +
+           std::to_string(ssm_rows) + ") × d_state = " + std::to_string(r.state.ssm_elements) + " elements; " + inner_note +
+           ", " + groups_note;
+  return r;
+}
+
+/// Gated delta rule (Qwen3-Next linear_attention layers), per model_spec.hpp and llama.cpp:
+///   conv = (linear_conv_kernel_dim − 1) × (2 × k_heads × k_dim + v_heads × v_dim)
+///   ssm  = v_heads × k_dim × v_dim
+/// Qwen3-Next-80B: conv = 3 × (2·16·128 + 32·128) = 24 576, ssm = 32·128·128 = 524 288.
+[[nodiscard]] inline auto read_gated_delta_state(const json& cfg, const std::string& base) -> state_reading {
+  using state_detail::mul;
+  const slot kh = lookup(cfg, base, "linear_num_key_heads");
+  const slot vh = lookup(cfg, base, "linear_num_value_heads");
+  const slot kd = lookup(cfg, base, "linear_key_head_dim");
+  const slot vd = lookup(cfg, base, "linear_value_head_dim");
+  const slot cv = lookup(cfg, base, "linear_conv_kernel_dim");
+  const std::uint64_t k_heads = read_integer(kh, 1, 1U << 16U);
+  const std::uint64_t v_heads = read_integer(vh, 1, 1U << 16U);
+  const std::uint64_t k_dim = read_integer(kd, 1, 1U << 16U);
+  const std::uint64_t v_dim = read_integer(vd, 1, 1U << 16U);
+  const std::uint64_t conv = read_integer(cv, 1, 1U << 10U);
+  state_reading r;
+  r.state.conv_elements = mul(conv - 1, mul(mul(2, k_heads), k_dim) + mul(v_heads, v_dim));
+  r.state.ssm_elements = mul(mul(v_heads, k_dim), v_dim);
+  r.note = "gated-delta state per sequence: conv (" + cv.pointer + " − 1) × (2 × " + kh.pointer + " × " + kd.pointer +
+           " + " + vh.pointer + " × " + vd.pointer + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
+           vh.pointer + " × " + kd.pointer + " × " + vd.pointer + " = " + std::to_string(r.state.ssm_elements) +
+           " elements";
+  return r;
+}
+
+}  // namespace kvsize::hf::detail

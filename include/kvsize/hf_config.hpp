@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// kvsize::hf: read a Hugging Face config.json into a kvsize::model_spec. Opt-in: needs
+// nlohmann_json (target kvsize::hf); the core <kvsize/kvsize.hpp> does not include this.
+//
+//   const kvsize::hf::parsed_config c = kvsize::hf::load_config("config.json");
+//   kvsize::kv_bytes(c.spec, 32'768, 1);          // bytes for one 32k-token sequence
+//   for (const auto& g : c.layers) { ... }        // what each group of layers keeps, and why
+//
+// Every failure is one exception type, kvsize::hf::config_error, with a code, the JSON pointer
+// of the key, and "expected X, got Y". No number is read with a conversion that wraps or
+// truncates. Input limits: 16 MiB, 64 levels of nesting, 512 layers.
+#pragma once
+
+#include <cstdint>      // std::uint32_t
+#include <filesystem>   // std::filesystem::path
+#include <fstream>      // std::ifstream
+#include <iterator>     // std::istreambuf_iterator
+#include <stdexcept>    // std::invalid_argument
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <system_error> // std::error_code
+#include <vector>       // std::vector
+
+#include <nlohmann/json.hpp>
+
+#include "hf/config_view.hpp"
+#include "hf/error.hpp"
+#include "hf/json_reader.hpp"
+#include "hf/json_text.hpp"
+#include "hf/layer_plan.hpp"
+#include "hf/model_reader.hpp"
+#include "hf/parsed_config.hpp"
+#include "model_spec.hpp"
+
+namespace kvsize::hf {
+namespace detail {
+
+/// "{i}" → the layer index, or "a..b" for a group.
+[[nodiscard]] inline auto render_reason(const std::string& reason, std::uint32_t first, std::uint32_t count)
+    -> std::string {
+  const std::string index = count == 1 ? std::to_string(first) : std::to_string(first) + ".." + std::to_string(first + count - 1);
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", from)) {
+    out.append(reason, from, at - from);
+    out += index;
+    from = at + 3;
+  }
+  out.append(reason, from);
+  return out;
+}
+
+/// Reads a parsed document. The file name is added by the caller.
+[[nodiscard]] inline auto read_document(const json& root, std::vector<std::string> warnings) -> parsed_config {
+  parsed_config out;
+  out.warnings = std::move(warnings);
+  if (!root.is_object()) {
+    fail(config_errc::wrong_type, "", "expected a JSON object at the top level, got " + describe(root));
+  }
+  const slot root_type = lookup(root, "", "model_type");
+  const std::string top_type = root_type.set() ? read_string(root_type) : std::string{};
+  if (const slot arch = lookup(root, "", "architectures"); arch.set()) {
+    if (!arch.value->is_array()) {
+      fail(config_errc::wrong_type, arch.pointer, "expected an array of strings, got " + describe(*arch.value));
+    }
+    if (!arch.value->empty()) {
+      out.architecture = read_string(element(arch, 0));
+    }
+  }
+  const slot text = find_text_config(root);
+  std::string mt = top_type;
+  if (text.present()) {
+    out.text_config_pointer = text.pointer;
+    const slot sub_type = lookup(*text.value, text.pointer, "model_type");
+    if (sub_type.set()) {
+      mt = read_string(sub_type);
+    } else if (const auto d = default_text_model_type(top_type); !d.empty()) {
+      mt = std::string(d);
+      out.warnings.push_back(sub_type.pointer + " is absent; took \"" + mt + "\", the text model of model_type \"" +
+                             top_type + "\"");
+    }
+  }
+  out.model_type = mt;
+  const family* fam = find_family(mt);
+  const json& object = text.present() ? *text.value : root;
+  const config_view v(object, out.text_config_pointer, fam, text.present(), out.warnings);
+  const std::size_t first_assumption = out.warnings.size();
+
+  auto& m = out.spec;
+  const slot layers_slot = v.get_first(keys::layers);
+  m.layers = require_count(v, keys::layers, mt);
+  if (m.layers > kvsize::max_layers) {
+    fail(config_errc::unsupported, layers_slot.pointer,
+         "expected at most 512 layers (kvsize::max_layers), got " + std::to_string(m.layers));
+  }
+  m.attention_heads = require_count(v, keys::heads, mt, 1U << 20U);
+  m.hidden_size = require_count(v, keys::hidden, mt, 1U << 24U);
+  m.vocab_size = require_count(v, keys::vocab, mt, 1U << 28U);
+
+  plan_facts facts{mt, m.layers, m.attention_heads, m.hidden_size, false, {}};
+  facts.latent = read_latent(v, mt, m, facts.latent_reason);
+  std::vector<std::string> kv_notes;
+  if (!facts.latent) {
+    const slot block_configs = v.get("block_configs");
+    if (!block_configs.set()) {
+      m.kv_heads = read_kv_heads(v, mt, m.attention_heads, kv_notes);
+    }
+    if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
+      m.head_dim = read_u32(hd, 1, 1U << 16U);
+    } else {
+      const slot hidden = v.get_first(keys::hidden);
+      if (m.hidden_size % m.attention_heads != 0) {
+        fail(config_errc::inconsistent, hidden.pointer,
+             "expected a multiple of num_attention_heads (" + std::to_string(m.attention_heads) +
+                 ") when head_dim is absent, got " + std::to_string(m.hidden_size));
+      }
+      m.head_dim = m.hidden_size / m.attention_heads;
+    }
+    if (const slot hdv = v.get_first(keys::head_dim_v); hdv.set()) {
+      m.head_dim_v = read_u32(hdv, 1, 1U << 16U);
+    }
+  }
+  read_max_context(v, out);
+  read_dtype(root, text, out);
+  read_weights_facts(root, v, mt, out);
+  read_quantization(root, out);
+
+  layer_plan plan = plan_layers(v, facts);
+  m.sliding_window = plan.sliding_window;
+  m.attention_chunk = plan.attention_chunk;
+  m.state = plan.state;
+  if (m.kv_heads == 0) {  // block_configs: the first attention block's heads are the model's
+    for (const auto& d : plan.layer) {
+      if (d.kv_heads != 0) {
+        m.kv_heads = d.kv_heads;
+        break;
+      }
+    }
+  }
+  bool uniform = true;
+  for (const auto& d : plan.layer) {
+    uniform = uniform && d.kind == plan.layer.front().kind;
+  }
+  m.attention = uniform ? plan.layer.front().kind : layer_kind::full;
+  for (std::uint32_t i = 0; i < m.layers; ++i) {
+    const auto& d = plan.layer[i];
+    m.layer[i].kind = (uniform || d.kind == layer_kind::full) ? layer_kind::inherit : d.kind;
+    m.layer[i].recurrent = d.recurrent;
+    if (d.kv_heads != 0 && d.kv_heads != m.kv_heads) {
+      if (d.kv_heads > 0xFFFFU) {
+        fail(config_errc::unsupported, "", "a layer's KV heads exceed 65535");
+      }
+      m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
+    }
+  }
+  // Group consecutive equal decisions; the first KV-head note goes on attention groups.
+  for (std::uint32_t i = 0; i < m.layers;) {
+    std::uint32_t j = i + 1;
+    const auto& d = plan.layer[i];
+    while (j < m.layers && plan.layer[j].kind == d.kind && plan.layer[j].recurrent == d.recurrent &&
+           plan.layer[j].kv_heads == d.kv_heads && plan.layer[j].reason == d.reason) {
+      ++j;
+    }
+    std::string reason = render_reason(d.reason, i, j - i);
+    const bool attends = d.kind == layer_kind::full || d.kind == layer_kind::sliding || d.kind == layer_kind::chunked;
+    if (attends && d.kv_heads == 0 && !kv_notes.empty()) {
+      reason += "; " + kv_notes.front();
+    }
+    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent, std::move(reason)});
+    i = j;
+  }
+  if (fam == nullptr) {
+    std::string list;
+    for (std::size_t k = first_assumption; k < out.warnings.size(); ++k) {
+      list += (list.empty() ? "" : "; ") + out.warnings[k];
+    }
+    out.warnings.insert(out.warnings.begin() + static_cast<std::ptrdiff_t>(first_assumption),
+                        "model_type " + (mt.empty() ? std::string("absent") : "\"" + printable(mt) + "\" unknown") +
+                            ": sized as a generic decoder from the standard keys, assuming a gated MLP, no per-layer "
+                            "pattern beyond layer_types/sliding_window, and: " +
+                            (list.empty() ? std::string("nothing else") : list));
+  }
+  try {
+    kvsize::validate(m);
+  } catch (const std::invalid_argument& e) {
+    fail(config_errc::inconsistent, "", e.what());
+  }
+  return out;
+}
+
+/// Adds the file name to an error thrown inside the reader.
+template <class F>
+auto with_file(std::string_view file, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const config_error& e) {
+    throw config_error(e.code(), std::string(file), e.pointer(), e.message());
+  } catch (const std::overflow_error& e) {  // kvsize::detail::checked_* on absurd state sizes
+    throw config_error(config_errc::out_of_range, std::string(file), "", e.what());
+  }
+}
+
+}  // namespace detail
+
+/// Reads the text of a config.json. Throws config_error (file = `file_name`) on any defect.
+[[nodiscard]] inline auto parse_config(std::string_view text, std::string_view file_name = "config.json")
+    -> parsed_config {
+  return detail::with_file(file_name, [&] {
+    std::vector<std::string> warnings;
+    const detail::json doc = detail::parse_json_text(text, parse_limits{}, warnings);
+    return detail::read_document(doc, std::move(warnings));
+  });
+}
+
+/// Reads a config.json file. io errors carry the path as file(); files over 16 MiB are refused
+/// (io) before reading.
+[[nodiscard]] inline auto load_config(const std::filesystem::path& path) -> parsed_config {
+  const std::string file = path.string();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    throw config_error(config_errc::io, file, "", "cannot read the file: " + ec.message());
+  }
+  if (size > parse_limits{}.max_bytes) {
+    throw config_error(config_errc::io, file, "",
+                       "expected a file of at most 16 MiB, got " + std::to_string(size) + " bytes");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw config_error(config_errc::io, file, "", "cannot open the file for reading");
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    throw config_error(config_errc::io, file, "", "error while reading the file");
+  }
+  return parse_config(text, file);
+}
+
+}  // namespace kvsize::hf
+
+namespace kvsize {
+
+/// nlohmann ADL hook: `j.get<kvsize::model_spec>()` with the same checks as parse_config
+/// (every defect is a kvsize::hf::config_error, file "<json>").
+inline void from_json(const nlohmann::json& j, model_spec& m) {
+  m = hf::detail::with_file("<json>", [&] { return hf::detail::read_document(j, {}); }).spec;
+}
+
+}  // namespace kvsize
