@@ -176,8 +176,13 @@ namespace detail {
     }
     out.warnings.insert(out.warnings.begin() + static_cast<std::ptrdiff_t>(first_assumption),
                         "model_type " + (mt.empty() ? std::string("absent") : "\"" + printable(mt) + "\" unknown") +
-                            ": sized as a generic decoder from the standard keys, assuming a gated MLP, no per-layer "
-                            "pattern beyond layer_types/sliding_window, and: " +
+                            ": sized as a generic decoder from the standard keys, assuming: every layer keeps full K and V "
+                            "unless layer_types or sliding_window say otherwise; " +
+                            (facts.latent ? std::string("latent attention from kv_lora_rank")
+                                          : (kv_notes.empty() ? std::string("KV heads per block") : kv_notes.front())) +
+                            "; head_dim " + std::to_string(m.head_dim) +
+                            (v.get_first(keys::head_dim).set() ? " as given" : " = hidden_size / num_attention_heads") +
+                            "; a gated (SwiGLU) MLP; no recurrent layers unless a hybrid key says so; and: " +
                             (list.empty() ? std::string("nothing else") : list));
   }
   try {

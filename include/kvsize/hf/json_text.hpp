@@ -153,7 +153,9 @@ struct prepared_text {
         ++j;
       }
       const std::string_view token = text.substr(i, j - i);
-      const bool value_position = !stack.empty() && (last == ':' || last == '[' || last == ',');
+      // A value follows ':' in an object, '[' or ',' in an array; after ',' in an object comes a key.
+      const bool value_position =
+          !stack.empty() && (stack.back().object ? (!stack.back().expect_key && last == ':') : (last == '[' || last == ','));
       if (value_position && (token == "Infinity" || token == "-Infinity" || token == "NaN")) {
         if (token == "NaN") {
           out.nan_sites.push_back(out.text.size());
