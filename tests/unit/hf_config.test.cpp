@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: MIT
+// kvsize::hf (config.json reader): aliases, nesting, null handling, layer patterns, hybrids,
+// quirks and errors. Every file of configs/invalid/ has a row below asserting code AND pointer.
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kv_cache.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef KVSIZE_SOURCE_DIR
+#error "define KVSIZE_SOURCE_DIR as the project root (the CMake build does)"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using kvsize::layer_kind;
+using kvsize::hf::config_errc;
+using kvsize::hf::config_error;
+
+auto configs_dir() -> fs::path { return fs::path(KVSIZE_SOURCE_DIR) / "configs"; }
+
+auto load(std::string_view name) -> kvsize::hf::parsed_config {
+  return kvsize::hf::load_config(configs_dir() / name);
+}
+
+/// The config_error that parsing `text` throws; FAILs if none.
+auto error_of(std::string_view text) -> config_error {
+  try {
+    (void)kvsize::hf::parse_config(text);
+  } catch (const config_error& e) {
+    return e;
+  }
+  FAIL("no config_error thrown");
+  return config_error(config_errc::io, "", "", "");
+}
+
+auto error_of_file(const fs::path& path) -> config_error {
+  try {
+    (void)kvsize::hf::load_config(path);
+  } catch (const config_error& e) {
+    return e;
+  }
+  FAIL("no config_error thrown for " << path);
+  return config_error(config_errc::io, "", "", "");
+}
+
+auto has_warning(const kvsize::hf::parsed_config& c, std::string_view part) -> bool {
+  return std::any_of(c.warnings.begin(), c.warnings.end(),
+                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+/// A small valid config with `extra` members spliced in (later duplicates win, as in nlohmann).
+auto llama_with(const std::string& extra) -> std::string {
+  return R"({"model_type": "llama", "num_hidden_layers": 8, "num_attention_heads": 8, "num_key_value_heads": 2,
+             "hidden_size": 1024, "vocab_size": 32000, "torch_dtype": "bfloat16")" +
+         (extra.empty() ? std::string{} : ", " + extra) + "}";
+}
+
+}  // namespace
+
+TEST_CASE("config_errc: each code has its name", "[hf]") {
+  CHECK(kvsize::hf::name(config_errc::syntax) == "syntax");
+  CHECK(kvsize::hf::name(config_errc::missing_key) == "missing_key");
+  CHECK(kvsize::hf::name(config_errc::wrong_type) == "wrong_type");
+  CHECK(kvsize::hf::name(config_errc::out_of_range) == "out_of_range");
+  CHECK(kvsize::hf::name(config_errc::inconsistent) == "inconsistent");
+  CHECK(kvsize::hf::name(config_errc::unsupported) == "unsupported");
+  CHECK(kvsize::hf::name(config_errc::io) == "io");
+}
+
+TEST_CASE("parse_config: every real config in configs/ parses, and its layer notes cover every layer", "[hf][corpus]") {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(configs_dir())) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.size() < 12 || name.substr(name.size() - 12) != ".config.json") {
+      continue;
+    }
+    ++count;
+    INFO(name);
+    const auto c = kvsize::hf::load_config(entry.path());
+    const auto& m = c.spec;
+    REQUIRE_NOTHROW(kvsize::validate(m));
+    std::uint32_t next = 0;
+    for (const auto& g : c.layers) {
+      CHECK(g.first_layer == next);
+      CHECK(g.count > 0);
+      CHECK_FALSE(g.reason.empty());
+      CHECK(g.reason.find("{i}") == std::string::npos);
+      for (std::uint32_t il = g.first_layer; il < g.first_layer + g.count; ++il) {
+        CHECK(kvsize::kind_of_layer(m, il) == g.kind);
+        CHECK(kvsize::layer_keeps_state(m, il) == g.recurrent);
+      }
+      next += g.count;
+    }
+    CHECK(next == m.layers);
+  }
+  CHECK(count == 43);
+}
+
+TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
+  const auto q = load("Qwen__Qwen2.5-7B.config.json");
+  CHECK(q.model_type == "qwen2");
+  CHECK(q.architecture == "Qwen2ForCausalLM");
+  CHECK(q.spec.layers == 28);
+  CHECK(q.spec.attention_heads == 28);
+  CHECK(q.spec.kv_heads == 4);
+  CHECK(q.spec.head_dim == 128);
+  CHECK(q.spec.vocab_size == 152064);
+  CHECK(q.spec.max_context == 131072);
+  CHECK(q.spec.qkv_bias);  // Qwen2Attention: bias=True on q/k/v whatever the keys say
+  CHECK_FALSE(q.spec.tied_embeddings);
+  CHECK(q.dtype_key == "/torch_dtype");
+
+  const auto gpt2 = load("openai-community__gpt2-xl.config.json");  // n_layer / n_head / n_embd / n_positions
+  CHECK(gpt2.spec.layers == 48);
+  CHECK(gpt2.spec.attention_heads == 25);
+  CHECK(gpt2.spec.kv_heads == 25);
+  CHECK(gpt2.spec.hidden_size == 1600);
+  CHECK(gpt2.spec.head_dim == 64);
+  CHECK(gpt2.spec.max_context == 1024);
+  CHECK_FALSE(gpt2.spec.gated_mlp);
+  CHECK(gpt2.spec.intermediate_size == 6400);
+  CHECK(gpt2.dtype_key.empty());
+  CHECK(has_warning(gpt2, "assumed bfloat16"));
+
+  const auto mpt = load("mosaicml__mpt-7b-instruct.config.json");  // n_layers / n_heads / d_model / max_seq_len
+  CHECK(mpt.spec.layers == 32);
+  CHECK(mpt.spec.attention_heads == 32);
+  CHECK(mpt.spec.kv_heads == 32);
+  CHECK(mpt.spec.hidden_size == 4096);
+  CHECK(mpt.spec.max_context == 2048);
+  CHECK(mpt.spec.compute_dtype == kvsize::dtype::f16);
+
+  const auto glm = load("THUDM__chatglm3-6b.config.json");  // num_layers / multi_query_group_num / kv_channels
+  CHECK(glm.spec.layers == 28);
+  CHECK(glm.spec.kv_heads == 2);
+  CHECK(glm.spec.head_dim == 128);
+  CHECK(glm.spec.vocab_size == 65024);
+  CHECK(glm.spec.max_context == 8192);
+  CHECK(glm.spec.intermediate_size == 13696);
+  CHECK(glm.spec.qkv_bias);
+
+  CHECK(load("tiiuae__falcon-7b.config.json").spec.kv_heads == 1);   // multi_query: true
+  CHECK(load("tiiuae__falcon-40b.config.json").spec.kv_heads == 8);  // n_head_kv
+  const auto nh = load("nvidia__Nemotron-H-56B-Base-8K.config.json");  // attention_head_dim
+  CHECK(nh.spec.head_dim == 128);
+}
+
+TEST_CASE("parse_config: an explicit head_dim wins over hidden_size / heads", "[hf]") {
+  CHECK(load("Qwen__Qwen3-0.6B.config.json").spec.head_dim == 128);  // 1024 / 16 = 64
+  CHECK(load("Qwen__Qwen3-32B.config.json").spec.head_dim == 128);   // 5120 / 64 = 80
+  CHECK(load("zai-org__GLM-4.5.config.json").spec.head_dim == 128);  // 5120 / 96 is not whole
+  CHECK(load("google__gemma-2b-it.config.json").spec.head_dim == 256);
+  CHECK(load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json").spec.head_dim == 128);  // 2688 / 32 = 84
+}
+
+TEST_CASE("parse_config: nested text_config takes omitted keys from the transformers class defaults", "[hf][nested]") {
+  const auto g = load("google__gemma-3-4b-it.config.json");
+  CHECK(g.text_config_pointer == "/text_config");
+  CHECK(g.model_type == "gemma3_text");
+  CHECK(g.architecture == "Gemma3ForConditionalGeneration");
+  CHECK(g.spec.layers == 34);
+  CHECK(g.spec.attention_heads == 8);
+  CHECK(g.spec.kv_heads == 4);
+  CHECK(g.spec.head_dim == 256);
+  CHECK(g.spec.hidden_size == 2560);
+  CHECK(g.spec.vocab_size == 262208);
+  CHECK(g.spec.sliding_window == 1024);
+  CHECK(g.spec.compute_dtype == kvsize::dtype::bf16);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::full) == 5);  // layers 5, 11, 17, 23, 29
+  CHECK(kvsize::count_layers(g.spec, layer_kind::sliding) == 29);
+  CHECK(kvsize::kind_of_layer(g.spec, 5) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(g.spec, 4) == layer_kind::sliding);
+  CHECK(has_warning(g, "/text_config/num_attention_heads is absent; took 8"));
+  CHECK(has_warning(g, "Gemma3TextConfig"));
+
+  const auto l = load("llava-hf__llava-1.5-7b-hf.config.json");
+  CHECK(l.model_type == "llama");
+  CHECK(l.spec.layers == 32);
+  CHECK(l.spec.attention_heads == 32);
+  CHECK(l.spec.kv_heads == 32);
+  CHECK(l.spec.hidden_size == 4096);
+  CHECK(l.spec.vocab_size == 32064);
+  CHECK(l.spec.max_context == 4096);
+  CHECK(l.spec.compute_dtype == kvsize::dtype::f16);
+  CHECK(has_warning(l, "LlamaConfig"));
+
+  // A top-level config gets no defaults: an absent key is an error, not a guess.
+  const auto e = error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 4, "hidden_size": 1024, "vocab_size": 10})");
+  CHECK(e.code() == config_errc::missing_key);
+  CHECK(e.pointer() == "/num_attention_heads");
+}
+
+TEST_CASE("parse_config: null is not absence, and a key is not a switch", "[hf][null]") {
+  const auto q7 = load("Qwen__Qwen2.5-7B.config.json");  // sliding_window 131072, use_sliding_window false
+  CHECK(q7.spec.attention == layer_kind::full);
+  CHECK(kvsize::count_layers(q7.spec, layer_kind::sliding) == 0);
+  CHECK(q7.layers.front().reason.find("/use_sliding_window = false") != std::string::npos);
+
+  const auto mix = load("mistralai__Mixtral-8x7B-v0.1.config.json");  // sliding_window: null
+  CHECK(mix.spec.attention == layer_kind::full);
+  CHECK(mix.layers.front().reason.find("/sliding_window = null") != std::string::npos);
+  CHECK(load("microsoft__phi-4.config.json").spec.attention == layer_kind::full);
+
+  const auto m7 = load("mistralai__Mistral-7B-v0.1.config.json");  // 4096 on every layer
+  CHECK(m7.spec.attention == layer_kind::sliding);
+  CHECK(m7.spec.sliding_window == 4096);
+  const auto phi3 = load("microsoft__Phi-3-mini-4k-instruct.config.json");  // HF Phi3 applies it to every layer
+  CHECK(phi3.spec.attention == layer_kind::sliding);
+  CHECK(phi3.spec.sliding_window == 2047);
+
+  // Qwen2 with use_sliding_window true: layers >= max_window_layers slide (HF Qwen2Attention).
+  const auto q = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "qwen2", "use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 6)"));
+  CHECK(kvsize::count_layers(q.spec, layer_kind::full) == 6);
+  CHECK(kvsize::kind_of_layer(q.spec, 6) == layer_kind::sliding);
+  CHECK(q.spec.sliding_window == 4096);
+  CHECK(q.layers.back().reason.find("layer 6..7 >= /max_window_layers (6)") != std::string::npos);
+
+  // num_key_value_heads: null and head_dim: null take the documented fallbacks.
+  const auto n = kvsize::hf::parse_config(llama_with(R"("num_key_value_heads": null, "head_dim": null)"));
+  CHECK(n.spec.kv_heads == 8);
+  CHECK(n.spec.head_dim == 128);
+  CHECK(has_warning(n, "/num_key_value_heads is null"));
+}
+
+TEST_CASE("parse_config: per-layer patterns", "[hf][patterns]") {
+  const auto g2 = load("google__gemma-2-9b.config.json");  // implicit alternation, even layers slide
+  CHECK(kvsize::kind_of_layer(g2.spec, 0) == layer_kind::sliding);
+  CHECK(kvsize::kind_of_layer(g2.spec, 1) == layer_kind::full);
+  CHECK(kvsize::count_layers(g2.spec, layer_kind::sliding) == 21);
+  CHECK(g2.spec.compute_dtype == kvsize::dtype::f32);
+
+  const auto oss = load("openai__gpt-oss-20b.config.json");
+  CHECK(kvsize::count_layers(oss.spec, layer_kind::sliding) == 12);
+  CHECK(oss.spec.sliding_window == 128);
+  CHECK(oss.layers[0].reason == "/layer_types[0] = \"sliding_attention\"; window from /sliding_window = 128; "
+                                "/num_key_value_heads = 8 KV heads");
+  CHECK(oss.quantization_method == "mxfp4");
+
+  const auto l4 = load("meta-llama__Llama-4-Scout-17B-16E-Instruct.config.json");
+  CHECK(l4.spec.attention_chunk == 8192);
+  CHECK(kvsize::count_layers(l4.spec, layer_kind::chunked) == 36);
+  CHECK(kvsize::kind_of_layer(l4.spec, 3) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(l4.spec, 47) == layer_kind::full);
+
+  // Llama 4 with an explicit no_rope_layers, Cohere2's pattern 4, Gemma 3n KV sharing.
+  const auto l4e = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layers": [1,1,0,1,1,1,1,0])"));
+  CHECK(kvsize::kind_of_layer(l4e.spec, 2) == layer_kind::full);
+  CHECK(kvsize::count_layers(l4e.spec, layer_kind::chunked) == 6);
+  const auto c2 = kvsize::hf::parse_config(llama_with(R"("model_type": "cohere2", "sliding_window": 4096)"));
+  CHECK(kvsize::count_layers(c2.spec, layer_kind::full) == 2);  // layers 3 and 7
+  CHECK(kvsize::kind_of_layer(c2.spec, 3) == layer_kind::full);
+  const auto g3n = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "gemma3n_text", "sliding_window": 512, "num_kv_shared_layers": 3)"));
+  CHECK(kvsize::count_layers(g3n.spec, layer_kind::shared) == 3);
+  CHECK(kvsize::kv_layers(g3n.spec) == 5);
+  CHECK(kvsize::kind_of_layer(g3n.spec, 4) == layer_kind::full);  // (4 + 1) % 5 == 0
+}
+
+TEST_CASE("parse_config: latent attention keeps kv_lora_rank + qk_rope_head_dim per layer", "[hf][latent]") {
+  const auto r1 = load("deepseek-ai__DeepSeek-R1.config.json");
+  CHECK(r1.spec.attention == layer_kind::latent);
+  CHECK(r1.spec.layers == 61);
+  CHECK(r1.spec.latent.kv_lora_rank == 512);
+  CHECK(r1.spec.latent.rope_head_dim == 64);
+  CHECK(r1.spec.latent.nope_head_dim == 128);
+  CHECK(r1.spec.latent.v_head_dim == 128);
+  CHECK(kvsize::kv_bytes_per_token(r1.spec).count() == 61U * 576U * 2U);
+  CHECK(r1.layers.size() == 1);
+  CHECK(r1.layers[0].reason.find("/num_key_value_heads = 128 is not used for the cache") != std::string::npos);
+  CHECK(r1.quantization_method == "fp8");
+  CHECK_FALSE(r1.quantization_bits.has_value());
+  CHECK(load("moonshotai__Kimi-K2-Instruct.config.json").spec.attention == layer_kind::latent);
+}
+
+TEST_CASE("parse_config: hybrids keep KV only in attention layers and a state in recurrent ones", "[hf][hybrid]") {
+  const auto nh = load("nvidia__Nemotron-H-56B-Base-8K.config.json");
+  CHECK(kvsize::kv_layers(nh.spec) == 10);
+  CHECK(kvsize::recurrent_layers(nh.spec) == 54);
+  CHECK(nh.spec.state.conv_elements == 3U * (16384U + 2U * 8U * 256U));
+  CHECK(nh.spec.state.ssm_elements == 256U * 64U * 256U);
+  CHECK(has_warning(nh, "/time_step_limit/1: bare Infinity"));
+
+  const auto nano = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json");
+  CHECK(kvsize::kv_layers(nano.spec) == 6);
+  CHECK(kvsize::recurrent_layers(nano.spec) == 23);
+  CHECK(nano.spec.state.conv_elements == 3U * (64U * 64U + 2U * 8U * 128U));
+  CHECK(nano.spec.state.ssm_elements == 64U * 64U * 128U);
+
+  const auto qn = load("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  CHECK(kvsize::kv_layers(qn.spec) == 12);
+  CHECK(kvsize::recurrent_layers(qn.spec) == 36);
+  CHECK(qn.spec.state.conv_elements == 24576);
+  CHECK(qn.spec.state.ssm_elements == 524288);
+
+  const auto nas = load("nvidia__Llama-3_3-Nemotron-Super-49B-v1.config.json");
+  CHECK(kvsize::kv_layers(nas.spec) == 49);
+  CHECK(kvsize::count_layers(nas.spec, layer_kind::none) == 31);
+  CHECK(nas.spec.kv_heads == 8);
+
+  // Jamba (Mamba1, attn_layer_period/offset), Granite 4 (layer_types "mamba"), Falcon-H1 (both).
+  const auto jamba = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "jamba", "num_hidden_layers": 16, "attn_layer_period": 8, "attn_layer_offset": 4,
+         "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2)"));
+  CHECK(kvsize::kv_layers(jamba.spec) == 2);
+  CHECK(kvsize::kind_of_layer(jamba.spec, 4) == layer_kind::full);
+  CHECK(jamba.spec.state.conv_elements == 3U * 2048U);
+  CHECK(jamba.spec.state.ssm_elements == 2048U * 16U);
+  const auto granite = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "granitemoehybrid", "num_hidden_layers": 4, "layer_types": ["mamba", "mamba", "attention", "mamba"],
+         "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_n_groups": 1)"));
+  CHECK(kvsize::kv_layers(granite.spec) == 1);
+  CHECK(kvsize::recurrent_layers(granite.spec) == 3);
+  CHECK(granite.spec.state.conv_elements == 3U * (2048U + 2U * 128U));
+  const auto fh1 = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "falcon_h1", "mamba_d_ssm": 2048, "mamba_n_heads": 32, "mamba_d_head": 64,
+         "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_n_groups": 1)"));
+  CHECK(kvsize::kv_layers(fh1.spec) == 8);
+  CHECK(kvsize::recurrent_layers(fh1.spec) == 8);
+}
+
+TEST_CASE("parse_config: families' KV-head switches", "[hf][kv]") {
+  const auto mpt = kvsize::hf::parse_config(llama_with(R"("model_type": "mpt", "num_key_value_heads": null,
+      "attn_config": {"attn_type": "grouped_query_attention", "kv_n_heads": 4})"));
+  CHECK(mpt.spec.kv_heads == 4);
+  const auto glm = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "chatglm", "multi_query_attention": false, "multi_query_group_num": 2)"));
+  CHECK(glm.spec.kv_heads == 8);
+  const auto bigcode = kvsize::hf::parse_config(llama_with(R"("model_type": "gpt_bigcode", "num_key_value_heads": null, "multi_query": true)"));
+  CHECK(bigcode.spec.kv_heads == 1);
+}
+
+TEST_CASE("parse_config: dtype over torch_dtype, quantization_config read", "[hf][dtype]") {
+  const auto d = kvsize::hf::parse_config(llama_with(R"("dtype": "float16")"));
+  CHECK(d.spec.compute_dtype == kvsize::dtype::f16);
+  CHECK(d.dtype_key == "/dtype");
+  const auto nested = kvsize::hf::parse_config(
+      R"({"model_type": "llava", "text_config": {"model_type": "llama", "torch_dtype": "float32", "vocab_size": 32064}})");
+  CHECK(nested.spec.compute_dtype == kvsize::dtype::f32);
+  CHECK(nested.dtype_key == "/text_config/torch_dtype");
+  const auto q = kvsize::hf::parse_config(llama_with(R"("quantization_config": {"quant_method": "gptq", "bits": 4})"));
+  CHECK(q.quantization_method == "gptq");
+  CHECK(q.quantization_bits == 4U);
+}
+
+TEST_CASE("parse_config: real-world JSON quirks are accepted", "[hf][quirks]") {
+  const auto plain = kvsize::hf::parse_config(llama_with(""));
+  for (const char* name : {"bom.json", "crlf.json", "no_final_newline.json", "bom_crlf_no_final_newline.json",
+                           "bare_infinity_nan.json", "dtype_over_torch_dtype.json", "duplicate_key_last_wins.json",
+                           "head_dim_null_derived.json", "kv_heads_null_means_mha.json", "no_model_type.json",
+                           "unknown_model_type_standard_keys.json", "gpt2_style_aliases.json"}) {
+    INFO(name);
+    CHECK_NOTHROW(kvsize::hf::load_config(configs_dir() / "quirks" / name));
+  }
+  const auto inf = load("quirks/bare_infinity_nan.json");
+  CHECK(has_warning(inf, "/time_step_limit/1: bare Infinity"));
+  CHECK(has_warning(inf, "/rope_eps: bare NaN"));
+  CHECK(has_warning(inf, "/floor: bare -Infinity"));
+  CHECK(inf.spec.layers == 32);
+  // Inside strings nothing is replaced.
+  const auto s = kvsize::hf::parse_config(llama_with(R"("note": "NaN, Infinity", "x": [NaN, -Infinity])"));
+  CHECK(std::count_if(s.warnings.begin(), s.warnings.end(), [](const std::string& w) { return w.find("bare") != std::string::npos; }) == 2);
+
+  const auto unknown = load("quirks/unknown_model_type_standard_keys.json");
+  CHECK(unknown.model_type == "acme_lm");
+  CHECK(unknown.spec.kv_heads == 8);
+  CHECK(has_warning(unknown, "model_type \"acme_lm\" unknown: sized as a generic decoder"));
+  CHECK(has_warning(unknown, "head_dim 128 = hidden_size / num_attention_heads"));
+  CHECK(load("quirks/duplicate_key_last_wins.json").spec.layers == 32);
+}
+
+TEST_CASE("parse_config: messages say where, what was expected and what was found", "[hf][errors]") {
+  CHECK(std::string(error_of(llama_with(R"("num_key_value_heads": -1)")).what()) ==
+        "config.json:/num_key_value_heads: expected a positive integer, got -1");
+  CHECK(std::string(error_of(llama_with(R"("num_key_value_heads": 8.5)")).what()) ==
+        "config.json:/num_key_value_heads: expected a positive integer, got 8.5");
+  CHECK(std::string(error_of(llama_with(R"("num_key_value_heads": 3)")).what()) ==
+        "config.json:/num_key_value_heads: expected a divisor of num_attention_heads (8), got 3");
+  CHECK(std::string(error_of("{\"a\": 1,}").what()) ==
+        "config.json: syntax error at line 1, column 9: while parsing object key - unexpected '}'; expected string literal");
+  const auto missing = error_of(R"({"model_type": "mystery_lm"})");
+  CHECK(std::string(missing.what()) ==
+        "config.json:/num_hidden_layers: expected one of num_hidden_layers, n_layer, n_layers or num_layers, got none "
+        "of them (model_type \"mystery_lm\")");
+  const auto named = [] {
+    try {
+      (void)kvsize::hf::parse_config("[]", "qwen.json");
+    } catch (const config_error& e) {
+      return e;
+    }
+    return config_error(config_errc::io, "", "", "");
+  }();
+  CHECK(named.file() == "qwen.json");
+  CHECK(std::string(named.what()) == "qwen.json: expected a JSON object at the top level, got an array");
+  // A syntax error after a replaced NaN still points at the right column of the original text.
+  const auto after_nan = error_of("{\"a\": NaN, \"b\": }");
+  CHECK(after_nan.code() == config_errc::syntax);
+  CHECK(std::string(after_nan.what()).find("line 1, column 17") != std::string::npos);
+}
+
+TEST_CASE("parse_config: every file of configs/invalid fails with its code and pointer", "[hf][invalid]") {
+  struct expectation {
+    const char* file;
+    config_errc code;
+    std::string pointer;
+  };
+  std::string bomb = "/x";
+  for (int i = 0; i < 63; ++i) {
+    bomb += "/0";
+  }
+  using enum config_errc;
+  const std::vector<expectation> table{
+      {"architectures_not_array", wrong_type, "/architectures"},
+      {"attention_chunk_size_zero", out_of_range, "/attention_chunk_size"},
+      {"block_config_attention_missing", missing_key, "/block_configs/0/attention"},
+      {"block_config_no_op_not_bool", wrong_type, "/block_configs/2/attention/no_op"},
+      {"block_configs_wrong_length", inconsistent, "/block_configs"},
+      {"dtype_newer_key_wrong_type", wrong_type, "/dtype"},
+      {"dtype_unknown_string", unsupported, "/torch_dtype"},
+      {"dtype_wrong_type", wrong_type, "/torch_dtype"},
+      {"full_attention_interval_zero", out_of_range, "/full_attention_interval"},
+      {"gated_delta_key_missing", missing_key, "/linear_num_value_heads"},
+      {"head_dim_negative", out_of_range, "/head_dim"},
+      {"head_dim_zero", out_of_range, "/head_dim"},
+      {"heads_array", wrong_type, "/num_attention_heads"},
+      {"heads_bool", wrong_type, "/num_attention_heads"},
+      {"heads_missing", missing_key, "/num_attention_heads"},
+      {"heads_string", wrong_type, "/num_attention_heads"},
+      {"hidden_not_multiple_of_heads_without_head_dim", inconsistent, "/hidden_size"},
+      {"hidden_size_huge", out_of_range, "/hidden_size"},
+      {"hybrid_pattern_bad_char", unsupported, "/hybrid_override_pattern"},
+      {"hybrid_pattern_not_string", wrong_type, "/hybrid_override_pattern"},
+      {"hybrid_pattern_wrong_length", inconsistent, "/hybrid_override_pattern"},
+      {"jamba_offset_not_below_period", inconsistent, "/attn_layer_offset"},
+      {"kv_heads_bool", wrong_type, "/num_key_value_heads"},
+      {"kv_heads_exceed_heads", inconsistent, "/num_key_value_heads"},
+      {"kv_heads_float", wrong_type, "/num_key_value_heads"},
+      {"kv_heads_integral_float", wrong_type, "/num_key_value_heads"},
+      {"kv_heads_negative", out_of_range, "/num_key_value_heads"},
+      {"kv_heads_negative_zero", out_of_range, "/num_key_value_heads"},
+      {"kv_heads_not_dividing_heads", inconsistent, "/num_key_value_heads"},
+      {"kv_heads_string", wrong_type, "/num_key_value_heads"},
+      {"kv_heads_zero", out_of_range, "/num_key_value_heads"},
+      {"kv_lora_rank_negative", out_of_range, "/kv_lora_rank"},
+      {"layer_types_entry_not_string", wrong_type, "/layer_types/5"},
+      {"layer_types_not_array", wrong_type, "/layer_types"},
+      {"layer_types_sliding_without_window", wrong_type, "/sliding_window"},
+      {"layer_types_unknown_string", unsupported, "/layer_types/3"},
+      {"layer_types_wrong_length", inconsistent, "/layer_types"},
+      {"layers_bare_infinity", wrong_type, "/num_hidden_layers"},
+      {"layers_beyond_uint64", out_of_range, "/num_hidden_layers"},
+      {"layers_float", wrong_type, "/num_hidden_layers"},
+      {"layers_huge_unsupported", unsupported, "/num_hidden_layers"},
+      {"layers_missing", missing_key, "/num_hidden_layers"},
+      {"layers_null", wrong_type, "/num_hidden_layers"},
+      {"layers_zero", out_of_range, "/num_hidden_layers"},
+      {"mamba_conv_kernel_zero_groups_bool", wrong_type, "/n_groups"},
+      {"mamba_ssm_state_size_missing", missing_key, "/ssm_state_size"},
+      {"max_position_embeddings_1e400", out_of_range, "/max_position_embeddings"},
+      {"max_position_embeddings_string", wrong_type, "/max_position_embeddings"},
+      {"max_window_layers_exceeds_layers", inconsistent, "/max_window_layers"},
+      {"model_type_not_string", wrong_type, "/model_type"},
+      {"n_heads_in_group_not_dividing_heads", inconsistent, "/block_configs/1/attention/n_heads_in_group"},
+      {"nesting_bomb", out_of_range, bomb},
+      {"num_kv_shared_layers_all_layers", inconsistent, "/num_kv_shared_layers"},
+      {"qk_rope_head_dim_missing_with_kv_lora_rank", missing_key, "/qk_rope_head_dim"},
+      {"quantization_bits_float", wrong_type, "/quantization_config/bits"},
+      {"quantization_config_not_object", wrong_type, "/quantization_config"},
+      {"sliding_window_negative", out_of_range, "/sliding_window"},
+      {"sliding_window_pattern_zero", out_of_range, "/sliding_window_pattern"},
+      {"sliding_window_zero_with_sliding_layers", out_of_range, "/sliding_window"},
+      {"syntax_comment", syntax, ""},
+      {"syntax_empty_file", syntax, ""},
+      {"syntax_invalid_utf8", syntax, ""},
+      {"syntax_nan_inside_key_position", syntax, ""},
+      {"syntax_single_quotes", syntax, ""},
+      {"syntax_trailing_comma", syntax, ""},
+      {"syntax_truncated", syntax, ""},
+      {"text_config_layers_float", wrong_type, "/text_config/num_hidden_layers"},
+      {"text_config_not_object", wrong_type, "/text_config"},
+      {"tie_word_embeddings_string", wrong_type, "/tie_word_embeddings"},
+      {"top_level_array", wrong_type, ""},
+      {"top_level_number", wrong_type, ""},
+      {"unknown_model_type_without_standard_keys", missing_key, "/num_hidden_layers"},
+      {"use_sliding_window_not_bool", wrong_type, "/use_sliding_window"},
+      {"vocab_missing", missing_key, "/vocab_size"},
+  };
+  std::set<std::string> covered;
+  for (const auto& row : table) {
+    const fs::path path = configs_dir() / "invalid" / (std::string(row.file) + ".json");
+    INFO(path.string());
+    const config_error e = error_of_file(path);
+    CHECK(kvsize::hf::name(e.code()) == kvsize::hf::name(row.code));
+    CHECK(e.pointer() == row.pointer);
+    CHECK(e.file() == path.string());
+    CHECK(std::string(e.what()).rfind(path.string() + (row.pointer.empty() ? ": " : ":" + row.pointer + ": "), 0) == 0);
+    covered.insert(std::string(row.file) + ".json");
+  }
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(configs_dir() / "invalid")) {
+    ++files;
+    INFO("configs/invalid/" << entry.path().filename().string() << " needs a row in this test");
+    CHECK(covered.count(entry.path().filename().string()) == 1);
+  }
+  CHECK(files >= 40);
+  CHECK(files == table.size());
+}
+
+TEST_CASE("load_config: io errors name the path; inputs over the limits are refused", "[hf][io]") {
+  const fs::path missing = configs_dir() / "no-such-config.json";
+  const config_error e = error_of_file(missing);
+  CHECK(e.code() == config_errc::io);
+  CHECK(e.file() == missing.string());
+
+  const fs::path big = fs::temp_directory_path() / "kvsize_hf_too_big.json";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out << "{\"pad\": \"";
+    out << std::string((std::size_t{16} << 20U), 'x');
+    out << "\"}";
+  }
+  const config_error too_big = error_of_file(big);
+  CHECK(too_big.code() == config_errc::io);
+  CHECK(std::string(too_big.what()).find("at most 16 MiB") != std::string::npos);
+  fs::remove(big);
+
+  const std::string huge((std::size_t{16} << 20U) + 1, ' ');
+  CHECK(error_of(huge).code() == config_errc::out_of_range);
+}
+
+TEST_CASE("from_json: nlohmann users get the same checks through ADL", "[hf][adl]") {
+  const auto j = nlohmann::json::parse(llama_with(""));
+  const auto m = j.get<kvsize::model_spec>();
+  CHECK(m.layers == 8);
+  CHECK(m.kv_heads == 2);
+  auto bad = j;
+  bad["num_key_value_heads"] = -1;  // get<std::uint32_t>() would give 4294967295
+  try {
+    (void)bad.get<kvsize::model_spec>();
+    FAIL("no config_error");
+  } catch (const config_error& err) {
+    CHECK(err.code() == config_errc::out_of_range);
+    CHECK(err.pointer() == "/num_key_value_heads");
+    CHECK(err.file() == "<json>");
+  }
+}
