@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+// The vocabulary every engine profile shares: which engine, its knobs, and what it allocates.
+// Standard library only; every figure is computed in constant expressions without allocation.
+#pragma once
+
+#include <algorithm>    // std::max, std::min
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t
+#include <optional>     // std::optional
+#include <stdexcept>    // std::invalid_argument
+#include <string_view>  // std::string_view
+
+#include "../bytes.hpp"
+#include "../detail/checked.hpp"
+#include "../dtype.hpp"
+#include "../kv_cache.hpp"
+#include "../model_spec.hpp"
+
+namespace kvsize {
+
+/// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
+enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
+
+inline constexpr std::array<engine_kind, 6> all_engines{engine_kind::exact,   engine_kind::vllm,
+                                                        engine_kind::sglang,  engine_kind::llama_cpp,
+                                                        engine_kind::trtllm,  engine_kind::transformers};
+
+/// The `--engine` spelling: "exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers".
+[[nodiscard]] constexpr auto name(engine_kind e) -> std::string_view {
+  switch (e) {
+    case engine_kind::exact: return "exact";
+    case engine_kind::vllm: return "vllm";
+    case engine_kind::sglang: return "sglang";
+    case engine_kind::llama_cpp: return "llama.cpp";
+    case engine_kind::trtllm: return "trtllm";
+    case engine_kind::transformers: return "transformers";
+  }
+  return "?";
+}
+
+/// Parses an engine name (exactly the `--engine` spellings, plus "llama_cpp" and "tensorrt-llm").
+[[nodiscard]] constexpr auto parse_engine(std::string_view text) -> std::optional<engine_kind> {
+  for (engine_kind e : all_engines) {
+    if (text == name(e)) {
+      return e;
+    }
+  }
+  if (text == "llama_cpp") {
+    return engine_kind::llama_cpp;
+  }
+  if (text == "tensorrt-llm") {
+    return engine_kind::trtllm;
+  }
+  return std::nullopt;
+}
+
+/// How llama.cpp stores a latent-attention (MLA) layer; it changed twice.
+enum class mla_cache_layout : std::uint8_t {
+  latent_k_only,   ///< 2026 trees (`is_mla()`): K = kv_lora_rank + rope, V is a view of K
+  latent_k_and_v,  ///< mid-2025 trees: K = kv_lora_rank + rope (576), V = kv_lora_rank (512)
+  expanded,        ///< early-2025 trees: per-head K = heads·(nope + rope), V = heads·v_head_dim
+};
+
+/// Every knob of the CLI contract, with the engines' defaults. A 0 means "the engine's default".
+struct engine_options {
+  std::uint64_t context = 4'096;  ///< tokens per sequence (vLLM max_model_len, llama.cpp -c; 0 → model max)
+  std::uint64_t batch = 1;        ///< sequences held at once (llama.cpp uses `parallel`)
+  std::optional<kv_dtypes> kv{};  ///< K and V element types; none → the model's compute dtype
+  std::uint32_t tp = 1;           ///< tensor-parallel degree
+  std::uint32_t pp = 1;           ///< pipeline-parallel degree
+  std::uint32_t block_size = 0;   ///< vLLM block / SGLang page / TRT-LLM tokens per block; 0 → default
+  bytes device_memory{0};         ///< total memory of one device, when known (memory-dependent defaults)
+  bytes engine_overhead{0};       ///< memory outside the KV budget (activations, graphs) for engine_kv_budget
+  std::uint64_t shared_prefix = 0;  ///< S: a prompt prefix shared by all `batch` sequences
+
+  // vLLM (v1)
+  std::uint64_t max_num_batched_tokens = 0;  ///< 0 → 8192 (the API server's default)
+  std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices, else 256
+  double gpu_memory_utilization = 0.9;       ///< fraction of TOTAL device memory
+  bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
+  bool disable_hybrid_kv_cache_manager = false;
+  std::optional<dtype> state_dtype{};  ///< recurrent-state dtype; none → the engine's default
+
+  // SGLang
+  double mem_fraction_static = 0;       ///< 0 → SGLang's auto rule from device memory
+  bool swa_pool = false;                ///< SGLang hybrid SWA pool (disabled for Gemma 2/3, old gpt-oss)
+  double swa_full_tokens_ratio = 0.8;   ///< SWA pool tokens / full pool tokens
+  double mamba_full_memory_ratio = 0.9; ///< state memory : KV memory
+  std::uint64_t max_running_requests = 0;  ///< 0 → SGLang's rule
+
+  // llama.cpp
+  std::uint32_t parallel = 1;   ///< -np: sequences (slots)
+  std::uint32_t ubatch = 512;   ///< -ub (the effective n_ubatch = min(-ub, -b, n_ctx))
+  bool kv_unified = false;      ///< -kvu: one buffer shared by all slots
+  bool swa_full = false;        ///< --swa-full: full-size sliding-window cache
+  std::uint32_t ctx_pad = 256;  ///< n_ctx padding (256 since late 2025; 1 for older builds)
+  mla_cache_layout mla_layout = mla_cache_layout::latent_k_only;
+
+  // TensorRT-LLM
+  double free_gpu_memory_fraction = 0.9;  ///< fraction of FREE memory after the profiling run
+
+  // transformers
+  std::uint64_t logits_to_keep = 0;  ///< positions whose logits are kept; 0 → every position
+  bool logits_float32 = false;       ///< the model upcasts logits to float32
+};
+
+/// Most distinct pools / caches / layer groups a sizing describes.
+inline constexpr std::size_t max_cache_parts = 8;
+
+/// One pool, cache or group kind as the engine allocates it (per device).
+struct cache_part {
+  layer_kind kind = layer_kind::full;  ///< full, sliding, chunked or latent; `none` for a recurrent state
+  std::uint32_t layers = 0;            ///< real layers in this part (on this device)
+  std::uint32_t window = 0;            ///< W or C of sliding / chunked parts
+  std::uint32_t block_size = 0;        ///< tokens per block (vLLM after page unification; TRT tokens per block)
+  std::uint32_t groups = 0;            ///< vLLM: KV cache groups of this kind
+  std::uint32_t padding_layers = 0;    ///< vLLM: empty layer slots in those groups
+  std::uint64_t blocks_per_sequence = 0;  ///< vLLM/TRT: blocks one sequence takes, per group
+  std::uint64_t cells = 0;    ///< llama.cpp: cells per stream; SGLang: 0 until capacity is known
+  std::uint32_t streams = 1;  ///< llama.cpp: streams (1 if unified); recurrent: sequences
+  bytes bytes_per_token{0};   ///< K+V bytes one token costs across the part's layers (state: per sequence)
+  bytes k_bytes{0};           ///< K (or R for a state) of the whole part, all streams
+  bytes v_bytes{0};           ///< V (or S for a state) of the whole part, all streams
+  bytes k_per_token{0};       ///< K bytes one token costs across the part's layers (R per cell for a state)
+  bytes v_per_token{0};       ///< V bytes one token costs across the part's layers (S per cell for a state)
+  kv_dtypes types{dtype::f16, dtype::f16};
+};
+
+/// What one engine allocates for the KV cache of one model on ONE device (one TP rank, the
+/// largest PP stage).
+struct engine_sizing {
+  engine_kind engine = engine_kind::exact;
+  kv_dtypes kv{dtype::f16, dtype::f16};
+  std::uint32_t first_layer = 0;   ///< first layer of the stage sized
+  std::uint32_t stage_layers = 0;  ///< layers of the stage sized
+  std::uint32_t kv_heads_per_rank = 0;
+  std::uint32_t block_size = 1;    ///< allocation unit in tokens (llama.cpp, transformers: 1)
+  std::uint64_t context = 0;       ///< context sized (llama.cpp: n_ctx after padding)
+
+  bytes kv_bytes_per_token{0};        ///< one more token of one sequence, every KV layer of the device
+  bytes kv_bytes_per_sequence{0};     ///< one sequence of `context` tokens, as the engine charges it
+  bytes kv_bytes{0};                  ///< the whole allocation for the batch (llama.cpp: the -c/-np cache)
+  bytes state_bytes_per_sequence{0};  ///< recurrent state (as the engine pages it)
+  bytes prefix_bytes_saved{0};        ///< bytes a shared prefix of S tokens saves across the batch
+  bytes prefix_bytes_per_sequence{0}; ///< bytes of one sequence that the shared prefix accounts for
+  bytes logits_bytes{0};              ///< transformers: logits of the forward pass over the batch
+
+  // vLLM
+  std::uint32_t kv_cache_groups = 0;      ///< groups drawing from the block pool
+  std::uint32_t group_size = 0;           ///< layer slots per group
+  bytes pool_block_bytes{0};              ///< bytes of one pool block (all layer slots of a group)
+  std::uint64_t blocks_per_sequence = 0;  ///< pool blocks one request of `context` tokens reserves
+  std::uint32_t min_block_size = 0;       ///< smallest block size over the groups
+  std::uint32_t mamba_block_size = 0;     ///< attention block size forced by the mamba page (0: none)
+  double mamba_padding_percent = 0;       ///< how much the mamba page was padded
+
+  // llama.cpp
+  std::uint64_t n_ctx_seq = 0;  ///< cells per sequence
+  std::uint32_t n_seq = 1;      ///< sequences (slots)
+
+  std::array<cache_part, max_cache_parts> parts{};
+  std::uint32_t part_count = 0;
+
+  [[nodiscard]] constexpr auto part(std::uint32_t i) const -> const cache_part& { return parts[i]; }
+  constexpr auto add_part(const cache_part& p) -> cache_part& {
+    if (part_count >= max_cache_parts) {
+      throw std::invalid_argument("kvsize: too many cache parts");
+    }
+    parts[part_count] = p;
+    return parts[part_count++];
+  }
+};
+
+/// What fits in a KV budget on one device, as the engine counts it.
+struct engine_capacity {
+  bytes kv_budget{0};                  ///< bytes available to the KV cache on one device
+  std::uint64_t max_tokens = 0;        ///< tokens that fit (vLLM: its "GPU KV cache size")
+  std::uint64_t max_sequences = 0;     ///< sequences of `context` tokens at once (engine caps applied)
+  double max_concurrency = 0;          ///< sequences of `context` tokens, fractional (vLLM's figure)
+  std::uint64_t max_sequences_shared = 0;  ///< the same with the shared prefix held once
+  std::uint64_t num_blocks = 0;        ///< vLLM / TRT-LLM: blocks in the pool
+  bytes allocated{0};                  ///< bytes the engine allocates for the pool
+  std::uint64_t swa_tokens = 0;        ///< SGLang SWA pool tokens
+  std::uint64_t state_slots = 0;       ///< SGLang: max_mamba_cache_size
+  std::uint64_t max_running_requests = 0;  ///< SGLang's default cap
+};
+
+namespace detail {
+
+/// Layers [first, first + count) of PP stage `stage` of `pp` (vLLM's get_pp_indices: the
+/// remainder goes to the stages before the last).
+struct stage_range {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+};
+[[nodiscard]] constexpr auto pp_stage(std::uint32_t layers, std::uint32_t pp, std::uint32_t stage) -> stage_range {
+  if (pp == 0 || stage >= pp) {
+    throw std::invalid_argument("kvsize: pipeline stage out of range");
+  }
+  const std::uint32_t base = layers / pp;
+  const std::uint32_t rest = layers % pp;
+  // stages pp-1-rest .. pp-2 get one more layer.
+  stage_range r{};
+  for (std::uint32_t s = 0; s <= stage; ++s) {
+    const bool extra = rest != 0 && s + 1 + rest >= pp && s + 1 < pp;
+    const std::uint32_t n = base + (extra ? 1U : 0U);
+    if (s == stage) {
+      r.count = n;
+    } else {
+      r.first += n;
+    }
+  }
+  return r;
+}
+
+[[nodiscard]] constexpr auto kv_types(const model_spec& m, const engine_options& o) -> kv_dtypes {
+  return o.kv ? *o.kv : kv_dtypes::same(m.compute_dtype);
+}
+
+/// K+V bytes per token of layer `il` when each rank holds `heads` KV heads.
+[[nodiscard]] constexpr auto attention_bytes_per_token(const model_spec& m, std::uint64_t heads, kv_dtypes t)
+    -> bytes {
+  return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+}
+[[nodiscard]] constexpr auto latent_width(const model_spec& m) -> std::uint64_t {
+  return std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim;
+}
+
+/// Serving engines that store one element per byte-addressable unit (no GGML blocks).
+constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
+  if (traits(t.k).block_elements != 1 || traits(t.v).block_elements != 1) {
+    (void)engine;
+    throw std::invalid_argument("kvsize: this engine has no GGML block-quantized KV cache (q8_0, q4_0, ...)");
+  }
+}
+
+/// Tokens of a shared prefix of `s` tokens still held by a layer of kind `k` at `context` tokens.
+[[nodiscard]] constexpr auto prefix_tokens_held(layer_kind k, std::uint64_t window, std::uint64_t s,
+                                                std::uint64_t context) -> std::uint64_t {
+  s = std::min(s, context);
+  if (k == layer_kind::sliding || k == layer_kind::chunked) {
+    const std::uint64_t oldest = context > window ? context - window : 0;  // first position still held
+    return s > oldest ? s - oldest : 0;
+  }
+  if (k == layer_kind::none || k == layer_kind::shared) {
+    return 0;
+  }
+  return s;
+}
+
+[[nodiscard]] constexpr auto window_of(const model_spec& m, layer_kind k) -> std::uint32_t {
+  return k == layer_kind::sliding ? m.sliding_window : (k == layer_kind::chunked ? m.attention_chunk : 0U);
+}
+
+/// Recurrent state elements of one layer on one of `tp` ranks: conv and ssm each split.
+struct state_elements {
+  std::uint64_t conv = 0;
+  std::uint64_t ssm = 0;
+};
+[[nodiscard]] constexpr auto state_per_rank(const model_spec& m, std::uint32_t tp) -> state_elements {
+  return {ceil_div(m.state.conv_elements, tp), ceil_div(m.state.ssm_elements, tp)};
+}
+
+constexpr void check_options(const model_spec& m, const engine_options& o) {
+  validate(m);
+  if (o.tp == 0 || o.pp == 0) {
+    throw std::invalid_argument("kvsize: --tp and --pp must be positive");
+  }
+  if (o.pp > m.layers) {
+    throw std::invalid_argument("kvsize: more pipeline stages than layers");
+  }
+  if (o.batch == 0 || o.parallel == 0) {
+    throw std::invalid_argument("kvsize: batch and parallel must be positive");
+  }
+}
+
+}  // namespace detail
+}  // namespace kvsize
+
+namespace kvsize::detail {
+
+/// max(0, a − b) for budgets.
+[[nodiscard]] constexpr auto saturating_sub(bytes a, bytes b) -> bytes { return a > b ? a - b : bytes{0}; }
+
+/// floor(fraction × b), for the engines' budget fractions (0 ≤ fraction ≤ 1).
+[[nodiscard]] constexpr auto fraction_of(bytes b, double fraction) -> bytes {
+  if (!(fraction >= 0.0 && fraction <= 1.0)) {
+    throw std::invalid_argument("kvsize: a memory fraction must lie in [0, 1]");
+  }
+  return bytes{static_cast<std::uint64_t>(static_cast<double>(b.count()) * fraction)};
+}
+
+/// The capacity of an engine whose only rule is "sequences × bytes per sequence ≤ budget".
+[[nodiscard]] constexpr auto plain_capacity(const engine_sizing& s, bytes budget) -> engine_capacity {
+  engine_capacity c{};
+  c.kv_budget = budget;
+  c.max_tokens = s.kv_bytes_per_token.count() == 0 ? ~std::uint64_t{0} : budget / s.kv_bytes_per_token;
+  const bytes per_sequence = s.kv_bytes_per_sequence + s.state_bytes_per_sequence;
+  if (per_sequence.count() == 0) {
+    c.max_sequences = ~std::uint64_t{0};
+    c.max_sequences_shared = c.max_sequences;
+    c.max_concurrency = 0;
+    return c;
+  }
+  c.max_sequences = budget / per_sequence;
+  c.max_concurrency = static_cast<double>(budget.count()) / static_cast<double>(per_sequence.count());
+  // A shared prefix is held once: budget ≥ prefix + n × (per_sequence − prefix).
+  const bytes prefix = s.prefix_bytes_per_sequence;
+  if (prefix.count() != 0 && prefix < per_sequence && budget >= prefix) {
+    c.max_sequences_shared = (budget - prefix) / (per_sequence - prefix);
+  } else {
+    c.max_sequences_shared = c.max_sequences;
+  }
+  c.allocated = per_sequence * c.max_sequences;
+  return c;
+}
+
+}  // namespace kvsize::detail

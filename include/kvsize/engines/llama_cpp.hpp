@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// llama.cpp: caches reserved up front in cells (one token each), per stream; iSWA caches for
+// sliding/chunked layers; recurrent state in f32 per sequence. Facts from src/llama-kv-cache.cpp,
+// src/llama-kv-cache-iswa.cpp, src/llama-context.cpp, src/llama-model.cpp (see docs/engines.md).
+#pragma once
+
+#include <algorithm>         // std::min
+#include <cstdint>           // std::uint32_t, std::uint64_t
+#include <initializer_list>  // range-for over two parts
+
+#include "common.hpp"
+
+namespace kvsize::engines::llama_cpp {
+
+inline constexpr std::uint32_t default_ubatch = 512;
+inline constexpr std::uint32_t default_batch = 2'048;  ///< -b: n_ubatch = min(-ub, -b, n_ctx)
+inline constexpr bytes fit_margin = MiB * 1'024;       ///< --fit leaves 1 GiB free per device
+
+/// n_ctx, n_ctx_seq and the streams llama_context derives from -c, -np and -kvu.
+struct context_plan {
+  std::uint64_t n_ctx = 0;      ///< after padding (= n_ctx_seq × n_seq when not unified)
+  std::uint64_t n_ctx_seq = 0;  ///< cells one sequence may use
+  std::uint32_t n_seq = 1;      ///< -np
+  std::uint32_t n_stream = 1;   ///< 1 when unified, else n_seq
+  std::uint64_t n_ubatch = default_ubatch;
+};
+
+[[nodiscard]] constexpr auto plan(const model_spec& m, const engine_options& o) -> context_plan {
+  using kvsize::detail::round_up;
+  context_plan p{};
+  const std::uint64_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
+  p.n_ctx = o.context != 0 ? o.context : m.max_context;  // -c 0: the training context
+  if (p.n_ctx == 0) {
+    throw std::invalid_argument("kvsize: llama.cpp needs a context (-c)");
+  }
+  p.n_ctx = round_up(p.n_ctx, pad);
+  p.n_seq = o.parallel;
+  if (o.kv_unified) {
+    p.n_ctx_seq = p.n_ctx;
+    p.n_stream = 1;
+  } else {
+    p.n_ctx_seq = round_up(p.n_ctx / p.n_seq, pad);
+    p.n_ctx = p.n_ctx_seq * p.n_seq;
+    p.n_stream = p.n_seq;
+  }
+  p.n_ubatch = std::min<std::uint64_t>({o.ubatch, default_batch, p.n_ctx});
+  return p;
+}
+
+/// Whether llama.cpp accepts `t` for --cache-type-k / --cache-type-v.
+[[nodiscard]] constexpr auto is_cache_type(dtype t) -> bool {
+  switch (t) {
+    case dtype::f32:
+    case dtype::f16:
+    case dtype::bf16:
+    case dtype::q8_0:
+    case dtype::q4_0:
+    case dtype::q4_1:
+    case dtype::q5_0:
+    case dtype::q5_1:
+    case dtype::iq4_nl: return true;
+    default: return false;
+  }
+}
+
+namespace detail {
+/// K and V bytes of one cell of layer `il`.
+struct row_pair {
+  bytes k{0};
+  bytes v{0};
+};
+[[nodiscard]] constexpr auto layer_rows(const model_spec& m, std::uint32_t il, kv_dtypes t, mla_cache_layout mla)
+    -> row_pair {
+  const layer_kind k = kind_of_layer(m, il);
+  if (k == layer_kind::latent) {
+    switch (mla) {
+      case mla_cache_layout::latent_k_only: return {row_bytes(t.k, kvsize::detail::latent_width(m)), bytes{0}};
+      case mla_cache_layout::latent_k_and_v:
+        return {row_bytes(t.k, kvsize::detail::latent_width(m)), row_bytes(t.v, m.latent.kv_lora_rank)};
+      case mla_cache_layout::expanded: {
+        const std::uint64_t heads = m.attention_heads;
+        return {row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)),
+                row_bytes(t.v, heads * std::uint64_t{m.latent.v_head_dim})};
+      }
+    }
+  }
+  if (!layer_keeps_kv(m, il)) {
+    return {};
+  }
+  const std::uint64_t heads = kv_heads_of_layer(m, il);
+  return {row_bytes(t.k, heads * effective_head_dim(m)), row_bytes(t.v, heads * effective_head_dim_v(m))};
+}
+
+/// Whether llama.cpp builds an iSWA cache: some layers windowed, some not (an all-sliding model
+/// such as Mistral-7B-v0.1 runs as arch LLAMA without swa_type: one full cache).
+[[nodiscard]] constexpr auto is_iswa(const model_spec& m) -> bool {
+  const std::uint32_t windowed = count_layers(m, layer_kind::sliding) + count_layers(m, layer_kind::chunked);
+  return windowed != 0 && windowed != kv_layers(m);
+}
+}  // namespace detail
+
+/// Which of llama.cpp's caches a layer range is asked about.
+enum class cache_select : std::uint8_t { all, base, swa };
+
+/// Sizes llama.cpp's caches for layers [r.first, r.first + r.count) (one device of a layer split).
+/// Parts: the non-SWA cache, the SWA cache (iSWA models), the recurrent state (hybrid models).
+[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
+    -> engine_sizing {
+  using kvsize::detail::round_up;
+  engine_sizing s{};
+  s.engine = engine_kind::llama_cpp;
+  s.kv = kvsize::detail::kv_types(m, o);
+  for (dtype t : {s.kv.k, s.kv.v}) {
+    if (!is_cache_type(t)) {
+      throw std::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
+    }
+  }
+  s.first_layer = r.first;
+  s.stage_layers = r.count;
+  s.kv_heads_per_rank = effective_kv_heads(m);
+  const context_plan p = plan(m, o);
+  s.context = p.n_ctx;
+  s.n_ctx_seq = p.n_ctx_seq;
+  s.n_seq = p.n_seq;
+  const bool iswa = detail::is_iswa(m);
+  const bool hybrid = recurrent_layers(m) != 0;
+  const std::uint32_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
+
+  // Hybrid memories size their attention cache from n_ctx, plain ones from n_ctx_seq.
+  const std::uint64_t base_cells = hybrid ? p.n_ctx : p.n_ctx_seq;
+  std::uint64_t swa_cells = base_cells;
+  std::uint32_t window = 0;
+  if (iswa) {
+    window = count_layers(m, layer_kind::sliding) != 0 ? m.sliding_window : m.attention_chunk;
+    if (!o.swa_full) {
+      const std::uint64_t want = std::uint64_t{window} * (o.kv_unified ? p.n_seq : 1U) + p.n_ubatch;
+      swa_cells = round_up(std::min(base_cells, want), pad);
+    }
+  }
+  cache_part base{};
+  base.kind = layer_kind::full;
+  base.cells = base_cells;
+  base.streams = p.n_stream;
+  base.types = s.kv;
+  cache_part swa = base;
+  swa.kind = count_layers(m, layer_kind::sliding) != 0 ? layer_kind::sliding : layer_kind::chunked;
+  swa.window = window;
+  swa.cells = swa_cells;
+  cache_part rec{};
+  rec.kind = layer_kind::none;
+  rec.cells = std::max<std::uint32_t>(1, p.n_seq);
+  rec.streams = 1;
+  rec.types = kv_dtypes::same(dtype::f32);
+
+  bytes prefix{0};
+  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
+    const layer_kind k = kind_of_layer(m, il);
+    if (layer_keeps_kv(m, il)) {
+      const auto rows = detail::layer_rows(m, il, s.kv, o.mla_layout);
+      const bool windowed = iswa && (k == layer_kind::sliding || k == layer_kind::chunked);
+      cache_part& c = windowed ? swa : base;
+      ++c.layers;
+      c.k_per_token += rows.k;
+      c.v_per_token += rows.v;
+      s.kv_bytes_per_token += rows.k + rows.v;
+      const std::uint64_t held = kvsize::detail::prefix_tokens_held(
+          windowed ? k : layer_kind::full, window, o.shared_prefix, std::min(o.context, c.cells));
+      prefix += (rows.k + rows.v) * held;
+    }
+    if (layer_keeps_state(m, il)) {
+      ++rec.layers;
+      rec.k_per_token += row_bytes(dtype::f32, m.state.conv_elements);
+      rec.v_per_token += row_bytes(dtype::f32, m.state.ssm_elements);
+    }
+  }
+  for (cache_part* c : {&base, &swa}) {
+    c->k_bytes = c->k_per_token * (c->cells * c->streams);
+    c->v_bytes = c->v_per_token * (c->cells * c->streams);
+    c->bytes_per_token = c->k_per_token + c->v_per_token;
+  }
+  rec.k_bytes = rec.k_per_token * rec.cells;
+  rec.v_bytes = rec.v_per_token * rec.cells;
+  rec.bytes_per_token = rec.k_per_token + rec.v_per_token;
+  if (base.layers != 0 || (!iswa && !hybrid)) {
+    s.add_part(base);
+  }
+  if (iswa) {
+    s.add_part(swa);
+  }
+  if (hybrid) {
+    s.add_part(rec);
+  }
+  s.kv_bytes = base.k_bytes + base.v_bytes + (iswa ? swa.k_bytes + swa.v_bytes : bytes{0});
+  s.kv_bytes_per_sequence = s.kv_bytes / p.n_seq;
+  s.state_bytes_per_sequence = rec.bytes_per_token;
+  // Only a unified cache can hold one copy of a prefix for several sequences (llama_memory_seq_cp).
+  if (o.kv_unified) {
+    s.prefix_bytes_per_sequence = prefix;
+    s.prefix_bytes_saved = prefix * (p.n_seq - 1);
+  }
+  return s;
+}
+
+/// Bytes of llama.cpp's `which` cache(s) for layers [first, first + count): one device's
+/// "KV buffer size" line when layers are split over devices.
+[[nodiscard]] constexpr auto buffer_bytes(const model_spec& m, const engine_options& o, std::uint32_t first,
+                                          std::uint32_t count, cache_select which = cache_select::all) -> bytes {
+  const engine_sizing s = size_stage(m, o, {first, count});
+  bytes total{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& c = s.part(i);
+    if (c.kind == layer_kind::none) {
+      continue;
+    }
+    const bool is_swa = c.kind == layer_kind::sliding || c.kind == layer_kind::chunked;
+    if (which == cache_select::all || (which == cache_select::swa) == is_swa) {
+      total += c.k_bytes + c.v_bytes;
+    }
+  }
+  return total;
+}
+
+/// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
+/// 1 GiB margin free: device − weights − overhead − 1 GiB.
+[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+  return kvsize::detail::saturating_sub(device_memory, weights + o.engine_overhead + fit_margin);
+}
+
+[[nodiscard]] constexpr auto capacity(const engine_sizing& s, bytes budget) -> engine_capacity {
+  return kvsize::detail::plain_capacity(s, budget);
+}
+
+}  // namespace kvsize::engines::llama_cpp

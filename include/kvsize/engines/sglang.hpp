@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// SGLang: a token pool (page_size granularity) sized from mem_fraction_static of the memory
+// free before loading; MLA pools hold the 576-wide latent; hybrid SWA and Mamba pools.
+// Facts from python/sglang/srt/model_executor/{pool_configurator,model_runner_kv_cache_mixin}.py,
+// server_args.py, mem_cache/memory_pool.py (see docs/engines.md).
+#pragma once
+
+#include <algorithm>  // std::max, std::min
+#include <cstdint>    // std::uint32_t, std::uint64_t
+
+#include "common.hpp"
+
+namespace kvsize::engines::sglang {
+
+/// KV heads one attention-TP rank holds: max(1, n_kv // tp).
+[[nodiscard]] constexpr auto heads_per_rank(std::uint32_t kv_heads, std::uint32_t tp) -> std::uint32_t {
+  return std::max<std::uint32_t>(1, kv_heads / tp);
+}
+
+/// SGLang's automatic mem_fraction_static (server_args.py, _handle_gpu_memory_settings, late
+/// 2025): reserve = 512 + max(chunked_prefill, 2048)·1.5 + cuda_graph_max_bs·2 + tp·pp/8·1024 MiB,
+/// at least 10 GiB above 60 GiB; fraction = round((mem − reserve) / mem, 3). 0.88 if unknown.
+[[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp)
+    -> double {
+  if (device_memory.count() == 0) {
+    return 0.88;
+  }
+  const double mem = device_memory.in(MiB);
+  const bool big_tp = tp >= 4;
+  double chunked = 0;
+  double graph_bs = 0;
+  if (mem < 20 * 1024.0) {
+    chunked = 2048, graph_bs = 8;
+  } else if (mem < 35 * 1024.0) {
+    chunked = 2048, graph_bs = big_tp ? 80 : 24;
+  } else if (mem < 60 * 1024.0) {
+    chunked = 4096, graph_bs = big_tp ? 160 : 32;
+  } else if (mem < 160 * 1024.0) {
+    chunked = 8192, graph_bs = big_tp ? 512 : 256;
+  } else {
+    chunked = 16384, graph_bs = 512;
+  }
+  double reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + static_cast<double>(tp) * pp / 8.0 * 1024;
+  if (mem > 60 * 1024.0) {
+    reserved = std::max(reserved, 10 * 1024.0);
+  }
+  const double fraction = (mem - reserved) / mem;
+  return static_cast<double>(static_cast<std::int64_t>(fraction * 1000.0 + 0.5)) / 1000.0;
+}
+
+[[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {
+  return o.mem_fraction_static != 0 ? o.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
+}
+
+/// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`.
+/// Parts: the full pool (K, V per token; latent: K only), the SWA pool when `swa_pool`, the
+/// mamba state (R = conv, S = ssm per request).
+[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
+    -> engine_sizing {
+  using kvsize::detail::round_up;
+  engine_sizing s{};
+  s.engine = engine_kind::sglang;
+  s.kv = kvsize::detail::kv_types(m, o);
+  kvsize::detail::require_plain_types(s.kv, "sglang");
+  s.first_layer = r.first;
+  s.stage_layers = r.count;
+  s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
+  s.context = o.context != 0 ? o.context : m.max_context;
+  s.block_size = o.block_size != 0 ? o.block_size : 1;
+  const dtype conv_type = m.compute_dtype;
+  const dtype ssm_type = o.state_dtype ? *o.state_dtype : dtype::f32;  // mamba_ssm_dtype float32
+
+  cache_part full{};
+  full.kind = layer_kind::full;
+  full.types = s.kv;
+  full.block_size = s.block_size;
+  cache_part swa = full;
+  swa.kind = layer_kind::sliding;
+  swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
+  cache_part state{};
+  state.kind = layer_kind::none;
+  state.types = {conv_type, ssm_type};
+  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
+  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
+    const layer_kind k = kind_of_layer(m, il);
+    if (layer_keeps_kv(m, il)) {
+      const bool windowed = o.swa_pool && (k == layer_kind::sliding || k == layer_kind::chunked);
+      cache_part& c = windowed ? swa : full;
+      ++c.layers;
+      if (k == layer_kind::latent) {
+        c.k_per_token += row_bytes(s.kv.k, kvsize::detail::latent_width(m));
+      } else {
+        const std::uint64_t heads = heads_per_rank(kv_heads_of_layer(m, il), o.tp);
+        c.k_per_token += row_bytes(s.kv.k, heads * effective_head_dim(m));
+        c.v_per_token += row_bytes(s.kv.v, heads * effective_head_dim_v(m));
+      }
+    }
+    if (layer_keeps_state(m, il)) {
+      const auto st = kvsize::detail::state_per_rank(m, o.tp);
+      ++state.layers;
+      state.k_per_token += storage_bytes(conv_type, st.conv);
+      state.v_per_token += storage_bytes(ssm_type, st.ssm);
+    }
+  }
+  full.bytes_per_token = full.k_per_token + full.v_per_token;
+  swa.bytes_per_token = swa.k_per_token + swa.v_per_token;
+  state.bytes_per_token = state.k_per_token + state.v_per_token;
+  s.add_part(full);
+  if (swa.layers != 0) {
+    s.add_part(swa);
+  }
+  if (state.layers != 0) {
+    s.add_part(state);
+  }
+  s.kv_bytes_per_token = full.bytes_per_token + swa.bytes_per_token;
+  const std::uint64_t tokens = round_up(s.context, s.block_size);
+  s.kv_bytes_per_sequence = full.bytes_per_token * tokens +
+                            swa.bytes_per_token * round_up(std::min<std::uint64_t>(s.context, swa.window), s.block_size);
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  s.state_bytes_per_sequence = state.bytes_per_token;
+  // The radix cache holds a shared prefix once, in whole pages.
+  s.prefix_bytes_per_sequence =
+      full.bytes_per_token * std::min(shared, s.context) +
+      swa.bytes_per_token * kvsize::detail::prefix_tokens_held(layer_kind::sliding, swa.window, shared, s.context);
+  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+  return s;
+}
+
+/// rest = free_after_load − free_before_load·(1 − mem_fraction_static); with nothing else on
+/// the device that is mem_fraction_static × device − weights (− the caller's overhead).
+[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+  return kvsize::detail::saturating_sub(kvsize::detail::fraction_of(device_memory, mem_fraction_static(o)),
+                                        weights + o.engine_overhead);
+}
+
+/// #tokens = budget // cell, floored to the page size; with a mamba state, the budget is first
+/// split r : 1 (mamba_full_memory_ratio) between state slots and tokens; with a SWA pool,
+/// cell = full + ratio × swa. max_running_requests = min(max(int(N / context · 512), 2048), 4096).
+[[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+    -> engine_capacity {
+  engine_capacity c{};
+  c.kv_budget = budget;
+  const std::uint64_t page = s.block_size;
+  const cache_part& full = s.part(0);
+  bytes swa_per_token{0};
+  bytes state_per_request{0};
+  for (std::uint32_t i = 1; i < s.part_count; ++i) {
+    if (s.part(i).kind == layer_kind::none) {
+      state_per_request = s.part(i).bytes_per_token;
+    } else {
+      swa_per_token = s.part(i).bytes_per_token;
+    }
+  }
+  bytes kv_budget = budget;
+  if (state_per_request.count() != 0) {
+    const double r = o.mamba_full_memory_ratio;
+    const bytes mamba = kvsize::detail::fraction_of(budget, r / (1.0 + r));
+    c.state_slots = mamba / state_per_request;
+    kv_budget = budget - mamba;
+  }
+  if (swa_per_token.count() != 0) {
+    const double cell = static_cast<double>(full.bytes_per_token.count()) +
+                        o.swa_full_tokens_ratio * static_cast<double>(swa_per_token.count());
+    const auto tokens = static_cast<std::uint64_t>(static_cast<double>(kv_budget.count()) / cell);
+    c.max_tokens = tokens / page * page;
+    c.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) * o.swa_full_tokens_ratio) / page * page;
+  } else {
+    c.max_tokens = full.bytes_per_token.count() == 0 ? 0 : kv_budget / full.bytes_per_token / page * page;
+  }
+  const std::uint64_t context = kvsize::detail::round_up(s.context, page);
+  c.max_running_requests = o.max_running_requests;
+  if (c.max_running_requests == 0) {
+    const auto by_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) / static_cast<double>(s.context) * 512.0);
+    c.max_running_requests = std::min<std::uint64_t>(std::max<std::uint64_t>(by_tokens, 2'048), 4'096);
+  }
+  c.max_concurrency = static_cast<double>(c.max_tokens) / static_cast<double>(context);
+  c.max_sequences = std::min(c.max_tokens / context, c.max_running_requests);
+  if (state_per_request.count() != 0) {
+    c.max_sequences = std::min(c.max_sequences, c.state_slots);
+  }
+  const std::uint64_t prefix_tokens =
+      full.bytes_per_token.count() == 0 ? 0 : s.prefix_bytes_per_sequence / full.bytes_per_token;
+  c.max_sequences_shared = prefix_tokens != 0 && prefix_tokens < context && c.max_tokens >= prefix_tokens
+                               ? std::min((c.max_tokens - prefix_tokens) / (context - prefix_tokens), c.max_running_requests)
+                               : c.max_sequences;
+  c.allocated = full.bytes_per_token * (c.max_tokens + page) + swa_per_token * (c.swa_tokens + (c.swa_tokens != 0 ? page : 0));
+  return c;
+}
+
+}  // namespace kvsize::engines::sglang

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// TensorRT-LLM: paged KV cache of `tokens_per_block` tokens, one pool per attention window,
+// ceil(n_kv / tp) heads per rank, 0.9 of the free memory after profiling.
+// Facts from tensorrt_llm/_torch/pyexecutor/{_util,resource_manager}.py,
+// cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp, llmapi/llm_args.py (see docs/engines.md).
+#pragma once
+
+#include <algorithm>  // std::max, std::min
+#include <cstdint>    // std::uint32_t, std::uint64_t
+
+#include "common.hpp"
+
+namespace kvsize::engines::trtllm {
+
+inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfig (TRT engines: 64)
+
+/// KV heads one TP rank holds: ceil(n_kv / tp) (the KV cache manager's rule).
+[[nodiscard]] constexpr auto heads_per_rank(std::uint32_t kv_heads, std::uint32_t tp) -> std::uint32_t {
+  return static_cast<std::uint32_t>(kvsize::detail::ceil_div(kv_heads, tp));
+}
+
+/// One part per attention window (full layers: the context), each with its bytes per token
+/// cs(w) and blocks per sequence ceil(min(context, w) / tokens_per_block). Chunked layers are
+/// sized as full attention (TRT-LLM has no chunked-attention cache). Recurrent layers: the
+/// state per sequence in the model dtype (or `state_dtype`).
+[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
+    -> engine_sizing {
+  engine_sizing s{};
+  s.engine = engine_kind::trtllm;
+  s.kv = kvsize::detail::kv_types(m, o);
+  kvsize::detail::require_plain_types(s.kv, "trtllm");
+  s.first_layer = r.first;
+  s.stage_layers = r.count;
+  s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
+  s.context = o.context != 0 ? o.context : m.max_context;
+  if (s.context == 0) {
+    throw std::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
+  }
+  s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
+  const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
+  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
+    if (layer_keeps_kv(m, il)) {
+      const layer_kind k = kind_of_layer(m, il);
+      bytes k_row{0};
+      bytes v_row{0};
+      if (k == layer_kind::latent) {  // SELFKONLY: kv_factor 1
+        k_row = row_bytes(s.kv.k, kvsize::detail::latent_width(m));
+      } else {
+        const std::uint64_t heads = heads_per_rank(kv_heads_of_layer(m, il), o.tp);
+        k_row = row_bytes(s.kv.k, heads * effective_head_dim(m));
+        v_row = row_bytes(s.kv.v, heads * effective_head_dim_v(m));
+      }
+      const std::uint64_t window =
+          k == layer_kind::sliding ? std::min<std::uint64_t>(m.sliding_window, s.context) : s.context;
+      std::uint32_t part = s.part_count;
+      for (std::uint32_t i = 0; i < s.part_count; ++i) {
+        if (s.parts[i].window == window) {
+          part = i;
+        }
+      }
+      if (part == s.part_count) {
+        cache_part p{};
+        p.kind = window < s.context ? layer_kind::sliding : layer_kind::full;
+        p.window = static_cast<std::uint32_t>(window);
+        p.block_size = s.block_size;
+        p.blocks_per_sequence = kvsize::detail::ceil_div(std::min(s.context, window), s.block_size);
+        p.types = s.kv;
+        s.add_part(p);
+      }
+      cache_part& p = s.parts[part];
+      ++p.layers;
+      p.k_per_token += k_row;
+      p.v_per_token += v_row;
+      p.bytes_per_token += k_row + v_row;
+      s.kv_bytes_per_token += k_row + v_row;
+    }
+    if (layer_keeps_state(m, il)) {
+      const auto st = kvsize::detail::state_per_rank(m, o.tp);
+      s.state_bytes_per_sequence += storage_bytes(state_type, st.conv) + storage_bytes(state_type, st.ssm);
+    }
+  }
+  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // block reuse: whole blocks
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.parts[i];
+    s.kv_bytes_per_sequence += p.bytes_per_token * (p.blocks_per_sequence * s.block_size);
+    const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.kind, p.window, shared, s.context);
+    s.prefix_bytes_per_sequence += p.bytes_per_token * (held / s.block_size * s.block_size);
+  }
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+  return s;
+}
+
+/// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
+[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+  return kvsize::detail::fraction_of(kvsize::detail::saturating_sub(device_memory, weights + o.engine_overhead),
+                                     o.free_gpu_memory_fraction);
+}
+
+/// One window: max_tokens = budget / bytes_per_token, blocks = ceil(max_tokens / tpb), and the
+/// pool is blocks × tpb tokens ("Allocated X GiB for max tokens in paged KV cache (N)").
+/// Several windows: each pool gets share(w) = cs(w)·w / Σ cs·w of the budget, blocks(w) =
+/// ceil(share·budget / cs(w) / tpb). A recurrent state for `batch` sequences comes off first.
+[[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+    -> engine_capacity {
+  engine_capacity c{};
+  c.kv_budget = budget;
+  const bytes kv_budget = kvsize::detail::saturating_sub(budget, s.state_bytes_per_sequence * o.batch);
+  const std::uint64_t tpb = s.block_size;
+  double weight_sum = 0;
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    weight_sum += static_cast<double>(s.part(i).bytes_per_token.count()) * s.part(i).window;
+  }
+  std::uint64_t sequences = ~std::uint64_t{0};
+  std::uint64_t shared = ~std::uint64_t{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    std::uint64_t blocks = 0;
+    if (s.part_count == 1) {
+      blocks = kvsize::detail::ceil_div(kv_budget / p.bytes_per_token, tpb);
+    } else {
+      const double share = static_cast<double>(p.bytes_per_token.count()) * p.window / weight_sum;
+      const double tokens = share * static_cast<double>(kv_budget.count()) / static_cast<double>(p.bytes_per_token.count());
+      const auto whole = static_cast<std::uint64_t>(tokens / static_cast<double>(tpb));
+      blocks = static_cast<double>(whole) * static_cast<double>(tpb) < tokens ? whole + 1 : whole;
+    }
+    c.allocated += p.bytes_per_token * (blocks * tpb);
+    if (p.kind == layer_kind::full || s.part_count == 1 || c.num_blocks == 0) {
+      c.num_blocks = blocks;
+      c.max_tokens = blocks * tpb;
+    }
+    sequences = std::min(sequences, blocks / p.blocks_per_sequence);
+    const std::uint64_t prefix_blocks =
+        p.bytes_per_token.count() == 0 ? 0 : s.prefix_bytes_per_sequence / p.bytes_per_token / tpb;
+    shared = std::min(shared, prefix_blocks != 0 && prefix_blocks < p.blocks_per_sequence && blocks >= prefix_blocks
+                                  ? (blocks - prefix_blocks) / (p.blocks_per_sequence - prefix_blocks)
+                                  : blocks / p.blocks_per_sequence);
+  }
+  if (s.part_count == 0) {
+    return kvsize::detail::plain_capacity(s, budget);
+  }
+  c.max_sequences = sequences;
+  c.max_sequences_shared = s.part_count == 1 ? shared : sequences;
+  const cache_part& first = s.part(0);
+  c.max_concurrency = static_cast<double>(c.num_blocks) / static_cast<double>(first.blocks_per_sequence);
+  return c;
+}
+
+}  // namespace kvsize::engines::trtllm

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// The log lines each engine prints about its KV cache, rendered from a kvsize sizing so that a
+// user can diff them against their own engine's log. Opt-in: needs fmt (CMake target kvsize::fmt).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>   // std::uint64_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "engine.hpp"
+
+namespace kvsize {
+
+namespace detail {
+/// 1234567 → "1,234,567" (Python's "{:,}").
+[[nodiscard]] inline auto with_commas(std::uint64_t n) -> std::string {
+  std::string digits = fmt::format("{}", n);
+  std::string out;
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) {
+      out += ',';
+    }
+    out += digits[i];
+  }
+  return out;
+}
+/// llama.cpp computes MiB in float: (float)bytes / (1024.0f * 1024.0f).
+[[nodiscard]] inline auto llama_mib(bytes b) -> double {
+  return static_cast<double>(static_cast<float>(b.count()) / (1024.0F * 1024.0F));
+}
+[[nodiscard]] inline auto gib(bytes b) -> double { return b.in(GiB); }
+
+inline void vllm_lines(std::vector<std::string>& out, const engine_sizing& s,
+                       const std::optional<engine_capacity>& c) {
+  if (s.mamba_block_size != 0) {
+    out.push_back(fmt::format("Setting attention block size to {} tokens to ensure that attention page size is >= "
+                              "mamba page size.",
+                              s.mamba_block_size));
+  }
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    if (s.part(i).kind == layer_kind::none && s.mamba_padding_percent > 0) {
+      out.push_back(fmt::format("Padding mamba page size by {:.2f}% to ensure that mamba page size and attention "
+                                "page size are exactly equal.",
+                                s.mamba_padding_percent));
+      break;
+    }
+  }
+  if (c) {
+    out.push_back(fmt::format("Available KV cache memory: {:.2f} GiB", gib(c->kv_budget)));
+  }
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    if (p.padding_layers != 0) {
+      out.push_back(fmt::format("Add {} padding layers, may waste at most {:.2f}% KV cache memory", p.padding_layers,
+                                100.0 * p.padding_layers / p.layers));
+    }
+  }
+  if (c) {
+    out.push_back(fmt::format("GPU KV cache size: {} tokens", with_commas(c->max_tokens)));
+    out.push_back(fmt::format("Maximum concurrency for {} tokens per request: {:.2f}x", with_commas(s.context),
+                              c->max_concurrency));
+  }
+}
+
+inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, const engine_sizing& s,
+                         const std::optional<engine_capacity>& c) {
+  if (!c) {
+    return;
+  }
+  const std::uint64_t page = s.block_size;
+  for (std::uint32_t i = 1; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    if (p.kind == layer_kind::none) {
+      out.push_back(fmt::format("Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {:.2f}GB, "
+                                "ssm_state size: {:.2f}GB",
+                                c->state_slots, gib(p.k_per_token * (c->state_slots + 1)),
+                                gib(p.v_per_token * (c->state_slots + 1))));
+    } else {
+      out.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
+                                c->max_tokens, c->swa_tokens));
+    }
+  }
+  const cache_part& full = s.part(0);
+  const bool latent = count_layers(m, layer_kind::latent) != 0 && full.v_per_token.count() == 0;
+  if (latent) {
+    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {:.2f} GB", c->max_tokens,
+                              gib(full.k_per_token * (c->max_tokens + page))));
+  } else {
+    bytes k = full.k_per_token * (c->max_tokens + page);
+    bytes v = full.v_per_token * (c->max_tokens + page);
+    for (std::uint32_t i = 1; i < s.part_count; ++i) {
+      if (s.part(i).kind != layer_kind::none) {
+        k += s.part(i).k_per_token * (c->swa_tokens + page);
+        v += s.part(i).v_per_token * (c->swa_tokens + page);
+      }
+    }
+    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {:.2f} GB, V size: {:.2f} GB", c->max_tokens,
+                              gib(k), gib(v)));
+  }
+}
+
+inline void llama_cpp_size_line(std::vector<std::string>& out, const cache_part& p, std::uint32_t n_seq) {
+  out.push_back(fmt::format("llama_kv_cache: size = {:7.2f} MiB ({:6d} cells, {:3d} layers, {:2d}/{} seqs), "
+                            "K ({}): {:7.2f} MiB, V ({}): {:7.2f} MiB",
+                            llama_mib(p.k_bytes + p.v_bytes), p.cells, p.layers, n_seq, p.streams, name(p.types.k),
+                            llama_mib(p.k_bytes), name(p.types.v), llama_mib(p.v_bytes)));
+}
+
+inline void llama_cpp_lines(std::vector<std::string>& out, const engine_sizing& s) {
+  out.push_back(fmt::format("llama_context: n_ctx         = {}", s.context));
+  out.push_back(fmt::format("llama_context: n_ctx_seq     = {}", s.n_ctx_seq));
+  bool iswa = false;
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    iswa = iswa || s.part(i).kind == layer_kind::sliding || s.part(i).kind == layer_kind::chunked;
+  }
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    if (p.kind == layer_kind::none) {
+      out.push_back(fmt::format("llama_memory_recurrent: size = {:7.2f} MiB ({:6d} cells, {:3d} layers, {:2d} seqs), "
+                                "R (f32): {:7.2f} MiB, S (f32): {:7.2f} MiB",
+                                llama_mib(p.k_bytes + p.v_bytes), p.cells, p.layers, s.n_seq, llama_mib(p.k_bytes),
+                                llama_mib(p.v_bytes)));
+      continue;
+    }
+    if (iswa) {
+      const bool swa = p.kind == layer_kind::sliding || p.kind == layer_kind::chunked;
+      out.push_back(fmt::format("llama_kv_cache_iswa: creating {} KV cache, size = {} cells",
+                                swa ? "    SWA" : "non-SWA", p.cells));
+    }
+    llama_cpp_size_line(out, p, s.n_seq);
+  }
+}
+
+inline void trtllm_lines(std::vector<std::string>& out, const engine_sizing& s,
+                         const std::optional<engine_capacity>& c) {
+  if (!c) {
+    return;
+  }
+  out.push_back(fmt::format("[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: {}", c->num_blocks));
+  out.push_back(fmt::format("[TensorRT-LLM][INFO] Number of tokens per block: {}.", s.block_size));
+  out.push_back(fmt::format("[TensorRT-LLM][INFO] [MemUsageChange] Allocated {:.2f} GiB for max tokens in paged KV "
+                            "cache ({}).",
+                            gib(c->allocated), c->max_tokens));
+}
+}  // namespace detail
+
+/// The lines `e` would log about this cache (vLLM, SGLang and TRT-LLM figures need the
+/// capacity; llama.cpp's need only the sizing; `exact` and transformers log nothing).
+[[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,
+                                           const engine_sizing& s, const std::optional<engine_capacity>& c)
+    -> std::vector<std::string> {
+  (void)o;
+  std::vector<std::string> out;
+  switch (e) {
+    case engine_kind::vllm: detail::vllm_lines(out, s, c); break;
+    case engine_kind::sglang: detail::sglang_lines(out, m, s, c); break;
+    case engine_kind::llama_cpp: detail::llama_cpp_lines(out, s); break;
+    case engine_kind::trtllm: detail::trtllm_lines(out, s, c); break;
+    case engine_kind::exact:
+    case engine_kind::transformers: break;
+  }
+  return out;
+}
+
+/// The same, sizing and (when a budget is given) capacity computed here.
+[[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,
+                                           std::optional<bytes> kv_budget = std::nullopt) -> std::vector<std::string> {
+  const engine_sizing s = size_cache(m, e, o);
+  std::optional<engine_capacity> c;
+  if (kv_budget) {
+    c = engine_capacity_for(m, e, o, *kv_budget);
+  }
+  return engine_log_lines(m, e, o, s, c);
+}
+
+}  // namespace kvsize
