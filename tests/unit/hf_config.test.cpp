@@ -130,7 +130,8 @@ TEST_CASE("parse_config: plain configs read their shape through every alias", "[
   CHECK_FALSE(gpt2.spec.gated_mlp);
   CHECK(gpt2.spec.intermediate_size == 6400);
   CHECK(gpt2.dtype_key.empty());
-  CHECK(has_warning(gpt2, "assumed bfloat16"));
+  CHECK(gpt2.spec.compute_dtype == kvsize::dtype::f32);  // no dtype key: what transformers loads
+  CHECK(has_warning(gpt2, "no dtype or torch_dtype key: compute dtype float32"));
 
   const auto mpt = load("mosaicml__mpt-7b-instruct.config.json");  // n_layers / n_heads / d_model / max_seq_len
   CHECK(mpt.spec.layers == 32);

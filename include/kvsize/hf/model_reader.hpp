@@ -58,9 +58,11 @@ inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numer
 }
 
 /// compute_dtype: `dtype` (transformers ≥ 4.56) over `torch_dtype`, the root before text_config
-/// (vLLM _find_dtype). Absent: bfloat16, with a warning. transformers would load float32 (torch's
-/// default dtype) but no engine serves that: vLLM's dtype "auto" turns float32 into bfloat16 on
-/// Ampere and later, so bf16 is what a served model's KV cache is.
+/// (vLLM _find_dtype). Absent: float32, with a warning, because that is what the config means:
+/// PretrainedConfig leaves torch_dtype None and from_pretrained then loads torch's default float32,
+/// and vLLM's _find_dtype falls back to float32 too. Engines then choose what they serve (vLLM's
+/// dtype "auto" turns float32 into bfloat16 on Ampere and later): that is an engine setting, not
+/// the model's, so pass the KV dtype explicitly to size a served GPT-2 or GPT-OSS.
 inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
   std::vector<slot> candidates;
   for (const auto key : keys::dtype) {
@@ -85,10 +87,10 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     out.dtype_key = s.pointer;
     return;
   }
-  out.spec.compute_dtype = kvsize::dtype::bf16;
+  out.spec.compute_dtype = kvsize::dtype::f32;
   out.warnings.emplace_back(
-      "no dtype or torch_dtype key: assumed bfloat16 (vLLM's dtype=auto serves a float32 default as bfloat16; "
-      "transformers alone would load float32)");
+      "no dtype or torch_dtype key: compute dtype float32, as transformers loads such a model (torch's default) "
+      "and vLLM reads it; engines serving with dtype=auto use bfloat16 instead, so give the KV dtype explicitly");
 }
 
 /// K/V heads of a non-latent model, with the families' special keys first (vLLM get_total_num_kv_heads).
