@@ -558,3 +558,223 @@ TEST_CASE("llama.cpp O1: Llama-3.1-8B at 32K, f16 4 GiB vs q4_0 1.125 GiB (Ollam
   CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).kv_bytes == 1'152_MiB);
   CHECK(rounded(kvsize::size_cache(m, engine_kind::llama_cpp, o).kv_bytes.in(GiB), 1) == 1.1);
 }
+
+// ────────────────────────────────────────────── SGLang ──────────────────────────────────────────────
+// SGLang's #tokens comes from free memory it measured; given #tokens (a budget of exactly
+// #tokens cells), the K/V/KV sizes are exact. "GB" in SGLang's log is GiB.
+
+namespace {
+auto sglang_at(const model_spec& m, engine_options o, std::uint64_t tokens) -> std::vector<std::string> {
+  const auto s = kvsize::size_cache(m, engine_kind::sglang, o);
+  return lines(m, engine_kind::sglang, o, s.part(0).bytes_per_token * tokens);
+}
+// xai-org/grok-2: 64 layers, 64 heads, 8 KV heads, head_dim 128.
+constexpr model_spec grok_2{.layers = 64, .attention_heads = 64, .kv_heads = 8, .head_dim = 128, .hidden_size = 8'192,
+                            .vocab_size = 131'072};
+// LiquidAI/LFM2-700M: 16 blocks, attention at 2, 5, 8, 10, 12, 14 (24 heads, 8 KV heads, 64); the
+// other 10 are short convolutions with (L_cache − 1) × hidden = 2 × 1536 state elements.
+constexpr auto make_lfm2_700m() -> model_spec {
+  model_spec m{.layers = 16, .attention_heads = 24, .kv_heads = 8, .head_dim = 64, .hidden_size = 1'536,
+               .vocab_size = 65'536, .attention = layer_kind::none, .state = {.conv_elements = 2 * 1'536}};
+  for (std::uint32_t il = 0; il < 16; ++il) {
+    m.layer[il].recurrent = true;
+  }
+  for (std::uint32_t il : {2U, 5U, 8U, 10U, 12U, 14U}) {
+    m.layer[il] = {.kind = layer_kind::full};
+  }
+  return m;
+}
+constexpr model_spec lfm2_700m = make_lfm2_700m();
+}  // namespace
+
+TEST_CASE("SGLang S1: Qwen3-235B-A22B at TP 4: one KV head per rank", "[engines][sglang][gqa]") {
+  // vllm-project/vllm#21348 (https://github.com/vllm-project/vllm/issues/21348), SGLang side:
+  // "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB".
+  CHECK(has_line(sglang_at(config("Qwen__Qwen3-235B-A22B.config.json"), {.tp = 4}, 367'404),
+                 "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB"));
+}
+
+TEST_CASE("SGLang S2: Llama-3.1-8B on an H100, and its mem_fraction_static budget", "[engines][sglang][gqa]") {
+  // sgl-project/sglang PR #4760 (https://github.com/sgl-project/sglang/pull/4760): "Load weight end.
+  // ... avail mem=63.48 GB, mem usage=15.11 GB." then "KV Cache is allocated. #tokens: 442750, K
+  // size: 27.02 GB, V size: 27.02 GB" (mem_fraction_static 0.88, that era's default for TP 1).
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  CHECK(has_line(sglang_at(m, {}, 442'750), "KV Cache is allocated. #tokens: 442750, K size: 27.02 GB, V size: 27.02 GB"));
+  // Budget: 0.88 × (63.48 + 15.11) − 15.11 GiB → 442,771 tokens; the two printed figures are
+  // rounded to 0.01 GiB, which spans ±45 tokens around the logged 442,750.
+  const engine_options o{.mem_fraction_static = 0.88};
+  const auto gib = [](double v) { return bytes{static_cast<std::uint64_t>(v * static_cast<double>(GiB.count()))}; };
+  const bytes budget = kvsize::engine_kv_budget(engine_kind::sglang, gib(78.59), gib(15.11), o);
+  const auto n = kvsize::engine_capacity_for(m, engine_kind::sglang, o, budget).max_tokens;
+  CHECK(n >= 442'750 - 45);
+  CHECK(n <= 442'750 + 45);
+}
+
+TEST_CASE("SGLang S3: QwQ-32B at TP 4 on 24 GB cards", "[engines][sglang][gqa]") {
+  // find_string id 47376055009 (a README): "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB,
+  // V size: 1.42 GB" (Qwen2 architecture, Qwen2.5-32B shape: 64 layers, 8 KV heads → 2 per rank).
+  CHECK(has_line(sglang_at(qwen2_5_32b, {.tp = 4}, 46'611),
+                 "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB, V size: 1.42 GB"));
+}
+
+TEST_CASE("SGLang S4: DeepSeek-R1, latent 576 replicated on every rank", "[engines][sglang][latent]") {
+  // sgl-project/sglang#6027 (https://github.com/sgl-project/sglang/issues/6027): "KV Cache is
+  // allocated. #tokens: 274934, KV size: 17.99 GB" (2 nodes × 8 H100, DP attention).
+  const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, {.tp = 16}).kv_bytes_per_token == bytes{70'272});
+  CHECK(has_line(sglang_at(m, {.tp = 16}, 274'934), "KV Cache is allocated. #tokens: 274934, KV size: 17.99 GB"));
+}
+
+TEST_CASE("SGLang S5: Kimi-K2.5 (Kimi-K2 text model) at TP 8", "[engines][sglang][latent]") {
+  // find_string id 1272019175 (an 8×MI355X benchmark log): "KV Cache is allocated. #tokens:
+  // 2454421, KV size: 160.63 GB".
+  CHECK(has_line(sglang_at(config("moonshotai__Kimi-K2-Instruct.config.json"), {.tp = 8}, 2'454'421),
+                 "KV Cache is allocated. #tokens: 2454421, KV size: 160.63 GB"));
+}
+
+TEST_CASE("SGLang S7: LFM2-700M, conv-state slots and tokens", "[engines][sglang][hybrid]") {
+  // find_string id 46415979912: "Mamba Cache is allocated. max_mamba_cache_size: 85292,
+  // conv_state size: 4.88GB, ssm_state size: 0.00GB" and "KV Cache is allocated. #tokens: 473854,
+  // K size: 2.71 GB, V size: 2.71 GB". Given both counts, both lines are exact (the state pool
+  // has one dummy slot more). The split of the budget between them is NOT reproduced: a 0.9 : 1
+  // split (mamba_full_memory_ratio) of a budget that yields 85,292 slots yields 473,842–473,847
+  // tokens, 7–12 fewer than logged (see docs/engines.md, known differences).
+  const engine_options o{};
+  const auto s = kvsize::size_cache(lfm2_700m, engine_kind::sglang, o);
+  CHECK(s.state_bytes_per_sequence == bytes{10 * 3'072 * 2});
+  kvsize::engine_capacity c{};
+  c.max_tokens = 473'854;
+  c.state_slots = 85'292;
+  const auto ls = kvsize::engine_log_lines(lfm2_700m, engine_kind::sglang, o, s, c);
+  CHECK(has_line(ls, "Mamba Cache is allocated. max_mamba_cache_size: 85292, conv_state size: 4.88GB, ssm_state "
+                     "size: 0.00GB"));
+  CHECK(has_line(ls, "KV Cache is allocated. #tokens: 473854, K size: 2.71 GB, V size: 2.71 GB"));
+  // The ratio rule itself: 85,292 slots come with 473,842–473,847 tokens.
+  const double ratio_budget = 85'292.5 * 61'440.0 * 1.9 / 0.9;
+  const auto r = kvsize::engine_capacity_for(lfm2_700m, engine_kind::sglang, o, bytes{static_cast<std::uint64_t>(ratio_budget)});
+  CHECK(r.state_slots == 85'292);
+  CHECK(r.max_tokens >= 473'842);
+  CHECK(r.max_tokens <= 473'847);
+}
+
+TEST_CASE("SGLang S9: Grok-2 at TP 8, and max_running_requests", "[engines][sglang][gqa]") {
+  // find_string id 45518106035 (a committed server log): "KV Cache is allocated. #tokens: 903439,
+  // K size: 13.79 GB, V size: 13.79 GB", "max_total_num_tokens=903439, ... max_running_requests=
+  // 3529, context_len=131072".
+  const engine_options o{.context = 131'072, .tp = 8};
+  CHECK(has_line(sglang_at(grok_2, o, 903'439), "KV Cache is allocated. #tokens: 903439, K size: 13.79 GB, V size: 13.79 GB"));
+  const auto s = kvsize::size_cache(grok_2, engine_kind::sglang, o);
+  const auto c = kvsize::engine_capacity_for(grok_2, engine_kind::sglang, o, s.part(0).bytes_per_token * 903'439);
+  CHECK(c.max_running_requests == 3'529);
+}
+
+// ─────────────────────────────────────────── TensorRT-LLM ───────────────────────────────────────────
+
+namespace {
+// Qwen/Qwen1.5-7B: 32 layers, 32 heads (MHA), 128.
+constexpr model_spec qwen1_5_7b{.layers = 32, .attention_heads = 32, .hidden_size = 4'096, .vocab_size = 151'936};
+// TinyLlama/TinyLlama-1.1B: 22 layers, 32 heads, 4 KV heads, hidden 2048 → 64.
+constexpr model_spec tinyllama{.layers = 22, .attention_heads = 32, .kv_heads = 4, .hidden_size = 2'048, .vocab_size = 32'000};
+
+/// TRT-LLM's budget from a printed "available: X GiB": some value in its interval gives `ok`.
+auto trt_available(const model_spec& m, const engine_options& o, double available_gib,
+                   const std::function<bool(const kvsize::engine_capacity&)>& ok) -> bool {
+  return some_budget_prints_as(available_gib, bytes{4'096}, [&](bytes available) {
+    const bytes budget = kvsize::engine_kv_budget(engine_kind::trtllm, available, bytes{0}, o);
+    return ok(kvsize::engine_capacity_for(m, engine_kind::trtllm, o, budget));
+  });
+}
+}  // namespace
+
+TEST_CASE("TRT-LLM T1: Qwen1.5-7B (MHA), 64 tokens per block: 631 blocks of 21.89 GiB", "[engines][trtllm][mha]") {
+  // NVIDIA/TensorRT-LLM#2268 (https://github.com/NVIDIA/TensorRT-LLM/issues/2268): "available:
+  // 21.89 GiB", "Number of blocks in KV cache primary pool: 631" (fraction 0.9).
+  const engine_options o{.block_size = 64};
+  CHECK(trt_available(qwen1_5_7b, o, 21.89, [](const auto& c) { return c.num_blocks == 631; }));
+}
+
+TEST_CASE("TRT-LLM T2: Llama-3.1-8B with an 8-bit cache on a 32 GB GPU", "[engines][trtllm][fp8]") {
+  // find_string id 26725295630: "available: 17.83 GiB", "Number of blocks in KV cache primary pool:
+  // 8219", "Number of tokens per block: 32.", "Allocated 16.05 GiB for max tokens in paged KV cache
+  // (263008)" (no trailing period in that build).
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  const engine_options o{.kv = kvsize::kv_dtypes::same(dtype::fp8_e4m3)};
+  CHECK(trt_available(m, o, 17.83, [](const auto& c) { return c.num_blocks == 8'219; }));
+  const auto ls = lines(m, engine_kind::trtllm, o, bytes{8'219ULL * 32 * 65'536});
+  CHECK(has_line(ls, "[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 8219"));
+  CHECK(has_line(ls, "[TensorRT-LLM][INFO] Number of tokens per block: 32."));
+  CHECK(has_line(ls, "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 16.05 GiB for max tokens in paged KV cache (263008)."));
+}
+
+TEST_CASE("TRT-LLM T3: Llama-3.1-8B, 64 tokens per block, 3445 blocks", "[engines][trtllm][gqa]") {
+  // NVIDIA Dynamo example (find_string id 6858746206): "Number of tokens per block: 64.",
+  // "[MemUsageChange] Allocated 26.91 GiB for max tokens in paged KV cache (220480)."
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  const engine_options o{.context = 131'072, .block_size = 64};
+  CHECK(kvsize::size_cache(m, engine_kind::trtllm, o).part(0).blocks_per_sequence == 2'048);  // "pages per sequence: 2048"
+  CHECK(has_line(lines(m, engine_kind::trtllm, o, bytes{3'445ULL * 64 * 131'072}),
+                 "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 26.91 GiB for max tokens in paged KV cache (220480)."));
+}
+
+TEST_CASE("TRT-LLM T4: Qwen3-0.6B (Qwen3-Reranker) on an H100", "[engines][trtllm][gqa]") {
+  // find_string id 66094399229: "[MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV
+  // cache (643136)." = 20,098 blocks of 32 tokens × 114,688 B.
+  const model_spec& m = config("Qwen__Qwen3-0.6B.config.json");
+  CHECK(has_line(lines(m, engine_kind::trtllm, {}, bytes{643'136ULL * 114'688}),
+                 "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV cache (643136)."));
+}
+
+TEST_CASE("TRT-LLM T6: the memory FAQ's 7B MHA engine with an 8-bit cache", "[engines][trtllm][mha][fp8]") {
+  // NVIDIA/TensorRT-LLM docs/source/reference/memory.md: "available: 70.48 GiB", "Number of blocks
+  // in KV cache primary pool: 4060", "Number of tokens per block: 64.", "Allocated 63.44 GiB for
+  // max tokens in paged KV cache (259840)." 262,144 B/token = Llama-2-7B with 1-byte K and V.
+  const model_spec& m = config("meta-llama__Llama-2-7b-hf.config.json");
+  const engine_options o{.kv = kvsize::kv_dtypes::same(dtype::int8), .block_size = 64};
+  CHECK(trt_available(m, o, 70.48, [](const auto& c) {
+    return c.num_blocks == 4'060 && c.max_tokens == 259'840 && rounded(c.allocated.in(GiB), 2) == 63.44;
+  }));
+}
+
+TEST_CASE("TRT-LLM T8: 1.42 GiB free, 82 blocks", "[engines][trtllm][mha]") {
+  // GRPS guide (find_string id 18200949182): "available: 1.42 GiB", "Number of blocks in KV cache
+  // primary pool: 82", "Allocated 1.28 GiB ..." at 64 tokens per block and 262,144 B/token.
+  const model_spec& m = config("meta-llama__Llama-2-7b-hf.config.json");
+  const engine_options o{.kv = kvsize::kv_dtypes::same(dtype::int8), .block_size = 64};
+  CHECK(trt_available(m, o, 1.42, [](const auto& c) {
+    return c.num_blocks == 82 && rounded(c.allocated.in(GiB), 2) == 1.28;
+  }));
+}
+
+TEST_CASE("TRT-LLM T9: TinyLlama-1.1B, 116617 blocks", "[engines][trtllm][gqa]") {
+  // triton-inference-server/tutorials PR #150 (https://github.com/triton-inference-server/tutorials/pull/150):
+  // "primary blocks=116617", "Allocated 78.30 GiB for max tokens in paged KV cache (3731744)."
+  // and "Max KV cache blocks per sequence: 65 [window size=2051]".
+  const engine_options o{.context = 2'051};
+  CHECK(kvsize::size_cache(tinyllama, engine_kind::trtllm, o).part(0).blocks_per_sequence == 65);
+  CHECK(has_line(lines(tinyllama, engine_kind::trtllm, o, bytes{116'617ULL * 32 * 22'528}),
+                 "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 78.30 GiB for max tokens in paged KV cache (3731744)."));
+}
+
+// ─────────────────────────────────────────── transformers ───────────────────────────────────────────
+// No measured transformers cache size with full settings was found (research/engine-logs.md Part
+// F): these cases check the formulas against the maintainers' own statement and source.
+
+TEST_CASE("transformers: Llama-2-7B, 4096 + 100 tokens in fp16 is 2.05 GB", "[engines][transformers][mha]") {
+  // jy-yuan/KIVI#17 (https://github.com/jy-yuan/KIVI/issues/17): the maintainer's figure for the
+  // DynamicCache of Llama-2-7B at 4196 tokens in fp16: 4196·2·32·32·128·2 B = "2.05 GB" (GiB).
+  const model_spec& m = config("meta-llama__Llama-2-7b-hf.config.json");
+  const auto s = kvsize::size_cache(m, engine_kind::transformers, {.context = 4'196, .kv = kvsize::kv_dtypes::same(dtype::f16)});
+  CHECK(rounded(s.kv_bytes.in(GiB), 2) == 2.05);
+}
+
+TEST_CASE("transformers: sliding layers keep W − 1 tokens; logits of every position", "[engines][transformers][sliding]") {
+  // src/transformers/cache_utils.py, DynamicSlidingWindowLayer.update: "self.keys =
+  // full_key_states[:, :, -self.sliding_window + 1 :, :]" (returns W, keeps W − 1).
+  const auto s = kvsize::size_cache(gemma3_1b, engine_kind::transformers, {.context = 2'048});
+  CHECK(s.kv_bytes_per_sequence == bytes{1'024} * (4 * 2'048 + 22 * 511));
+  // A forward pass without logits_to_keep returns vocab logits for every position.
+  CHECK(s.logits_bytes == bytes{2'048ULL * 262'144 * 2});
+  const auto last = kvsize::size_cache(gemma3_1b, engine_kind::transformers,
+                                       {.context = 2'048, .logits_to_keep = 1, .logits_float32 = true});
+  CHECK(last.logits_bytes == bytes{262'144ULL * 4});
+}

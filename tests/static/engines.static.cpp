@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Compile-time facts of the engine profiles (compiling is passing): every figure below is a
+// constant expression, computed without allocation.
+#include <kvsize/engine.hpp>
+#include <kvsize/presets.hpp>
+
+using namespace kvsize::literals;
+using kvsize::bytes;
+using kvsize::engine_kind;
+using kvsize::engine_options;
+
+namespace {
+constexpr kvsize::model_spec llama_8b = kvsize::presets::llama_3_8b;  // 32 layers, 8 KV heads, 128, bf16
+
+// Names round-trip.
+static_assert(kvsize::parse_engine("llama.cpp") == engine_kind::llama_cpp);
+static_assert(kvsize::parse_engine("trtllm") == engine_kind::trtllm);
+static_assert(!kvsize::parse_engine("ollama"));
+static_assert(kvsize::name(engine_kind::vllm) == "vllm");
+
+// The same model, four per-token costs at TP 16 (> 8 KV heads): vLLM/SGLang replicate one head,
+// TRT-LLM rounds up to one head, exact shards the bytes.
+constexpr engine_options tp16{.tp = 16};
+static_assert(kvsize::size_cache(llama_8b, engine_kind::vllm, tp16).kv_bytes_per_token == bytes{32 * 1 * 256 * 2});
+static_assert(kvsize::size_cache(llama_8b, engine_kind::sglang, tp16).kv_bytes_per_token == bytes{32 * 1 * 256 * 2});
+static_assert(kvsize::size_cache(llama_8b, engine_kind::trtllm, tp16).kv_bytes_per_token == bytes{32 * 1 * 256 * 2});
+static_assert(kvsize::size_cache(llama_8b, engine_kind::exact, tp16).kv_bytes_per_token == 128_KiB / 16);
+
+// vLLM rounds a sequence up to whole 16-token blocks; exact does not.
+constexpr engine_options ctx_1000{.context = 1'000};
+static_assert(kvsize::size_cache(llama_8b, engine_kind::vllm, ctx_1000).kv_bytes_per_sequence == 128_KiB * 1'008);
+static_assert(kvsize::size_cache(llama_8b, engine_kind::exact, ctx_1000).kv_bytes_per_sequence == 128_KiB * 1'000);
+// TRT-LLM: 32-token blocks.
+static_assert(kvsize::size_cache(llama_8b, engine_kind::trtllm, ctx_1000).kv_bytes_per_sequence == 128_KiB * 1'024);
+// llama.cpp pads n_ctx to 256 cells.
+static_assert(kvsize::size_cache(llama_8b, engine_kind::llama_cpp, ctx_1000).kv_bytes == 128_KiB * 1'024);
+
+// vLLM's capacity lines for a budget of exactly 1000 pool blocks (2 MiB each) at 2048 tokens.
+constexpr auto vllm_capacity = kvsize::engine_capacity_for(llama_8b, engine_kind::vllm, {.context = 2'048}, 2_MiB * 1'000);
+static_assert(vllm_capacity.num_blocks == 1'000);
+static_assert(vllm_capacity.max_tokens == 16'000);
+static_assert(vllm_capacity.max_concurrency == 1'000.0 / 128.0);
+
+// A shared 1024-token prefix held once across 8 sequences saves 7 × 1024 tokens of KV.
+constexpr engine_options shared{.context = 2'048, .batch = 8, .shared_prefix = 1'024};
+static_assert(kvsize::size_cache(llama_8b, engine_kind::exact, shared).prefix_bytes_saved == 128_KiB * 7 * 1'024);
+static_assert(kvsize::size_cache(llama_8b, engine_kind::vllm, shared).prefix_bytes_saved == 128_KiB * 7 * 1'024);
+
+// SGLang's auto mem_fraction_static: H100 (81,559 MiB) at TP 1 reserves 13,440 MiB → 0.835.
+static_assert(kvsize::engines::sglang::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1) == 0.835);
+
+// Budgets: vLLM takes a fraction of TOTAL memory, TRT-LLM of what is left after the weights.
+constexpr engine_options defaults{};
+static_assert(kvsize::engine_kv_budget(engine_kind::vllm, 80_GiB, 16_GiB, defaults) == 56_GiB);
+static_assert(kvsize::engine_kv_budget(engine_kind::trtllm, 80_GiB, 16_GiB, defaults) ==
+              bytes{static_cast<std::uint64_t>(static_cast<double>((64_GiB).count()) * 0.9)});
+static_assert(kvsize::engine_kv_budget(engine_kind::llama_cpp, 80_GiB, 16_GiB, defaults) == 63_GiB);
+}  // namespace
