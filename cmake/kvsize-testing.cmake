@@ -12,15 +12,15 @@ include("${KVSIZE_CMAKE_DIR}/kvsize-fail-message.cmake")
 # syntax, as PASS_REGULAR_EXPRESSION). A file that compiles fails the test. The regex is read when the
 # test runs, so editing it needs no reconfigure.
 #
-# Every X.fail.cpp has a twin X.pass.cpp beside it that must compile (it shows the failure comes from
-# the one defect, not from a broken include or typo); the twin is compiled in the normal build, into
-# the OBJECT library <pass_target>.
+# Every X.fail.cpp must have a twin X.pass.cpp beside it (configuring stops if it is missing), which
+# the caller compiles in the normal build: it shows the failure comes from the one defect, not from a
+# broken include or a typo.
 #
 # Each X.fail.cpp is an EXCLUDE_FROM_ALL object target kvsize_compile_fail_X, and the CTest test
 # compile_fail.X runs `cmake --build <build dir> --target kvsize_compile_fail_X`. These tests hold
 # the RESOURCE_LOCK kvsize_build_tree, so that `ctest -j` never runs two builds in one tree at once.
-function(kvsize_add_compile_fail source pass_target)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LINK")
+function(kvsize_add_compile_fail source)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "LINK")
   get_filename_component(source "${source}" ABSOLUTE)
   get_filename_component(dir "${source}" DIRECTORY)
   get_filename_component(file "${source}" NAME)
@@ -39,7 +39,6 @@ function(kvsize_add_compile_fail source pass_target)
   set(target "kvsize_compile_fail_${stem}")
   add_library(${target} OBJECT EXCLUDE_FROM_ALL "${source}")
   target_link_libraries(${target} PRIVATE ${arg_LINK})
-  target_sources(${pass_target} PRIVATE "${twin}")
 
   add_test(NAME "compile_fail.${stem}"
     COMMAND "${CMAKE_COMMAND}"
