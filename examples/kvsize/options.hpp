@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// kvsize command line: the options of shared/cli-contract.md, as parsed, before any meaning is given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kvsize::cli {
+
+/// A bad command line or option value: exit code 2, one message on stderr.
+struct usage_error {
+  std::string message;
+};
+
+struct options {
+  std::string config_path;
+  std::optional<std::uint64_t> context;
+  std::uint64_t batch = 1;
+  std::optional<std::string> kv_dtype;
+  std::optional<std::string> k_dtype;
+  std::optional<std::string> v_dtype;
+  std::optional<std::string> weights_dtype;
+  std::optional<std::string> gpu;
+  std::optional<std::string> gpu_memory;
+  std::optional<std::string> kv_memory;
+  std::string engine = "exact";
+  std::uint32_t tp = 1;
+  std::uint32_t pp = 1;
+  std::optional<std::uint32_t> block_size;
+  std::optional<std::uint64_t> max_num_batched_tokens;
+  std::optional<double> gpu_memory_utilization;
+  std::optional<double> mem_fraction_static;
+  std::optional<std::uint32_t> parallel;
+  std::optional<std::uint32_t> ubatch;
+  bool kv_unified = false;
+  bool swa_full = false;
+  bool list_gpus = false;
+  bool json = false;
+  bool explain = false;
+};
+
+}  // namespace kvsize::cli

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// kvsize command line: printing the figures.
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+#include <nlohmann/json.hpp>
+
+#include <kvsize/fmt.hpp>
+
+namespace kvsize::cli {
+namespace {
+
+auto grouped(std::uint64_t n) -> std::string {
+  // Built back to front; std::string::insert here trips GCC 12's -Wrestrict false positive at -O3.
+  const std::string digits = std::to_string(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) {
+      out.push_back(',');
+    }
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+/// "28 KiB (28,672 B)": scaled IEC, then the exact count with thousands separators.
+auto exact(bytes b) -> std::string { return fmt::format("{} ({} B)", b, grouped(b.count())); }
+
+auto model_name(const sizing& s) -> std::string {
+  if (!s.config.architecture.empty()) {
+    return s.config.architecture;
+  }
+  return s.config.model_type.empty() ? std::string{"unknown"} : s.config.model_type;
+}
+
+/// Layers that keep the same thing for the same reason, whatever their index: Nemotron-H's 54
+/// Mamba layers are one line, not 54.
+struct explain_group {
+  layer_kind kind;
+  bool recurrent;
+  std::string reason;  ///< with "[7]"-style indices written "[i]"
+  std::uint32_t count = 0;
+  std::string spans;   ///< "0-6, 9, 11-13"
+};
+
+auto explain_groups(const std::vector<hf::layer_group_note>& notes) -> std::vector<explain_group> {
+  std::vector<explain_group> groups;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges;
+  for (const auto& n : notes) {
+    std::string reason;
+    for (std::size_t i = 0; i < n.reason.size(); ++i) {
+      const std::size_t close = n.reason.find(']', i);
+      const bool layer_word = n.reason.compare(i, 6, "layer ") == 0 && i + 6 < n.reason.size() &&
+                              n.reason[i + 6] >= '0' && n.reason[i + 6] <= '9';
+      if (n.reason[i] == '[' && close != std::string::npos && close > i + 1 &&
+          n.reason.find_first_not_of("0123456789", i + 1) == close) {
+        reason += "[i]";
+        i = close;
+      } else if (layer_word) {  // "layer 6..10 slides", "layer 11 is global"
+        reason += "layer i";
+        i = n.reason.find_first_not_of("0123456789.", i + 6) - 1;
+      } else {
+        reason += n.reason[i];
+      }
+    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const explain_group& g) {
+      return g.kind == n.kind && g.recurrent == n.recurrent && g.reason == reason;
+    });
+    if (it == groups.end()) {
+      groups.push_back({n.kind, n.recurrent, reason, 0, {}});
+      ranges.emplace_back();
+      it = std::prev(groups.end());
+    }
+    auto& r = ranges[static_cast<std::size_t>(it - groups.begin())];
+    if (!r.empty() && r.back().second + 1 == n.first_layer) {
+      r.back().second = n.first_layer + n.count - 1;
+    } else {
+      r.emplace_back(n.first_layer, n.first_layer + n.count - 1);
+    }
+    it->count += n.count;
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const auto& [first, last] : ranges[g]) {
+      groups[g].spans += fmt::format("{}{}", groups[g].spans.empty() ? "" : ", ",
+                                     first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
+    }
+  }
+  return groups;
+}
+
+auto kv_heads_reported(const model_spec& m) -> std::uint32_t {
+  return count_layers(m, layer_kind::latent) > 0 ? 1U : effective_kv_heads(m);
+}
+
+template <typename... Args>
+void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+}
+
+void row(fmt::memory_buffer& out, std::string_view label, std::string_view value) {
+  fmt::format_to(std::back_inserter(out), "  {:<36} {}\n", label, value);
+}
+
+}  // namespace
+
+auto human_report(const sizing& s, bool explain) -> std::string {
+  const model_spec& m = s.config.spec;
+  fmt::memory_buffer out;
+  const auto line = [&out]<typename... Args>(fmt::format_string<Args...> format, Args&&... args) {
+    put(out, format, std::forward<Args>(args)...);
+  };
+
+  line("{}\n", s.config_path);
+  line("  {}: {}\n", model_name(s), m);
+  if (!s.config.text_config_pointer.empty()) {
+    line("  language model read from {}\n", s.config.text_config_pointer);
+  }
+  line("\nKV cache (engine {}, K {}, V {})\n", s.engine, name(s.kv.k), name(s.kv.v));
+  row(out, "per token", exact(s.kv_per_token));
+  row(out, "per token without sharing", fmt::format("{}: query heads per KV head {:g}", exact(s.kv_per_token_mha),
+                                                    s.gqa_ratio));
+  row(out, fmt::format("per sequence of {} tokens", grouped(s.context)), exact(s.kv_per_sequence));
+  row(out, fmt::format("{} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"), exact(s.kv_total));
+  if (s.state_per_sequence.count() != 0) {
+    row(out, fmt::format("recurrent state per sequence ({})", name(s.state_dtype)), exact(s.state_per_sequence));
+  }
+  line("\nLogits ({})\n", name(m.compute_dtype));
+  row(out, "per position", exact(s.logits_per_token));
+  row(out, fmt::format("all {} positions (naive prefill)", grouped(s.context)), exact(s.logits_prefill));
+
+  line("\nWeights\n");
+  row(out, "parameters", s.parameters ? grouped(*s.parameters) : std::string{"unknown (see notes)"});
+  if (s.weights) {
+    row(out, fmt::format("weights in {}", name(*s.weights_dtype)),
+        fmt::format("{} = {}", exact(*s.weights), fmt::format("{}", as_si(*s.weights))));
+  }
+
+  if (s.capacity) {
+    const auto& c = *s.capacity;
+    line("\nCapacity on {}\n", c.source);
+    if (c.device_memory) {
+      row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
+      if (!c.weights_fit) {
+        row(out, "weights", "DO NOT FIT: nothing is left for the KV cache");
+      }
+    }
+    row(out, "memory for the KV cache", exact(c.kv_budget));
+    row(out, "max tokens", c.max_tokens == unbounded ? std::string{"unbounded"} : grouped(c.max_tokens));
+    row(out, fmt::format("max sequences of {} tokens", grouped(s.context)),
+        c.max_sequences == unbounded ? std::string{"unbounded"} : grouped(c.max_sequences));
+    const bool at_limit = s.config.spec.max_context != 0 && c.max_context == s.config.spec.max_context;
+    row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
+        fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
+  }
+
+  if (explain) {
+    line("\nLayers (what each keeps, and the key that decided it)\n");
+    for (const auto& g : explain_groups(s.config.layers)) {
+      line("  {} layer{} {}: {}{}\n    {}\n", g.count, g.count == 1 ? "" : "s", g.spans, name(g.kind),
+           g.recurrent ? " + recurrent state" : "", g.reason);
+    }
+  }
+  const bool any_notes = !s.notes.empty() || !s.config.warnings.empty();
+  if (any_notes) {
+    line("\nNotes\n");
+    for (const auto& n : s.config.warnings) {
+      line("  - {}\n", n);
+    }
+    for (const auto& n : s.notes) {
+      line("  - {}\n", n);
+    }
+  }
+  line("\nSizes: KiB/MiB/GiB are powers of 1024, kB/MB/GB powers of 1000.\n");
+  return fmt::to_string(out);
+}
+
+auto json_report(const sizing& s) -> std::string {
+  const model_spec& m = s.config.spec;
+  nlohmann::ordered_json j;
+  j["model"] = {
+      {"architecture", model_name(s)},
+      {"model_type", s.config.model_type},
+      {"layers", m.layers},
+      {"kv_layers", kv_layers(m)},
+      {"attention_heads", m.attention_heads},
+      {"kv_heads", kv_heads_reported(m)},
+      {"head_dim", effective_head_dim(m)},
+      {"head_dim_v", effective_head_dim_v(m)},
+      {"vocab_size", m.vocab_size},
+      {"dtype", std::string{name(m.compute_dtype)}},
+      {"max_context", m.max_context},
+  };
+  j["engine"] = s.engine;
+  j["context"] = s.context;
+  j["batch"] = s.batch;
+  j["k_dtype"] = std::string{name(s.kv.k)};
+  j["v_dtype"] = std::string{name(s.kv.v)};
+  j["kv_bytes_per_token"] = s.kv_per_token.count();
+  j["kv_bytes_per_token_mha"] = s.kv_per_token_mha.count();
+  j["gqa_ratio"] = s.gqa_ratio;
+  j["kv_bytes_per_sequence"] = s.kv_per_sequence.count();
+  j["kv_bytes"] = s.kv_total.count();
+  j["state_bytes_per_sequence"] = s.state_per_sequence.count();
+  j["logits_bytes_per_token"] = s.logits_per_token.count();
+  j["logits_bytes_prefill"] = s.logits_prefill.count();
+  j["parameters"] = s.parameters ? nlohmann::ordered_json(*s.parameters) : nlohmann::ordered_json(nullptr);
+  j["weights_dtype"] = s.weights_dtype ? nlohmann::ordered_json(std::string{name(*s.weights_dtype)})
+                                       : nlohmann::ordered_json(nullptr);
+  j["weights_bytes"] = s.weights ? nlohmann::ordered_json(s.weights->count()) : nlohmann::ordered_json(nullptr);
+  if (s.capacity) {
+    const auto& c = *s.capacity;
+    nlohmann::ordered_json cap;
+    cap["source"] = c.source;
+    cap["device_memory_bytes"] =
+        c.device_memory ? nlohmann::ordered_json(c.device_memory->count()) : nlohmann::ordered_json(nullptr);
+    cap["weights_fit"] = c.weights_fit;
+    cap["kv_budget_bytes"] = c.kv_budget.count();
+    cap["max_tokens"] = c.max_tokens;
+    cap["max_sequences"] = c.max_sequences;
+    cap["max_concurrency"] = c.max_concurrency;
+    cap["max_context"] = c.max_context;
+    j["capacity"] = cap;
+  }
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const auto& g : s.config.layers) {
+    layers.push_back({{"first_layer", g.first_layer},
+                      {"count", g.count},
+                      {"kind", std::string{name(g.kind)}},
+                      {"recurrent", g.recurrent},
+                      {"reason", g.reason}});
+  }
+  j["layers"] = layers;
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const auto& w : s.config.warnings) {
+    warnings.push_back(w);
+  }
+  for (const auto& w : s.notes) {
+    warnings.push_back(w);
+  }
+  j["warnings"] = warnings;
+  return j.dump(2) + "\n";
+}
+
+auto gpu_list() -> std::string {
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out), "{:<12} {:<32} {:>22} {:>9} {:>12}\n", "id", "name", "memory (bytes)", "sold as",
+                 "bandwidth");
+  for (const auto& g : gpu_catalog) {
+    fmt::format_to(std::back_inserter(out), "{:<12} {:<32} {:>22} {:>9} {:>9.0f} GB/s\n", g.id, g.name,
+                   fmt::format("{} = {}", grouped(g.memory.count()), g.memory), g.marketed,
+                   static_cast<double>(g.bandwidth) / 1e9);
+  }
+  return fmt::to_string(out);
+}
+
+}  // namespace kvsize::cli

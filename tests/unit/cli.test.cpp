@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// The kvsize program as scripts use it: exit codes, stdout only on success, the JSON keys of
+// shared/cli-contract.md, errors that name the file and the JSON pointer.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
+#include <unistd.h>    // getpid
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#ifndef KVSIZE_CLI_PATH
+#error "the CLI tests need KVSIZE_CLI_PATH (the kvsize program built by examples/)"
+#endif
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+auto read_file(const std::filesystem::path& p) -> std::string {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+auto config(const std::string& name) -> std::string {
+  return (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / name).string();
+}
+
+/// Runs `kvsize ARGS` (ARGS already shell-quoted), capturing stdout and stderr separately.
+auto kvsize(const std::string& args) -> run_result {
+  static int counter = 0;
+  const auto err_path = std::filesystem::temp_directory_path() /
+                        ("kvsize-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".err");
+  const std::string command = std::string{"'"} + KVSIZE_CLI_PATH + "' " + args + " 2>'" + err_path.string() + "'";
+  run_result r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
+    r.out.append(buffer, n);
+  }
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+auto json_of(const std::string& args) -> nlohmann::json {
+  const auto r = kvsize(args + " --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("kvsize: Qwen2.5-1.5B --json reports the lesson's figures", "[cli]") {
+  const auto j = json_of("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'");
+  // Lesson 000 §3: 2 × 28 × 2 × 128 × 2 = 28,672 B/token; §2: GQA 12/2 = 6.
+  CHECK(j.at("kv_bytes_per_token").get<std::uint64_t>() == 28'672);
+  CHECK(j.at("kv_bytes_per_token_mha").get<std::uint64_t>() == 172'032);  // 168 KiB, lesson §2
+  CHECK(j.at("gqa_ratio").get<double>() == 6.0);
+  // Published parameter count (lesson 000 §6: 3.087 GB of bf16 weights) = 1,543,714,304 × 2 B.
+  CHECK(j.at("parameters").get<std::uint64_t>() == 1'543'714'304);
+  CHECK(j.at("weights_bytes").get<std::uint64_t>() == 3'087'428'608);
+  // Default context 4,096 (below the model's 131,072): 4,096 × 28,672 = 117,440,512 B (lesson §1).
+  CHECK(j.at("context").get<std::uint64_t>() == 4'096);
+  CHECK(j.at("kv_bytes_per_sequence").get<std::uint64_t>() == 117'440'512);
+  CHECK(j.at("kv_bytes").get<std::uint64_t>() == 117'440'512);
+  CHECK(j.at("state_bytes_per_sequence").get<std::uint64_t>() == 0);
+  // 151,936 × 2 B = 303,872 B per position (lesson §4); × 4,096 positions.
+  CHECK(j.at("logits_bytes_per_token").get<std::uint64_t>() == 303'872);
+  CHECK(j.at("logits_bytes_prefill").get<std::uint64_t>() == 303'872ULL * 4'096);
+  const auto& model = j.at("model");
+  CHECK(model.at("layers") == 28);
+  CHECK(model.at("kv_layers") == 28);
+  CHECK(model.at("attention_heads") == 12);
+  CHECK(model.at("kv_heads") == 2);
+  CHECK(model.at("head_dim") == 128);
+  CHECK(model.at("vocab_size") == 151'936);
+  CHECK(model.at("dtype") == "bf16");
+  CHECK(model.at("architecture") == "Qwen2ForCausalLM");
+  CHECK_FALSE(j.contains("capacity"));  // no memory given
+}
+
+TEST_CASE("kvsize: capacity on the lesson's 12.49 GB RTX 3060", "[cli]") {
+  const auto j =
+      json_of("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu-memory 12.49GB --context 2048 --batch 160");
+  const auto& c = j.at("capacity");
+  // Lesson 000 §6: 12,490,000,000 − 3,087,428,608 = 9,402,571,392 B; / 28,672 = 327,935 tokens (≈ 328,000);
+  // / (2,048 × 28,672) = 160 users.
+  CHECK(c.at("kv_budget_bytes").get<std::uint64_t>() == 9'402'571'392);
+  CHECK(c.at("max_tokens").get<std::uint64_t>() == 327'935);
+  CHECK(c.at("max_sequences").get<std::uint64_t>() == 160);
+  CHECK(c.at("max_concurrency").get<double>() > 160.0);
+  CHECK(c.at("max_concurrency").get<double>() < 161.0);
+  CHECK(c.at("max_context").get<std::uint64_t>() == 2'049);  // 160 × 2,049 × 28,672 ≤ budget < 160 × 2,050 × …
+  CHECK(j.at("kv_bytes").get<std::uint64_t>() == 160ULL * 58'720'256);
+}
+
+TEST_CASE("kvsize: --kv-memory skips weights; --kv-dtype and --k-dtype/--v-dtype change the bytes", "[cli]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  const auto j = json_of(qwen + " --kv-memory 1GiB --kv-dtype fp8");
+  // fp8: 1 B per element → 14,336 B/token; 2^30 / 14,336 = 74,898 tokens.
+  CHECK(j.at("kv_bytes_per_token").get<std::uint64_t>() == 14'336);
+  CHECK(j.at("capacity").at("kv_budget_bytes").get<std::uint64_t>() == 1'073'741'824);
+  CHECK(j.at("capacity").at("max_tokens").get<std::uint64_t>() == 74'898);
+  // K in q8_0 (34 B per 32), V in f16: 28 × 256 × 34/32 + 28 × 256 × 2 = 7,616 + 14,336 = 21,952 B.
+  const auto mixed = json_of(qwen + " --k-dtype q8_0 --v-dtype f16");
+  CHECK(mixed.at("kv_bytes_per_token").get<std::uint64_t>() == 21'952);
+  CHECK(mixed.at("k_dtype") == "q8_0");
+  CHECK(mixed.at("v_dtype") == "f16");
+}
+
+TEST_CASE("kvsize: a context above the model's maximum is honoured with a warning", "[cli]") {
+  const auto r = kvsize("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --context 200000 --json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, ContainsSubstring("exceeds the model's maximum"));
+  CHECK(nlohmann::json::parse(r.out).at("kv_bytes_per_sequence").get<std::uint64_t>() == 200'000ULL * 28'672);
+}
+
+TEST_CASE("kvsize: the human report names its units", "[cli]") {
+  const auto r = kvsize("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("28 KiB (28,672 B)"));
+  CHECK_THAT(r.out, ContainsSubstring("1,543,714,304"));
+  CHECK_THAT(r.out, ContainsSubstring("powers of 1024"));
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("kvsize: --list-gpus prints the catalog", "[cli]") {
+  const auto r = kvsize("--list-gpus");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("h100-80gb"));
+  CHECK_THAT(r.out, ContainsSubstring("rtx-3060"));
+}
+
+TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and prints nothing on stdout", "[cli]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  struct bad_case {
+    std::string args;
+    std::string message_part;
+  };
+  const bad_case cases[] = {
+      {"/nonexistent/config.json", "/nonexistent/config.json"},
+      {qwen + " --kv-dtype fp9", "--kv-dtype: unknown element type 'fp9'"},
+      {qwen + " --gpu rtx-9999", "--gpu: unknown GPU 'rtx-9999'"},
+      {qwen + " --gpu-memory 12gigs", "--gpu-memory: '12gigs' is not a size"},
+      {qwen + " --batch 0", "--batch"},
+      {qwen + " --context 0", "--context"},
+      {qwen + " --batch -3", "--batch"},
+      {qwen + " --engine warp", "unknown engine 'warp'"},
+      {qwen + " --no-such-flag", "no-such-flag"},
+      {"", "no config.json given"},
+      {qwen + " --gpu rtx-3060 --gpu-memory 24GiB", "pass one of them"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto r = kvsize(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, StartsWith("kvsize: "));
+    CHECK_THAT(r.err, ContainsSubstring(c.message_part));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one message, one line
+  }
+}
+
+TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-cli-bad-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "config.json";
+  {
+    std::ofstream out(path);
+    out << R"({"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": -1, "hidden_size": 4096, "vocab_size": 32000})";
+  }
+  const auto r = kvsize("'" + path.string() + "' --json");
+  std::filesystem::remove_all(dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, ContainsSubstring(path.string() + ":/num_key_value_heads:"));
+  CHECK_THAT(r.err, ContainsSubstring("-1"));
+}
