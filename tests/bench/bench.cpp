@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+// kvsize's benchmark (issue 7): the hot path against a hand-written formula, a planner sweep, and
+// parsing + sizing every config in configs/. Run on demand, never as a test:
+//   tests/bench/run-benchmarks.sh          (builds in Release, runs this, then the process and compile figures)
+//   build/bench/tests/bench/kvsize_bench [--quick] [CONFIG_DIR]
+// Prints Markdown tables. Every figure is the median of several timed batches; allocations are counted
+// by replacing the global operator new in this translation unit.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
+#include <nlohmann/json.hpp>
+
+
+// ---------------------------------------------------------------------------------------------
+// Allocation counting: every operator new of the program goes through here. GCC 12 sees the
+// malloc/free inside these once inlined into std::allocator and calls the pair "mismatched".
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+namespace {
+std::size_t g_allocations = 0;
+}  // namespace
+
+auto operator new(std::size_t size) -> void* {
+  ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) {
+    return p;
+  }
+  throw std::bad_alloc{};
+}
+auto operator new[](std::size_t size) -> void* { return operator new(size); }
+auto operator new(std::size_t size, const std::nothrow_t&) noexcept -> void* {
+  ++g_allocations;
+  return std::malloc(size == 0 ? 1 : size);
+}
+auto operator new[](std::size_t size, const std::nothrow_t& t) noexcept -> void* { return operator new(size, t); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Optimizer barriers (GCC and Clang).
+template <class T>
+inline void keep(const T& value) {
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+/// `p`, as a pointer the optimizer cannot see through: every field is loaded again after this.
+template <class T>
+[[nodiscard]] inline auto opaque(const T* p) -> const T* {
+  asm volatile("" : "+r"(p) : : "memory");
+  return p;
+}
+template <class T>
+[[nodiscard]] inline auto opaque_value(T v) -> T {
+  asm volatile("" : "+r"(v));
+  return v;
+}
+
+using clock_type = std::chrono::steady_clock;
+
+struct timing {
+  double ns_per_call;       ///< median over the batches
+  double allocs_per_call;   ///< allocations in one batch / calls
+  std::uint64_t calls;      ///< calls per batch
+};
+
+bool g_quick = false;
+
+/// Times `f(i)` for i = 0, 1, ...: finds a batch size that takes ~`target_ms`, then takes the median
+/// of `batches` batches.
+template <class F>
+auto measure(F&& f, double target_ms = 20.0, int batches = 15) -> timing {
+  if (g_quick) {
+    target_ms /= 5;
+    batches = 5;
+  }
+  std::uint64_t n = 1;
+  for (;;) {  // calibrate
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      f(i);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+    if (ms >= target_ms / 4 || n >= (std::uint64_t{1} << 40U)) {
+      n = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(n) * target_ms / std::max(ms, 1e-3)));
+      break;
+    }
+    n *= 4;
+  }
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(batches));
+  std::size_t allocs = 0;
+  for (int b = 0; b < batches; ++b) {
+    const std::size_t a0 = g_allocations;
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      f(i);
+    }
+    const auto t1 = clock_type::now();
+    allocs = g_allocations - a0;
+    samples.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n));
+  }
+  std::sort(samples.begin(), samples.end());
+  return {samples[samples.size() / 2], static_cast<double>(allocs) / static_cast<double>(n), n};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs.
+
+/// Gemma-2-9B-style: 42 layers, every other one sliding (window 4,096), 8 KV heads × 256, bf16.
+constexpr auto make_gemma() -> kvsize::model_spec {
+  kvsize::model_spec m{.layers = 42, .attention_heads = 16, .kv_heads = 8, .head_dim = 256, .hidden_size = 3'584,
+                       .vocab_size = 256'000, .max_context = 8'192, .sliding_window = 4'096};
+  for (std::uint32_t il = 0; il < m.layers; il += 2) {
+    m.layer[il].kind = kvsize::layer_kind::sliding;
+  }
+  return m;
+}
+
+const kvsize::model_spec g_qwen = kvsize::presets::qwen2_5_7b;
+const kvsize::model_spec g_gemma = make_gemma();
+
+/// Contexts and budgets the calls cycle through (a power of two long, so the index is a mask).
+constexpr std::size_t n_inputs = 1024;
+std::array<std::uint64_t, n_inputs> g_context{};
+std::array<std::uint64_t, n_inputs> g_budget{};
+
+void make_inputs() {
+  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+  for (std::size_t i = 0; i < n_inputs; ++i) {
+    x ^= x << 13U;
+    x ^= x >> 7U;
+    x ^= x << 17U;
+    g_context[i] = 1 + x % 32'768;                         // 1 .. 32k tokens
+    g_budget[i] = (8ULL << 30U) + (x >> 20U) % (64ULL << 30U);  // 8 .. 72 GiB
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written formulas: what a caller would write inline for one known model, reading the same
+// fields of the same spec.
+
+/// Uniform model (Qwen2.5-7B): 2 × layers × kv_heads × head_dim × 2 B × context.
+inline auto raw_uniform_kv(const kvsize::model_spec& m, std::uint64_t context) -> std::uint64_t {
+  return std::uint64_t{2} * m.layers * m.kv_heads * m.head_dim * 2 * context;
+}
+/// Gemma-2 style: half the layers sliding, the other half full.
+inline auto raw_gemma_kv(const kvsize::model_spec& m, std::uint64_t context) -> std::uint64_t {
+  const std::uint64_t per_layer_token = std::uint64_t{2} * m.kv_heads * m.head_dim * 2;
+  const std::uint64_t sliding = m.layers / 2;
+  const std::uint64_t full = m.layers - sliding;
+  return per_layer_token * (full * context + sliding * std::min<std::uint64_t>(context, m.sliding_window));
+}
+
+struct row {
+  std::string what;
+  timing lib;
+  timing raw;
+};
+
+void print_hot_path() {
+  std::vector<row> rows;
+  const auto lib_kv = [](const kvsize::model_spec& spec) {
+    return [&spec](std::uint64_t i) {
+      const auto* m = opaque(&spec);
+      keep(kvsize::kv_bytes_per_sequence(*m, g_context[i & (n_inputs - 1)]));
+    };
+  };
+  const auto lib_cap = [](const kvsize::model_spec& spec) {
+    return [&spec](std::uint64_t i) {
+      const auto* m = opaque(&spec);
+      const std::size_t k = i & (n_inputs - 1);
+      keep(kvsize::max_sequences(*m, kvsize::bytes{g_budget[k]}, g_context[k], kvsize::cache_format::of(*m)));
+    };
+  };
+  const auto raw_kv = [](const kvsize::model_spec& spec, auto formula) {
+    return [&spec, formula](std::uint64_t i) {
+      const auto* m = opaque(&spec);
+      keep(formula(*m, g_context[i & (n_inputs - 1)]));
+    };
+  };
+  const auto raw_cap = [](const kvsize::model_spec& spec, auto formula) {
+    return [&spec, formula](std::uint64_t i) {
+      const auto* m = opaque(&spec);
+      const std::size_t k = i & (n_inputs - 1);
+      const std::uint64_t per_sequence = formula(*m, g_context[k]);
+      keep(g_budget[k] / per_sequence);
+    };
+  };
+  const auto uniform = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_uniform_kv(m, c); };
+  const auto gemma = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_gemma_kv(m, c); };
+
+  // Check that the hand-written formulas are the library's figures before timing them.
+  for (std::size_t k = 0; k < n_inputs; ++k) {
+    if (kvsize::kv_bytes_per_sequence(g_qwen, g_context[k]).count() != raw_uniform_kv(g_qwen, g_context[k]) ||
+        kvsize::kv_bytes_per_sequence(g_gemma, g_context[k]).count() != raw_gemma_kv(g_gemma, g_context[k])) {
+      std::fprintf(stderr, "kvsize_bench: a hand-written formula disagrees with the library\n");
+      std::exit(1);
+    }
+  }
+
+  rows.push_back({"kv_bytes_per_sequence, Qwen2.5-7B (28 uniform layers)", measure(lib_kv(g_qwen)),
+                  measure(raw_kv(g_qwen, uniform))});
+  rows.push_back({"max_sequences, Qwen2.5-7B", measure(lib_cap(g_qwen)), measure(raw_cap(g_qwen, uniform))});
+  rows.push_back({"kv_bytes_per_sequence, Gemma-2-9B-style (42 layers, 21 sliding)", measure(lib_kv(g_gemma)),
+                  measure(raw_kv(g_gemma, gemma))});
+  rows.push_back({"max_sequences, Gemma-2-9B-style", measure(lib_cap(g_gemma)), measure(raw_cap(g_gemma, gemma))});
+
+  std::printf("### Hot path: one query, against the hand-written formula\n\n");
+  std::printf("| query | kvsize ns/call | hand-written ns/call | ratio | kvsize allocations/call |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %.2f | %.2f | %.2f× | %.0f |\n", r.what.c_str(), r.lib.ns_per_call, r.raw.ns_per_call,
+                r.lib.ns_per_call / r.raw.ns_per_call, r.lib.allocs_per_call);
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A sweep of 1,000,000 (context, batch) points through the planner: does it fit, and if not, the
+// longest context that does and the most sequences at this context.
+void print_sweep() {
+  struct sweep_result {
+    const char* what;
+    double ms;
+    double allocs;
+  };
+  std::vector<sweep_result> results;
+  const auto sweep = [](const kvsize::model_spec& spec, const char* what, std::vector<sweep_result>& out) {
+    constexpr std::uint64_t contexts = 1'000;
+    constexpr std::uint64_t batches = 1'000;
+    const kvsize::bytes memory = kvsize::gpu("h100-80gb").memory;
+    const kvsize::bytes weights{15'231'233'024};
+    std::vector<double> samples;
+    std::size_t allocs = 0;
+    for (int rep = 0; rep < (g_quick ? 1 : 5); ++rep) {
+      std::uint64_t checksum = 0;
+      const std::size_t a0 = g_allocations;
+      const auto t0 = clock_type::now();
+      const auto* m = opaque(&spec);
+      const auto f = kvsize::cache_format::of(*m);
+      for (std::uint64_t c = 0; c < contexts; ++c) {
+        const std::uint64_t context = 128 * (c + 1);  // 128 .. 128,000 tokens
+        for (std::uint64_t b = 1; b <= batches; ++b) {
+          const auto fit = kvsize::check_fit(*m, memory, context, b, weights, f);
+          if (fit.fits()) {
+            ++checksum;
+          } else {
+            const kvsize::bytes budget = kvsize::kv_budget(memory, weights);
+            checksum += kvsize::max_sequences(*m, budget, context, f);
+            checksum += kvsize::max_context(*m, budget, b, f, context);
+          }
+        }
+      }
+      const auto t1 = clock_type::now();
+      allocs = g_allocations - a0;
+      keep(checksum);
+      samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(samples.begin(), samples.end());
+    out.push_back({what, samples[samples.size() / 2], static_cast<double>(allocs)});
+  };
+  sweep(g_qwen, "Qwen2.5-7B", results);
+  sweep(g_gemma, "Gemma-2-9B-style", results);
+  std::printf("### Planner sweep: 1,000,000 (context, batch) points on an H100 80 GB (81,559 MiB)\n\n");
+  std::printf("Each point: check_fit; where it does not fit, max_sequences at that context and max_context at that batch.\n\n");
+  std::printf("| model | ms per sweep | ns per point | allocations |\n|---|---:|---:|---:|\n");
+  for (const auto& r : results) {
+    std::printf("| %s | %.1f | %.1f | %.0f |\n", r.what, r.ms, r.ms * 1e6 / 1e6, r.allocs);
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing + sizing every config in configs/.
+void print_configs(const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::string>> files;  // name, text
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      std::ifstream in(entry.path(), std::ios::binary);
+      files.emplace_back(entry.path().filename().string(),
+                         std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::size_t total_bytes = 0;
+  for (const auto& [name, text] : files) {
+    total_bytes += text.size();
+  }
+  const double mb = static_cast<double>(total_bytes) / 1e6;
+  const auto n = static_cast<double>(files.size());
+
+  // The floor: nlohmann::json::parse alone on the same bytes (after the pre-scan's replacement of
+  // bare Infinity/NaN, which nlohmann refuses; the same length).
+  std::vector<std::string> plain;
+  for (const auto& f : files) {
+    plain.push_back(kvsize::hf::detail::prepare(f.second, kvsize::hf::parse_limits{}).text);
+  }
+  const timing floor = measure([&](std::uint64_t) {
+    for (const auto& text : plain) {
+      keep(nlohmann::json::parse(text));
+    }
+  }, 50.0, 9);
+  // kvsize: parse_config (pre-scan, parse, read) and size (per token, per sequence, capacity).
+  const timing full = measure([&](std::uint64_t) {
+    for (const auto& f : files) {
+      const auto c = kvsize::hf::parse_config(f.second, f.first);
+      keep(kvsize::kv_bytes_per_token(c.spec));
+      keep(kvsize::kv_bytes_per_sequence(c.spec, 4'096));
+      keep(kvsize::max_sequences(c.spec, kvsize::bytes{80ULL << 30U}, 4'096, kvsize::cache_format::of(c.spec)));
+    }
+  }, 50.0, 9);
+  // The stages of parse_config, to see where the time goes.
+  const timing pre = measure([&](std::uint64_t) {
+    for (const auto& f : files) {
+      keep(kvsize::hf::detail::prepare(f.second, kvsize::hf::parse_limits{}));
+    }
+  }, 50.0, 9);
+  std::vector<nlohmann::json> docs;
+  for (const auto& text : plain) {
+    docs.push_back(nlohmann::json::parse(text));
+  }
+  const timing read = measure([&](std::uint64_t) {
+    for (const auto& d : docs) {
+      keep(kvsize::hf::detail::read_document(d, {}));
+    }
+  }, 50.0, 9);
+
+  std::printf("### Parsing + sizing every config in configs/ (%zu files, %.1f kB of JSON)\n\n", files.size(),
+              static_cast<double>(total_bytes) / 1e3);
+  std::printf("| stage | µs per config | MB/s of JSON | allocations per config |\n|---|---:|---:|---:|\n");
+  const auto line = [&](const char* what, const timing& t) {
+    const double us = t.ns_per_call / 1e3 / n;
+    std::printf("| %s | %.1f | %.1f | %.0f |\n", what, us, mb / (t.ns_per_call / 1e9), t.allocs_per_call / n);
+  };
+  line("**kvsize: parse_config + sizing**", full);
+  line("floor: nlohmann::json::parse alone", floor);
+  line("of which: pre-scan (`prepare`)", pre);
+  line("of which: reading the document (`read_document`)", read);
+  std::printf("\nRatio parse_config + sizing / nlohmann::json::parse: %.2f×\n\n", full.ns_per_call / floor.ns_per_call);
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  std::filesystem::path configs = KVSIZE_BENCH_CONFIG_DIR;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--quick") {
+      g_quick = true;
+    } else {
+      configs = a;
+    }
+  }
+  make_inputs();
+  const auto stage = [](const char* what, auto f) {
+    const auto t0 = clock_type::now();
+    f();
+    std::fprintf(stderr, "kvsize_bench: %s took %.1f s\n", what,
+                 std::chrono::duration<double>(clock_type::now() - t0).count());
+  };
+  stage("hot path", print_hot_path);
+  stage("sweep", print_sweep);
+  stage("configs", [&] { print_configs(configs); });
+  return 0;
+}
