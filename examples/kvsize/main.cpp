@@ -72,6 +72,8 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
       ->check(positive_integer);
   app.add_option("--ubatch", o.ubatch, "llama.cpp physical batch (-ub, default 512)")
       ->check(positive_integer);
+  app.add_option("--shared-prefix", o.shared_prefix, "tokens of a prompt prefix shared by all --batch sequences")
+      ->check(positive_integer);
   app.add_flag("--kv-unified", o.kv_unified, "llama.cpp: one KV buffer shared by all slots");
   app.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size sliding-window cache");
   app.add_flag("--list-gpus", o.list_gpus, "print the GPU catalog and exit");

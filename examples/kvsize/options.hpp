@@ -33,6 +33,7 @@ struct options {
   std::optional<double> mem_fraction_static;
   std::optional<std::uint32_t> parallel;
   std::optional<std::uint32_t> ubatch;
+  std::optional<std::uint64_t> shared_prefix;
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

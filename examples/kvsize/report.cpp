@@ -9,6 +9,7 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 
+#include <kvsize/engines_fmt.hpp>
 #include <kvsize/fmt.hpp>
 
 namespace kvsize::cli {
@@ -120,14 +121,30 @@ auto human_report(const sizing& s, bool explain) -> std::string {
   if (!s.config.text_config_pointer.empty()) {
     line("  language model read from {}\n", s.config.text_config_pointer);
   }
-  line("\nKV cache (engine {}, K {}, V {})\n", s.engine, name(s.kv.k), name(s.kv.v));
-  row(out, "per token", exact(s.kv_per_token));
-  row(out, "per token without sharing", fmt::format("{}: query heads per KV head {:g}", exact(s.kv_per_token_mha),
-                                                    s.gqa_ratio));
-  row(out, fmt::format("per sequence of {} tokens", grouped(s.context)), exact(s.kv_per_sequence));
-  row(out, fmt::format("{} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"), exact(s.kv_total));
-  if (s.state_per_sequence.count() != 0) {
-    row(out, fmt::format("recurrent state per sequence ({})", name(s.state_dtype)), exact(s.state_per_sequence));
+  const engine_sizing& cache = s.cache;
+  const bool split = s.engine_opts.tp > 1 || s.engine_opts.pp > 1;
+  line("\nKV cache (engine {}, K {}, V {}{})\n", name(s.engine), name(s.kv.k), name(s.kv.v),
+       split ? fmt::format("; per device: tp {}, pp {}, layers {}-{}", s.engine_opts.tp, s.engine_opts.pp,
+                           cache.first_layer, cache.first_layer + cache.stage_layers - 1)
+             : std::string{});
+  row(out, "per token", exact(cache.kv_bytes_per_token));
+  row(out, "per token without sharing",
+      fmt::format("{}: query heads per KV head {:g}", exact(s.kv_per_token_mha), s.gqa_ratio));
+  row(out, fmt::format("per sequence of {} tokens", grouped(s.context)), exact(cache.kv_bytes_per_sequence));
+  if (s.engine == engine_kind::llama_cpp) {
+    row(out, fmt::format("whole cache ({} slot{})", cache.n_seq, cache.n_seq == 1 ? "" : "s"), exact(cache.kv_bytes));
+  } else {
+    row(out, fmt::format("{} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"), exact(cache.kv_bytes));
+  }
+  if (cache.block_size > 1) {
+    row(out, "allocation unit", fmt::format("blocks of {} tokens", cache.block_size));
+  }
+  if (cache.state_bytes_per_sequence.count() != 0) {
+    row(out, "recurrent state per sequence", exact(cache.state_bytes_per_sequence));
+  }
+  if (cache.prefix_bytes_saved.count() != 0) {
+    row(out, fmt::format("saved by a shared {}-token prefix", grouped(s.engine_opts.shared_prefix)),
+        exact(cache.prefix_bytes_saved));
   }
   line("\nLogits ({})\n", name(m.compute_dtype));
   row(out, "per position", exact(s.logits_per_token));
@@ -140,22 +157,38 @@ auto human_report(const sizing& s, bool explain) -> std::string {
         fmt::format("{} = {}", exact(*s.weights), fmt::format("{}", as_si(*s.weights))));
   }
 
+  std::optional<engine_capacity> capacity_for_log;
   if (s.capacity) {
     const auto& c = *s.capacity;
+    const auto& f = c.figures;
+    capacity_for_log = f;
     line("\nCapacity on {}\n", c.source);
     if (c.device_memory) {
       row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
+    }
+    if (c.weights_per_device) {
+      row(out, "weights per device", exact(*c.weights_per_device));
       if (!c.weights_fit) {
-        row(out, "weights", "DO NOT FIT: nothing is left for the KV cache");
+        row(out, "", "the weights DO NOT FIT: nothing is left for the KV cache");
       }
     }
     row(out, "memory for the KV cache", exact(c.kv_budget));
-    row(out, "max tokens", c.max_tokens == unbounded ? std::string{"unbounded"} : grouped(c.max_tokens));
+    row(out, "max tokens", f.max_tokens == unbounded ? std::string{"unbounded"} : grouped(f.max_tokens));
     row(out, fmt::format("max sequences of {} tokens", grouped(s.context)),
-        c.max_sequences == unbounded ? std::string{"unbounded"} : grouped(c.max_sequences));
+        f.max_sequences == unbounded ? std::string{"unbounded"} : grouped(f.max_sequences));
+    if (f.max_sequences_shared != f.max_sequences && f.max_sequences_shared != 0) {
+      row(out, "  … with the prefix held once", grouped(f.max_sequences_shared));
+    }
     const bool at_limit = s.config.spec.max_context != 0 && c.max_context == s.config.spec.max_context;
     row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
         fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
+  }
+  const auto log = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
+  if (!log.empty()) {
+    line("\nWhat {} logs for this configuration\n", name(s.engine));
+    for (const auto& l : log) {
+      line("  {}\n", l);
+    }
   }
 
   if (explain) {
@@ -195,17 +228,23 @@ auto json_report(const sizing& s) -> std::string {
       {"dtype", std::string{name(m.compute_dtype)}},
       {"max_context", m.max_context},
   };
-  j["engine"] = s.engine;
+  j["engine"] = std::string{name(s.engine)};
+  j["tp"] = s.engine_opts.tp;
+  j["pp"] = s.engine_opts.pp;
   j["context"] = s.context;
   j["batch"] = s.batch;
   j["k_dtype"] = std::string{name(s.kv.k)};
   j["v_dtype"] = std::string{name(s.kv.v)};
-  j["kv_bytes_per_token"] = s.kv_per_token.count();
+  j["kv_bytes_per_token"] = s.cache.kv_bytes_per_token.count();
   j["kv_bytes_per_token_mha"] = s.kv_per_token_mha.count();
   j["gqa_ratio"] = s.gqa_ratio;
-  j["kv_bytes_per_sequence"] = s.kv_per_sequence.count();
-  j["kv_bytes"] = s.kv_total.count();
-  j["state_bytes_per_sequence"] = s.state_per_sequence.count();
+  j["kv_bytes_per_sequence"] = s.cache.kv_bytes_per_sequence.count();
+  j["kv_bytes"] = s.cache.kv_bytes.count();
+  j["state_bytes_per_sequence"] = s.cache.state_bytes_per_sequence.count();
+  j["block_size"] = s.cache.block_size;
+  j["kv_heads_per_rank"] = s.cache.kv_heads_per_rank;
+  j["shared_prefix"] = s.engine_opts.shared_prefix;
+  j["prefix_bytes_saved"] = s.cache.prefix_bytes_saved.count();
   j["logits_bytes_per_token"] = s.logits_per_token.count();
   j["logits_bytes_prefill"] = s.logits_prefill.count();
   j["parameters"] = s.parameters ? nlohmann::ordered_json(*s.parameters) : nlohmann::ordered_json(nullptr);
@@ -218,11 +257,16 @@ auto json_report(const sizing& s) -> std::string {
     cap["source"] = c.source;
     cap["device_memory_bytes"] =
         c.device_memory ? nlohmann::ordered_json(c.device_memory->count()) : nlohmann::ordered_json(nullptr);
+    cap["weights_per_device_bytes"] =
+        c.weights_per_device ? nlohmann::ordered_json(c.weights_per_device->count()) : nlohmann::ordered_json(nullptr);
     cap["weights_fit"] = c.weights_fit;
     cap["kv_budget_bytes"] = c.kv_budget.count();
-    cap["max_tokens"] = c.max_tokens;
-    cap["max_sequences"] = c.max_sequences;
-    cap["max_concurrency"] = c.max_concurrency;
+    cap["max_tokens"] = c.figures.max_tokens;
+    cap["max_sequences"] = c.figures.max_sequences;
+    cap["max_concurrency"] = c.figures.max_concurrency;
+    cap["max_sequences_shared_prefix"] = c.figures.max_sequences_shared;
+    cap["num_blocks"] = c.figures.num_blocks;
+    cap["allocated_bytes"] = c.figures.allocated.count();
     cap["max_context"] = c.max_context;
     j["capacity"] = cap;
   }
@@ -235,6 +279,11 @@ auto json_report(const sizing& s) -> std::string {
                       {"reason", g.reason}});
   }
   j["layers"] = layers;
+  std::optional<engine_capacity> capacity_for_log;
+  if (s.capacity) {
+    capacity_for_log = s.capacity->figures;
+  }
+  j["log_lines"] = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const auto& w : s.config.warnings) {
     warnings.push_back(w);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <string_view>
 
 #include <kvsize/fmt.hpp>
@@ -47,34 +48,102 @@ constexpr std::array<std::string_view, 3> dense_families{"llama", "mistral", "qw
 
 }  // namespace
 
-auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
-  if (opts.engine != "exact") {
-    const std::array<std::string_view, 5> later{"vllm", "sglang", "llama.cpp", "trtllm", "transformers"};
-    if (std::find(later.begin(), later.end(), opts.engine) != later.end()) {
-      throw usage_error{fmt::format("--engine {}: this engine profile is not implemented yet; use --engine exact",
-                                    opts.engine)};
+namespace {
+
+/// The engine knobs of the command line, on top of the engine's own defaults.
+auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
+  engine_options o;
+  o.context = s.context;
+  o.batch = s.batch;
+  o.kv = s.kv;
+  o.tp = opts.tp;
+  o.pp = opts.pp;
+  o.block_size = opts.block_size.value_or(0);
+  o.shared_prefix = opts.shared_prefix.value_or(0);
+  o.max_num_batched_tokens = opts.max_num_batched_tokens.value_or(0);
+  o.gpu_memory_utilization = opts.gpu_memory_utilization.value_or(0.9);
+  o.mem_fraction_static = opts.mem_fraction_static.value_or(0.0);
+  o.parallel = opts.parallel.value_or(1);
+  o.ubatch = opts.ubatch.value_or(512);
+  o.kv_unified = opts.kv_unified;
+  o.swa_full = opts.swa_full;
+  return o;
+}
+
+/// Knobs that only mean something to one engine: warn when they are given to another.
+void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::string>& warnings) {
+  struct knob {
+    bool given;
+    std::string_view flag;
+    bool used;
+  };
+  const bool vllm = e == engine_kind::vllm;
+  const bool sglang = e == engine_kind::sglang;
+  const bool llama = e == engine_kind::llama_cpp;
+  const bool paged = vllm || sglang || e == engine_kind::trtllm;
+  const knob knobs[] = {
+      {opts.block_size.has_value(), "--block-size", paged},
+      {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", vllm},
+      {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", vllm},
+      {opts.mem_fraction_static.has_value(), "--mem-fraction-static", sglang},
+      {opts.parallel.has_value(), "--parallel", llama},
+      {opts.ubatch.has_value(), "--ubatch", llama},
+      {opts.kv_unified, "--kv-unified", llama},
+      {opts.swa_full, "--swa-full", llama},
+  };
+  for (const auto& k : knobs) {
+    if (k.given && !k.used) {
+      warnings.push_back(fmt::format("{} has no effect with --engine {}", k.flag, name(e)));
     }
+  }
+}
+
+/// The longest context (≤ limit) at which `batch` sequences fit in the budget, as the engine counts.
+/// Capacity falls as context grows, so a binary search finds it.
+auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, bytes budget, std::uint64_t batch,
+                        std::uint64_t limit) -> std::uint64_t {
+  const auto fits = [&](std::uint64_t context) {
+    o.context = context;
+    try {
+      return engine_capacity_for(m, e, o, budget).max_sequences >= batch;
+    } catch (const std::overflow_error&) {
+      return false;
+    }
+  };
+  if (!fits(1)) {
+    return 0;
+  }
+  std::uint64_t lo = 1;
+  std::uint64_t hi = limit;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace
+
+auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
+  const auto engine = parse_engine(opts.engine);
+  if (!engine) {
     throw usage_error{fmt::format(
         "--engine: unknown engine '{}' (expected exact, vllm, sglang, llama.cpp, trtllm or transformers)",
         opts.engine)};
   }
-  if (opts.tp != 1 || opts.pp != 1) {
-    throw usage_error{"--tp/--pp: tensor and pipeline parallelism are not implemented yet; use 1"};
-  }
-  if (opts.batch == 0) {
-    throw usage_error{"--batch: expected a positive number of sequences, got 0"};
-  }
-  if (opts.context && *opts.context == 0) {
-    throw usage_error{"--context: expected a positive number of tokens, got 0"};
-  }
   if (opts.gpu_memory && opts.gpu) {
     throw usage_error{"--gpu and --gpu-memory both give the device's memory; pass one of them"};
   }
+  warn_unused_knobs(opts, *engine, stderr_warnings);
 
   sizing s;
   s.config = hf::load_config(opts.config_path);
   s.config_path = opts.config_path;
-  s.engine = opts.engine;
+  s.engine = *engine;
   const model_spec& m = s.config.spec;
   const dtype model_dtype = m.compute_dtype;
 
@@ -108,16 +177,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   s.batch = opts.batch;
 
-  s.kv_per_token = kv_bytes_per_token(m, s.kv);
-  s.kv_per_token_mha = kv_bytes_per_token_mha(m, s.kv);
-  s.gqa_ratio = gqa_ratio(m);
-  s.kv_per_sequence = kv_bytes_per_sequence(m, s.context, s.kv);
-  s.kv_total = s.kv_per_sequence * s.batch;
-  s.state_per_sequence = state_bytes_per_sequence(m, s.state_dtype);
-  s.logits_per_token = logits_bytes_per_token(m);
-  s.logits_prefill = logits_bytes_prefill(m, s.context);
-
-  // Weights.
+  // Weights (needed for the engines' memory-dependent budget).
   const bool dense = std::find(dense_families.begin(), dense_families.end(), s.config.model_type) !=
                      dense_families.end();
   if (dense) {
@@ -138,45 +198,77 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.weights = weights_bytes(*s.parameters, *s.weights_dtype);
   }
 
+  // Device memory, when given: the engines' memory-dependent defaults read it.
+  std::optional<bytes> device_memory;
+  std::string device_source;
+  if (opts.gpu) {
+    const auto g = find_gpu(*opts.gpu);
+    if (!g) {
+      std::string ids;
+      for (const auto& entry : gpu_catalog) {
+        ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
+      }
+      throw usage_error{fmt::format("--gpu: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", *opts.gpu, ids)};
+    }
+    device_memory = g->memory;
+    device_source = fmt::format("{} (--gpu {})", g->name, g->id);
+  } else if (opts.gpu_memory) {
+    device_memory = size_option("--gpu-memory", *opts.gpu_memory);
+    device_source = fmt::format("--gpu-memory {}", *opts.gpu_memory);
+  }
+
+  s.engine_opts = engine_options_of(opts, s);
+  if (device_memory) {
+    s.engine_opts.device_memory = *device_memory;
+  }
+  try {
+    s.cache = size_cache(m, s.engine, s.engine_opts);
+  } catch (const std::invalid_argument& e) {
+    // The engine cannot hold this configuration (e.g. a GGML cache type in vLLM, --pp > layers).
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+  }
+
+  // Per device: the stage's layers, heads split over tensor-parallel ranks.
+  bytes mha{0};
+  for (std::uint32_t il = s.cache.first_layer; il < s.cache.first_layer + s.cache.stage_layers; ++il) {
+    mha += layer_kv_bytes_per_token_mha(m, il, s.kv);
+  }
+  s.kv_per_token_mha = mha / opts.tp;
+  s.gqa_ratio = gqa_ratio(m);
+  s.logits_per_token = logits_bytes_per_token(m);
+  s.logits_prefill = logits_bytes_prefill(m, s.context);
+
   // Capacity.
-  if (opts.gpu || opts.gpu_memory || opts.kv_memory) {
+  if (device_memory || opts.kv_memory) {
     capacity_figures c;
     if (opts.kv_memory) {
       c.kv_budget = size_option("--kv-memory", *opts.kv_memory);
       c.source = fmt::format("--kv-memory {}", *opts.kv_memory);
+      c.device_memory = device_memory;
     } else {
-      if (opts.gpu) {
-        const auto g = find_gpu(*opts.gpu);
-        if (!g) {
-          std::string ids;
-          for (const auto& entry : gpu_catalog) {
-            ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
-          }
-          throw usage_error{fmt::format("--gpu: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", *opts.gpu, ids)};
-        }
-        c.device_memory = g->memory;
-        c.source = fmt::format("{} (--gpu {})", g->name, g->id);
-      } else {
-        c.device_memory = size_option("--gpu-memory", *opts.gpu_memory);
-        c.source = fmt::format("--gpu-memory {}", *opts.gpu_memory);
-      }
+      c.device_memory = device_memory;
+      c.source = device_source;
       if (!s.weights) {
         throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet, so the memory left for "
                                       "the KV cache is unknown; give --kv-memory SIZE instead",
                                       opts.gpu ? "--gpu" : "--gpu-memory")};
       }
-      c.weights_fit = weights_fit(*c.device_memory, *s.weights);
-      c.kv_budget = kv_budget(*c.device_memory, *s.weights);
+      // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
+      // last stage a little heavier in reality).
+      c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
+      c.weights_fit = weights_fit(*device_memory, *c.weights_per_device);
+      c.kv_budget = engine_kv_budget(s.engine, *device_memory, *c.weights_per_device, s.engine_opts);
+      if (s.engine != engine_kind::exact) {
+        s.notes.push_back(fmt::format(
+            "the {} budget here is its rule applied to device memory minus weights; the engine also subtracts "
+            "what it measures at start-up (activation peak, CUDA graphs, non-torch memory), which a config "
+            "cannot tell. For an exact match with a log, pass the KV memory it reports as --kv-memory",
+            name(s.engine)));
+      }
     }
-    const cache_format format{s.kv, s.state_dtype};
-    c.max_tokens = max_tokens(m, c.kv_budget, s.kv);
-    c.max_sequences = max_sequences(m, c.kv_budget, s.context, format);
-    const bytes per_sequence = cache_bytes_per_sequence(m, s.context, format);
-    c.max_concurrency = per_sequence.count() == 0
-                            ? 0.0
-                            : static_cast<double>(c.kv_budget.count()) / static_cast<double>(per_sequence.count());
+    c.figures = engine_capacity_for(m, s.engine, s.engine_opts, c.kv_budget);
     const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
-    c.max_context = max_context(m, c.kv_budget, s.batch, format, limit);
+    c.max_context = engine_max_context(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
     s.capacity = c;
   }
   return s;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
 
@@ -18,29 +19,26 @@ namespace kvsize::cli {
 struct capacity_figures {
   std::string source;                 ///< "RTX 3060 (--gpu rtx-3060)", "--gpu-memory 24GiB", "--kv-memory 8GiB"
   std::optional<bytes> device_memory; ///< absent with --kv-memory
-  bytes kv_budget;                    ///< device memory − weights (exact engine), or --kv-memory
-  std::uint64_t max_tokens = 0;       ///< floor(budget / KV bytes per token)
-  std::uint64_t max_sequences = 0;    ///< floor(budget / (KV + state) of one sequence at --context)
-  double max_concurrency = 0;         ///< budget / (KV + state) of one sequence at --context, unrounded
-  std::uint64_t max_context = 0;      ///< longest context at which --batch sequences fit (≤ 2^24 searched)
+  std::optional<bytes> weights_per_device;  ///< weights / (tp × pp), rounded up
+  bytes kv_budget;                    ///< the engine's budget rule applied to device memory, or --kv-memory
+  engine_capacity figures;            ///< max tokens, sequences, concurrency, blocks, as the engine counts
+  std::uint64_t max_context = 0;      ///< longest context at which --batch sequences fit (≤ the model's maximum)
   bool weights_fit = true;
 };
 
 struct sizing {
   hf::parsed_config config;
   std::string config_path;
-  std::string engine;
+  engine_kind engine = engine_kind::exact;
+  engine_options engine_opts;
+  engine_sizing cache;                ///< what the engine allocates, per device
   kv_dtypes kv;
   dtype state_dtype;
   std::uint64_t context = 0;
   std::uint64_t batch = 1;
 
-  bytes kv_per_token;
-  bytes kv_per_token_mha;
+  bytes kv_per_token_mha;             ///< per device: the stage's layers, heads split over tp
   double gqa_ratio = 0;
-  bytes kv_per_sequence;
-  bytes kv_total;
-  bytes state_per_sequence;
   bytes logits_per_token;
   bytes logits_prefill;
 

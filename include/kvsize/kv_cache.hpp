@@ -68,19 +68,28 @@ namespace kvsize {
   return kv_bytes_per_token(m, m.compute_dtype);
 }
 
-/// The same if every query head kept its own K and V: no GQA, MQA or latent compression.
-/// Latent layers count the expanded per-head K (nope + rope) and V (v_head_dim).
+/// Bytes one token would add to layer `il` if every query head kept its own K and V: no GQA,
+/// MQA or latent compression. A latent layer counts its expanded per-head K (nope + rope) and
+/// V (v_head_dim); layers without KV of their own count 0.
+[[nodiscard]] constexpr auto layer_kv_bytes_per_token_mha(const model_spec& m, std::uint32_t il, kv_dtypes t)
+    -> bytes {
+  const std::uint64_t heads = m.attention_heads;
+  if (kind_of_layer(m, il) == layer_kind::latent) {
+    return row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)) +
+           row_bytes(t.v, heads * std::uint64_t{m.latent.v_head_dim});
+  }
+  if (!layer_keeps_kv(m, il)) {
+    return bytes{0};
+  }
+  return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+}
+
+/// The same as kv_bytes_per_token if every query head kept its own K and V:
+/// Σ over layers of layer_kv_bytes_per_token_mha.
 [[nodiscard]] constexpr auto kv_bytes_per_token_mha(const model_spec& m, kv_dtypes t) -> bytes {
   bytes total{0};
-  const std::uint64_t heads = m.attention_heads;
   for (std::uint32_t il = 0; il < m.layers; ++il) {
-    const layer_kind k = kind_of_layer(m, il);
-    if (k == layer_kind::latent) {
-      total += row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)) +
-               row_bytes(t.v, heads * std::uint64_t{m.latent.v_head_dim});
-    } else if (layer_keeps_kv(m, il)) {
-      total += row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
-    }
+    total += layer_kv_bytes_per_token_mha(m, il, t);
   }
   return total;
 }
