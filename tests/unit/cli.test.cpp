@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -198,4 +199,45 @@ TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
   CHECK(r.out.empty());
   CHECK_THAT(r.err, ContainsSubstring(path.string() + ":/num_key_value_heads:"));
   CHECK_THAT(r.err, ContainsSubstring("-1"));
+}
+
+TEST_CASE("kvsize: --engine llama.cpp prints the iSWA cache lines llama.cpp logs", "[cli][engines]") {
+  // Gemma-3-27B, -c 131072, one slot, -ub 512 (shared/reference/engines.md §3.3): the 10 global layers
+  // hold 131,072 cells × 16 KV heads × 128 × 2 (K,V) × 2 B = 10,240 MiB; the 52 sliding layers hold
+  // pad256(min(131072, 1024 + 512)) = 1,536 cells = 624 MiB.
+  const auto j = json_of("'" + config("google__gemma-3-27b-it.config.json") + "' --engine llama.cpp --context 131072");
+  const auto lines = j.at("log_lines").get<std::vector<std::string>>();
+  const auto has = [&](const std::string& text) { return std::find(lines.begin(), lines.end(), text) != lines.end(); };
+  CHECK(has("llama_kv_cache: size = 10240.00 MiB (131072 cells,  10 layers,  1/1 seqs), K (bf16): 5120.00 MiB, "
+            "V (bf16): 5120.00 MiB"));
+  CHECK(has("llama_kv_cache: size =  624.00 MiB (  1536 cells,  52 layers,  1/1 seqs), K (bf16):  312.00 MiB, "
+            "V (bf16):  312.00 MiB"));
+  CHECK(j.at("kv_bytes").get<std::uint64_t>() == 10'240ULL * 1'048'576 + 624ULL * 1'048'576);
+}
+
+TEST_CASE("kvsize: --engine vllm counts blocks of 16 tokens as vLLM does", "[cli][engines]") {
+  // Llama-3.1-8B, bf16: one block of 16 tokens over 32 layers is 16 × 32 × 8 × 128 × 2 × 2 B = 2 MiB.
+  // 40 GiB of KV memory → 20,480 blocks → "GPU KV cache size: 327,680 tokens"; a 32,768-token request
+  // takes 2,048 blocks → "Maximum concurrency for 32,768 tokens per request: 10.00x".
+  const auto j = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") +
+                         "' --engine vllm --kv-memory 40GiB --context 32768");
+  CHECK(j.at("block_size") == 16);
+  CHECK(j.at("capacity").at("num_blocks") == 20'480);
+  CHECK(j.at("capacity").at("max_tokens") == 327'680);
+  CHECK(j.at("capacity").at("max_concurrency").get<double>() == 10.0);
+  const auto lines = j.at("log_lines").get<std::vector<std::string>>();
+  CHECK(std::find(lines.begin(), lines.end(), "GPU KV cache size: 327,680 tokens") != lines.end());
+  CHECK(std::find(lines.begin(), lines.end(), "Maximum concurrency for 32,768 tokens per request: 10.00x") !=
+        lines.end());
+}
+
+TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {
+  // Llama-3.1-8B: 8 KV heads over tp 2 → 4 per rank: 131,072 / 2 = 65,536 B per token per device.
+  const auto j = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --engine vllm --tp 2");
+  CHECK(j.at("kv_heads_per_rank") == 4);
+  CHECK(j.at("kv_bytes_per_token").get<std::uint64_t>() == 65'536);
+  // tp 16 > 8 KV heads: vLLM replicates, max(1, 8 // 16) = 1 head per rank (16,384 B per token).
+  const auto r = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --engine vllm --tp 16");
+  CHECK(r.at("kv_heads_per_rank") == 1);
+  CHECK(r.at("kv_bytes_per_token").get<std::uint64_t>() == 16'384);
 }
