@@ -30,10 +30,24 @@ struct cache_format {
   }
 };
 
+/// What one sequence costs, for repeated queries on one model: the per-kind KV sums and the state,
+/// computed once (one pass over the layers); each query after that is O(1).
+struct sequence_cost {
+  kv_token_bytes kv;  ///< KV bytes per token by kind of layer
+  bytes state;        ///< recurrent state per sequence
+  [[nodiscard]] static constexpr auto of(const model_spec& m, cache_format f) -> sequence_cost {
+    return {kv_token_bytes_of(m, f.kv), state_bytes_per_sequence(m, f.state)};
+  }
+  /// KV plus state of one sequence of `tokens` tokens.
+  [[nodiscard]] constexpr auto per_sequence(std::uint64_t tokens) const -> bytes {
+    return kv.per_sequence(tokens) + state;
+  }
+};
+
 /// All one sequence of `tokens` tokens keeps: its KV plus its recurrent state.
 [[nodiscard]] constexpr auto cache_bytes_per_sequence(const model_spec& m, std::uint64_t tokens, cache_format f)
     -> bytes {
-  return kv_bytes_per_sequence(m, tokens, f.kv) + state_bytes_per_sequence(m, f.state);
+  return sequence_cost::of(m, f).per_sequence(tokens);
 }
 
 /// Memory left for the cache on one device: device_memory − weights − reserve, or 0 when the
@@ -57,44 +71,40 @@ struct cache_format {
 
 /// Sequences of `context` tokens that fit in `budget` at once:
 /// floor(budget / (kv_bytes_per_sequence(context) + state)).
+[[nodiscard]] constexpr auto max_sequences(const sequence_cost& c, bytes budget, std::uint64_t context)
+    -> std::uint64_t {
+  const bytes per_sequence = c.per_sequence(context);
+  return per_sequence.count() == 0 ? unbounded : budget / per_sequence;
+}
 [[nodiscard]] constexpr auto max_sequences(const model_spec& m, bytes budget, std::uint64_t context, cache_format f)
     -> std::uint64_t {
-  const bytes per_sequence = cache_bytes_per_sequence(m, context, f);
-  return per_sequence.count() == 0 ? unbounded : budget / per_sequence;
+  return max_sequences(sequence_cost::of(m, f), budget, context);
 }
 
 /// The longest context (≤ `limit`) at which `batch` sequences fit in `budget`; 0 if none does.
 /// KV per sequence is non-decreasing in context, so this is a binary search.
-[[nodiscard]] constexpr auto max_context(const model_spec& m, bytes budget, std::uint64_t batch, cache_format f,
+[[nodiscard]] constexpr auto max_context(const sequence_cost& c, bytes budget, std::uint64_t batch,
                                          std::uint64_t limit) -> std::uint64_t {
   if (batch == 0) {
     throw std::invalid_argument("kvsize: batch must be positive");
   }
   const auto fits = [&](std::uint64_t context) {
-    const bytes per_sequence = cache_bytes_per_sequence(m, context, f);
+    const bytes per_sequence = c.per_sequence(context);
     return per_sequence.count() == 0 || budget / per_sequence >= batch;
   };
   if (!fits(0)) {
     return 0;
   }
-  // Bound the search so that no probe can overflow: a layer that grows without bound caps the
-  // context at budget / its per-token bytes; windowed layers stop growing at their window.
+  // Bound the search so that no probe can overflow: layers that grow without bound cap the
+  // context at budget / their per-token bytes (beyond it not even one sequence fits); windowed
+  // layers stop growing at their window.
   std::uint64_t hi = limit;
-  bool grows_without_bound = false;
-  std::uint64_t longest_window = 0;
-  for (std::uint32_t il = 0; il < m.layers; ++il) {
-    const bytes per_token = layer_kv_bytes_per_token(m, il, f.kv);
-    if (per_token.count() == 0) {
-      continue;
-    }
-    const layer_kind k = kind_of_layer(m, il);
-    if (k == layer_kind::full || k == layer_kind::latent) {
-      hi = std::min(hi, budget / per_token);
-      grows_without_bound = true;
-    } else {
-      longest_window = std::max<std::uint64_t>(longest_window, k == layer_kind::sliding ? m.sliding_window : m.attention_chunk);
-    }
+  const bool grows_without_bound = c.kv.growing.count() != 0;
+  if (grows_without_bound) {
+    hi = std::min(hi, budget / c.kv.growing);
   }
+  const std::uint64_t longest_window = std::max(c.kv.sliding.count() != 0 ? c.kv.sliding_window : 0,
+                                                c.kv.chunked.count() != 0 ? c.kv.attention_chunk : 0);
   if (!grows_without_bound && longest_window < limit && fits(longest_window)) {
     return limit;  // only windowed layers, and their full windows fit: any length does
   }
@@ -108,6 +118,13 @@ struct cache_format {
     }
   }
   return lo;
+}
+[[nodiscard]] constexpr auto max_context(const model_spec& m, bytes budget, std::uint64_t batch, cache_format f,
+                                         std::uint64_t limit) -> std::uint64_t {
+  if (batch == 0) {
+    throw std::invalid_argument("kvsize: batch must be positive");
+  }
+  return max_context(sequence_cost::of(m, f), budget, batch, limit);
 }
 
 }  // namespace kvsize
@@ -132,6 +149,11 @@ struct fit_report {
                                        std::uint64_t batch, bytes weights, cache_format f, bytes reserve = bytes{0})
     -> fit_report {
   return {weights, reserve, cache_bytes_per_sequence(m, context, f) * batch, device_memory};
+}
+/// ... with the sequence's cost computed once (sequence_cost::of) for many queries.
+[[nodiscard]] constexpr auto check_fit(const sequence_cost& c, bytes device_memory, std::uint64_t context,
+                                       std::uint64_t batch, bytes weights, bytes reserve = bytes{0}) -> fit_report {
+  return {weights, reserve, c.per_sequence(context) * batch, device_memory};
 }
 /// ... with everything cached in the model's compute dtype.
 [[nodiscard]] constexpr auto check_fit(const model_spec& m, bytes device_memory, std::uint64_t context,

@@ -89,6 +89,9 @@ inline constexpr std::array<dtype, 13> all_dtypes{
 /// refuses such a cache (a q8_0 row needs a multiple of 32 elements).
 [[nodiscard]] constexpr auto row_bytes(dtype t, std::uint64_t elements) -> bytes {
   const auto& tr = traits(t);
+  if (tr.block_elements == 1) {  // every unquantized type: no division on the hot path
+    return bytes{detail::checked_mul(elements, tr.block_bytes)};
+  }
   if (elements % tr.block_elements != 0) {
     throw std::invalid_argument(
         "kvsize: row length is not a whole number of quantization blocks for this element type");
@@ -100,6 +103,9 @@ inline constexpr std::array<dtype, 13> all_dtypes{
 /// rounds up to whole blocks.
 [[nodiscard]] constexpr auto storage_bytes(dtype t, std::uint64_t elements) -> bytes {
   const auto& tr = traits(t);
+  if (tr.block_elements == 1) {
+    return bytes{detail::checked_mul(elements, tr.block_bytes)};
+  }
   return bytes{detail::checked_mul(detail::ceil_div(elements, tr.block_elements), tr.block_bytes)};
 }
 

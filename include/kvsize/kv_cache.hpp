@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>  // std::min
+#include <bit>        // std::bit_cast
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "bytes.hpp"
@@ -49,15 +50,111 @@ namespace kvsize {
   }
 }
 
+/// A model's KV bytes per token, summed by how many tokens each kind of layer holds. Computed in
+/// one pass over the layers (kv_token_bytes_of); after that, the KV of a sequence of any length is
+/// O(1). A scheduler that sizes many requests of one model can keep one.
+struct kv_token_bytes {
+  bytes growing;                     ///< full and latent layers: hold every token
+  bytes sliding;                     ///< sliding layers: hold min(tokens, sliding_window)
+  bytes chunked;                     ///< chunked layers: hold min(tokens, attention_chunk)
+  std::uint64_t sliding_window = 0;  ///< W
+  std::uint64_t attention_chunk = 0; ///< C
+  /// Σ over layers of layer_kv_bytes_per_token.
+  [[nodiscard]] constexpr auto per_token() const -> bytes { return growing + sliding + chunked; }
+  /// Σ over layers of layer_kv_bytes_per_token × layer_tokens_held(tokens).
+  [[nodiscard]] constexpr auto per_sequence(std::uint64_t tokens) const -> bytes {
+    return growing * tokens + sliding * std::min(tokens, sliding_window) + chunked * std::min(tokens, attention_chunk);
+  }
+  friend constexpr auto operator==(const kv_token_bytes&, const kv_token_bytes&) -> bool = default;
+};
+
+/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
+/// row size, computed once; a model with no per-layer entry at all (the common uniform model) is
+/// recognised by one scan of its `layer` entries.
+[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
+  static_assert(sizeof(layer_spec) == sizeof(std::uint32_t), "layer_spec is scanned as 32-bit words");
+  const std::uint32_t listed = std::min(m.layers, max_layers);  // kind_of_layer: beyond max_layers, inherit
+  std::uint32_t any_entry = 0;
+  for (std::uint32_t il = 0; il < listed; ++il) {
+    any_entry |= std::bit_cast<std::uint32_t>(m.layer[il]);
+  }
+  // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
+  std::uint64_t full = 0;
+  std::uint64_t sliding = 0;
+  std::uint64_t chunked = 0;
+  std::uint64_t latent = 0;
+  kv_token_bytes own_heads{};
+  const auto count = [&](layer_kind k, std::uint64_t n) {
+    switch (k) {
+      case layer_kind::full: full += n; break;
+      case layer_kind::sliding: sliding += n; break;
+      case layer_kind::chunked: chunked += n; break;
+      case layer_kind::latent: latent += n; break;
+      case layer_kind::inherit:  // resolved by kind_of_layer
+      case layer_kind::none:
+      case layer_kind::shared: break;
+    }
+  };
+  if (any_entry == 0) {
+    count(kind_of_layer(m, 0), m.layers);
+  } else {
+    // Branch-free counts (the compiler vectorises this loop); layers with KV heads of their own
+    // are rare (Nemotron's block_configs) and take the per-layer formula.
+    const layer_kind model_kind = kind_of_layer(m, max_layers);
+    const std::uint32_t model_heads = effective_kv_heads(m);
+    count(model_kind, m.layers - listed);
+    std::uint32_t n_full = 0;
+    std::uint32_t n_sliding = 0;
+    std::uint32_t n_chunked = 0;
+    std::uint32_t n_latent = 0;
+    std::uint32_t n_own_heads = 0;
+    for (std::uint32_t il = 0; il < listed; ++il) {
+      const layer_spec l = m.layer[il];
+      const layer_kind k = l.kind == layer_kind::inherit ? model_kind : l.kind;
+      const bool own = l.kv_heads != 0 && l.kv_heads != model_heads && k != layer_kind::latent;
+      n_own_heads += own ? 1U : 0U;
+      n_full += (k == layer_kind::full && !own) ? 1U : 0U;
+      n_sliding += (k == layer_kind::sliding && !own) ? 1U : 0U;
+      n_chunked += (k == layer_kind::chunked && !own) ? 1U : 0U;
+      n_latent += k == layer_kind::latent ? 1U : 0U;
+    }
+    full += n_full;
+    sliding += n_sliding;
+    chunked += n_chunked;
+    latent += n_latent;
+    for (std::uint32_t il = 0; n_own_heads != 0 && il < listed; ++il) {
+      const std::uint32_t own = m.layer[il].kv_heads;
+      const layer_kind k = kind_of_layer(m, il);
+      if (own == 0 || own == model_heads || k == layer_kind::latent) {
+        continue;
+      }
+      const bytes b = layer_kv_bytes_per_token(m, il, t);
+      switch (k) {
+        case layer_kind::sliding: own_heads.sliding += b; break;
+        case layer_kind::chunked: own_heads.chunked += b; break;
+        default: own_heads.growing += b; break;
+      }
+    }
+  }
+  bytes attention_row{0};
+  if (full + sliding + chunked != 0) {
+    const std::uint64_t heads = effective_kv_heads(m);
+    attention_row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+  }
+  const bytes latent_row =
+      latent != 0 ? row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim) : bytes{0};
+  return {attention_row * full + latent_row * latent + own_heads.growing, attention_row * sliding + own_heads.sliding,
+          attention_row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+}
+[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m) -> kv_token_bytes {
+  return kv_token_bytes_of(m, kv_dtypes::same(m.compute_dtype));
+}
+
 /// Bytes one more token adds to one sequence while it is shorter than every window:
 /// Σ over KV-holding layers of layer_kv_bytes_per_token. For a uniform model,
 /// 2 × layers × kv_heads × head_dim × sizeof(element).
 [[nodiscard]] constexpr auto kv_bytes_per_token(const model_spec& m, kv_dtypes t) -> bytes {
-  bytes total{0};
-  for (std::uint32_t il = 0; il < m.layers; ++il) {
-    total += layer_kv_bytes_per_token(m, il, t);
-  }
-  return total;
+  return kv_token_bytes_of(m, t).per_token();
 }
 /// ... with K and V in one element type.
 [[nodiscard]] constexpr auto kv_bytes_per_token(const model_spec& m, dtype t) -> bytes {
@@ -113,11 +210,7 @@ namespace kvsize {
 /// Linear in `tokens` until the shortest window, then each windowed layer stops growing.
 [[nodiscard]] constexpr auto kv_bytes_per_sequence(const model_spec& m, std::uint64_t tokens, kv_dtypes t)
     -> bytes {
-  bytes total{0};
-  for (std::uint32_t il = 0; il < m.layers; ++il) {
-    total += layer_kv_bytes_per_token(m, il, t) * layer_tokens_held(m, il, tokens);
-  }
-  return total;
+  return kv_token_bytes_of(m, t).per_sequence(tokens);
 }
 [[nodiscard]] constexpr auto kv_bytes_per_sequence(const model_spec& m, std::uint64_t tokens, dtype t) -> bytes {
   return kv_bytes_per_sequence(m, tokens, kv_dtypes::same(t));
@@ -142,7 +235,11 @@ namespace kvsize {
 /// Recurrent state of one sequence: recurrent layers × (conv + ssm elements) in `t`.
 /// Independent of the sequence's length.
 [[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m, dtype t) -> bytes {
-  return storage_bytes(t, m.state.conv_elements + m.state.ssm_elements) * recurrent_layers(m);
+  const std::uint64_t elements = m.state.conv_elements + m.state.ssm_elements;
+  if (elements == 0) {  // no state to keep: no need to count the recurrent layers
+    return bytes{0};
+  }
+  return storage_bytes(t, elements) * recurrent_layers(m);
 }
 /// ... with the state in the model's compute dtype (transformers' cache classes do so).
 [[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m) -> bytes {
