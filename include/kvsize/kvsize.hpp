@@ -15,3 +15,5 @@
 #include "capacity.hpp"
 #include "gpus.hpp"
 #include "presets.hpp"
+#include "workspace.hpp"
+#include "planner.hpp"

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+// The deployment planner: a model, a device, an engine, a context and a number of users — does it
+// fit, term by term; how many users fit at that context; how long a context fits that many users;
+// the smallest tensor-parallel degree that fits; the lesson's three options quantified (shorter
+// context, fewer users, an 8-bit or 4-bit KV cache) plus prefix sharing; and the decode cost.
+// Standard library only, constexpr.
+//
+//   kvsize::plan_inputs in{.weights = weights, .device_memory = kvsize::gpu("rtx-3060").memory,
+//                          .bandwidth = kvsize::gpu("rtx-3060").bandwidth,
+//                          .engine = kvsize::engine_kind::vllm,
+//                          .options = {.context = 2'048, .batch = 160}};
+//   const auto p = kvsize::plan(model, in);
+//   p.point.fits; p.max_users; p.max_context; p.min_tp; p.kv_8bit.max_users; p.decode.seconds_per_token;
+//
+// Memory of one device is accounted as
+//   device memory = weights + KV + workspace (logits, activations, sampler, runtime) + reserve + free
+// where `reserve` is what the engine's budget rule keeps away from the KV cache beyond the weights and
+// the workspace (vLLM (1 − gpu_memory_utilization) × memory, SGLang (1 − mem_fraction_static) ×
+// memory, llama.cpp the --fit 1 GiB margin, TensorRT-LLM (1 − free_gpu_memory_fraction) of what is
+// left), and `free` is the part of the KV budget these users leave unused. A point fits when the
+// weights and workspace fit and the engine admits at least `users` sequences of `context` tokens in
+// its budget (block rounding and scheduler slot caps included: vLLM max_num_seqs, SGLang
+// max_running_requests).
+//
+// "context" is tokens per user and `options.batch` the users, for every engine. For llama.cpp the users
+// are its slots: the planner sizes `-np users -c users × context`, so that every slot holds `context`
+// tokens (`options.parallel` is ignored).
+#pragma once
+
+#include <array>      // std::array
+#include <cstdint>    // std::uint8_t, std::uint32_t, std::uint64_t
+#include <initializer_list>  // range-for over the tp degrees
+#include <stdexcept>  // std::invalid_argument, std::overflow_error
+#include <string_view>
+
+#include "bytes.hpp"
+#include "capacity.hpp"
+#include "decode.hpp"
+#include "detail/checked.hpp"
+#include "dtype.hpp"
+#include "engine.hpp"
+#include "model_spec.hpp"
+#include "workspace.hpp"
+
+namespace kvsize {
+
+/// What the planner is asked.
+struct plan_inputs {
+  bytes weights{0};             ///< all the model's weights; each of tp × pp devices holds 1/(tp·pp), rounded up
+  bytes device_memory{0};       ///< memory of one device (gpu_spec::memory)
+  std::uint64_t bandwidth = 0;  ///< memory bandwidth of one device, bytes/s (gpu_spec::bandwidth); 0 = unknown
+  engine_kind engine = engine_kind::exact;
+  engine_options options{};     ///< context (tokens per user), batch (users), tp, pp, kv dtypes, engine knobs
+  workspace_overrides workspace{};
+  std::uint64_t context_limit = 0;  ///< longest context searched; 0 → max(the model's maximum, options.context)
+};
+
+/// What bounds a point that does not fit.
+enum class plan_limit : std::uint8_t {
+  none,     ///< it fits
+  weights,  ///< weights and workspace alone exceed the device
+  memory,   ///< the KV cache of these users exceeds the engine's budget
+  slots,    ///< the memory would do, the engine's scheduler admits fewer sequences at once
+};
+
+[[nodiscard]] constexpr auto name(plan_limit l) -> std::string_view {
+  switch (l) {
+    case plan_limit::none: return "none";
+    case plan_limit::weights: return "weights";
+    case plan_limit::memory: return "memory";
+    case plan_limit::slots: return "slots";
+  }
+  return "?";
+}
+
+/// One (context, users) point on one device, every term in bytes.
+struct plan_point {
+  std::uint64_t context = 0;  ///< tokens per user
+  std::uint64_t users = 0;
+  std::uint32_t tp = 1;
+  std::uint32_t pp = 1;
+  bytes device_memory{0};
+  bytes weights{0};    ///< weights on this device
+  bytes kv{0};         ///< KV cache (and recurrent state) of the users at the context, as the engine allocates it
+  workspace_terms workspace{};
+  bytes reserve{0};    ///< kept away from the KV cache by the engine's budget rule
+  bytes kv_budget{0};  ///< what the engine's rule leaves for the KV cache
+  std::uint64_t admitted = 0;  ///< sequences of `context` tokens the engine admits in kv_budget (caps applied)
+  std::uint64_t admitted_shared = 0;  ///< the same with the shared prefix held once
+  std::uint64_t slot_cap = unbounded;  ///< the scheduler's cap on running sequences (vLLM, SGLang)
+  bytes prefix_saved{0};       ///< bytes the shared prefix saves across the users
+  plan_limit limited_by = plan_limit::none;
+
+  [[nodiscard]] constexpr auto fits() const -> bool { return limited_by == plan_limit::none; }
+  /// Everything accounted: weights + KV + workspace + reserve.
+  [[nodiscard]] constexpr auto needed() const -> bytes { return weights + kv + workspace.total() + reserve; }
+  /// Device memory left over (0 when over).
+  [[nodiscard]] constexpr auto free() const -> bytes {
+    return detail::saturating_sub(device_memory, needed());
+  }
+};
+
+/// One KV-cache option: an element type, and what it buys.
+struct kv_option {
+  bool available = false;  ///< the engine offers such a cache and the model's rows hold whole blocks of it
+  kv_dtypes kv{dtype::f16, dtype::f16};
+  bool fits = false;              ///< the users at the context fit with it
+  std::uint64_t max_users = 0;    ///< at the context
+  std::uint64_t max_context = 0;  ///< for the users
+  bytes kv_bytes{0};              ///< KV of the users at the context with it
+};
+
+/// Prefix sharing: a prompt prefix of `shared_prefix` tokens held once for all users.
+struct prefix_option {
+  std::uint64_t shared_prefix = 0;
+  bytes saved{0};               ///< bytes saved across the users at the context
+  std::uint64_t max_users = 0;  ///< users that fit at the context with the prefix held once
+};
+
+/// What one decode step costs on one device.
+struct decode_cost {
+  decode_traffic traffic{};     ///< weights of the device + KV of the users at the context
+  std::uint64_t bandwidth = 0;  ///< bytes/s; 0 = unknown
+  double seconds_per_token = 0;  ///< total / bandwidth: a lower bound on the time per output token (0 if unknown)
+};
+
+struct plan_result {
+  plan_point point;               ///< the question as asked
+  std::uint64_t max_users = 0;    ///< users that fit at the context (option "fewer users")
+  std::uint64_t max_context = 0;  ///< longest context (≤ context_limit) that fits the users (option "shorter context")
+  std::uint64_t context_limit = 0;
+  std::uint32_t min_tp = 0;       ///< smallest tp of 1, 2, 4, 8 that fits (heads divisible); 0 if none
+  kv_option kv_8bit;              ///< fp8 (llama.cpp: q8_0)
+  kv_option kv_4bit;              ///< int4 (exact) or q4_0 (llama.cpp); unavailable elsewhere
+  prefix_option prefix;
+  decode_cost decode;
+};
+
+namespace detail {
+
+/// The engine's knobs for `users` sequences of `context` tokens at tensor-parallel degree `tp`.
+[[nodiscard]] constexpr auto plan_options(engine_kind e, engine_options o, std::uint64_t context, std::uint64_t users,
+                                          std::uint32_t tp) -> engine_options {
+  o.tp = tp;
+  o.batch = users;
+  if (e == engine_kind::llama_cpp) {
+    if (users > 0xFFFF'FFFFULL) {
+      throw std::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
+    }
+    o.parallel = static_cast<std::uint32_t>(users);
+    o.context = checked_mul(context, users);  // -c: every slot holds `context` cells
+  } else {
+    o.context = context;
+  }
+  return o;
+}
+
+/// The scheduler's cap on running sequences.
+[[nodiscard]] constexpr auto slot_cap(engine_kind e, const engine_options& o, const engine_capacity& c)
+    -> std::uint64_t {
+  switch (e) {
+    case engine_kind::vllm: return engines::vllm::max_num_seqs(o);
+    case engine_kind::sglang: return c.max_running_requests;
+    default: return unbounded;
+  }
+}
+
+/// Whether tensor-parallel degree `tp` is a valid split of `m` for engine `e`: attention heads
+/// divisible by tp, and KV heads divisible by tp or tp by the KV heads (replication); llama.cpp
+/// splits layers instead: tp × pp ≤ layers.
+[[nodiscard]] constexpr auto valid_tp(const model_spec& m, engine_kind e, std::uint32_t tp, std::uint32_t pp) -> bool {
+  if (tp == 0) {
+    return false;
+  }
+  if (e == engine_kind::llama_cpp) {
+    return std::uint64_t{tp} * pp <= m.layers;
+  }
+  const std::uint32_t kv = effective_kv_heads(m);
+  return m.attention_heads % tp == 0 && (kv % tp == 0 || tp % kv == 0);
+}
+
+}  // namespace detail
+
+/// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`.
+/// Throws std::invalid_argument for an option the engine refuses, std::overflow_error on overflow.
+[[nodiscard]] constexpr auto plan_at(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                     std::uint64_t users, std::uint32_t tp) -> plan_point {
+  if (users == 0 || context == 0) {
+    throw std::invalid_argument("kvsize: a plan needs at least one user and one token");
+  }
+  const engine_kind e = in.engine;
+  engine_options o = detail::plan_options(e, in.options, context, users, tp);
+  o.device_memory = in.device_memory;
+  plan_point p{};
+  p.context = context;
+  p.users = users;
+  p.tp = tp;
+  p.pp = o.pp;
+  p.device_memory = in.device_memory;
+  p.weights = in.weights / (std::uint64_t{tp} * o.pp);
+  p.workspace = engine_workspace(m, e, o, in.workspace);
+  o.engine_overhead = p.workspace.total();
+  const engine_sizing s = size_cache(m, e, o);
+  p.kv = s.kv_bytes + s.state_bytes_per_sequence * users;
+  p.prefix_saved = s.prefix_bytes_saved;
+  p.kv_budget = engine_kv_budget(e, in.device_memory, p.weights, o);
+  p.reserve = detail::saturating_sub(in.device_memory, p.weights + p.workspace.total() + p.kv_budget);
+  const engine_capacity c = engine_capacity_for(m, e, o, p.kv_budget);
+  p.admitted = c.max_sequences;
+  p.admitted_shared = c.max_sequences_shared;
+  p.slot_cap = detail::slot_cap(e, o, c);
+  if (!weights_fit(in.device_memory, p.weights, p.workspace.total())) {
+    p.limited_by = plan_limit::weights;
+  } else if (p.admitted < users) {
+    p.limited_by = users > p.slot_cap && p.kv <= p.kv_budget ? plan_limit::slots : plan_limit::memory;
+  }
+  return p;
+}
+
+namespace detail {
+
+/// Whether `users` fit at `context` (with the prefix held once if `shared`); an overflow or a
+/// configuration the engine refuses counts as not fitting.
+[[nodiscard]] constexpr auto plan_fits(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                       std::uint64_t users, std::uint32_t tp, bool shared = false) -> bool {
+  try {
+    const plan_point p = plan_at(m, in, context, users, tp);
+    if (p.limited_by == plan_limit::weights) {
+      return false;
+    }
+    return (shared ? p.admitted_shared : p.admitted) >= users;
+  } catch (const std::overflow_error&) {
+    return false;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+/// Largest n in [lo, hi] with pred(n), given pred(lo) and pred non-increasing.
+template <typename Pred>
+[[nodiscard]] constexpr auto last_true(std::uint64_t lo, std::uint64_t hi, Pred pred) -> std::uint64_t {
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (pred(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+/// Most users searched when nothing else bounds them.
+inline constexpr std::uint64_t max_users_searched = 1ULL << 40;
+
+}  // namespace detail
+
+/// The most users that fit at `context` (0 if not one does). Workspace grows with the users, so the
+/// engine's admission at one user bounds the search from above.
+[[nodiscard]] constexpr auto plan_max_users(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                            std::uint32_t tp, bool shared = false) -> std::uint64_t {
+  if (!detail::plan_fits(m, in, context, 1, tp, shared)) {
+    return 0;
+  }
+  const plan_point one = plan_at(m, in, context, 1, tp);
+  std::uint64_t hi = shared ? one.admitted_shared : one.admitted;
+  hi = std::min(hi, detail::max_users_searched);
+  return detail::last_true(1, hi, [&](std::uint64_t u) { return detail::plan_fits(m, in, context, u, tp, shared); });
+}
+
+/// The longest context (≤ limit) at which `users` fit (0 if not even one token does).
+[[nodiscard]] constexpr auto plan_max_context(const model_spec& m, const plan_inputs& in, std::uint64_t users,
+                                              std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
+  if (limit == 0 || !detail::plan_fits(m, in, 1, users, tp)) {
+    return 0;
+  }
+  return detail::last_true(1, limit, [&](std::uint64_t t) { return detail::plan_fits(m, in, t, users, tp); });
+}
+
+namespace detail {
+
+[[nodiscard]] constexpr auto plan_kv_option(const model_spec& m, plan_inputs in, std::uint64_t context,
+                                          std::uint64_t users, dtype t, std::uint64_t limit) -> kv_option {
+  kv_option k{};
+  k.kv = kv_dtypes::same(t);
+  in.options.kv = k.kv;
+  try {
+    const plan_point p = plan_at(m, in, context, users, in.options.tp);
+    k.available = true;
+    k.fits = p.fits();
+    k.kv_bytes = p.kv;
+  } catch (const std::invalid_argument&) {
+    return k;  // not offered by the engine, or the model's rows are not whole blocks of `t`
+  }
+  k.max_users = plan_max_users(m, in, context, in.options.tp);
+  k.max_context = plan_max_context(m, in, users, in.options.tp, limit);
+  return k;
+}
+
+}  // namespace detail
+
+/// The plan for `in.options.batch` users of `in.options.context` tokens each (for llama.cpp too:
+/// the planner sets its slots and -c from them). Throws std::invalid_argument when the question itself is
+/// invalid for the engine (e.g. a GGML cache type in vLLM), std::overflow_error on overflow.
+[[nodiscard]] constexpr auto plan(const model_spec& m, const plan_inputs& in) -> plan_result {
+  const std::uint64_t context = in.options.context != 0 ? in.options.context : m.max_context;
+  if (context == 0) {
+    throw std::invalid_argument("kvsize: a plan needs a context");
+  }
+  plan_inputs base = in;
+  base.options.context = context;
+  const std::uint64_t users = in.options.batch;
+  const std::uint32_t tp = in.options.tp;
+  plan_result r{};
+  r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(m.max_context, context);
+  r.point = plan_at(m, base, context, users, tp);
+  r.max_users = plan_max_users(m, base, context, tp);
+  r.max_context = plan_max_context(m, base, users, tp, r.context_limit);
+  for (std::uint32_t t : {1U, 2U, 4U, 8U}) {
+    if (detail::valid_tp(m, in.engine, t, in.options.pp) && detail::plan_fits(m, base, context, users, t)) {
+      r.min_tp = t;
+      break;
+    }
+  }
+  const bool llama = in.engine == engine_kind::llama_cpp;
+  r.kv_8bit = detail::plan_kv_option(m, base, context, users, llama ? dtype::q8_0 : dtype::fp8_e4m3, r.context_limit);
+  if (in.engine == engine_kind::exact || llama) {
+    r.kv_4bit = detail::plan_kv_option(m, base, context, users, llama ? dtype::q4_0 : dtype::int4, r.context_limit);
+  } else {
+    r.kv_4bit.kv = kv_dtypes::same(dtype::int4);  // not offered by this engine's KV cache
+  }
+  r.prefix.shared_prefix = in.options.shared_prefix;
+  r.prefix.saved = r.point.prefix_saved;
+  r.prefix.max_users = in.options.shared_prefix != 0 ? plan_max_users(m, base, context, tp, true) : r.max_users;
+  r.decode.traffic = decode_traffic{r.point.weights, r.point.kv};
+  r.decode.bandwidth = in.bandwidth;
+  r.decode.seconds_per_token = in.bandwidth != 0 ? r.decode.traffic.seconds_at(in.bandwidth) : 0.0;
+  return r;
+}
+
+}  // namespace kvsize
