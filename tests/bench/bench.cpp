@@ -204,6 +204,22 @@ void print_hot_path() {
       keep(g_budget[k] / per_sequence);
     };
   };
+  // The same queries on a sequence_cost computed once per model (what a scheduler keeps).
+  const auto cost_kv = [](const kvsize::sequence_cost& cost) {
+    return [&cost](std::uint64_t i) {
+      const auto* c = opaque(&cost);
+      keep(c->kv.per_sequence(g_context[i & (n_inputs - 1)]));
+    };
+  };
+  const auto cost_cap = [](const kvsize::sequence_cost& cost) {
+    return [&cost](std::uint64_t i) {
+      const auto* c = opaque(&cost);
+      const std::size_t k = i & (n_inputs - 1);
+      keep(kvsize::max_sequences(*c, kvsize::bytes{g_budget[k]}, g_context[k]));
+    };
+  };
+  const auto qwen_cost = kvsize::sequence_cost::of(g_qwen, kvsize::cache_format::of(g_qwen));
+  const auto gemma_cost = kvsize::sequence_cost::of(g_gemma, kvsize::cache_format::of(g_gemma));
   const auto uniform = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_uniform_kv(m, c); };
   const auto gemma = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_gemma_kv(m, c); };
 
@@ -222,6 +238,14 @@ void print_hot_path() {
   rows.push_back({"kv_bytes_per_sequence, Gemma-2-9B-style (42 layers, 21 sliding)", measure(lib_kv(g_gemma)),
                   measure(raw_kv(g_gemma, gemma))});
   rows.push_back({"max_sequences, Gemma-2-9B-style", measure(lib_cap(g_gemma)), measure(raw_cap(g_gemma, gemma))});
+  rows.push_back({"sequence_cost::kv.per_sequence, Qwen2.5-7B (cost computed once)", measure(cost_kv(qwen_cost)),
+                  measure(raw_kv(g_qwen, uniform))});
+  rows.push_back({"max_sequences(sequence_cost), Qwen2.5-7B", measure(cost_cap(qwen_cost)),
+                  measure(raw_cap(g_qwen, uniform))});
+  rows.push_back({"sequence_cost::kv.per_sequence, Gemma-2-9B-style", measure(cost_kv(gemma_cost)),
+                  measure(raw_kv(g_gemma, gemma))});
+  rows.push_back({"max_sequences(sequence_cost), Gemma-2-9B-style", measure(cost_cap(gemma_cost)),
+                  measure(raw_cap(g_gemma, gemma))});
 
   std::printf("### Hot path: one query, against the hand-written formula\n\n");
   std::printf("| query | kvsize ns/call | hand-written ns/call | ratio | kvsize allocations/call |\n");
@@ -243,7 +267,8 @@ void print_sweep() {
     double allocs;
   };
   std::vector<sweep_result> results;
-  const auto sweep = [](const kvsize::model_spec& spec, const char* what, std::vector<sweep_result>& out) {
+  const auto sweep = [](const kvsize::model_spec& spec, const char* what, bool precomputed,
+                        std::vector<sweep_result>& out) {
     constexpr std::uint64_t contexts = 1'000;
     constexpr std::uint64_t batches = 1'000;
     const kvsize::bytes memory = kvsize::gpu("h100-80gb").memory;
@@ -256,14 +281,22 @@ void print_sweep() {
       const auto t0 = clock_type::now();
       const auto* m = opaque(&spec);
       const auto f = kvsize::cache_format::of(*m);
+      const auto cost = kvsize::sequence_cost::of(*m, f);
       for (std::uint64_t c = 0; c < contexts; ++c) {
         const std::uint64_t context = 128 * (c + 1);  // 128 .. 128,000 tokens
         for (std::uint64_t b = 1; b <= batches; ++b) {
-          const auto fit = kvsize::check_fit(*m, memory, context, b, weights, f);
-          if (fit.fits()) {
+          const kvsize::bytes budget = kvsize::kv_budget(memory, weights);
+          if (precomputed) {
+            const auto& sc = *opaque(&cost);
+            if (kvsize::check_fit(sc, memory, context, b, weights).fits()) {
+              ++checksum;
+            } else {
+              checksum += kvsize::max_sequences(sc, budget, context);
+              checksum += kvsize::max_context(sc, budget, b, context);
+            }
+          } else if (kvsize::check_fit(*m, memory, context, b, weights, f).fits()) {
             ++checksum;
           } else {
-            const kvsize::bytes budget = kvsize::kv_budget(memory, weights);
             checksum += kvsize::max_sequences(*m, budget, context, f);
             checksum += kvsize::max_context(*m, budget, b, f, context);
           }
@@ -277,13 +310,15 @@ void print_sweep() {
     std::sort(samples.begin(), samples.end());
     out.push_back({what, samples[samples.size() / 2], static_cast<double>(allocs)});
   };
-  sweep(g_qwen, "Qwen2.5-7B", results);
-  sweep(g_gemma, "Gemma-2-9B-style", results);
+  sweep(g_qwen, "Qwen2.5-7B, on the spec", false, results);
+  sweep(g_qwen, "Qwen2.5-7B, on a sequence_cost", true, results);
+  sweep(g_gemma, "Gemma-2-9B-style, on the spec", false, results);
+  sweep(g_gemma, "Gemma-2-9B-style, on a sequence_cost", true, results);
   std::printf("### Planner sweep: 1,000,000 (context, batch) points on an H100 80 GB (81,559 MiB)\n\n");
   std::printf("Each point: check_fit; where it does not fit, max_sequences at that context and max_context at that batch.\n\n");
   std::printf("| model | ms per sweep | ns per point | allocations |\n|---|---:|---:|---:|\n");
   for (const auto& r : results) {
-    std::printf("| %s | %.1f | %.1f | %.0f |\n", r.what, r.ms, r.ms * 1e6 / 1e6, r.allocs);
+    std::printf("| %s | %.1f | %.1f | %.0f |\n", r.what, r.ms, r.ms * 1e6 / 1e6 /* 10^6 points */, r.allocs);
   }
   std::printf("\n");
 }
