@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+// kvsize-codegen: turns a Hugging Face config.json into a C++ header holding the model as a
+// constexpr kvsize::model_spec, for static_assert-ed deployment checks. CMake's
+// kvsize_add_model() (cmake/kvsize-add-model.cmake) runs it at build time.
+//
+//   kvsize-codegen --name qwen2_5_7b [--namespace models] [--display-name "Qwen/Qwen2.5-7B"]
+//                  --output qwen2_5_7b.hpp configs/Qwen__Qwen2.5-7B.config.json
+//
+// The header defines, in the namespace given (default: the global one):
+//   inline constexpr kvsize::model_spec <name>{...};     designated initialisers; a layer override
+//                                                        only for layers that have one
+//   inline constexpr std::string_view <name>_name;       the display name
+//   inline constexpr std::uint64_t <name>_parameters;    only for dense Llama/Qwen2/Mistral models,
+//                                                        = kvsize::dense_decoder_parameters(<name>)
+// Exit codes: 0 written; 1 the file cannot be written; 2 bad arguments or a bad config.json.
+#include <kvsize/hf_config.hpp>
+#include <kvsize/model_spec.hpp>
+#include <kvsize/version.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <cstdio>       // std::fputs, stderr
+#include <exception>    // std::exception
+#include <filesystem>   // std::filesystem::path
+#include <fstream>      // std::ofstream, std::ifstream
+#include <iterator>     // std::istreambuf_iterator
+#include <sstream>      // std::ostringstream
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+namespace {
+
+constexpr std::string_view usage =
+    "usage: kvsize-codegen --name IDENTIFIER [--namespace NS] [--display-name TEXT] --output FILE CONFIG.json\n";
+
+struct arguments {
+  std::string name;
+  std::string name_space;
+  std::string display_name;
+  std::string output;
+  std::string config;
+};
+
+struct usage_error {
+  std::string message;
+};
+
+[[nodiscard]] auto is_identifier(std::string_view s) -> bool {
+  if (s.empty() || (s.front() >= '0' && s.front() <= '9')) {
+    return false;
+  }
+  for (const char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// "a::b::c", each part an identifier.
+[[nodiscard]] auto is_namespace(std::string_view s) -> bool {
+  while (true) {
+    const auto sep = s.find("::");
+    if (!is_identifier(s.substr(0, sep))) {
+      return false;
+    }
+    if (sep == std::string_view::npos) {
+      return true;
+    }
+    s.remove_prefix(sep + 2);
+  }
+}
+
+[[nodiscard]] auto parse_arguments(int argc, char** argv) -> arguments {
+  arguments a;
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) {
+        throw usage_error{std::string(arg) + " needs a value"};
+      }
+      return std::string(args[++i]);
+    };
+    if (arg == "--name") {
+      a.name = value();
+    } else if (arg == "--namespace") {
+      a.name_space = value();
+    } else if (arg == "--display-name") {
+      a.display_name = value();
+    } else if (arg == "--output") {
+      a.output = value();
+    } else if (arg.starts_with("-")) {
+      throw usage_error{"unknown option " + std::string(arg)};
+    } else if (a.config.empty()) {
+      a.config = std::string(arg);
+    } else {
+      throw usage_error{"more than one config.json given"};
+    }
+  }
+  if (a.config.empty() || a.output.empty() || a.name.empty()) {
+    throw usage_error{"--name, --output and a config.json are required"};
+  }
+  if (!is_identifier(a.name)) {
+    throw usage_error{"--name must be a C++ identifier, got \"" + a.name + "\""};
+  }
+  if (!a.name_space.empty() && !is_namespace(a.name_space)) {
+    throw usage_error{"--namespace must be identifiers joined by ::, got \"" + a.name_space + "\""};
+  }
+  return a;
+}
+
+/// "configs/Qwen__Qwen2.5-7B.config.json" → "Qwen/Qwen2.5-7B" (the Hub id, as configs/ names files).
+[[nodiscard]] auto display_name_of(const std::filesystem::path& config) -> std::string {
+  std::string stem = config.filename().string();
+  for (const std::string_view suffix : {".config.json", ".json"}) {
+    if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  }
+  if (const auto at = stem.find("__"); at != std::string::npos) {
+    stem.replace(at, 2, "/");
+  }
+  return stem;
+}
+
+/// A C++ string literal for `s`.
+[[nodiscard]] auto cpp_literal(std::string_view s) -> std::string {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+      out += hex[static_cast<unsigned char>(c) & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+/// 151936 → "151'936".
+[[nodiscard]] auto grouped(std::uint64_t n) -> std::string {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) {
+      out += '\'';
+    }
+    out += digits[i];
+  }
+  return out;
+}
+
+[[nodiscard]] auto enumerator(kvsize::layer_kind k) -> std::string {
+  return "kvsize::layer_kind::" + std::string(kvsize::name(k));
+}
+
+[[nodiscard]] auto enumerator(kvsize::dtype t) -> std::string { return "kvsize::dtype::" + std::string(kvsize::name(t)); }
+
+/// ".a = 1, .b = 2" for the fields of `fields` whose value differs from the default.
+struct field_list {
+  std::vector<std::string> items;
+  template <class T>
+  void add(std::string_view field, const T& value, const T& default_value, std::string text) {
+    if (!(value == default_value)) {
+      items.push_back("." + std::string(field) + " = " + std::move(text));
+    }
+  }
+  void add_always(std::string_view field, std::string text) { items.push_back("." + std::string(field) + " = " + std::move(text)); }
+};
+
+[[nodiscard]] auto layer_initialiser(const kvsize::layer_spec& l) -> std::string {
+  const kvsize::layer_spec d{};
+  field_list f;
+  f.add("kind", l.kind, d.kind, enumerator(l.kind));
+  f.add("recurrent", l.recurrent, d.recurrent, l.recurrent ? "true" : "false");
+  f.add("kv_heads", l.kv_heads, d.kv_heads, std::to_string(l.kv_heads));
+  std::string out = "kvsize::layer_spec{";
+  for (std::size_t i = 0; i < f.items.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + f.items[i];
+  }
+  return out + "}";
+}
+
+/// The designated initialisers of every non-layer field of `m` (the shape fields always, the
+/// others when they differ from model_spec's defaults), one per line.
+[[nodiscard]] auto spec_fields(const kvsize::model_spec& m) -> std::vector<std::string> {
+  const kvsize::model_spec d{};
+  field_list f;
+  f.add_always("layers", grouped(m.layers));
+  f.add_always("attention_heads", grouped(m.attention_heads));
+  f.add("kv_heads", m.kv_heads, d.kv_heads, grouped(m.kv_heads));
+  f.add("head_dim", m.head_dim, d.head_dim, grouped(m.head_dim));
+  f.add("head_dim_v", m.head_dim_v, d.head_dim_v, grouped(m.head_dim_v));
+  f.add("hidden_size", m.hidden_size, d.hidden_size, grouped(m.hidden_size));
+  f.add("vocab_size", m.vocab_size, d.vocab_size, grouped(m.vocab_size));
+  f.add("max_context", m.max_context, d.max_context, grouped(m.max_context));
+  f.add_always("compute_dtype", enumerator(m.compute_dtype));
+  f.add("attention", m.attention, d.attention, enumerator(m.attention));
+  f.add("sliding_window", m.sliding_window, d.sliding_window, grouped(m.sliding_window));
+  f.add("attention_chunk", m.attention_chunk, d.attention_chunk, grouped(m.attention_chunk));
+  if (!(m.latent == d.latent)) {
+    f.add_always("latent", "{.kv_lora_rank = " + grouped(m.latent.kv_lora_rank) +
+                               ", .rope_head_dim = " + grouped(m.latent.rope_head_dim) +
+                               ", .nope_head_dim = " + grouped(m.latent.nope_head_dim) +
+                               ", .v_head_dim = " + grouped(m.latent.v_head_dim) + "}");
+  }
+  if (!(m.state == d.state)) {
+    f.add_always("state", "{.conv_elements = " + grouped(m.state.conv_elements) +
+                              ", .ssm_elements = " + grouped(m.state.ssm_elements) + "}");
+  }
+  // `layer` (between `state` and `intermediate_size`) is set after construction: designated
+  // initialisers cannot name an array element.
+  f.add("intermediate_size", m.intermediate_size, d.intermediate_size, grouped(m.intermediate_size));
+  f.add("gated_mlp", m.gated_mlp, d.gated_mlp, m.gated_mlp ? "true" : "false");
+  f.add("qkv_bias", m.qkv_bias, d.qkv_bias, m.qkv_bias ? "true" : "false");
+  f.add("tied_embeddings", m.tied_embeddings, d.tied_embeddings, m.tied_embeddings ? "true" : "false");
+  return f.items;
+}
+
+/// Whether kvsize::dense_decoder_parameters counts this model's weights: a Llama / Qwen2 /
+/// Mistral decoder with attention in every layer, no experts, latent or recurrent parts.
+[[nodiscard]] auto dense_parameters_apply(const kvsize::hf::parsed_config& c, const nlohmann::json& root) -> bool {
+  const kvsize::model_spec& m = c.spec;
+  if (c.model_type != "llama" && c.model_type != "qwen2" && c.model_type != "mistral") {
+    return false;
+  }
+  if (m.intermediate_size == 0 || m.hidden_size == 0 || m.vocab_size == 0) {
+    return false;
+  }
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    const kvsize::layer_kind k = kvsize::kind_of_layer(m, il);
+    const bool attention = k == kvsize::layer_kind::full || k == kvsize::layer_kind::sliding;
+    if (!attention || m.layer[il].recurrent || m.layer[il].kv_heads != 0) {
+      return false;
+    }
+  }
+  const nlohmann::json* text = &root;
+  if (!c.text_config_pointer.empty()) {
+    text = &root.at(nlohmann::json::json_pointer(c.text_config_pointer));
+  }
+  for (const char* key : {"num_experts", "num_local_experts", "n_routed_experts", "moe_intermediate_size"}) {
+    for (const nlohmann::json* j : {&root, text}) {
+      if (j->is_object() && j->contains(key) && !j->at(key).is_null() && j->at(key) != 0) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+[[nodiscard]] auto generate(const arguments& a, const kvsize::hf::parsed_config& c, bool with_parameters)
+    -> std::string {
+  const kvsize::model_spec& m = c.spec;
+  const std::string display = a.display_name.empty() ? display_name_of(a.config) : a.display_name;
+  std::ostringstream out;
+  out << "// Generated by kvsize-codegen " << KVSIZE_VERSION << " from "
+      << std::filesystem::path(a.config).filename().string() << ". Do not edit: the build regenerates it\n"
+      << "// (kvsize_add_model) whenever that file changes.\n";
+  out << "// model_type " << cpp_literal(c.model_type) << ", architecture " << cpp_literal(c.architecture) << ".\n";
+  for (const std::string& w : c.warnings) {
+    out << "// Parser note: " << w << "\n";
+  }
+  out << "#pragma once\n\n#include <cstdint>      // std::uint64_t\n#include <string_view>  // std::string_view\n\n"
+      << "#include <kvsize/model_spec.hpp>\n";
+  if (with_parameters) {
+    out << "#include <kvsize/parameters.hpp>\n";
+  }
+  out << "\n";
+  if (!a.name_space.empty()) {
+    out << "namespace " << a.name_space << " {\n\n";
+  }
+  out << "/// " << display << ", as read from its config.json by kvsize::hf::load_config.\n";
+
+  std::vector<std::uint32_t> overridden;
+  for (std::uint32_t il = 0; il < kvsize::max_layers; ++il) {
+    if (!(m.layer[il] == kvsize::layer_spec{})) {
+      overridden.push_back(il);
+    }
+  }
+  const std::vector<std::string> fields = spec_fields(m);
+  const std::string indent = overridden.empty() ? "    " : "      ";
+  if (overridden.empty()) {
+    out << "inline constexpr kvsize::model_spec " << a.name << "{\n";
+  } else {
+    out << "inline constexpr kvsize::model_spec " << a.name << " = [] {\n  kvsize::model_spec m{\n";
+  }
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    out << indent << fields[i] << (i + 1 < fields.size() ? ",\n" : "\n");
+  }
+  if (overridden.empty()) {
+    out << "};\n";
+  } else {
+    out << "  };\n  // Layers that differ from the model-wide `attention`, `kv_heads` or recurrence.\n";
+    for (const std::uint32_t il : overridden) {
+      out << "  m.layer[" << il << "] = " << layer_initialiser(m.layer[il]) << ";\n";
+    }
+    out << "  return m;\n}();\n";
+  }
+  out << "\n/// The display name of " << a.name << ", for messages (KVSIZE_STATIC_REQUIRE_FIT).\n"
+      << "inline constexpr std::string_view " << a.name << "_name = " << cpp_literal(display) << ";\n";
+  if (with_parameters) {
+    out << "\n/// Parameters of " << a.name << " (kvsize::dense_decoder_parameters: a dense Llama/Qwen2/Mistral "
+        << "decoder).\ninline constexpr std::uint64_t " << a.name << "_parameters = kvsize::dense_decoder_parameters("
+        << a.name << ");\n";
+  }
+  if (!a.name_space.empty()) {
+    out << "\n}  // namespace " << a.name_space << "\n";
+  }
+  return out.str();
+}
+
+[[nodiscard]] auto read_json(const std::string& path) -> nlohmann::json {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The file has just been read by load_config, whose reader accepts what nlohmann's strict
+  // parser may not (bare NaN, a BOM): then leave the MoE keys unknown (no parameter count).
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  arguments a;
+  try {
+    a = parse_arguments(argc, argv);
+  } catch (const usage_error& e) {
+    std::fputs(("kvsize-codegen: " + e.message + "\n").c_str(), stderr);
+    std::fputs(usage.data(), stderr);
+    return 2;
+  }
+  std::string header;
+  try {
+    const kvsize::hf::parsed_config c = kvsize::hf::load_config(a.config);
+    const nlohmann::json root = read_json(a.config);
+    header = generate(a, c, !root.is_discarded() && dense_parameters_apply(c, root));
+  } catch (const kvsize::hf::config_error& e) {
+    std::fputs(("kvsize-codegen: " + std::string(e.what()) + "\n").c_str(), stderr);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fputs(("kvsize-codegen: " + a.config + ": " + e.what() + "\n").c_str(), stderr);
+    return 2;
+  }
+  std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
+  out << header;
+  out.close();
+  if (!out) {
+    std::fputs(("kvsize-codegen: cannot write " + a.output + "\n").c_str(), stderr);
+    return 1;
+  }
+  return 0;
+}
