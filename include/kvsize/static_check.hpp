@@ -7,11 +7,11 @@
 // A static_assert message must be a string literal (before C++26), so it cannot hold computed
 // numbers. Instead the check fails by calling a function that is not constexpr, and the
 // compilers print the values around that call:
-//   GCC 12:   in 'constexpr' expansion of 'kvsize::require_fit<kvsize::fit_name{"Qwen/Qwen2.5-7B"},
-//             kvsize::fit_name{"NVIDIA H100 80 GB (SXM5)"}, 481036337152, 61738477568>(...)'
+//   GCC 12:   in 'constexpr' expansion of 'kvsize::require_fit<fit_name{"Qwen/Qwen2.5-7B", 15},
+//             fit_name{"NVIDIA H100 80 GB (SXM5)", 24}, 481036337152, 61737495961>(...)'
 //             (GCC prints template arguments as values, function arguments as source text);
 //   Clang 14: note: in call to 'require_fit({15, &"Qwen/Qwen2.5-7B"[0]}, {24, &"NVIDIA H100 80 GB
-//             (SXM5)"[0]}, 481036337152, 61738477568)'
+//             (SXM5)"[0]}, 481036337152, 61737495961)'
 //             (Clang prints function arguments as values, and a string held in a template
 //             argument as a list of character codes).
 // So the names and byte counts go in twice, as template and as function arguments, which is what
