@@ -14,6 +14,7 @@
 #include <kvsize/hf_config.hpp>
 
 #include "options.hpp"
+#include "plan_report.hpp"
 #include "report.hpp"
 #include "sizing.hpp"
 
@@ -79,6 +80,18 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   app.add_flag("--list-gpus", o.list_gpus, "print the GPU catalog and exit");
   app.add_flag("--json", o.json, "print one JSON object instead of the report");
   app.add_flag("--explain", o.explain, "show what each group of layers keeps, and which key decided it");
+  // The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's default.
+  app.add_option("--reserve", o.reserve, "runtime / context overhead outside the KV budget, e.g. 512MiB");
+  app.add_option("--logits", o.logits, "logits kept on the device: all (every position), last, or none");
+  app.add_flag("--logits-f32", o.logits_f32, "logits upcast to float32");
+  app.add_option("--activations", o.activations, "the activation peak of a forward pass, e.g. 1GiB");
+  app.add_option("--prefill-chunk", o.prefill_chunk, "tokens of one forward pass for the activation peak")
+      ->check(positive_integer);
+  app.add_option("--sampler", o.sampler, "the sampler's float32 copy of the logits, e.g. 256MiB");
+  app.add_option("--sweep-context", o.sweep_context, "plan at contexts A, 2A, 4A, ... B (e.g. 1k:128k; k = 1,024)");
+  app.add_option("--sweep-batch", o.sweep_batch, "plan for users A, 2A, 4A, ... B (e.g. 1:256)");
+  app.add_flag("--csv", o.csv, "print the plan (or its sweep) as CSV, one row per point, every term in bytes");
+  app.add_option("--svg", o.svg, "write a chart of memory against context, stacked by term, to FILE");
 }
 
 }  // namespace
@@ -104,10 +117,23 @@ auto main(int argc, char** argv) -> int {
     if (opts.config_path.empty()) {
       return fail("no config.json given (usage: kvsize CONFIG.json [options]; --help lists them)");
     }
+    if (opts.json && opts.csv) {
+      return fail("--json and --csv both choose what stdout gets; pass one of them");
+    }
     std::vector<std::string> warnings;
     const auto sizing = kvsize::cli::compute_sizing(opts, warnings);
     // Render fully before printing anything, so stdout gets all of it or nothing.
-    const std::string text = opts.json ? kvsize::cli::json_report(sizing) : kvsize::cli::human_report(sizing, opts.explain);
+    const std::string text = opts.json  ? kvsize::cli::json_report(sizing)
+                             : opts.csv ? kvsize::cli::plan_csv(sizing)
+                                        : kvsize::cli::human_report(sizing, opts.explain);
+    if (opts.svg) {
+      const std::string svg = kvsize::cli::plan_svg(sizing);
+      std::FILE* file = std::fopen(opts.svg->c_str(), "wb");
+      const bool written = file != nullptr && std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
+      if (file == nullptr || std::fclose(file) != 0 || !written) {
+        return fail(fmt::format("--svg: cannot write '{}'", *opts.svg));
+      }
+    }
     for (const auto& w : warnings) {
       std::fputs(fmt::format("kvsize: warning: {}\n", w).c_str(), stderr);
     }

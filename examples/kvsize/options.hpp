@@ -39,6 +39,18 @@ struct options {
   bool list_gpus = false;
   bool json = false;
   bool explain = false;
+
+  // The planner: workspace terms (each overrides the engine's default), sweeps and charts.
+  std::optional<std::string> reserve;      ///< --reserve SIZE: runtime / context overhead
+  std::optional<std::string> logits;       ///< --logits all|last|none
+  bool logits_f32 = false;                 ///< --logits-f32
+  std::optional<std::string> activations;  ///< --activations SIZE
+  std::optional<std::uint64_t> prefill_chunk;  ///< --prefill-chunk N: tokens of one forward pass
+  std::optional<std::string> sampler;      ///< --sampler SIZE
+  std::optional<std::string> sweep_context;  ///< --sweep-context A:B
+  std::optional<std::string> sweep_batch;    ///< --sweep-batch A:B
+  bool csv = false;
+  std::optional<std::string> svg;          ///< --svg FILE
 };
 
 }  // namespace kvsize::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // kvsize command line: printing the figures.
 #include "report.hpp"
+#include "plan_report.hpp"
+#include "text.hpp"
 
 #include <fmt/format.h>
 
@@ -13,24 +15,6 @@
 #include <kvsize/fmt.hpp>
 
 namespace kvsize::cli {
-namespace {
-
-auto grouped(std::uint64_t n) -> std::string {
-  // Built back to front; std::string::insert here trips GCC 12's -Wrestrict false positive at -O3.
-  const std::string digits = std::to_string(n);
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) {
-      out.push_back(',');
-    }
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
-/// "28 KiB (28,672 B)": scaled IEC, then the exact count with thousands separators.
-auto exact(bytes b) -> std::string { return fmt::format("{} ({} B)", b, grouped(b.count())); }
 
 auto model_name(const sizing& s) -> std::string {
   if (!s.config.architecture.empty()) {
@@ -38,6 +22,8 @@ auto model_name(const sizing& s) -> std::string {
   }
   return s.config.model_type.empty() ? std::string{"unknown"} : s.config.model_type;
 }
+
+namespace {
 
 /// Layers that keep the same thing for the same reason, whatever their index: Nemotron-H's 54
 /// Mamba layers are one line, not 54.
@@ -183,6 +169,7 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
         fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
   }
+  line("{}", plan_section(s));
   const auto log = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
   if (!log.empty()) {
     line("\nWhat {} logs for this configuration\n", name(s.engine));
@@ -270,6 +257,7 @@ auto json_report(const sizing& s) -> std::string {
     cap["max_context"] = c.max_context;
     j["capacity"] = cap;
   }
+  plan_json(s, j);
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const auto& g : s.config.layers) {
     layers.push_back({{"first_layer", g.first_layer},

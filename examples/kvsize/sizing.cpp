@@ -46,7 +46,84 @@ auto size_option(std::string_view flag, const std::string& text) -> bytes {
 // blocks: RMSNorm, rotary positions, gated MLP, no other tensors). Other families are issue #5.
 constexpr std::array<std::string_view, 3> dense_families{"llama", "mistral", "qwen2"};
 
+/// A sweep bound: digits with an optional k/K (× 1,024) or m/M (× 1,048,576).
+auto sweep_bound(std::string_view flag, std::string_view text, std::string_view whole) -> std::uint64_t {
+  std::uint64_t scale = 1;
+  if (!text.empty() && (text.back() == 'k' || text.back() == 'K')) {
+    scale = 1'024;
+    text.remove_suffix(1);
+  } else if (!text.empty() && (text.back() == 'm' || text.back() == 'M')) {
+    scale = 1'048'576;
+    text.remove_suffix(1);
+  }
+  const bool digits = !text.empty() && text.size() <= 12 && text.find_first_not_of("0123456789") == std::string_view::npos;
+  std::uint64_t n = 0;
+  for (char c : digits ? text : std::string_view{}) {
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (!digits || n == 0) {
+    throw usage_error{fmt::format("{}: '{}' is not a range A:B of positive integers (k = 1,024, m = 1,048,576; "
+                                  "e.g. 1k:128k)",
+                                  flag, whole)};
+  }
+  return n * scale;
+}
+
+/// A, 2A, 4A, … below B, then B.
+auto doubling(std::uint64_t from, std::uint64_t to) -> std::vector<std::uint64_t> {
+  std::vector<std::uint64_t> points;
+  for (std::uint64_t x = from; x < to; x *= 2) {
+    points.push_back(x);
+  }
+  points.push_back(to);
+  return points;
+}
+
+auto workspace_overrides_of(const options& opts) -> workspace_overrides {
+  workspace_overrides w;
+  if (opts.reserve) {
+    w.runtime = size_option("--reserve", *opts.reserve);
+  }
+  if (opts.logits) {
+    if (*opts.logits == "all") {
+      w.logits_positions = logits_kept::all;
+    } else if (*opts.logits == "last") {
+      w.logits_positions = logits_kept::last;
+    } else if (*opts.logits == "none") {
+      w.logits_positions = logits_kept::none;
+    } else {
+      throw usage_error{fmt::format("--logits: expected all, last or none, got '{}'", *opts.logits)};
+    }
+  }
+  if (opts.logits_f32) {
+    w.logits_float32 = true;
+  }
+  if (opts.activations) {
+    w.activations = size_option("--activations", *opts.activations);
+  }
+  if (opts.prefill_chunk) {
+    w.activation_tokens = *opts.prefill_chunk;
+  }
+  if (opts.sampler) {
+    w.sampler = size_option("--sampler", *opts.sampler);
+  }
+  return w;
+}
+
 }  // namespace
+
+auto parse_sweep(std::string_view flag, const std::string& text) -> std::vector<std::uint64_t> {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw usage_error{fmt::format("{}: '{}' is not a range A:B (e.g. 1k:128k, k = 1,024)", flag, text)};
+  }
+  const std::uint64_t from = sweep_bound(flag, std::string_view{text}.substr(0, colon), text);
+  const std::uint64_t to = sweep_bound(flag, std::string_view{text}.substr(colon + 1), text);
+  if (from > to) {
+    throw usage_error{fmt::format("{}: '{}' runs backwards (A must not exceed B)", flag, text)};
+  }
+  return doubling(from, to);
+}
 
 namespace {
 
@@ -126,6 +203,99 @@ auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, by
   return lo;
 }
 
+/// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
+void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_memory, std::uint64_t bandwidth,
+                  const std::string& device_source, const workspace_overrides& overrides) {
+  const bool wants_plan_output = opts.csv || opts.svg || opts.sweep_context || opts.sweep_batch;
+  const std::string_view flag = opts.csv ? "--csv" : opts.svg ? "--svg" : opts.sweep_context ? "--sweep-context"
+                                                                                             : "--sweep-batch";
+  // Parse the ranges first: a bad range is a bad option whatever else is missing.
+  std::vector<std::uint64_t> contexts;
+  std::vector<std::uint64_t> users_list;
+  if (opts.sweep_context) {
+    contexts = parse_sweep("--sweep-context", *opts.sweep_context);
+  }
+  if (opts.sweep_batch) {
+    users_list = parse_sweep("--sweep-batch", *opts.sweep_batch);
+  }
+  if (!device_memory) {
+    if (wants_plan_output) {
+      throw usage_error{fmt::format("{} plans for a device: give --gpu NAME or --gpu-memory SIZE", flag)};
+    }
+    return;
+  }
+  if (!s.weights) {
+    if (wants_plan_output) {
+      throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet (see the notes of the "
+                                    "report), so no plan can be made",
+                                    flag)};
+    }
+    s.notes.push_back("plan: the weights of this model are unknown, so the planner (fit, options, decode cost) "
+                      "is not shown");
+    return;
+  }
+  const model_spec& m = s.config.spec;
+  plan_figures p;
+  p.source = device_source;
+  p.inputs.weights = *s.weights;
+  p.inputs.device_memory = *device_memory;
+  p.inputs.bandwidth = bandwidth;
+  p.inputs.engine = s.engine;
+  p.inputs.options = s.engine_opts;
+  p.inputs.options.engine_overhead = bytes{0};  // the planner adds the workspace itself
+  p.inputs.workspace = overrides;
+  std::uint64_t users = s.batch;
+  std::uint64_t context = s.context;
+  if (s.engine == engine_kind::llama_cpp && opts.parallel) {
+    // -c is shared by the -np slots: each user holds its slot's share.
+    users = *opts.parallel;
+    context = std::max<std::uint64_t>(1, s.context / users);
+  }
+  p.inputs.options.batch = users;
+  p.inputs.options.context = context;
+  p.inputs.context_limit = std::max<std::uint64_t>(m.max_context, context);
+  try {
+    p.result = plan(m, p.inputs);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+  }
+  if (s.engine == engine_kind::llama_cpp) {
+    p.llama_mapping = fmt::format("-np {} -c {}", users, users * context);
+  }
+
+  p.swept = opts.sweep_context || opts.sweep_batch || opts.svg;
+  if (p.swept) {
+    if (contexts.empty()) {
+      contexts = opts.svg && !opts.sweep_batch ? doubling(std::min<std::uint64_t>(1'024, p.result.context_limit),
+                                                          p.result.context_limit)
+                                               : std::vector<std::uint64_t>{context};
+    }
+    if (users_list.empty()) {
+      users_list.push_back(users);
+    }
+    if (contexts.size() * users_list.size() > 4'096) {
+      throw usage_error{"--sweep-context × --sweep-batch: more than 4,096 points; narrow the ranges"};
+    }
+    const std::uint32_t tp = p.inputs.options.tp;
+    for (std::uint64_t c : contexts) {
+      for (std::uint64_t u : users_list) {
+        try {
+          p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
+        } catch (const std::invalid_argument& e) {
+          throw usage_error{fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), e.what(), c, u)};
+        }
+      }
+      p.sweep_max_users.push_back(plan_max_users(m, p.inputs, c, tp));
+    }
+    for (std::uint64_t u : users_list) {
+      p.sweep_max_context.push_back(plan_max_context(m, p.inputs, u, tp, std::max(p.result.context_limit, contexts.back())));
+    }
+    p.sweep_contexts = contexts;
+    p.sweep_users = users_list;
+  }
+  s.plan = std::move(p);
+}
+
 }  // namespace
 
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
@@ -200,6 +370,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 
   // Device memory, when given: the engines' memory-dependent defaults read it.
   std::optional<bytes> device_memory;
+  std::uint64_t bandwidth = 0;
   std::string device_source;
   if (opts.gpu) {
     const auto g = find_gpu(*opts.gpu);
@@ -211,6 +382,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       throw usage_error{fmt::format("--gpu: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", *opts.gpu, ids)};
     }
     device_memory = g->memory;
+    bandwidth = g->bandwidth;
     device_source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {
     device_memory = size_option("--gpu-memory", *opts.gpu_memory);
@@ -218,6 +390,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
 
   s.engine_opts = engine_options_of(opts, s);
+  const workspace_overrides overrides = workspace_overrides_of(opts);
+  s.engine_opts.engine_overhead = overrides.runtime.value_or(bytes{0});  // --reserve: outside the KV budget
   if (device_memory) {
     s.engine_opts.device_memory = *device_memory;
   }
@@ -271,6 +445,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     c.max_context = engine_max_context(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
     s.capacity = c;
   }
+
+  compute_plan(opts, s, device_memory, bandwidth, device_source, overrides);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
+#include <kvsize/planner.hpp>
 
 #include "options.hpp"
 
@@ -24,6 +25,20 @@ struct capacity_figures {
   engine_capacity figures;            ///< max tokens, sequences, concurrency, blocks, as the engine counts
   std::uint64_t max_context = 0;      ///< longest context at which --batch sequences fit (≤ the model's maximum)
   bool weights_fit = true;
+};
+
+/// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.
+struct plan_figures {
+  std::string source;             ///< as capacity_figures::source
+  plan_inputs inputs;             ///< weights (all devices), memory, bandwidth, engine, options, overrides
+  plan_result result;
+  std::vector<plan_point> sweep;  ///< --sweep-context × --sweep-batch (and the --svg chart's points)
+  std::vector<std::uint64_t> sweep_contexts;
+  std::vector<std::uint64_t> sweep_users;
+  std::vector<std::uint64_t> sweep_max_users;    ///< per sweep_contexts entry: max users at that context
+  std::vector<std::uint64_t> sweep_max_context;  ///< per sweep_users entry: max context for that many users
+  bool swept = false;             ///< --sweep-context, --sweep-batch or --svg given
+  std::string llama_mapping;      ///< llama.cpp: "-np N -c M", how users and context were mapped
 };
 
 struct sizing {
@@ -47,6 +62,7 @@ struct sizing {
   std::optional<bytes> weights;
 
   std::optional<capacity_figures> capacity;
+  std::optional<plan_figures> plan;  ///< present when device memory and the weights are known
   std::vector<std::string> notes;  ///< assumptions and limits, printed under the report / in "warnings"
 };
 
@@ -54,5 +70,10 @@ struct sizing {
 /// config problems. Warnings meant for stderr (e.g. a context above the model's maximum) are
 /// appended to `stderr_warnings`.
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing;
+
+/// Parses a --sweep-context / --sweep-batch range "A:B": A, 2A, 4A, … up to B, and B itself.
+/// A number may end in k or K (× 1,024) or m or M (× 1,048,576): "1k:128k" is 1,024 … 131,072.
+/// Throws usage_error naming `flag`.
+auto parse_sweep(std::string_view flag, const std::string& text) -> std::vector<std::uint64_t>;
 
 }  // namespace kvsize::cli

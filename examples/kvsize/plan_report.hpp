@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// kvsize command line: the planner's figures as people look at them — the report section with a
+// memory bar, the "plan" and "sweep" JSON, the --csv sweep and the --svg chart.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sizing.hpp"
+
+namespace kvsize::cli {
+
+/// Marks of the memory bar: weights, KV, workspace, engine reserve, free.
+inline constexpr char bar_weights = 'W';
+inline constexpr char bar_kv = 'K';
+inline constexpr char bar_workspace = 'a';
+inline constexpr char bar_reserve = 'r';
+inline constexpr char bar_free = '.';
+inline constexpr char bar_capacity = '|';
+
+/// "[WWWWKKKKKKKKaar.....]": `width` marks for max(device memory, needed); when the point does not
+/// fit, a '|' marks the device's capacity.
+auto memory_bar(const plan_point& p, std::size_t width = 64) -> std::string;
+
+/// The "Plan" section of the human report (empty without a plan).
+auto plan_section(const sizing& s) -> std::string;
+
+/// {"plan": …} and, with sweeps, the sweep points; merged into the report's JSON object.
+void plan_json(const sizing& s, nlohmann::ordered_json& j);
+
+/// --csv: a header, then one row per sweep point (the plan's point without sweeps), every term in bytes.
+auto plan_csv(const sizing& s) -> std::string;
+
+/// --svg: memory against context, stacked by term, with the device's capacity line. Each bar
+/// segment carries its exact bytes (data-bytes) so that a script can add them up.
+auto plan_svg(const sizing& s) -> std::string;
+
+}  // namespace kvsize::cli
