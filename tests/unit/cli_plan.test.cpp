@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+// The kvsize program's planner output: "plan" and "sweep" in --json, --csv rows that add up, an
+// --svg chart that is well-formed XML and whose bars add up to the --json figures, the memory bar,
+// and bad planner options exiting 2 with one message.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
+#include <unistd.h>    // getpid
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#ifndef KVSIZE_CLI_PATH
+#error "the CLI tests need KVSIZE_CLI_PATH (the kvsize program built by examples/)"
+#endif
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+auto slurp(const std::filesystem::path& p) -> std::string {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+auto temp_path(const std::string& what) -> std::filesystem::path {
+  static int counter = 0;
+  return std::filesystem::temp_directory_path() /
+         ("kvsize-cli-plan-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + what);
+}
+
+auto qwen() -> std::string {
+  return "'" + (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "Qwen__Qwen2.5-1.5B.config.json").string() +
+         "'";
+}
+
+/// Runs `kvsize ARGS` (ARGS already shell-quoted), capturing stdout and stderr separately.
+auto kvsize(const std::string& args) -> run_result {
+  const auto err_path = temp_path(".err");
+  const std::string command = std::string{"'"} + KVSIZE_CLI_PATH + "' " + args + " 2>'" + err_path.string() + "'";
+  run_result r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
+    r.out.append(buffer, n);
+  }
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+auto json_of(const std::string& args) -> nlohmann::json {
+  const auto r = kvsize(args + " --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// A minimal XML well-formedness check: one root element, every start tag closed by its end tag in
+/// order, attributes quoted, no stray '<' or '&' in text, entities among the five XML defines.
+struct xml_element {
+  std::string name;
+  std::map<std::string, std::string> attributes;
+  std::vector<xml_element> children;
+};
+
+class xml_checker {
+ public:
+  explicit xml_checker(std::string text) : text_(std::move(text)) {}
+
+  /// The root element; throws std::runtime_error with the offset of the first defect.
+  auto parse() -> xml_element {
+    skip_space();
+    if (text_.compare(pos_, 5, "<?xml") == 0) {
+      const auto end = text_.find("?>", pos_);
+      expect(end != std::string::npos, "unclosed XML declaration");
+      pos_ = end + 2;
+    }
+    skip_space();
+    xml_element root = element();
+    skip_space();
+    expect(pos_ == text_.size(), "content after the root element");
+    return root;
+  }
+
+ private:
+  void expect(bool ok, const char* what) const {
+    if (!ok) {
+      throw std::runtime_error(std::string{what} + " at offset " + std::to_string(pos_));
+    }
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+  static auto name_char(char c) -> bool {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == ':' || c == '.';
+  }
+  auto name() -> std::string {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && name_char(text_[pos_])) {
+      ++pos_;
+    }
+    expect(pos_ > start, "expected a name");
+    return text_.substr(start, pos_ - start);
+  }
+  void entity_text(std::size_t from, std::size_t to) const {
+    for (std::size_t i = from; i < to; ++i) {
+      if (text_[i] == '<') {
+        throw std::runtime_error("'<' in text at offset " + std::to_string(i));
+      }
+      if (text_[i] == '&') {
+        const std::size_t semi = text_.find(';', i);
+        const std::string entity = semi == std::string::npos ? std::string{} : text_.substr(i, semi - i + 1);
+        if (entity != "&amp;" && entity != "&lt;" && entity != "&gt;" && entity != "&quot;" && entity != "&apos;") {
+          throw std::runtime_error("unknown entity at offset " + std::to_string(i));
+        }
+      }
+    }
+  }
+  auto element() -> xml_element {
+    expect(pos_ < text_.size() && text_[pos_] == '<', "expected '<'");
+    ++pos_;
+    xml_element e;
+    e.name = name();
+    while (true) {
+      skip_space();
+      expect(pos_ < text_.size(), "unclosed start tag");
+      if (text_.compare(pos_, 2, "/>") == 0) {
+        pos_ += 2;
+        return e;
+      }
+      if (text_[pos_] == '>') {
+        ++pos_;
+        break;
+      }
+      const std::string attribute = name();
+      skip_space();
+      expect(pos_ < text_.size() && text_[pos_] == '=', "expected '=' after an attribute name");
+      ++pos_;
+      skip_space();
+      expect(pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\''), "unquoted attribute value");
+      const char quote = text_[pos_++];
+      const std::size_t end = text_.find(quote, pos_);
+      expect(end != std::string::npos, "unclosed attribute value");
+      entity_text(pos_, end);
+      expect(e.attributes.emplace(attribute, text_.substr(pos_, end - pos_)).second, "duplicate attribute");
+      pos_ = end + 1;
+    }
+    while (true) {
+      const std::size_t lt = text_.find('<', pos_);
+      expect(lt != std::string::npos, "unclosed element");
+      entity_text(pos_, lt);
+      pos_ = lt;
+      if (text_.compare(pos_, 2, "</") == 0) {
+        pos_ += 2;
+        const std::string closing = name();
+        expect(closing == e.name, "end tag does not match its start tag");
+        skip_space();
+        expect(pos_ < text_.size() && text_[pos_] == '>', "expected '>'");
+        ++pos_;
+        return e;
+      }
+      e.children.push_back(element());
+    }
+  }
+
+  std::string text_;
+  std::size_t pos_ = 0;
+};
+
+void collect(const xml_element& e, const std::string& cls, std::vector<const xml_element*>& out) {
+  const auto it = e.attributes.find("class");
+  if (it != e.attributes.end() && it->second == cls) {
+    out.push_back(&e);
+  }
+  for (const auto& c : e.children) {
+    collect(c, cls, out);
+  }
+}
+
+auto u64(const std::string& text) -> std::uint64_t { return std::stoull(text); }
+
+}  // namespace
+
+TEST_CASE("xml_checker: accepts well-formed text and rejects the usual defects", "[cli][plan][svg]") {
+  CHECK_NOTHROW(xml_checker{R"(<?xml version="1.0"?><a x="1"><b/><c>t &amp; u</c></a>)"}.parse());
+  CHECK_THROWS(xml_checker{"<a><b></a></b>"}.parse());
+  CHECK_THROWS(xml_checker{"<a x=1/>"}.parse());
+  CHECK_THROWS(xml_checker{"<a>x < y</a>"}.parse());
+  CHECK_THROWS(xml_checker{"<a>&nbsp;</a>"}.parse());
+  CHECK_THROWS(xml_checker{"<a/><b/>"}.parse());
+  CHECK_THROWS(xml_checker{"<a>"}.parse());
+}
+
+TEST_CASE("kvsize --json: the plan for the lesson's RTX 3060", "[cli][plan]") {
+  const auto j = json_of(qwen() + " --gpu-memory 12.49GB --context 2048 --batch 160");
+  const auto& p = j.at("plan");
+  // Lesson 000 §6 (tests/unit/planner.test.cpp derives each figure): 160 users fit, 7,330,432 B left.
+  CHECK(p.at("fits") == true);
+  CHECK(p.at("limited_by").is_null());
+  CHECK(p.at("users") == 160);
+  CHECK(p.at("context") == 2'048);
+  CHECK(p.at("weights_bytes") == 3'087'428'608ULL);
+  CHECK(p.at("kv_bytes") == 9'395'240'960ULL);
+  CHECK(p.at("workspace_bytes") == 0);
+  CHECK(p.at("free_bytes") == 7'330'432);
+  CHECK(p.at("max_users") == 160);
+  CHECK(p.at("max_context") == 2'049);
+  CHECK(p.at("min_tp") == 1);
+  CHECK(p.at("options").at("kv_8bit").at("max_users") == 320);
+  CHECK(p.at("options").at("kv_4bit").at("dtype") == "int4");
+  CHECK(p.at("decode").at("bytes_per_step") == 12'482'669'568ULL);
+  CHECK(p.at("decode").at("seconds_per_token").is_null());  // --gpu-memory has no bandwidth
+  // The terms add up to the device.
+  const auto sum = p.at("weights_bytes").get<std::uint64_t>() + p.at("kv_bytes").get<std::uint64_t>() +
+                   p.at("workspace_bytes").get<std::uint64_t>() + p.at("reserve_bytes").get<std::uint64_t>() +
+                   p.at("free_bytes").get<std::uint64_t>();
+  CHECK(sum == p.at("device_memory_bytes").get<std::uint64_t>());
+  CHECK_FALSE(j.contains("sweep"));
+  // The contract's capacity block is unchanged by the plan.
+  CHECK(j.at("capacity").at("max_sequences") == 160);
+}
+
+TEST_CASE("kvsize --json: --logits and --reserve are workspace terms; --reserve also leaves the KV budget",
+          "[cli][plan]") {
+  const auto j = json_of(qwen() + " --gpu-memory 12.49GB --context 2048 --batch 160 --logits last --reserve 512MiB");
+  const auto& p = j.at("plan");
+  // 160 × 303,872 B of logits and 536,870,912 B of runtime: 160 users no longer fit.
+  CHECK(p.at("workspace").at("logits_bytes") == 48'619'520);
+  CHECK(p.at("workspace").at("runtime_bytes") == 536'870'912);
+  CHECK(p.at("fits") == false);
+  CHECK(p.at("limited_by") == "memory");
+  // ⌊(9,402,571,392 − 536,870,912) / (58,720,256 + 303,872)⌋ = ⌊150.2⌋ = 150.
+  CHECK(p.at("max_users") == 150);
+  CHECK(j.at("capacity").at("kv_budget_bytes") == 9'402'571'392ULL - 536'870'912ULL);
+}
+
+TEST_CASE("kvsize --csv: one row per point, every term in bytes, adding up", "[cli][plan][csv]") {
+  const auto r = kvsize(qwen() + " --gpu rtx-3060 --engine vllm --sweep-context 1k:8k --sweep-batch 16:64 --csv");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string header;
+  std::getline(lines, header);
+  CHECK_THAT(header, StartsWith("engine,device_memory_bytes,tp,pp,context,users,weights_bytes,kv_bytes"));
+  std::vector<std::string> columns;
+  {
+    std::istringstream h(header);
+    for (std::string c; std::getline(h, c, ',');) {
+      columns.push_back(c);
+    }
+  }
+  const auto index = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> points;
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) {
+      cells.push_back(c);
+    }
+    if (line.back() == ',') {
+      cells.emplace_back();
+    }
+    REQUIRE(cells.size() == columns.size());
+    const auto at = [&](const std::string& name) { return u64(cells[index(name)]); };
+    CHECK(cells[0] == "vllm");
+    points.emplace_back(at("context"), at("users"));
+    CHECK(at("workspace_bytes") ==
+          at("logits_bytes") + at("activations_bytes") + at("sampler_bytes") + at("runtime_bytes"));
+    CHECK(at("needed_bytes") == at("weights_bytes") + at("kv_bytes") + at("workspace_bytes") + at("reserve_bytes"));
+    CHECK(at("runtime_bytes") == 157'286'400);  // vLLM's 150 MiB
+    const bool fits = cells[index("fits")] == "true";
+    CHECK(fits == (at("max_users_at_context") >= at("users")));
+    if (fits) {
+      CHECK(at("needed_bytes") + at("free_bytes") == at("device_memory_bytes"));
+    }
+  }
+  // 1k = 1,024 tokens: 1,024, 2,048, 4,096, 8,192 × 16, 32, 64 users.
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> expected{
+      {1'024, 16}, {1'024, 32}, {1'024, 64}, {2'048, 16}, {2'048, 32}, {2'048, 64},
+      {4'096, 16}, {4'096, 32}, {4'096, 64}, {8'192, 16}, {8'192, 32}, {8'192, 64}};
+  CHECK(points == expected);
+}
+
+TEST_CASE("kvsize --svg: well-formed XML whose bars add up to the --json figures", "[cli][plan][svg]") {
+  for (const std::string engine : {"exact", "vllm", "llama.cpp"}) {
+    INFO(engine);
+    const auto svg_path = temp_path(".svg");
+    const auto j = json_of(qwen() + " --gpu rtx-3060 --batch 32 --engine " + engine + " --sweep-context 1k:100k --svg '" +
+                           svg_path.string() + "'");
+    const std::string svg = slurp(svg_path);
+    std::filesystem::remove(svg_path);
+    REQUIRE_FALSE(svg.empty());
+    xml_element root;
+    REQUIRE_NOTHROW(root = xml_checker{svg}.parse());
+    CHECK(root.name == "svg");
+    CHECK(root.attributes.at("xmlns") == "http://www.w3.org/2000/svg");
+
+    // The capacity line is the device's memory.
+    std::vector<const xml_element*> capacity;
+    collect(root, "capacity", capacity);
+    REQUIRE(capacity.size() == 1);
+    CHECK(u64(capacity[0]->attributes.at("data-bytes")) == j.at("plan").at("device_memory_bytes").get<std::uint64_t>());
+
+    // One bar per swept context: 1,024 … 65,536 and 102,400 (100k = 102,400 tokens).
+    std::vector<const xml_element*> bars;
+    collect(root, "point", bars);
+    const auto& points = j.at("sweep").at("points");
+    REQUIRE(bars.size() == points.size());
+    REQUIRE(bars.size() == 8);
+    CHECK(points.back().at("context") == 102'400);
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+      const auto& bar = *bars[i];
+      const auto& point = points[i];
+      CHECK(u64(bar.attributes.at("data-context")) == point.at("context").get<std::uint64_t>());
+      CHECK(u64(bar.attributes.at("data-users")) == 32);
+      std::map<std::string, std::uint64_t> terms;
+      std::uint64_t total = 0;
+      for (const auto& segment : bar.children) {
+        if (segment.name == "rect") {
+          terms[segment.attributes.at("data-term")] = u64(segment.attributes.at("data-bytes"));
+          total += u64(segment.attributes.at("data-bytes"));
+        }
+      }
+      CHECK(terms.size() == 4);
+      CHECK(terms["weights"] == point.at("weights_bytes").get<std::uint64_t>());
+      CHECK(terms["kv"] == point.at("kv_bytes").get<std::uint64_t>());
+      CHECK(terms["workspace"] == point.at("workspace_bytes").get<std::uint64_t>());
+      CHECK(terms["reserve"] == point.at("reserve_bytes").get<std::uint64_t>());
+      CHECK(total == point.at("needed_bytes").get<std::uint64_t>());
+      CHECK(u64(bar.attributes.at("data-needed")) == total);
+      CHECK((bar.attributes.at("data-fits") == "true") == point.at("fits").get<bool>());
+    }
+  }
+}
+
+TEST_CASE("kvsize: the human report shows the plan with a memory bar", "[cli][plan]") {
+  const auto r = kvsize(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm --shared-prefix 512");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("Plan: 160 users × 2,048 tokens on NVIDIA GeForce RTX 3060"));
+  CHECK_THAT(r.out, ContainsSubstring("[WWWW"));
+  CHECK_THAT(r.out, ContainsSubstring("W weights  K KV cache  a workspace  r engine reserve  . free"));
+  CHECK_THAT(r.out, ContainsSubstring("vLLM's 150 MiB redundancy buffer"));
+  CHECK_THAT(r.out, ContainsSubstring("8-bit KV cache (fp8_e4m3)"));
+  CHECK_THAT(r.out, ContainsSubstring("prefix sharing (512 tokens)"));
+  CHECK_THAT(r.out, ContainsSubstring("time per output token (lower bound)"));
+  CHECK_THAT(r.out, ContainsSubstring("at 360 GB/s"));
+}
+
+TEST_CASE("kvsize: bad planner options exit 2 with one message", "[cli][plan]") {
+  struct bad_case {
+    std::string args;
+    std::string message_part;
+  };
+  const bad_case cases[] = {
+      {qwen() + " --gpu rtx-3060 --sweep-context 8k:1k", "--sweep-context: '8k:1k' runs backwards"},
+      {qwen() + " --gpu rtx-3060 --sweep-context 1k", "--sweep-context: '1k' is not a range"},
+      {qwen() + " --gpu rtx-3060 --sweep-batch 0:4", "--sweep-batch: '0:4' is not a range"},
+      {qwen() + " --gpu rtx-3060 --sweep-context 1q:2k", "--sweep-context"},
+      {qwen() + " --csv", "--csv plans for a device"},
+      {qwen() + " --svg /tmp/never.svg", "--svg plans for a device"},
+      {qwen() + " --gpu rtx-3060 --json --csv", "pass one of them"},
+      {qwen() + " --gpu rtx-3060 --logits some", "--logits: expected all, last or none"},
+      {qwen() + " --gpu rtx-3060 --reserve 12gigs", "--reserve: '12gigs' is not a size"},
+      {qwen() + " --gpu rtx-3060 --prefill-chunk 0", "--prefill-chunk"},
+      {qwen() + " --gpu rtx-3060 --svg /nonexistent-dir/chart.svg", "--svg: cannot write"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto r = kvsize(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, StartsWith("kvsize: "));
+    CHECK_THAT(r.err, ContainsSubstring(c.message_part));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+// The planner (kvsize/planner.hpp) and the workspace terms (kvsize/workspace.hpp): hand-derived
+// cases, the lessons' capacity questions among them, then properties over every config in configs/.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
+#include <kvsize/planner.hpp>
+
+using namespace kvsize::literals;
+using Catch::Matchers::WithinRel;
+using kvsize::bytes;
+using kvsize::dtype;
+using kvsize::engine_kind;
+namespace presets = kvsize::presets;
+
+namespace {
+
+// Qwen2.5-1.5B in bf16: 1,543,714,304 parameters × 2 B (lesson 000 §6: "3.087 GB").
+constexpr bytes qwen_1_5b_weights{3'087'428'608};
+// Qwen2.5-7B in bf16: 7,615,616,512 × 2 B (lesson 000 §6: "about 15.2 GB").
+constexpr bytes qwen_7b_weights{15'231'233'024};
+// Llama-3-8B: 8,030,261,248 parameters; 4-bit as 0.5 B each, or GGUF q4_0 as 18 B per 32.
+constexpr bytes llama_int4_weights{4'015'130'624};
+constexpr bytes llama_q4_0_weights{4'517'021'952};
+
+constexpr auto inputs(bytes weights, bytes memory, engine_kind e, std::uint64_t context, std::uint64_t users)
+    -> kvsize::plan_inputs {
+  kvsize::plan_inputs in{};
+  in.weights = weights;
+  in.device_memory = memory;
+  in.engine = e;
+  in.options.context = context;
+  in.options.batch = users;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("planner: the lesson's RTX 3060, Qwen2.5-1.5B, 160 users at 2,048 tokens", "[planner][lessons]") {
+  constexpr auto m = presets::qwen2_5_1_5b;
+  // Lesson 000 §6: "The RTX 3060 has 12.49 GB": 12,490,000,000 B. Engine exact: no workspace.
+  // KV budget 12,490,000,000 − 3,087,428,608 = 9,402,571,392 B; one user at 2,048 tokens:
+  // 2,048 × 28,672 = 58,720,256 B; 9,402,571,392 / 58,720,256 = 160.12 → 160 users.
+  constexpr auto in = inputs(qwen_1_5b_weights, 12'490_MB, engine_kind::exact, 2'048, 160);
+  // Every figure is a constant expression (the point, and a search over users); the whole plan runs
+  // dozens of such searches, beyond Clang's default constexpr step limit, so it is checked at run time.
+  constexpr auto point = kvsize::plan_at(m, in, 2'048, 160, 1);
+  STATIC_REQUIRE(point.fits());
+  STATIC_REQUIRE(point.kv == bytes{9'395'240'960});  // 160 × 58,720,256
+  STATIC_REQUIRE(point.free() == bytes{7'330'432});  // 9,402,571,392 − 9,395,240,960
+  STATIC_REQUIRE(point.workspace.total() == bytes{0});
+  STATIC_REQUIRE(point.reserve == bytes{0});
+  STATIC_REQUIRE(kvsize::plan_max_users(m, in, 2'048, 1) == 160);
+  // One more user does not fit: 161 × 58,720,256 = 9,453,961,216 > 9,402,571,392.
+  STATIC_REQUIRE(!kvsize::plan_at(m, in, 2'048, 161, 1).fits());
+  STATIC_REQUIRE(kvsize::plan_at(m, in, 2'048, 161, 1).limited_by == kvsize::plan_limit::memory);
+  const auto p = kvsize::plan(m, in);
+  CHECK(p.point.fits());
+  CHECK(p.max_users == 160);
+  // Max context for 160 users: ⌊9,402,571,392 / 160 / 28,672⌋ = ⌊2,049.6⌋ = 2,049 (the CLI test's figure).
+  CHECK(p.max_context == 2'049);
+  CHECK(p.min_tp == 1);
+  // An 8-bit cache halves the 28,672 B per token: ⌊9,402,571,392 / 29,360,128⌋ = 320 users; ⌊… / 160 /
+  // 14,336⌋ = 4,099 tokens. A 4-bit cache (int4, no scales): ⌊9,402,571,392 / 14,680,064⌋ = 640.
+  CHECK((p.kv_8bit.available && p.kv_8bit.kv.k == dtype::fp8_e4m3));
+  CHECK(p.kv_8bit.max_users == 320);
+  CHECK(p.kv_8bit.max_context == 4'099);
+  CHECK((p.kv_4bit.available && p.kv_4bit.kv.k == dtype::int4));
+  CHECK(p.kv_4bit.max_users == 640);
+  // Decode: every weight and every user's KV once per step: 3,087,428,608 + 9,395,240,960 B.
+  CHECK(p.decode.traffic.total() == bytes{12'482'669'568});
+  CHECK(p.decode.seconds_per_token == 0);  // no bandwidth given
+
+  SECTION("KV is one ceiling among several: the last position's logits cost one user") {
+    // Lesson 000 §4: 151,936 × 2 B = 303,872 B of logits per position. Keeping the last position of
+    // each user: 58,720,256 + 303,872 = 59,024,128 B per user; ⌊9,402,571,392 / 59,024,128⌋ = 159.
+    auto with_logits = in;
+    with_logits.workspace.logits_positions = kvsize::logits_kept::last;
+    const auto q = kvsize::plan(m, with_logits);
+    CHECK(q.point.workspace.logits == bytes{160ULL * 303'872});
+    CHECK_FALSE(q.point.fits());
+    CHECK(q.max_users == 159);
+    CHECK(kvsize::plan_at(m, with_logits, 2'048, 159, 1).fits());
+    // In float32 the same rows cost twice: 58,720,256 + 607,744 = 59,328,000 → ⌊158.5⌋ = 158.
+    with_logits.workspace.logits_float32 = true;
+    CHECK(kvsize::plan(m, with_logits).max_users == 158);
+  }
+  SECTION("the catalog's RTX 3060 is 12 GiB, not 12.49 GB") {
+    // 12,884,901,888 − 3,087,428,608 = 9,797,473,280; / 58,720,256 = 166.85 → 166 users.
+    auto catalog = in;
+    catalog.device_memory = kvsize::gpu("rtx-3060").memory;
+    catalog.bandwidth = kvsize::gpu("rtx-3060").bandwidth;
+    const auto q = kvsize::plan(m, catalog);
+    CHECK(q.max_users == 166);
+    // At 360 GB/s a step of 12,482,669,568 B takes at least 34.67 ms.
+    CHECK_THAT(q.decode.seconds_per_token, WithinRel(12'482'669'568.0 / 360e9, 1e-12));
+    CHECK_THAT(q.decode.traffic.kv_share(), WithinRel(9'395'240'960.0 / 12'482'669'568.0, 1e-12));
+  }
+  SECTION("a runtime reserve comes off the budget") {
+    // --reserve 512MiB: 9,402,571,392 − 536,870,912 = 8,865,700,480; / 58,720,256 = 150.98 → 150.
+    auto reserved = in;
+    reserved.workspace.runtime = 512_MiB;
+    CHECK(kvsize::plan(m, reserved).max_users == 150);
+  }
+}
+
+TEST_CASE("planner: the 7B at 16,000 tokens on a 24 GB GPU (lesson 000 self-check)", "[planner][lessons]") {
+  constexpr auto m = presets::qwen2_5_7b;
+  // 56 KiB per token × 16,000 = 917,504,000 B per user; weights 15,231,233,024 B.
+  // "24 GB" = 24 × 10^9: (24,000,000,000 − 15,231,233,024) / 917,504,000 = 9.56 → 9 users.
+  const auto si = kvsize::plan(m, inputs(qwen_7b_weights, 24_GB, engine_kind::exact, 16'000, 9));
+  CHECK(si.point.fits());
+  CHECK(si.max_users == 9);
+  // "24 GB" that is 24 GiB: (25,769,803,776 − 15,231,233,024) / 917,504,000 = 11.49 → 11 users.
+  const auto iec = kvsize::plan(m, inputs(qwen_7b_weights, 24_GiB, engine_kind::exact, 16'000, 9));
+  CHECK(iec.max_users == 11);
+  // Ten users at 24 × 10^9 do not fit. Shorter context: ⌊8,768,766,976 / 10 / 57,344⌋ = 15,291 tokens.
+  // tp 2 halves the weights per device (7,615,616,512 B) and the KV per token (28,672 B):
+  // ⌊(24e9 − 7,615,616,512) / (16,000 × 28,672)⌋ = ⌊35.7⌋ ≥ 10, so the smallest degree is 2.
+  const auto ten = kvsize::plan(m, inputs(qwen_7b_weights, 24_GB, engine_kind::exact, 16'000, 10));
+  CHECK_FALSE(ten.point.fits());
+  CHECK(ten.point.limited_by == kvsize::plan_limit::memory);
+  CHECK(ten.max_context == 15'291);
+  CHECK(ten.min_tp == 2);
+  CHECK(kvsize::plan_at(m, inputs(qwen_7b_weights, 24_GB, engine_kind::exact, 16'000, 10), 16'000, 35, 2).fits());
+  CHECK_FALSE(kvsize::plan_at(m, inputs(qwen_7b_weights, 24_GB, engine_kind::exact, 16'000, 10), 16'000, 36, 2).fits());
+  // "What else do you need to check": the logits of one naive 16,000-token prefill,
+  // 16,000 × 152,064 × 2 = 4,866,048,000 B, leave (8,768,766,976 − 4,866,048,000) / 917,504,000 = 4.25 → 4.
+  auto naive = inputs(qwen_7b_weights, 24_GB, engine_kind::exact, 16'000, 9);
+  naive.workspace.logits = kvsize::logits_bytes_prefill(m, 16'000);
+  CHECK(kvsize::plan(m, naive).max_users == 4);
+  // On the 12.49 GB RTX 3060 the weights alone do not fit (lesson 000 §6).
+  const auto small = kvsize::plan(m, inputs(qwen_7b_weights, 12'490_MB, engine_kind::exact, 2'048, 1));
+  CHECK(small.point.limited_by == kvsize::plan_limit::weights);
+  CHECK(small.max_users == 0);
+  CHECK(small.max_context == 0);
+  CHECK(small.min_tp == 2);  // 7,615,616,512 B of weights per device leave room for one user
+}
+
+TEST_CASE("planner: Llama-3-8B with 4-bit weights, 8,000-token requests on 24 GB (lesson 004)", "[planner][lessons]") {
+  constexpr auto m = presets::llama_3_8b;
+  // 131,072 B per token × 8,000 = 1,048,576,000 B per request.
+  // int4 weights: ⌊(24e9 − 4,015,130,624) / 1,048,576,000⌋ = ⌊19.06⌋ = 19.
+  CHECK(kvsize::plan(m, inputs(llama_int4_weights, 24_GB, engine_kind::exact, 8'000, 1)).max_users == 19);
+  // q4_0 weights: ⌊(24e9 − 4,517,021,952) / 1,048,576,000⌋ = ⌊18.58⌋ = 18; with the 8-bit KV option
+  // (fp8: 524,288,000 B per request) ⌊19,482,978,048 / 524,288,000⌋ = 37; 4-bit (int4) ⌊74.3⌋ = 74.
+  const auto p = kvsize::plan(m, inputs(llama_q4_0_weights, 24_GB, engine_kind::exact, 8'000, 20));
+  CHECK(p.max_users == 18);
+  CHECK_FALSE(p.point.fits());
+  CHECK(p.kv_8bit.max_users == 37);
+  CHECK(p.kv_8bit.fits);
+  CHECK(p.kv_4bit.max_users == 74);
+
+  SECTION("the same on llama.cpp: slots of 8,192 cells, the compute buffer, the --fit margin") {
+    // -np u -c 8,000·u: n_ctx_seq = pad256(8,000) = 8,192 cells per slot.
+    // Workspace (float32): logits of a 512-token ubatch, 512 × 128,256 × 4 = 262,668,288 B; activations
+    // 512 × max(attention 3·4,096 + 32·256 + 8·256 = 22,528, MLP 3·4,096 + 3·14,336 = 55,296) × 4 =
+    // 113,246,208 B. Budget: 24e9 − 4,517,021,952 − 375,914,496 − 1 GiB = 18,033,321,728 B.
+    // f16: 8,192 × 131,072 = 1,073,741,824 B per slot → ⌊16.8⌋ = 16; q8_0 (34 B per 32): 8,192 × 69,632
+    // → ⌊31.6⌋ = 31; q4_0 (18 B per 32): 8,192 × 36,864 → ⌊59.7⌋ = 59.
+    const auto l = kvsize::plan(m, inputs(llama_q4_0_weights, 24_GB, engine_kind::llama_cpp, 8'000, 16));
+    CHECK(l.point.workspace.logits == bytes{262'668'288});
+    CHECK(l.point.workspace.activations == bytes{113'246'208});
+    CHECK(l.point.kv_budget == bytes{18'033'321'728});
+    CHECK(l.point.reserve == 1_GiB);
+    CHECK(l.point.kv == bytes{16ULL * 1'073'741'824});
+    CHECK(l.point.fits());
+    CHECK(l.max_users == 16);
+    CHECK(l.kv_8bit.kv.k == dtype::q8_0);
+    CHECK(l.kv_8bit.max_users == 31);
+    CHECK(l.kv_4bit.kv.k == dtype::q4_0);
+    CHECK(l.kv_4bit.max_users == 59);
+  }
+}
+
+TEST_CASE("workspace: the engines' defaults, hand-derived", "[planner][workspace]") {
+  constexpr auto m = presets::qwen2_5_1_5b;  // hidden 1,536, intermediate 8,960, 12 heads, 2 KV heads
+  // One layer's peak per token: attention 3·1,536 + 12·256 + 2·256 = 8,192; MLP 3·1,536 + 3·8,960 = 31,488.
+  STATIC_REQUIRE(kvsize::activation_peak_elements(m) == 31'488);
+  // tp 2: MLP 3·1,536 + 3·4,480 = 18,048.
+  STATIC_REQUIRE(kvsize::activation_peak_elements(m, 2) == 18'048);
+  kvsize::engine_options o{};
+  o.context = 2'048;
+  o.batch = 160;
+  o.device_memory = kvsize::gpu("rtx-3060").memory;  // < 70 GiB: vLLM's max_num_seqs is 256
+  // vLLM: 256 rows of bf16 logits (77,791,232 B) and of float32 (155,582,464 B); a forward pass of
+  // 8,192 tokens: 8,192 × 31,488 × 2 = 515,899,392 B; 150 MiB.
+  constexpr auto vllm = engine_kind::vllm;
+  const auto v = kvsize::engine_workspace(m, vllm, o);
+  CHECK(v.logits == bytes{77'791'232});
+  CHECK(v.sampler == bytes{155'582'464});
+  CHECK(v.activations == bytes{515'899'392});
+  CHECK(v.runtime == 150_MiB);
+  // transformers: every position of every sequence, 160 × 2,048 × 303,872 B, and the prompt of all
+  // 160 sequences in one pass.
+  const auto t = kvsize::engine_workspace(m, engine_kind::transformers, o);
+  CHECK(t.logits_positions == kvsize::logits_kept::all);
+  CHECK(t.logits == bytes{160ULL * 2'048 * 303'872});
+  CHECK(t.activations == bytes{160ULL * 2'048 * 31'488 * 2});
+  CHECK(t.sampler == bytes{160ULL * 151'936 * 4});
+  // SGLang and exact: nothing outside their rules.
+  CHECK(kvsize::engine_workspace(m, engine_kind::sglang, o).total() == bytes{0});
+  CHECK(kvsize::engine_workspace(m, engine_kind::exact, o).total() == bytes{0});
+  // Every term can be replaced.
+  kvsize::workspace_overrides w{};
+  w.logits = 1_MiB;
+  w.activations = 2_MiB;
+  w.sampler = 3_MiB;
+  w.runtime = 4_MiB;
+  CHECK(kvsize::engine_workspace(m, vllm, o, w).total() == 10_MiB);
+  w = {};
+  w.activation_tokens = 1'024;
+  w.logits_positions = kvsize::logits_kept::none;
+  w.sampler_rows = 1;
+  const auto r = kvsize::engine_workspace(m, vllm, o, w);
+  CHECK(r.activations == bytes{1'024ULL * 31'488 * 2});
+  CHECK(r.logits == bytes{0});
+  CHECK(r.sampler == bytes{151'936ULL * 4});
+}
+
+TEST_CASE("planner: vLLM's scheduler cap is a ceiling of its own", "[planner][engines]") {
+  // Qwen2.5-0.5B (12 KiB per token) on an H100: memory for thousands of 1,024-token users, but
+  // max_num_seqs is 1,024 on a ≥ 70 GiB device.
+  constexpr auto m = presets::qwen2_5_0_5b;
+  auto in = inputs(bytes{988'000'000}, kvsize::gpu("h100-80gb").memory, engine_kind::vllm, 1'024, 2'000);
+  const auto p = kvsize::plan(m, in);
+  CHECK(p.point.limited_by == kvsize::plan_limit::slots);
+  CHECK(p.point.slot_cap == 1'024);
+  CHECK(p.max_users == 1'024);
+  in.options.max_num_seqs = 4'096;
+  CHECK(kvsize::plan(m, in).point.fits());
+}
+
+TEST_CASE("planner: prefix sharing holds the prefix once", "[planner][engines]") {
+  // Exact engine, Qwen2.5-1.5B, 12.49 GB, 2,048 tokens of which 1,024 are shared by every user:
+  // budget ≥ prefix + n × (per user − prefix): n ≤ (9,402,571,392 − 29,360,128) / (58,720,256 − 29,360,128)
+  // = 319.25 → 319 users (160 without sharing). 200 users save 199 × 29,360,128 = 5,842,665,472 B.
+  auto in = inputs(qwen_1_5b_weights, 12'490_MB, engine_kind::exact, 2'048, 200);
+  in.options.shared_prefix = 1'024;
+  const auto p = kvsize::plan(presets::qwen2_5_1_5b, in);
+  CHECK(p.max_users == 160);
+  CHECK(p.prefix.shared_prefix == 1'024);
+  CHECK(p.prefix.max_users == 319);
+  CHECK(p.prefix.saved == bytes{5'842'665'472});
+}
+
+namespace {
+
+auto configs() -> std::vector<std::filesystem::path> {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator{std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs"}) {
+    if (entry.path().extension() == ".json") {
+      paths.push_back(entry.path());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+}  // namespace
+
+TEST_CASE("planner: properties over every config, engine and context", "[planner][properties]") {
+  // Weights are the caller's: a fixed 10 GiB keeps every model's question open on an H200.
+  const auto device = kvsize::gpu("h200");
+  std::size_t plans = 0;
+  for (const auto& path : configs()) {
+    const auto config = kvsize::hf::load_config(path);
+    const kvsize::model_spec& m = config.spec;
+    for (engine_kind e : {engine_kind::exact, engine_kind::vllm, engine_kind::sglang, engine_kind::llama_cpp,
+                          engine_kind::trtllm}) {
+      std::uint64_t previous_max_users = kvsize::unbounded;
+      for (std::uint64_t context : {1'024ULL, 8'192ULL, 32'768ULL}) {
+        INFO(path.filename().string() << " engine " << kvsize::name(e) << " context " << context);
+        auto in = inputs(10_GiB, device.memory, e, context, 8);
+        in.bandwidth = device.bandwidth;
+        in.context_limit = 131'072;
+        kvsize::plan_result p{};
+        try {
+          p = kvsize::plan(m, in);
+        } catch (const std::invalid_argument&) {
+          continue;  // a configuration the engine refuses (e.g. pages vLLM cannot unify)
+        }
+        ++plans;
+        const kvsize::plan_point& q = p.point;
+        // The terms add up to the device: weights + workspace + reserve + KV budget = memory.
+        if (q.limited_by != kvsize::plan_limit::weights) {
+          CHECK(q.weights + q.workspace.total() + q.reserve + q.kv_budget == q.device_memory);
+        }
+        if (q.fits()) {
+          CHECK(q.needed() + q.free() == q.device_memory);
+          CHECK(p.max_users >= 8);
+          CHECK(p.max_context >= context);
+        } else {
+          CHECK(p.max_users < 8);
+        }
+        // Max users at the context fit; one more does not (unless the search was bounded).
+        if (p.max_users != 0 && p.max_users < (1ULL << 40)) {
+          CHECK(kvsize::plan_at(m, in, context, p.max_users, 1).fits());
+          CHECK_FALSE(kvsize::plan_at(m, in, context, p.max_users + 1, 1).fits());
+        }
+        // The max context fits the users; one token more does not (below the search limit).
+        if (p.max_context != 0) {
+          CHECK(kvsize::plan_at(m, in, p.max_context, 8, 1).fits());
+          if (p.max_context < p.context_limit) {
+            CHECK_FALSE(kvsize::plan_at(m, in, p.max_context + 1, 8, 1).fits());
+          }
+        }
+        // Longer contexts never admit more users.
+        CHECK(p.max_users <= previous_max_users);
+        previous_max_users = p.max_users;
+        // A smaller cache never admits fewer users; tp, when found, fits.
+        if (p.kv_8bit.available && kvsize::traits(m.compute_dtype).block_bytes >= 2) {
+          CHECK(p.kv_8bit.max_users >= p.max_users);
+        }
+        if (p.min_tp != 0) {
+          CHECK(kvsize::plan_at(m, in, context, 8, p.min_tp).fits());
+        }
+        // Decode reads the device's weights and the users' KV.
+        CHECK(p.decode.traffic.total() == q.weights + q.kv);
+        CHECK(p.decode.seconds_per_token > 0);
+      }
+    }
+  }
+  CHECK(plans > 100);
+}
