@@ -11,6 +11,7 @@
 #include "logits.hpp"
 #include "decode.hpp"
 #include "parameters.hpp"
+#include "weights.hpp"
 #include "parse_size.hpp"
 #include "capacity.hpp"
 #include "gpus.hpp"

@@ -10,6 +10,7 @@
 #include <type_traits>  // std::is_trivially_copyable_v
 
 #include "dtype.hpp"
+#include "weights_shape.hpp"
 
 namespace kvsize {
 
@@ -95,11 +96,14 @@ struct model_spec {
   bool gated_mlp = true;                ///< gate + up + down (SwiGLU) rather than up + down
   bool qkv_bias = false;                ///< Q, K and V projections have biases (Qwen2)
   bool tied_embeddings = false;         ///< the LM head reuses the token embedding
+  /// Norms, biases, MoE, latent projections, recurrent mixers, MTP, vision (weights.hpp's parameters()).
+  weights_shape weights{};
 
   friend constexpr auto operator==(const model_spec&, const model_spec&) -> bool = default;
 };
 
 static_assert(std::is_trivially_copyable_v<model_spec>, "model_spec must stay plain data");
+static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "one layer_weights per layer");
 
 /// K/V heads, with 0 meaning multi-head attention.
 [[nodiscard]] constexpr auto effective_kv_heads(const model_spec& m) -> std::uint32_t {
@@ -215,6 +219,9 @@ constexpr void validate(const model_spec& m) {
   for (std::uint32_t il = m.layers; il < max_layers; ++il) {
     if (!(m.layer[il] == layer_spec{})) {
       throw std::invalid_argument("kvsize::model_spec: a layer override lies beyond `layers`");
+    }
+    if (!(m.weights.layer[il] == layer_weights{})) {
+      throw std::invalid_argument("kvsize::model_spec: a weights.layer override lies beyond `layers`");
     }
   }
 }
