@@ -30,6 +30,7 @@
 #include "hf/layer_plan.hpp"
 #include "hf/model_reader.hpp"
 #include "hf/parsed_config.hpp"
+#include "hf/weights_reader.hpp"
 #include "model_spec.hpp"
 
 namespace kvsize::hf {
@@ -153,6 +154,8 @@ namespace detail {
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
   }
+  read_weights_shape(root, v, mt, top_type, out);
+  read_quantization_config(root, out);
   // Group consecutive equal decisions; the first KV-head note goes on attention groups.
   for (std::uint32_t i = 0; i < m.layers;) {
     std::uint32_t j = i + 1;

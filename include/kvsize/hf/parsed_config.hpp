@@ -2,12 +2,14 @@
 // kvsize::hf::parsed_config: a model_spec read from a config.json, with the audit trail.
 #pragma once
 
+#include <array>     // std::array
 #include <cstdint>   // std::uint32_t
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <vector>    // std::vector
 
 #include "../model_spec.hpp"
+#include "../weights.hpp"
 
 namespace kvsize::hf {
 
@@ -21,6 +23,27 @@ struct layer_group_note {
   std::string reason;
 };
 
+/// quantization_config, as written, and the weights_format kvsize sizes it with.
+struct quantization_config {
+  std::string pointer;                      ///< "/quantization_config"
+  std::string method;                       ///< quant_method: "fp8", "gptq", "awq", "mxfp4", "bitsandbytes", ...
+  std::optional<std::uint32_t> bits;        ///< bits / weight_bits / num_bits / w_bit
+  std::optional<std::uint32_t> group_size;  ///< group_size / q_group_size; -1 is read as 0 (one group)
+  std::optional<bool> desc_act;             ///< GPTQ act-order (does not change the bytes: g_idx is always stored)
+  std::optional<bool> sym;                  ///< GPTQ symmetric (qzeros are stored either way)
+  std::optional<bool> zero_point;           ///< AWQ
+  std::string fmt;                          ///< FP8: "e4m3" / "e5m2"
+  std::string activation_scheme;            ///< FP8: "dynamic" / "static"
+  std::string version;                      ///< AWQ: "gemm" / "gemv"
+  std::optional<std::array<std::uint32_t, 2>> weight_block_size;  ///< FP8 block: [output, input]
+  std::vector<std::string> modules_to_not_convert;                ///< and llm_int8_skip_modules
+  bool load_in_4bit = false;                ///< bitsandbytes
+  bool load_in_8bit = false;
+  std::string bnb_4bit_quant_type;          ///< "nf4" / "fp4"
+  bool bnb_4bit_use_double_quant = false;
+  std::optional<kvsize::weights_format> format;  ///< nullopt: a scheme kvsize does not size (warned)
+};
+
 /// The result of reading a config.json.
 struct parsed_config {
   kvsize::model_spec spec;            ///< validated (kvsize::validate passed)
@@ -31,6 +54,7 @@ struct parsed_config {
   std::vector<layer_group_note> layers;             ///< all layers, grouped
   std::optional<std::string> quantization_method;   ///< quantization_config.quant_method
   std::optional<std::uint32_t> quantization_bits;   ///< quantization_config.bits / weight_bits / num_bits
+  std::optional<quantization_config> quantization;  ///< quantization_config in full
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
 };
 
