@@ -191,6 +191,66 @@ struct field_list {
   return out + "}";
 }
 
+/// `.weights = {...}`: the fields of model_spec::weights that differ from weights_shape's
+/// defaults, in declaration order (per-layer entries are set after construction); "" if none.
+[[nodiscard]] auto weights_initialiser(const kvsize::weights_shape& w) -> std::string {
+  const kvsize::weights_shape d{};
+  const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  field_list f;
+  f.add("norm", w.norm, d.norm, "kvsize::norm_kind::" + std::string(w.norm == kvsize::norm_kind::rms ? "rms" : w.norm == kvsize::norm_kind::layer_norm ? "layer_norm" : "layer_norm_no_bias"));
+  f.add("norms_per_mixer", w.norms_per_mixer, d.norms_per_mixer, n(w.norms_per_mixer));
+  f.add("norms_per_ffn", w.norms_per_ffn, d.norms_per_ffn, n(w.norms_per_ffn));
+  f.add("final_norm", w.final_norm, d.final_norm, b(w.final_norm));
+  f.add("parallel_block", w.parallel_block, d.parallel_block, b(w.parallel_block));
+  f.add("position_embeddings", w.position_embeddings, d.position_embeddings, n(w.position_embeddings));
+  f.add("o_bias", w.o_bias, d.o_bias, b(w.o_bias));
+  f.add("qk_norm", w.qk_norm, d.qk_norm, "kvsize::qk_norm_kind::" + std::string(w.qk_norm == kvsize::qk_norm_kind::none ? "none" : w.qk_norm == kvsize::qk_norm_kind::head ? "head" : "full"));
+  f.add("attention_sinks", w.attention_sinks, d.attention_sinks, b(w.attention_sinks));
+  f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
+  f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));
+  f.add("fused_gate_up", w.fused_gate_up, d.fused_gate_up, b(w.fused_gate_up));
+  f.add("q_lora_rank", w.q_lora_rank, d.q_lora_rank, n(w.q_lora_rank));
+  f.add("mlp_bias", w.mlp_bias, d.mlp_bias, b(w.mlp_bias));
+  if (!(w.moe == d.moe)) {
+    const auto& e = w.moe;
+    f.add_always("moe", "{.experts = " + n(e.experts) + ", .experts_per_token = " + n(e.experts_per_token) +
+                            ", .expert_width = " + n(e.expert_width) + ", .shared_width = " + n(e.shared_width) +
+                            ", .first_dense_layers = " + n(e.first_dense_layers) + ", .shared_gate = " + b(e.shared_gate) +
+                            ", .router_bias = " + b(e.router_bias) + ", .score_correction_bias = " +
+                            b(e.score_correction_bias) + ", .expert_bias = " + b(e.expert_bias) + "}");
+  }
+  if (!(w.recurrent == d.recurrent)) {
+    const auto& r = w.recurrent;
+    f.add_always("recurrent", "{.kind = kvsize::recurrent_kind::" +
+                                  std::string(r.kind == kvsize::recurrent_kind::mamba2 ? "mamba2"
+                                              : r.kind == kvsize::recurrent_kind::gated_delta ? "gated_delta" : "none") +
+                                  ", .heads = " + n(r.heads) + ", .head_dim = " + n(r.head_dim) + ", .groups = " +
+                                  n(r.groups) + ", .state_dim = " + n(r.state_dim) + ", .conv_kernel = " +
+                                  n(r.conv_kernel) + ", .conv_bias = " + b(r.conv_bias) + ", .proj_bias = " +
+                                  b(r.proj_bias) + "}");
+  }
+  f.add("mtp_layers", w.mtp_layers, d.mtp_layers, n(w.mtp_layers));
+  f.add("mtp_embeddings", w.mtp_embeddings, d.mtp_embeddings, b(w.mtp_embeddings));
+  f.add("vision", w.vision, d.vision, n(w.vision));
+  if (f.items.empty()) {
+    return {};
+  }
+  std::string out = "{";
+  for (std::size_t i = 0; i < f.items.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + f.items[i];
+  }
+  return out + "}";
+}
+
+/// `kvsize::layer_weights{...}` of one layer.
+[[nodiscard]] auto layer_weights_initialiser(const kvsize::layer_weights& l) -> std::string {
+  const char* kind = l.ffn == kvsize::ffn_kind::dense ? "dense" : l.ffn == kvsize::ffn_kind::moe ? "moe"
+                   : l.ffn == kvsize::ffn_kind::none ? "none" : "inherit";
+  return "kvsize::layer_weights{.ffn = kvsize::ffn_kind::" + std::string(kind) +
+         ", .ffn_width = " + std::to_string(l.ffn_width) + "}";
+}
+
 /// The designated initialisers of every non-layer field of `m` (the shape fields always, the
 /// others when they differ from model_spec's defaults), one per line.
 [[nodiscard]] auto spec_fields(const kvsize::model_spec& m) -> std::vector<std::string> {
@@ -224,6 +284,9 @@ struct field_list {
   f.add("gated_mlp", m.gated_mlp, d.gated_mlp, m.gated_mlp ? "true" : "false");
   f.add("qkv_bias", m.qkv_bias, d.qkv_bias, m.qkv_bias ? "true" : "false");
   f.add("tied_embeddings", m.tied_embeddings, d.tied_embeddings, m.tied_embeddings ? "true" : "false");
+  if (std::string w = weights_initialiser(m.weights); !w.empty()) {
+    f.add_always("weights", std::move(w));  // its per-layer entries are set after construction
+  }
   return f.items;
 }
 
@@ -283,7 +346,7 @@ struct field_list {
 
   std::vector<std::uint32_t> overridden;
   for (std::uint32_t il = 0; il < kvsize::max_layers; ++il) {
-    if (!(m.layer[il] == kvsize::layer_spec{})) {
+    if (!(m.layer[il] == kvsize::layer_spec{}) || !(m.weights.layer[il] == kvsize::layer_weights{})) {
       overridden.push_back(il);
     }
   }
@@ -302,7 +365,12 @@ struct field_list {
   } else {
     out << "  };\n  // Layers that differ from the model-wide `attention`, `kv_heads` or recurrence.\n";
     for (const std::uint32_t il : overridden) {
-      out << "  m.layer[" << il << "] = " << layer_initialiser(m.layer[il]) << ";\n";
+      if (!(m.layer[il] == kvsize::layer_spec{})) {
+        out << "  m.layer[" << il << "] = " << layer_initialiser(m.layer[il]) << ";\n";
+      }
+      if (!(m.weights.layer[il] == kvsize::layer_weights{})) {
+        out << "  m.weights.layer[" << il << "] = " << layer_weights_initialiser(m.weights.layer[il]) << ";\n";
+      }
     }
     out << "  return m;\n}();\n";
   }
