@@ -138,8 +138,18 @@ auto human_report(const sizing& s, bool explain) -> std::string {
 
   line("\nWeights\n");
   row(out, "parameters", s.parameters ? grouped(*s.parameters) : std::string{"unknown (see notes)"});
+  const auto& terms = s.parameter_terms;
+  if (terms.active != terms.total && terms.active != 0) {
+    row(out, "  active per token (MoE)", grouped(terms.active));
+  }
+  if (terms.mtp + terms.mtp_embeddings != 0) {
+    row(out, "  + multi-token prediction (apart)", grouped(terms.mtp + terms.mtp_embeddings));
+  }
+  if (terms.has_vision) {
+    row(out, "  + vision tower (apart)", grouped(terms.vision));
+  }
   if (s.weights) {
-    row(out, fmt::format("weights in {}", name(*s.weights_dtype)),
+    row(out, fmt::format("weights in {}", *s.weights_format),
         fmt::format("{} = {}", exact(*s.weights), fmt::format("{}", as_si(*s.weights))));
   }
 
@@ -148,7 +158,7 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     const auto& c = *s.capacity;
     const auto& f = c.figures;
     capacity_for_log = f;
-    line("\nCapacity on {}\n", c.source);
+    line("\nKV capacity on {} (the engine's KV budget rule; the plan below adds workspace)\n", c.source);
     if (c.device_memory) {
       row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
     }
@@ -235,8 +245,10 @@ auto json_report(const sizing& s) -> std::string {
   j["logits_bytes_per_token"] = s.logits_per_token.count();
   j["logits_bytes_prefill"] = s.logits_prefill.count();
   j["parameters"] = s.parameters ? nlohmann::ordered_json(*s.parameters) : nlohmann::ordered_json(nullptr);
-  j["weights_dtype"] = s.weights_dtype ? nlohmann::ordered_json(std::string{name(*s.weights_dtype)})
-                                       : nlohmann::ordered_json(nullptr);
+  j["active_parameters"] = s.parameter_terms.active;
+  j["vision_parameters"] = s.parameter_terms.vision;
+  j["mtp_parameters"] = s.parameter_terms.mtp + s.parameter_terms.mtp_embeddings;
+  j["weights_dtype"] = s.weights_format ? nlohmann::ordered_json(*s.weights_format) : nlohmann::ordered_json(nullptr);
   j["weights_bytes"] = s.weights ? nlohmann::ordered_json(s.weights->count()) : nlohmann::ordered_json(nullptr);
   if (s.capacity) {
     const auto& c = *s.capacity;

@@ -42,9 +42,20 @@ auto size_option(std::string_view flag, const std::string& text) -> bytes {
                                 flag, text)};
 }
 
-// Families whose weights dense_decoder_parameters() counts exactly (Llama / Mistral / Qwen2
-// blocks: RMSNorm, rotary positions, gated MLP, no other tensors). Other families are issue #5.
-constexpr std::array<std::string_view, 3> dense_families{"llama", "mistral", "qwen2"};
+/// How a weights format reads in the report and in JSON: "bf16", "q4_K_M", "gptq-4bit-g128", ...
+auto weights_format_name(const weights_format& f) -> std::string {
+  switch (f.scheme) {
+    case weights_scheme::uniform: return std::string{name(f.type)};
+    case weights_scheme::gguf: return std::string{name(f.gguf)};
+    case weights_scheme::gptq: return fmt::format("gptq-{}bit-g{}", f.bits, f.group_size);
+    case weights_scheme::awq: return fmt::format("awq-{}bit-g{}", f.bits, f.group_size);
+    case weights_scheme::fp8: return fmt::format("fp8-block{}x{}", f.block_rows, f.block_cols);
+    case weights_scheme::mxfp4: return "mxfp4";
+    case weights_scheme::bnb_4bit: return f.double_quant ? "bnb-4bit-double-quant" : "bnb-4bit";
+    case weights_scheme::bnb_8bit: return "bnb-8bit";
+  }
+  return "?";
+}
 
 /// A sweep bound: digits with an optional k/K (× 1,024) or m/M (× 1,048,576).
 auto sweep_bound(std::string_view flag, std::string_view text, std::string_view whole) -> std::uint64_t {
@@ -347,25 +358,35 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   s.batch = opts.batch;
 
-  // Weights (needed for the engines' memory-dependent budget).
-  const bool dense = std::find(dense_families.begin(), dense_families.end(), s.config.model_type) !=
-                     dense_families.end();
-  if (dense) {
-    s.parameters = dense_decoder_parameters(m);
-  } else {
-    s.notes.push_back(fmt::format("parameter count: model_type '{}' is not yet counted (only {}); weights unknown",
-                                  s.config.model_type.empty() ? "?" : s.config.model_type, "llama, mistral, qwen2"));
-  }
+  // Weights: every parameter of the language model (kvsize::parameters), in the format the
+  // config's quantization_config gives, or --weights-dtype.
+  s.parameter_terms = parameters(m);
+  s.parameters = s.parameter_terms.total;
+  std::optional<weights_format> format;
   if (opts.weights_dtype) {
-    s.weights_dtype = dtype_option("--weights-dtype", *opts.weights_dtype, model_dtype);
-  } else if (!s.config.quantization_method) {
-    s.weights_dtype = model_dtype;
+    if (*opts.weights_dtype == "auto") {
+      format = uniform_weights(model_dtype);
+    } else {
+      format = parse_weights_format(*opts.weights_dtype);
+    }
+    if (!format) {
+      throw usage_error{fmt::format("--weights-dtype: unknown weights format '{}' (expected an element type such as "
+                                    "bf16 or fp8, or a GGUF preset such as q8_0, q4_0 or q4_K_M)",
+                                    *opts.weights_dtype)};
+    }
+  } else if (s.config.quantization) {
+    format = s.config.quantization->format;
+    if (!format) {
+      s.notes.push_back(fmt::format("weights: quantization_config ({}) is a scheme kvsize does not size; pass "
+                                    "--weights-dtype to size the weights",
+                                    s.config.quantization_method.value_or("?")));
+    }
   } else {
-    s.notes.push_back(fmt::format("weights: quantized checkpoint ({}); pass --weights-dtype to size its weights",
-                                  *s.config.quantization_method));
+    format = uniform_weights(model_dtype);
   }
-  if (s.parameters && s.weights_dtype) {
-    s.weights = weights_bytes(*s.parameters, *s.weights_dtype);
+  if (format) {
+    s.weights_format = weights_format_name(*format);
+    s.weights = weights_bytes(m, *format);
   }
 
   // Device memory, when given: the engines' memory-dependent defaults read it.

@@ -9,6 +9,7 @@
 
 #include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/weights.hpp>
 #include <kvsize/kvsize.hpp>
 #include <kvsize/planner.hpp>
 
@@ -58,7 +59,8 @@ struct sizing {
   bytes logits_prefill;
 
   std::optional<std::uint64_t> parameters;  ///< absent for families kvsize cannot count yet
-  std::optional<dtype> weights_dtype;
+  parameter_breakdown parameter_terms;      ///< every term of the count (MoE active, vision, MTP apart)
+  std::optional<std::string> weights_format;  ///< "bf16", "q4_K_M", "gptq-4bit-g128", ...
   std::optional<bytes> weights;
 
   std::optional<capacity_figures> capacity;

@@ -241,3 +241,22 @@ TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {
   CHECK(r.at("kv_heads_per_rank") == 1);
   CHECK(r.at("kv_bytes_per_token").get<std::uint64_t>() == 16'384);
 }
+
+TEST_CASE("kvsize: parameters and weights for every architecture, in the checkpoint's own format", "[cli][weights]") {
+  // DeepSeek-R1: 671,026,419,200 module parameters (research/param-counts.md: HF API per-dtype counts,
+  // README "685B = 671B + 14B MTP"); its fp8 quantization_config (128 × 128 blocks) is the format.
+  const auto r1 = json_of("'" + config("deepseek-ai__DeepSeek-R1.config.json") + "'");
+  CHECK(r1.at("parameters").get<std::uint64_t>() == 671'026'419'200);
+  CHECK(r1.at("weights_dtype") == "fp8-block128x128");
+  // gpt-oss-20b: MXFP4 experts; 13,761,264,768 B is its model.safetensors.index.json total_size.
+  const auto oss = json_of("'" + config("openai__gpt-oss-20b.config.json") + "'");
+  CHECK(oss.at("weights_dtype") == "mxfp4");
+  CHECK(oss.at("weights_bytes").get<std::uint64_t>() == 13'761'264'768);
+  // Llama-3.1-8B as GGUF Q4_K_M: 4,912,898,048 B (the size a llama-server /v1/models example reports).
+  const auto q4 = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q4_K_M");
+  CHECK(q4.at("weights_dtype") == "q4_K_M");
+  CHECK(q4.at("weights_bytes").get<std::uint64_t>() == 4'912'898'048);
+  const auto bad = kvsize("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q9_Z");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, ContainsSubstring("--weights-dtype: unknown weights format 'q9_Z'"));
+}
