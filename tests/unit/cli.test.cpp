@@ -43,12 +43,12 @@ auto config(const std::string& name) -> std::string {
   return (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / name).string();
 }
 
-/// Runs `kvsize ARGS` (ARGS already shell-quoted), capturing stdout and stderr separately.
-auto kvsize(const std::string& args) -> run_result {
+/// Runs a shell command, capturing stdout and stderr separately.
+auto run_shell(const std::string& command_line) -> run_result {
   static int counter = 0;
   const auto err_path = std::filesystem::temp_directory_path() /
                         ("kvsize-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".err");
-  const std::string command = std::string{"'"} + KVSIZE_CLI_PATH + "' " + args + " 2>'" + err_path.string() + "'";
+  const std::string command = "{ " + command_line + "; } 2>'" + err_path.string() + "'";
   run_result r;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
@@ -62,6 +62,11 @@ auto kvsize(const std::string& args) -> run_result {
   r.err = read_file(err_path);
   std::filesystem::remove(err_path);
   return r;
+}
+
+/// Runs `kvsize ARGS` (ARGS already shell-quoted).
+auto kvsize(const std::string& args) -> run_result {
+  return run_shell(std::string{"'"} + KVSIZE_CLI_PATH + "' " + args);
 }
 
 auto json_of(const std::string& args) -> nlohmann::json {
@@ -259,4 +264,25 @@ TEST_CASE("kvsize: parameters and weights for every architecture, in the checkpo
   const auto bad = kvsize("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q9_Z");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, ContainsSubstring("--weights-dtype: unknown weights format 'q9_Z'"));
+}
+
+TEST_CASE("kvsize: the report shown in the README is what kvsize prints, byte for byte", "[cli][readme]") {
+  // README.md: <!-- kvsize-report: ARGS --> then a ``` block holding the output of `kvsize ARGS`, run from the
+  // repository root.
+  const std::string readme = read_file(std::filesystem::path{KVSIZE_SOURCE_DIR} / "README.md");
+  const std::string marker = "<!-- kvsize-report: ";
+  const auto at = readme.find(marker);
+  REQUIRE(at != std::string::npos);
+  const auto args_end = readme.find(" -->\n", at);
+  REQUIRE(args_end != std::string::npos);
+  const std::string args = readme.substr(at + marker.size(), args_end - at - marker.size());
+  const std::string fence = "```\n";
+  REQUIRE(readme.compare(args_end + 5, fence.size(), fence) == 0);
+  const auto body = args_end + 5 + fence.size();
+  const auto close = readme.find("\n```\n", body);
+  REQUIRE(close != std::string::npos);
+  const std::string shown = readme.substr(body, close + 1 - body);
+  const auto r = run_shell("cd '" + std::string{KVSIZE_SOURCE_DIR} + "' && '" + KVSIZE_CLI_PATH + "' " + args);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == shown);
 }
