@@ -11,6 +11,7 @@
 // truncates. Input limits: 16 MiB, 64 levels of nesting, 512 layers.
 #pragma once
 
+#include <charconv>     // std::to_chars
 #include <cstdint>      // std::uint32_t
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
@@ -36,18 +37,31 @@
 namespace kvsize::hf {
 namespace detail {
 
-/// "{i}" → the layer index, or "a..b" for a group.
-[[nodiscard]] inline auto render_reason(const std::string& reason, std::uint32_t first, std::uint32_t count)
-    -> std::string {
-  const std::string index = count == 1 ? std::to_string(first) : std::to_string(first) + ".." + std::to_string(first + count - 1);
+/// "{i}" → the layer index, or "a..b" for a group; then `suffix`. One allocation.
+[[nodiscard]] inline auto render_reason(const std::string& reason, std::uint32_t first, std::uint32_t count,
+                                        std::string_view suffix = {}) -> std::string {
+  char index[24];  // "4294967295..4294967295"
+  char* end = std::to_chars(index, index + 10, first).ptr;
+  if (count != 1) {
+    *end++ = '.';
+    *end++ = '.';
+    end = std::to_chars(end, end + 10, first + count - 1).ptr;
+  }
+  const std::string_view idx(index, static_cast<std::size_t>(end - index));
+  std::size_t holes = 0;
+  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", at + 3)) {
+    ++holes;
+  }
   std::string out;
+  out.reserve(reason.size() + holes * idx.size() + suffix.size());
   std::size_t from = 0;
   for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", from)) {
     out.append(reason, from, at - from);
-    out += index;
+    out += idx;
     from = at + 3;
   }
   out.append(reason, from);
+  out += suffix;
   return out;
 }
 
@@ -62,7 +76,7 @@ namespace detail {
   const std::string top_type = root_type.set() ? read_string(root_type) : std::string{};
   if (const slot arch = lookup(root, "", "architectures"); arch.set()) {
     if (!arch.value->is_array()) {
-      fail(config_errc::wrong_type, arch.pointer, "expected an array of strings, got " + describe(*arch.value));
+      fail(config_errc::wrong_type, arch.pointer(), "expected an array of strings, got " + describe(*arch.value));
     }
     if (!arch.value->empty()) {
       out.architecture = read_string(element(arch, 0));
@@ -71,13 +85,13 @@ namespace detail {
   const slot text = find_text_config(root);
   std::string mt = top_type;
   if (text.present()) {
-    out.text_config_pointer = text.pointer;
-    const slot sub_type = lookup(*text.value, text.pointer, "model_type");
+    out.text_config_pointer = text.pointer();
+    const slot sub_type = lookup(*text.value, text.pointer(), "model_type");
     if (sub_type.set()) {
       mt = read_string(sub_type);
     } else if (const auto d = default_text_model_type(top_type); !d.empty()) {
       mt = std::string(d);
-      out.warnings.push_back(sub_type.pointer + " is absent; took \"" + mt + "\", the text model of model_type \"" +
+      out.warnings.push_back(sub_type.pointer() + " is absent; took \"" + mt + "\", the text model of model_type \"" +
                              top_type + "\"");
     }
   }
@@ -91,7 +105,7 @@ namespace detail {
   const slot layers_slot = v.get_first(keys::layers);
   m.layers = require_count(v, keys::layers, mt);
   if (m.layers > kvsize::max_layers) {
-    fail(config_errc::unsupported, layers_slot.pointer,
+    fail(config_errc::unsupported, layers_slot.pointer(),
          "expected at most 512 layers (kvsize::max_layers), got " + std::to_string(m.layers));
   }
   m.attention_heads = require_count(v, keys::heads, mt, 1U << 20U);
@@ -111,7 +125,7 @@ namespace detail {
     } else {
       const slot hidden = v.get_first(keys::hidden);
       if (m.hidden_size % m.attention_heads != 0) {
-        fail(config_errc::inconsistent, hidden.pointer,
+        fail(config_errc::inconsistent, hidden.pointer(),
              "expected a multiple of num_attention_heads (" + std::to_string(m.attention_heads) +
                  ") when head_dim is absent, got " + std::to_string(m.hidden_size));
       }
@@ -157,19 +171,28 @@ namespace detail {
   read_weights_shape(root, v, mt, top_type, out);
   read_quantization_config(root, out);
   // Group consecutive equal decisions; the first KV-head note goes on attention groups.
+  const auto same = [&](std::uint32_t a, std::uint32_t b) {
+    const auto& x = plan.layer[a];
+    const auto& y = plan.layer[b];
+    return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.reason == y.reason;
+  };
+  std::size_t groups = m.layers == 0 ? 0 : 1;
+  for (std::uint32_t i = 1; i < m.layers; ++i) {
+    groups += same(i - 1, i) ? 0U : 1U;
+  }
+  out.layers.reserve(groups);
+  const std::string kv_suffix = kv_notes.empty() ? std::string{} : "; " + kv_notes.front();
   for (std::uint32_t i = 0; i < m.layers;) {
     std::uint32_t j = i + 1;
     const auto& d = plan.layer[i];
-    while (j < m.layers && plan.layer[j].kind == d.kind && plan.layer[j].recurrent == d.recurrent &&
-           plan.layer[j].kv_heads == d.kv_heads && plan.layer[j].reason == d.reason) {
+    while (j < m.layers && same(i, j)) {
       ++j;
     }
-    std::string reason = render_reason(d.reason, i, j - i);
     const bool attends = d.kind == layer_kind::full || d.kind == layer_kind::sliding || d.kind == layer_kind::chunked;
-    if (attends && d.kv_heads == 0 && !kv_notes.empty()) {
-      reason += "; " + kv_notes.front();
-    }
-    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent, std::move(reason)});
+    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent,
+                                          render_reason(plan.reasons[d.reason], i, j - i,
+                                                        attends && d.kv_heads == 0 ? std::string_view(kv_suffix)
+                                                                                   : std::string_view{})});
     i = j;
   }
   if (fam == nullptr) {

@@ -346,7 +346,7 @@ void print_configs(const std::filesystem::path& dir) {
   // bare Infinity/NaN, which nlohmann refuses; the same length).
   std::vector<std::string> plain;
   for (const auto& f : files) {
-    plain.push_back(kvsize::hf::detail::prepare(f.second, kvsize::hf::parse_limits{}).text);
+    plain.emplace_back(kvsize::hf::detail::prepare(f.second, kvsize::hf::parse_limits{}).source(f.second));
   }
   const timing floor = measure([&](std::uint64_t) {
     for (const auto& text : plain) {

@@ -3,6 +3,7 @@
 // class defaults for the keys a nested config leaves out.
 #pragma once
 
+#include <iterator>     // std::size
 #include <set>          // std::set
 #include <span>         // std::span
 #include <string>       // std::string
@@ -22,13 +23,27 @@ namespace kvsize::hf::detail {
 /// Gemma3TextConfig's 8. A top-level config is saved against PretrainedConfig's own defaults
 /// and keeps every model key, so defaults are applied only to nested configs: an absent key at
 /// the top level is an error, not a guess.
+/// The class defaults of `fam` (a null json when it has none), parsed once per process from the
+/// compiled-in text.
+[[nodiscard]] inline auto nested_defaults(const family& fam) -> const json& {
+  static const std::vector<json> parsed = [] {
+    std::vector<json> all;
+    all.reserve(std::size(families));
+    for (const auto& f : families) {
+      all.push_back(f.nested_defaults.empty() ? json() : json::parse(f.nested_defaults));  // trusted text
+    }
+    return all;
+  }();
+  return parsed[static_cast<std::size_t>(&fam - families)];
+}
+
 class config_view {
  public:
   config_view(const json& object, std::string base, const family* fam, bool nested,
               std::vector<std::string>& warnings)
       : object_(object), base_(std::move(base)), family_(fam), warnings_(warnings) {
     if (nested && fam != nullptr && !fam->nested_defaults.empty()) {
-      defaults_ = json::parse(fam->nested_defaults);  // trusted, compiled-in text
+      defaults_ = &nested_defaults(*fam);
     }
   }
   config_view(const config_view&) = delete;
@@ -53,7 +68,9 @@ class config_view {
     if (!s.present()) {
       for (const auto key : keys) {
         slot d;
-        d.pointer = child_pointer(base_, key);
+        d.base = base_;
+        d.key = key;
+        d.has_key = true;
         if (apply_default(d, key)) {
           return d;
         }
@@ -66,16 +83,16 @@ class config_view {
 
  private:
   auto apply_default(slot& s, std::string_view key) const -> bool {
-    if (!defaults_.is_object()) {
+    if (defaults_ == nullptr || !defaults_->is_object()) {
       return false;
     }
-    const auto it = defaults_.find(key);
-    if (it == defaults_.end()) {
+    const auto it = defaults_->find(key);
+    if (it == defaults_->end()) {
       return false;
     }
     s.value = &*it;
     if (warned_.insert(std::string(key)).second) {
-      warnings_.push_back(s.pointer + " is absent; took " + it->dump() + ", the default of transformers' " +
+      warnings_.push_back(s.pointer() + " is absent; took " + it->dump() + ", the default of transformers' " +
                           std::string(family_->source));
     }
     return true;
@@ -85,7 +102,7 @@ class config_view {
   std::string base_;
   const family* family_;
   std::vector<std::string>& warnings_;
-  json defaults_;
+  const json* defaults_ = nullptr;
   mutable std::set<std::string> warned_;
 };
 

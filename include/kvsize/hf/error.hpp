@@ -83,10 +83,8 @@ namespace detail {
   throw config_error(code, std::string{}, std::move(pointer), std::move(message));
 }
 
-/// RFC 6901: "~" → "~0", "/" → "~1".
-[[nodiscard]] inline auto escape_pointer_token(std::string_view key) -> std::string {
-  std::string out;
-  out.reserve(key.size());
+/// RFC 6901: "~" → "~0", "/" → "~1", appended to `out`.
+inline void append_pointer_token(std::string& out, std::string_view key) {
   for (const char c : key) {
     if (c == '~') {
       out += "~0";
@@ -96,11 +94,22 @@ namespace detail {
       out += c;
     }
   }
+}
+
+[[nodiscard]] inline auto escape_pointer_token(std::string_view key) -> std::string {
+  std::string out;
+  out.reserve(key.size());
+  append_pointer_token(out, key);
   return out;
 }
 
 [[nodiscard]] inline auto child_pointer(const std::string& base, std::string_view key) -> std::string {
-  return base + "/" + escape_pointer_token(key);
+  std::string out;
+  out.reserve(base.size() + 1 + key.size());
+  out += base;
+  out += '/';
+  append_pointer_token(out, key);
+  return out;
 }
 
 [[nodiscard]] inline auto child_pointer(const std::string& base, std::size_t index) -> std::string {

@@ -9,6 +9,7 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::move
 
 #include <nlohmann/json.hpp>
 
@@ -18,13 +19,35 @@
 namespace kvsize::hf::detail {
 
 /// A key looked up in an object: `value` is nullptr when the key is absent. A JSON null is a
-/// present value (null is not absence).
+/// present value (null is not absence). The key's JSON pointer is rendered only when asked for
+/// (pointer()): by an error, a warning or a layer note. Until then the slot keeps the pointer of
+/// the object holding the key (usually "" or "/text_config": no allocation), the key, and an
+/// element index. `key` must outlive the slot: it is a literal or a key of the document.
 struct slot {
+  static constexpr std::size_t no_index = static_cast<std::size_t>(-1);
   const json* value = nullptr;
-  std::string pointer;
+  std::string base;              ///< pointer of the object (or array) the key was looked up in
+  std::string_view key;          ///< the key, when has_key
+  std::size_t index = no_index;  ///< an element of the array at base[/key]
+  bool has_key = false;
   [[nodiscard]] auto present() const -> bool { return value != nullptr; }
   /// Present and not null.
   [[nodiscard]] auto set() const -> bool { return value != nullptr && !value->is_null(); }
+  /// RFC 6901 pointer of the key: base + "/" + escaped key [+ "/" + index].
+  [[nodiscard]] auto pointer() const -> std::string {
+    std::string p;
+    p.reserve(base.size() + key.size() + (index == no_index ? 1 : 12));
+    p += base;
+    if (has_key) {
+      p += '/';
+      append_pointer_token(p, key);
+    }
+    if (index != no_index) {
+      p += '/';
+      p += std::to_string(index);
+    }
+    return p;
+  }
 };
 
 /// How a value is shown in a message: 8.5, "32", true, null, an array, an object, Infinity.
@@ -46,9 +69,11 @@ struct slot {
   }
 }
 
-[[nodiscard]] inline auto lookup(const json& object, const std::string& base, std::string_view key) -> slot {
+[[nodiscard]] inline auto lookup(const json& object, std::string base, std::string_view key) -> slot {
   slot s;
-  s.pointer = child_pointer(base, key);
+  s.base = std::move(base);
+  s.key = key;
+  s.has_key = true;
   if (object.is_object()) {
     const auto it = object.find(key);
     if (it != object.end()) {
@@ -62,22 +87,34 @@ struct slot {
 /// present one (a null), else an absent slot pointing at keys[0].
 [[nodiscard]] inline auto lookup_first(const json& object, const std::string& base,
                                        std::span<const std::string_view> keys) -> slot {
-  slot first_null;
-  for (const auto key : keys) {
-    slot s = lookup(object, base, key);
-    if (s.set()) {
-      return s;
-    }
-    if (s.present() && !first_null.present()) {
-      first_null = std::move(s);
+  const json* first_null = nullptr;
+  std::string_view first_null_key;
+  if (object.is_object()) {
+    for (const auto key : keys) {
+      const auto it = object.find(key);
+      if (it == object.end()) {
+        continue;
+      }
+      if (!it->is_null()) {
+        slot s;
+        s.value = &*it;
+        s.base = base;
+        s.key = key;
+        s.has_key = true;
+        return s;
+      }
+      if (first_null == nullptr) {
+        first_null = &*it;
+        first_null_key = key;
+      }
     }
   }
-  if (first_null.present()) {
-    return first_null;
-  }
-  slot none;
-  none.pointer = child_pointer(base, keys.empty() ? std::string_view{} : keys.front());
-  return none;
+  slot s;
+  s.value = first_null;  // nullptr: none is present
+  s.base = base;
+  s.key = first_null != nullptr ? first_null_key : (keys.empty() ? std::string_view{} : keys.front());
+  s.has_key = true;
+  return s;
 }
 
 /// "a, b or c"
@@ -103,17 +140,17 @@ struct slot {
     return expected + " from " + std::to_string(min) + " to " + std::to_string(max);
   };
   if (s.value == nullptr) {
-    fail(config_errc::missing_key, s.pointer, "expected " + expected + ", got nothing (the key is absent)");
+    fail(config_errc::missing_key, s.pointer(), "expected " + expected + ", got nothing (the key is absent)");
   }
   const json& v = *s.value;
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (!std::isfinite(d) || d >= 18446744073709551616.0 || d <= -9223372036854775808.0) {
-      fail(config_errc::out_of_range, s.pointer, "expected " + range() + ", got " + describe(v));
+      fail(config_errc::out_of_range, s.pointer(), "expected " + range() + ", got " + describe(v));
     }
   }
   if (!v.is_number_integer()) {
-    fail(config_errc::wrong_type, s.pointer, "expected " + expected + ", got " + describe(v));
+    fail(config_errc::wrong_type, s.pointer(), "expected " + expected + ", got " + describe(v));
   }
   std::uint64_t value = 0;
   if (v.is_number_unsigned()) {
@@ -121,15 +158,15 @@ struct slot {
   } else {
     const std::int64_t signed_value = v.get<std::int64_t>();  // stored signed: exact
     if (signed_value < 0) {
-      fail(config_errc::out_of_range, s.pointer, "expected " + expected + ", got " + describe(v));
+      fail(config_errc::out_of_range, s.pointer(), "expected " + expected + ", got " + describe(v));
     }
     value = static_cast<std::uint64_t>(signed_value);
   }
   if (value < min) {
-    fail(config_errc::out_of_range, s.pointer, "expected " + expected + ", got " + describe(v));
+    fail(config_errc::out_of_range, s.pointer(), "expected " + expected + ", got " + describe(v));
   }
   if (value > max) {
-    fail(over, s.pointer, "expected " + range() + ", got " + describe(v));
+    fail(over, s.pointer(), "expected " + range() + ", got " + describe(v));
   }
   return value;
 }
@@ -143,10 +180,10 @@ struct slot {
 
 [[nodiscard]] inline auto read_bool(const slot& s) -> bool {
   if (s.value == nullptr) {
-    fail(config_errc::missing_key, s.pointer, "expected true or false, got nothing (the key is absent)");
+    fail(config_errc::missing_key, s.pointer(), "expected true or false, got nothing (the key is absent)");
   }
   if (!s.value->is_boolean()) {
-    fail(config_errc::wrong_type, s.pointer, "expected true or false, got " + describe(*s.value));
+    fail(config_errc::wrong_type, s.pointer(), "expected true or false, got " + describe(*s.value));
   }
   return s.value->get<bool>();
 }
@@ -158,17 +195,28 @@ struct slot {
 
 [[nodiscard]] inline auto read_string(const slot& s) -> std::string {
   if (s.value == nullptr) {
-    fail(config_errc::missing_key, s.pointer, "expected a string, got nothing (the key is absent)");
+    fail(config_errc::missing_key, s.pointer(), "expected a string, got nothing (the key is absent)");
   }
   if (!s.value->is_string()) {
-    fail(config_errc::wrong_type, s.pointer, "expected a string, got " + describe(*s.value));
+    fail(config_errc::wrong_type, s.pointer(), "expected a string, got " + describe(*s.value));
   }
   return s.value->get<std::string>();
 }
 
+/// read_string without the copy: a view of the document's string.
+[[nodiscard]] inline auto read_string_ref(const slot& s) -> std::string_view {
+  if (s.value == nullptr) {
+    fail(config_errc::missing_key, s.pointer(), "expected a string, got nothing (the key is absent)");
+  }
+  if (!s.value->is_string()) {
+    fail(config_errc::wrong_type, s.pointer(), "expected a string, got " + describe(*s.value));
+  }
+  return s.value->get_ref<const std::string&>();
+}
+
 inline void require_object(const slot& s) {
   if (s.value == nullptr || !s.value->is_object()) {
-    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer,
+    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer(),
          "expected an object, got " + (s.value == nullptr ? std::string("nothing") : describe(*s.value)));
   }
 }
@@ -176,11 +224,11 @@ inline void require_object(const slot& s) {
 /// An array of exactly `size` elements (inconsistent otherwise, naming the expected size).
 inline void require_array(const slot& s, std::size_t size, std::string_view size_meaning) {
   if (s.value == nullptr || !s.value->is_array()) {
-    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer,
+    fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer(),
          "expected an array, got " + (s.value == nullptr ? std::string("nothing") : describe(*s.value)));
   }
   if (s.value->size() != size) {
-    fail(config_errc::inconsistent, s.pointer,
+    fail(config_errc::inconsistent, s.pointer(),
          "expected " + std::to_string(size) + " entries (" + std::string(size_meaning) + "), got " +
              std::to_string(s.value->size()));
   }
@@ -189,7 +237,14 @@ inline void require_array(const slot& s, std::size_t size, std::string_view size
 /// Element `i` of an array slot.
 [[nodiscard]] inline auto element(const slot& array, std::size_t i) -> slot {
   slot s;
-  s.pointer = child_pointer(array.pointer, i);
+  if (array.index == slot::no_index) {
+    s.base = array.base;
+    s.key = array.key;
+    s.has_key = array.has_key;
+  } else {
+    s.base = array.pointer();
+  }
+  s.index = i;
   s.value = &(*array.value)[i];
   return s;
 }

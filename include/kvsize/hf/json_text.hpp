@@ -3,6 +3,7 @@
 // checkpoints have and enforcing the input limits. Only headers under kvsize/hf include nlohmann.
 #pragma once
 
+#include <algorithm>     // std::min
 #include <charconv>      // std::from_chars
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::uint64_t
@@ -62,11 +63,17 @@ using json = nlohmann::json;
   return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
 }
 
-/// The text nlohmann will parse, with what the pre-scan noticed.
+/// What the pre-scan found. The text nlohmann parses is source(original): the original bytes
+/// when the pre-scan replaced nothing (no copy), else the rewritten `text`.
 struct prepared_text {
-  std::string text;                    ///< BOM removed, bare Infinity/NaN replaced by null
+  std::string text;                    ///< bare Infinity/NaN replaced by null; empty unless `rewritten`
+  bool rewritten = false;              ///< some literal was replaced
   std::vector<std::size_t> nan_sites;  ///< offsets in `text` where "NaN" (3 bytes) became "null" (4)
   std::vector<std::string> warnings;   ///< one per replaced literal, with its pointer
+  /// The bytes to parse: `text` if rewritten, else `original` (the text given to prepare).
+  [[nodiscard]] auto source(std::string_view original) const -> std::string_view {
+    return rewritten ? std::string_view(text) : original;
+  }
 };
 
 /// Pre-scan outside strings, tracking the JSON pointer of the current value, to
@@ -78,20 +85,40 @@ struct prepared_text {
 ///    infinite number, and every count kvsize reads rejects null with a message, while optional
 ///    keys read null as "not set" (an infinite sliding window is no window). Inside strings
 ///    nothing is touched. Malformed input passes through unchanged for nlohmann to reject.
+/// Nothing is copied while scanning: keys are kept as views of `text` and decoded only when a
+/// pointer is rendered (an error or a warning); the text is rewritten only when a literal is replaced.
 [[nodiscard]] inline auto prepare(std::string_view text, const parse_limits& limits) -> prepared_text {
   struct frame {
     bool object;
     bool expect_key;
-    std::string key;
+    std::string_view key;  // raw bytes between the quotes, escapes not yet decoded
     std::size_t index;
   };
+  struct site {
+    std::size_t at;      // offset in `text`
+    std::size_t length;  // of the literal
+  };
   prepared_text out;
-  out.text.reserve(text.size() + 16);
   std::vector<frame> stack;
+  stack.reserve(16);
+  std::vector<site> sites;
   const auto here = [&] {
     std::string p;
     for (const auto& f : stack) {
-      p = f.object ? child_pointer(p, f.key) : child_pointer(p, f.index);
+      if (f.object) {
+        std::string key;  // the escapes the scanner knows; \uXXXX stays as written
+        for (std::size_t j = 0; j < f.key.size(); ++j) {
+          if (f.key[j] == '\\' && j + 1 < f.key.size()) {
+            const char e = f.key[++j];
+            key += (e == 'n') ? '\n' : (e == 't') ? '\t' : (e == 'r') ? '\r' : (e == 'b') ? '\b' : (e == 'f') ? '\f' : e;
+          } else {
+            key += f.key[j];
+          }
+        }
+        p = child_pointer(p, key);
+      } else {
+        p = child_pointer(p, f.index);
+      }
     }
     return p;
   };
@@ -102,23 +129,13 @@ struct prepared_text {
     const char c = text[i];
     if (c == '"') {
       std::size_t j = i + 1;
-      std::string raw;
       while (j < n && text[j] != '"') {
-        if (text[j] == '\\' && j + 1 < n) {
-          const char e = text[j + 1];
-          raw += (e == 'n') ? '\n' : (e == 't') ? '\t' : (e == 'r') ? '\r' : (e == 'b') ? '\b' : (e == 'f') ? '\f' : e;
-          j += 2;
-        } else {
-          raw += text[j];
-          ++j;
-        }
+        j += (text[j] == '\\' && j + 1 < n) ? std::size_t{2} : std::size_t{1};
       }
       if (!stack.empty() && stack.back().object && stack.back().expect_key) {
-        stack.back().key = raw;
+        stack.back().key = text.substr(i + 1, std::min(j, n) - (i + 1));
       }
-      const std::size_t end = j < n ? j + 1 : n;
-      out.text.append(text.substr(i, end - i));
-      i = end;
+      i = j < n ? j + 1 : n;
       last = '"';
       continue;
     }
@@ -128,7 +145,7 @@ struct prepared_text {
              "expected at most " + std::to_string(limits.max_depth) + " levels of nested arrays and objects, got more at " +
                  line_column(text, i));
       }
-      stack.push_back(frame{c == '{', c == '{', std::string{}, 0});
+      stack.push_back(frame{c == '{', c == '{', std::string_view{}, 0});
     } else if (c == '}' || c == ']') {
       if (!stack.empty()) {
         stack.pop_back();
@@ -157,40 +174,31 @@ struct prepared_text {
       const bool value_position =
           !stack.empty() && (stack.back().object ? (!stack.back().expect_key && last == ':') : (last == '[' || last == ','));
       if (value_position && (token == "Infinity" || token == "-Infinity" || token == "NaN")) {
-        if (token == "NaN") {
-          out.nan_sites.push_back(out.text.size());
-        }
-        out.text += "null";
-        if (token.size() > 4) {
-          out.text.append(token.size() - 4, ' ');
-        }
+        sites.push_back(site{i, token.size()});
         out.warnings.push_back(here() + ": bare " + std::string(token) +
                                " (Python's json extension, not JSON) read as null");
-      } else {
-        if (c == '-' || (c >= '0' && c <= '9')) {
-          double d = 0;
-          const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
-          if (r.ec == std::errc::result_out_of_range) {
-            // Overflow, not underflow, when the decimal exponent of the leading digit is positive.
-            const std::size_t e_at = token.find_first_of("eE");
-            long exp10 = 0;
-            if (e_at != std::string_view::npos) {
-              const auto* first = token.data() + e_at + 1;
-              if (first < token.data() + token.size() && *first == '+') {
-                ++first;
-              }
-              (void)std::from_chars(first, token.data() + token.size(), exp10);
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        double d = 0;
+        const auto r = std::from_chars(token.data(), token.data() + token.size(), d);
+        if (r.ec == std::errc::result_out_of_range) {
+          // Overflow, not underflow, when the decimal exponent of the leading digit is positive.
+          const std::size_t e_at = token.find_first_of("eE");
+          long exp10 = 0;
+          if (e_at != std::string_view::npos) {
+            const auto* first = token.data() + e_at + 1;
+            if (first < token.data() + token.size() && *first == '+') {
+              ++first;
             }
-            const std::string_view mantissa = token.substr(0, e_at);
-            const std::size_t int_digits = mantissa.find('.') == std::string_view::npos ? mantissa.size()
-                                                                                         : mantissa.find('.');
-            if (exp10 + static_cast<long>(int_digits) > 0) {
-              fail(config_errc::out_of_range, here(),
-                   "expected a number within the range of a double, got " + printable(token));
-            }
+            (void)std::from_chars(first, token.data() + token.size(), exp10);
+          }
+          const std::string_view mantissa = token.substr(0, e_at);
+          const std::size_t int_digits = mantissa.find('.') == std::string_view::npos ? mantissa.size()
+                                                                                       : mantissa.find('.');
+          if (exp10 + static_cast<long>(int_digits) > 0) {
+            fail(config_errc::out_of_range, here(),
+                 "expected a number within the range of a double, got " + printable(token));
           }
         }
-        out.text.append(token);
       }
       i = j;
       last = 'v';
@@ -199,8 +207,24 @@ struct prepared_text {
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
       last = c;
     }
-    out.text += c;
     ++i;
+  }
+  if (!sites.empty()) {  // rewrite: each literal becomes null, padded to its width (NaN grows by one byte)
+    out.rewritten = true;
+    out.text.reserve(text.size() + sites.size());
+    std::size_t from = 0;
+    for (const site& s : sites) {
+      out.text.append(text.substr(from, s.at - from));
+      if (s.length == 3) {
+        out.nan_sites.push_back(out.text.size());
+      }
+      out.text += "null";
+      if (s.length > 4) {
+        out.text.append(s.length - 4, ' ');
+      }
+      from = s.at + s.length;
+    }
+    out.text.append(text.substr(from));
   }
   return out;
 }
@@ -221,13 +245,14 @@ struct prepared_text {
   }
   prepared_text p = prepare(text, limits);
   try {
-    json doc = json::parse(p.text);
+    const std::string_view source = p.source(text);
+    json doc = json::parse(source.begin(), source.end());
     for (auto& w : p.warnings) {
       warnings.push_back(std::move(w));
     }
     return doc;
   } catch (const json::parse_error& e) {
-    // e.byte is the 1-based offset of the offending byte in p.text; map it back to `text`.
+    // e.byte is the 1-based offset of the offending byte in the parsed bytes; map it back to `text`.
     std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     std::size_t shift = 0;
     for (const std::size_t site : p.nan_sites) {

@@ -10,6 +10,7 @@
 #include <cstdint>    // std::uint32_t, std::int32_t
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string
+#include <utility>    // std::move, std::pair
 #include <vector>     // std::vector
 
 #include "../model_spec.hpp"
@@ -18,20 +19,65 @@
 
 namespace kvsize::hf::detail {
 
-/// One layer's decision. `reason` may hold "{i}", replaced by the layer index (or range) when
-/// consecutive equal decisions are grouped.
+/// One layer's decision. Its reason is layer_plan::reasons[reason]; the text may hold "{i}",
+/// replaced by the layer index (or range) when consecutive equal decisions are grouped.
 struct layer_decision {
   layer_kind kind = layer_kind::full;
   bool recurrent = false;
   std::uint32_t kv_heads = 0;  ///< 0: the model's
-  std::string reason;
+  std::uint32_t reason = 0;    ///< index into layer_plan::reasons
 };
 
 struct layer_plan {
   std::vector<layer_decision> layer;
+  /// The distinct reasons (a model has a handful, not one per layer): equal texts have equal
+  /// indices, so layers compare their reasons by index.
+  std::vector<std::string> reasons;
   std::uint32_t sliding_window = 0;
   std::uint32_t attention_chunk = 0;
   recurrent_state state{};
+
+  /// The index of `text` in `reasons`, added if new.
+  auto intern(std::string text) -> std::uint32_t {
+    for (std::size_t k = 0; k < reasons.size(); ++k) {
+      if (reasons[k] == text) {
+        return static_cast<std::uint32_t>(k);
+      }
+    }
+    reasons.push_back(std::move(text));
+    return static_cast<std::uint32_t>(reasons.size() - 1);
+  }
+  /// Sets every layer's reason to `text`.
+  void set_all_reasons(std::string text) {
+    const std::uint32_t r = intern(std::move(text));
+    for (auto& d : layer) {
+      d.reason = r;
+    }
+  }
+  /// Appends `suffix` to the reason of every layer `pred` selects.
+  template <class Pred>
+  void append_reason(Pred pred, const std::string& suffix) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> done;  // old reason → new
+    for (auto& d : layer) {
+      if (!pred(d)) {
+        continue;
+      }
+      std::uint32_t to = 0;
+      bool found = false;
+      for (const auto& [from, next] : done) {
+        if (from == d.reason) {
+          to = next;
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        to = intern(reasons[d.reason] + suffix);
+        done.emplace_back(d.reason, to);
+      }
+      d.reason = to;
+    }
+  }
 };
 
 /// What the plan needs from the model-wide reading.
@@ -50,11 +96,12 @@ inline auto str(const json& v) -> std::string { return v.is_string() ? "\"" + pr
 
 inline void read_layer_types(const config_view& v, const slot& lt, const plan_facts& f, layer_plan& p) {
   require_array(lt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  const std::string at = lt.pointer() + "[{i}] = ";
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lt, i);
-    const std::string t = read_string(e);
+    const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = lt.pointer + "[{i}] = " + str(*e.value);
+    d.reason = i > 0 && *e.value == (*lt.value)[i - 1] ? p.layer[i - 1].reason : p.intern(at + str(*e.value));
     if (t == "full_attention" || t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "sliding_attention") {
@@ -65,7 +112,7 @@ inline void read_layer_types(const config_view& v, const slot& lt, const plan_fa
       d.kind = layer_kind::none;
       d.recurrent = true;
     } else {
-      fail(config_errc::unsupported, e.pointer,
+      fail(config_errc::unsupported, e.pointer(),
            "expected one of \"full_attention\", \"attention\", \"sliding_attention\", \"chunked_attention\", "
            "\"linear_attention\", \"mamba\", got " + str(*e.value));
     }
@@ -78,57 +125,67 @@ inline void read_block_configs(const slot& bc, const plan_facts& f, layer_plan& 
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot block = element(bc, i);
     require_object(block);
-    const slot att = lookup(*block.value, block.pointer, "attention");
+    const slot att = lookup(*block.value, block.pointer(), "attention");
     require_object(att);
     auto& d = p.layer[i];
-    const slot no_op = lookup(*att.value, att.pointer, "no_op");
-    const slot linear = lookup(*att.value, att.pointer, "replace_with_linear");
+    const slot no_op = lookup(*att.value, att.pointer(), "no_op");
+    const slot linear = lookup(*att.value, att.pointer(), "replace_with_linear");
     if (read_bool_or(no_op, false)) {
       d.kind = layer_kind::none;
-      d.reason = bc.pointer + "/{i}/attention/no_op = true: no attention, no KV";
+      d.reason = p.intern(bc.pointer() + "/{i}/attention/no_op = true: no attention, no KV");
       continue;
     }
     if (read_bool_or(linear, false)) {
       d.kind = layer_kind::none;
-      d.reason = bc.pointer + "/{i}/attention/replace_with_linear = true: a linear map, no KV";
+      d.reason = p.intern(bc.pointer() + "/{i}/attention/replace_with_linear = true: a linear map, no KV");
       continue;
     }
-    const slot window = lookup(*att.value, att.pointer, "window_length");
+    const slot window = lookup(*att.value, att.pointer(), "window_length");
     if (window.set()) {
-      fail(config_errc::unsupported, window.pointer,
+      fail(config_errc::unsupported, window.pointer(),
            "expected null (per-block attention windows are not supported), got " + describe(*window.value));
     }
-    const slot group = lookup(*att.value, att.pointer, "n_heads_in_group");
+    const slot group = lookup(*att.value, att.pointer(), "n_heads_in_group");
     const std::uint32_t n = read_u32(group, 1, f.heads);
     if (f.heads % n != 0) {
-      fail(config_errc::inconsistent, group.pointer,
+      fail(config_errc::inconsistent, group.pointer(),
            "expected a divisor of num_attention_heads (" + std::to_string(f.heads) + "), got " + std::to_string(n));
     }
     d.kind = layer_kind::full;
     d.kv_heads = f.heads / n;
-    d.reason = bc.pointer + "/{i}/attention/n_heads_in_group = " + std::to_string(n) + ": " + std::to_string(f.heads) +
-               " / " + std::to_string(n) + " = " + std::to_string(d.kv_heads) + " KV heads";
+    d.reason = p.intern(bc.pointer() + "/{i}/attention/n_heads_in_group = " + std::to_string(n) + ": " +
+                        std::to_string(f.heads) + " / " + std::to_string(n) + " = " + std::to_string(d.kv_heads) +
+                        " KV heads");
   }
 }
 
 inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan& p) {
   const std::string pattern = read_string(hop);
   if (pattern.size() != f.layers) {
-    fail(config_errc::inconsistent, hop.pointer,
+    fail(config_errc::inconsistent, hop.pointer(),
          "expected " + std::to_string(f.layers) + " characters (one per layer, num_hidden_layers), got " +
              std::to_string(pattern.size()));
   }
+  const std::string at = hop.pointer() + "[{i}] = '";
+  std::uint32_t ids[4] = {};  // M, *, -, E: interned on first use
+  bool have[4] = {};
+  const auto reason = [&](std::size_t k, const char* text) {
+    if (!have[k]) {
+      ids[k] = p.intern(at + text);
+      have[k] = true;
+    }
+    return ids[k];
+  };
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     auto& d = p.layer[i];
     const char c = pattern[i];
-    const std::string at = hop.pointer + "[{i}] = '" + printable(std::string(1, c)) + "'";
     switch (c) {
-      case 'M': d = {layer_kind::none, true, 0, at + ": Mamba2 block, no KV"}; break;
-      case '*': d = {layer_kind::full, false, 0, at + ": attention block"}; break;
-      case '-': d = {layer_kind::none, false, 0, at + ": MLP block, no KV"}; break;
-      case 'E': d = {layer_kind::none, false, 0, at + ": MoE block, no KV"}; break;
+      case 'M': d = {layer_kind::none, true, 0, reason(0, "M': Mamba2 block, no KV")}; break;
+      case '*': d = {layer_kind::full, false, 0, reason(1, "*': attention block")}; break;
+      case '-': d = {layer_kind::none, false, 0, reason(2, "-': MLP block, no KV")}; break;
+      case 'E': d = {layer_kind::none, false, 0, reason(3, "E': MoE block, no KV")}; break;
       default:
-        fail(config_errc::unsupported, hop.pointer,
+        fail(config_errc::unsupported, hop.pointer(),
              "expected only 'M' (Mamba2), '*' (attention), '-' (MLP) or 'E' (MoE), got '" +
                  printable(std::string(1, c)) + "' at index " + std::to_string(i));
     }
@@ -137,18 +194,19 @@ inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan
 
 inline void read_block_types(const slot& lbt, const plan_facts& f, layer_plan& p) {
   require_array(lbt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  const std::string at = lbt.pointer() + "[{i}] = ";
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lbt, i);
-    const std::string t = read_string(e);
+    const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = lbt.pointer + "[{i}] = " + str(*e.value);
+    d.reason = i > 0 && *e.value == (*lbt.value)[i - 1] ? p.layer[i - 1].reason : p.intern(at + str(*e.value));
     if (t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "mamba") {
       d.kind = layer_kind::none;
       d.recurrent = true;
     } else {
-      fail(config_errc::unsupported, e.pointer, "expected \"attention\" or \"mamba\", got " + str(*e.value));
+      fail(config_errc::unsupported, e.pointer(), "expected \"attention\" or \"mamba\", got " + str(*e.value));
     }
   }
 }
@@ -161,7 +219,7 @@ inline void periodic(layer_plan& p, std::uint32_t every, const layer_decision& o
   }
 }
 
-inline auto text(const slot& s) -> std::string { return s.pointer + " = " + describe(*s.value); }
+inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + describe(*s.value); }
 
 }  // namespace plan_detail
 
@@ -169,7 +227,7 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
 [[nodiscard]] inline auto plan_layers(const config_view& v, const plan_facts& f) -> layer_plan {
   using namespace plan_detail;
   layer_plan p;
-  p.layer.assign(f.layers, layer_decision{layer_kind::full, false, 0, "no per-layer key: full attention"});
+  p.layer.assign(f.layers, layer_decision{layer_kind::full, false, 0, p.intern("no per-layer key: full attention")});
   const window_rule rule = v.fam() != nullptr ? v.fam()->window : window_rule::plain;
   const std::string& mt = f.model_type;
   recurrence rec = mt == "jamba" ? recurrence::mamba1 : recurrence::mamba2;
@@ -180,8 +238,9 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
   const slot lbt = v.get("layers_block_type");
   const slot fai = v.get("full_attention_interval");
   if (f.latent) {
+    const std::uint32_t r = p.intern(f.latent_reason);
     for (auto& d : p.layer) {
-      d = {layer_kind::latent, false, 0, f.latent_reason};
+      d = {layer_kind::latent, false, 0, r};
     }
   } else if (lt.set()) {
     read_layer_types(v, lt, f, p);
@@ -208,8 +267,8 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
       v.warn(v.base() + "/full_attention_interval is absent; took 4, the default of transformers' Qwen3NextConfig");
     }
     rec = recurrence::gated_delta;
-    periodic(p, every, {layer_kind::full, false, 0, why + ": layer {i} is full attention"},
-             {layer_kind::none, true, 0, why + ": layer {i} is linear attention (gated delta), no KV"});
+    periodic(p, every, {layer_kind::full, false, 0, p.intern(why + ": layer {i} is full attention")},
+             {layer_kind::none, true, 0, p.intern(why + ": layer {i} is linear attention (gated delta), no KV")});
   } else if (mt == "jamba") {
     // JambaConfig: attention iff i % attn_layer_period == attn_layer_offset (defaults 8 and 4).
     const slot per = v.get("attn_layer_period");
@@ -217,32 +276,33 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
     const std::uint32_t period = per.set() ? read_u32(per, 1, f.layers) : 8U;
     const std::uint32_t offset = off.set() ? read_u32(off, 0, f.layers) : 4U;
     if (offset >= period) {
-      fail(config_errc::inconsistent, off.pointer,
+      fail(config_errc::inconsistent, off.pointer(),
            "expected less than attn_layer_period (" + std::to_string(period) + "), got " + std::to_string(offset));
     }
+    const auto why = [&](bool att) {
+      return p.intern("layer {i} % attn_layer_period (" + std::to_string(period) + ") " + (att ? "==" : "!=") +
+                      " attn_layer_offset (" + std::to_string(offset) + "): " + (att ? "attention" : "Mamba, no KV"));
+    };
+    const std::uint32_t attention = why(true);
+    const std::uint32_t mamba = why(false);
     for (std::uint32_t i = 0; i < f.layers; ++i) {
       const bool att = i % period == offset;
-      p.layer[i] = {att ? layer_kind::full : layer_kind::none, !att, 0,
-                    "layer {i} % attn_layer_period (" + std::to_string(period) + ") " + (att ? "==" : "!=") +
-                        " attn_layer_offset (" + std::to_string(offset) + "): " + (att ? "attention" : "Mamba, no KV")};
+      p.layer[i] = {att ? layer_kind::full : layer_kind::none, !att, 0, att ? attention : mamba};
     }
   } else if (mt == "falcon_h1") {
+    const std::uint32_t r = p.intern("Falcon-H1: every layer runs attention and Mamba2 in parallel (KV and state)");
     for (auto& d : p.layer) {
-      d = {layer_kind::full, true, 0, "Falcon-H1: every layer runs attention and Mamba2 in parallel (KV and state)"};
+      d = {layer_kind::full, true, 0, r};
     }
   } else if (rule == window_rule::qwen) {
     const slot use = v.get("use_sliding_window");
     const bool on = read_bool_or(use, false);
     const slot sw = v.get("sliding_window");
     if (!on) {
-      const std::string why = use.set() ? text(use) : use.pointer + " absent (Qwen2Config default false)";
-      for (auto& d : p.layer) {
-        d.reason = why + ": no window" + (sw.set() ? ", " + sw.pointer + " is not used" : std::string{});
-      }
+      const std::string why = use.set() ? text(use) : use.pointer() + " absent (Qwen2Config default false)";
+      p.set_all_reasons(why + ": no window" + (sw.set() ? ", " + sw.pointer() + " is not used" : std::string{}));
     } else if (!sw.set()) {
-      for (auto& d : p.layer) {
-        d.reason = text(use) + " but " + sw.pointer + " is " + (sw.present() ? "null" : "absent") + ": no window";
-      }
+      p.set_all_reasons(text(use) + " but " + sw.pointer() + " is " + (sw.present() ? "null" : "absent") + ": no window");
     } else {
       // HF Qwen2Attention: sliding_window applies iff use_sliding_window and layer_idx >= max_window_layers.
       const slot mwl = v.get("max_window_layers");
@@ -250,19 +310,23 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
       if (mwl.set()) {
         first = read_u32(mwl, 0, f.layers == 0 ? 0U : 1U << 30U);
         if (first > f.layers) {
-          fail(config_errc::inconsistent, mwl.pointer,
+          fail(config_errc::inconsistent, mwl.pointer(),
                "expected at most num_hidden_layers (" + std::to_string(f.layers) + ") with use_sliding_window true, got " +
                    std::to_string(first));
         }
       } else {
-        v.warn(mwl.pointer + " is absent; took 28, the default of transformers' Qwen2Config");
+        v.warn(mwl.pointer() + " is absent; took 28, the default of transformers' Qwen2Config");
         first = std::min<std::uint32_t>(first, f.layers);
       }
+      const auto why = [&](bool slides) {
+        return p.intern(text(use) + " and layer {i} " + (slides ? ">=" : "<") + " " + mwl.pointer() + " (" +
+                        std::to_string(first) + ")");
+      };
+      const std::uint32_t sliding = why(true);
+      const std::uint32_t full = why(false);
       for (std::uint32_t i = 0; i < f.layers; ++i) {
         const bool slides = i >= first;
-        p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0,
-                      text(use) + " and layer {i} " + (slides ? ">=" : "<") + " " + mwl.pointer + " (" +
-                          std::to_string(first) + ")"};
+        p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0, slides ? sliding : full};
       }
     }
   } else if (rule == window_rule::alternate || rule == window_rule::pattern) {
@@ -275,57 +339,55 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
       const slot pat = v.get("sliding_window_pattern");
       if (pat.set()) {
         every = read_u32(pat, 1, std::max<std::uint32_t>(f.layers, 1));
-        why = "(i + 1) % " + pat.pointer + " (" + std::to_string(every) + ") != 0 slides";
+        why = "(i + 1) % " + pat.pointer() + " (" + std::to_string(every) + ") != 0 slides";
       }
     }
     if (sw.present() && sw.value->is_null()) {
-      for (auto& d : p.layer) {
-        d.reason = sw.pointer + " = null: no window";
-      }
+      p.set_all_reasons(sw.pointer() + " = null: no window");
     } else {
-      periodic(p, every, {layer_kind::full, false, 0, why + "; layer {i} is global"},
-               {layer_kind::sliding, false, 0, why + "; layer {i} slides"});
+      periodic(p, every, {layer_kind::full, false, 0, p.intern(why + "; layer {i} is global")},
+               {layer_kind::sliding, false, 0, p.intern(why + "; layer {i} slides")});
     }
   } else if (rule == window_rule::chunked) {
     // Llama4TextConfig: no_rope_layers[i] = int((i + 1) % no_rope_layer_interval != 0), interval 4;
     // Llama4TextAttention: RoPE layers use chunked attention, NoPE layers are global.
     const slot chunk = v.get("attention_chunk_size");
     if (!chunk.set()) {
-      for (auto& d : p.layer) {
-        d.reason = chunk.pointer + (chunk.present() ? " = null" : " absent") + ": no chunking";
-      }
+      p.set_all_reasons(chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking");
     } else {
       const slot nrl = v.get("no_rope_layers");
       if (nrl.set()) {
         require_array(nrl, f.layers, "one per layer");
+        std::uint32_t ids[2] = {};  // NoPE, RoPE: interned on first use, in layer order
+        bool have[2] = {};
         for (std::uint32_t i = 0; i < f.layers; ++i) {
           const slot e = element(nrl, i);
           const bool rope = read_integer(e, 0, 1) == 1;
-          p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0,
-                        nrl.pointer + "[{i}] = " + (rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global")};
+          if (!have[rope]) {
+            ids[rope] = p.intern(nrl.pointer() + "[{i}] = " + (rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global"));
+            have[rope] = true;
+          }
+          p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0, ids[rope]};
         }
       } else {
-        periodic(p, 4, {layer_kind::full, false, 0, "no_rope_layers absent: (i + 1) % 4 == 0 is a global NoPE layer (Llama4TextConfig default)"},
-                 {layer_kind::chunked, false, 0, "no_rope_layers absent: (i + 1) % 4 != 0 is a chunked RoPE layer (Llama4TextConfig default)"});
+        periodic(p, 4, {layer_kind::full, false, 0, p.intern("no_rope_layers absent: (i + 1) % 4 == 0 is a global NoPE layer (Llama4TextConfig default)")},
+                 {layer_kind::chunked, false, 0, p.intern("no_rope_layers absent: (i + 1) % 4 != 0 is a chunked RoPE layer (Llama4TextConfig default)")});
       }
     }
   } else {
     const slot use = v.get("use_sliding_window");
     const slot sw = v.get("sliding_window");
     if (use.set() && !read_bool(use)) {
-      for (auto& d : p.layer) {
-        d.reason = text(use) + ": no window";
-      }
+      p.set_all_reasons(text(use) + ": no window");
     } else if (sw.present() && sw.value->is_null()) {
-      for (auto& d : p.layer) {
-        d.reason = sw.pointer + " = null: no window";
-      }
+      p.set_all_reasons(sw.pointer() + " = null: no window");
     } else if (sw.present()) {
       if (v.fam() == nullptr) {
-        v.warn("assumed " + sw.pointer + " applies to every layer, as in Mistral v0.1 (unknown model_type)");
+        v.warn("assumed " + sw.pointer() + " applies to every layer, as in Mistral v0.1 (unknown model_type)");
       }
+      const std::uint32_t r = p.intern(sw.pointer() + " applies to every layer (HF " + (mt.empty() ? std::string("Mistral") : mt) + " attention)");
       for (auto& d : p.layer) {
-        d = {layer_kind::sliding, false, 0, sw.pointer + " applies to every layer (HF " + (mt.empty() ? std::string("Mistral") : mt) + " attention)"};
+        d = {layer_kind::sliding, false, 0, r};
       }
     }
   }
@@ -335,12 +397,12 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
   if (shared.set()) {
     const std::uint32_t n = read_u32(shared, 0, 1U << 30U);
     if (n >= f.layers) {
-      fail(config_errc::inconsistent, shared.pointer,
+      fail(config_errc::inconsistent, shared.pointer(),
            "expected fewer than num_hidden_layers (" + std::to_string(f.layers) + "), got " + std::to_string(n));
     }
+    const std::uint32_t r = p.intern(text(shared) + ": layer {i} reuses the KV of an earlier layer of its type");
     for (std::uint32_t i = f.layers - n; i < f.layers; ++i) {
-      p.layer[i] = {layer_kind::shared, false, 0,
-                    text(shared) + ": layer {i} reuses the KV of an earlier layer of its type"};
+      p.layer[i] = {layer_kind::shared, false, 0, r};
     }
   }
 
@@ -355,30 +417,20 @@ inline auto text(const slot& s) -> std::string { return s.pointer + " = " + desc
   if (sliding) {
     const slot sw = v.get("sliding_window");
     p.sliding_window = read_u32(sw, 1);
-    for (auto& d : p.layer) {
-      if (d.kind == layer_kind::sliding) {
-        d.reason += "; window from " + sw.pointer + " = " + std::to_string(p.sliding_window);
-      }
-    }
+    p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::sliding; },
+                    "; window from " + sw.pointer() + " = " + std::to_string(p.sliding_window));
   }
   if (chunked) {
     const slot chunk = v.get("attention_chunk_size");
     p.attention_chunk = read_u32(chunk, 1);
-    for (auto& d : p.layer) {
-      if (d.kind == layer_kind::chunked) {
-        d.reason += "; chunk from " + chunk.pointer + " = " + std::to_string(p.attention_chunk);
-      }
-    }
+    p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::chunked; },
+                    "; chunk from " + chunk.pointer() + " = " + std::to_string(p.attention_chunk));
   }
   if (recurrent) {
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
                                                            : read_mamba_state(v.object(), v.base(), f.hidden, rec);
     p.state = s.state;
-    for (auto& d : p.layer) {
-      if (d.recurrent) {
-        d.reason += "; " + s.note;
-      }
-    }
+    p.append_reason([](const layer_decision& d) { return d.recurrent; }, "; " + s.note);
   }
   return p;
 }

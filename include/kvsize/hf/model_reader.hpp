@@ -29,7 +29,7 @@ inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numer
                                         const std::string& model_type, std::uint32_t max = max_count) -> std::uint32_t {
   const slot s = v.get_first(aliases);
   if (!s.present()) {
-    fail(config_errc::missing_key, s.pointer,
+    fail(config_errc::missing_key, s.pointer(),
          "expected one of " + list_keys(aliases) + ", got none of them (model_type " +
              (model_type.empty() ? std::string("absent") : "\"" + printable(model_type) + "\"") + ")");
   }
@@ -48,7 +48,7 @@ inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numer
   const slot thinker = lookup(root, "", "thinker_config");
   if (thinker.present()) {
     require_object(thinker);
-    const slot s = lookup(*thinker.value, thinker.pointer, "text_config");
+    const slot s = lookup(*thinker.value, thinker.pointer(), "text_config");
     if (s.present()) {
       require_object(s);
       return s;
@@ -70,7 +70,7 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
   }
   if (text.present()) {
     for (const auto key : keys::dtype) {
-      candidates.push_back(lookup(*text.value, text.pointer, key));
+      candidates.push_back(lookup(*text.value, text.pointer(), key));
     }
   }
   for (const auto& s : candidates) {
@@ -80,11 +80,11 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     const std::string name = read_string(s);
     const auto t = kvsize::parse_dtype(name);
     if (!t || (*t != kvsize::dtype::f32 && *t != kvsize::dtype::f16 && *t != kvsize::dtype::bf16)) {
-      fail(config_errc::unsupported, s.pointer,
+      fail(config_errc::unsupported, s.pointer(),
            "expected \"float32\", \"float16\" or \"bfloat16\", got " + describe(*s.value));
     }
     out.spec.compute_dtype = *t;
-    out.dtype_key = s.pointer;
+    out.dtype_key = s.pointer();
     return;
   }
   out.spec.compute_dtype = kvsize::dtype::f32;
@@ -106,10 +106,10 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     const slot attn = v.get("attn_config");
     if (attn.present()) {
       require_object(attn);
-      const slot type = lookup(*attn.value, attn.pointer, "attn_type");
-      const slot n = lookup(*attn.value, attn.pointer, "kv_n_heads");
+      const slot type = lookup(*attn.value, attn.pointer(), "attn_type");
+      const slot n = lookup(*attn.value, attn.pointer(), "kv_n_heads");
       if (type.set() && read_string(type) == "multiquery_attention") {
-        notes.push_back(type.pointer + " = \"multiquery_attention\": 1 KV head");
+        notes.push_back(type.pointer() + " = \"multiquery_attention\": 1 KV head");
         return 1;
       }
       if (n.set()) {
@@ -120,7 +120,7 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
   } else if (mt == "chatglm") {
     const slot mqa = v.get("multi_query_attention");
     if (!read_bool_or(mqa, false)) {
-      notes.push_back(mqa.pointer + " is not true: " + std::to_string(heads) + " KV heads (multi-head attention)");
+      notes.push_back(mqa.pointer() + " is not true: " + std::to_string(heads) + " KV heads (multi-head attention)");
       return heads;
     }
     decided = v.get("multi_query_group_num");
@@ -129,17 +129,17 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     const slot mq = v.get("multi_query");
     const bool on = read_bool_or(mq, falcon);  // FalconConfig: multi_query defaults to True
     if (!mq.present()) {
-      v.warn(mq.pointer + " is absent; took true, the default of transformers' FalconConfig");
+      v.warn(mq.pointer() + " is absent; took true, the default of transformers' FalconConfig");
     }
-    notes.push_back(mq.pointer + (on ? " = true: 1 KV head (multi-query)" : " = false: multi-head attention"));
+    notes.push_back(mq.pointer() + (on ? " = true: 1 KV head (multi-query)" : " = false: multi-head attention"));
     return on ? 1U : heads;
   }
   if (kv == 0) {
     if (!chain.set()) {
       // LlamaConfig and most others: "If it is not specified, will default to num_attention_heads".
-      v.warn(chain.pointer + (chain.present() ? " is null" : " is absent") +
+      v.warn(chain.pointer() + (chain.present() ? " is null" : " is absent") +
              ": multi-head attention, KV heads = num_attention_heads (" + std::to_string(heads) + ")");
-      notes.push_back(chain.pointer + (chain.present() ? " = null" : " absent") + ": " + std::to_string(heads) +
+      notes.push_back(chain.pointer() + (chain.present() ? " = null" : " absent") + ": " + std::to_string(heads) +
                       " KV heads (multi-head attention)");
       return heads;
     }
@@ -147,10 +147,10 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     decided = chain;
   }
   if (kv > heads || heads % kv != 0) {
-    fail(config_errc::inconsistent, decided.pointer,
+    fail(config_errc::inconsistent, decided.pointer(),
          "expected a divisor of num_attention_heads (" + std::to_string(heads) + "), got " + std::to_string(kv));
   }
-  notes.push_back(decided.pointer + " = " + std::to_string(kv) + (kv == 1 ? " KV head" : " KV heads"));
+  notes.push_back(decided.pointer() + " = " + std::to_string(kv) + (kv == 1 ? " KV head" : " KV heads"));
   return kv;
 }
 
@@ -187,7 +187,7 @@ inline void read_weights_facts(const json& root, const config_view& v, const std
     m.intermediate_size = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
   } else {
-    out.warnings.push_back(inter.pointer + (inter.present() ? " is null" : " is absent") +
+    out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") +
                            ": intermediate_size left 0 (per-layer or MoE widths are not read)");
   }
   m.gated_mlp = fam != nullptr ? fam->gated_mlp : true;
@@ -219,11 +219,11 @@ inline void read_quantization(const json& root, parsed_config& out) {
     return;
   }
   require_object(q);
-  const slot method = lookup(*q.value, q.pointer, "quant_method");
+  const slot method = lookup(*q.value, q.pointer(), "quant_method");
   if (method.set()) {
     out.quantization_method = read_string(method);
   }
-  const slot bits = lookup_first(*q.value, q.pointer, keys::quant_bits);
+  const slot bits = lookup_first(*q.value, q.pointer(), keys::quant_bits);
   if (bits.set()) {
     out.quantization_bits = read_u32(bits, 1, 64);
   }
@@ -244,7 +244,7 @@ inline void read_quantization(const json& root, parsed_config& out) {
   m.latent.nope_head_dim = read_u32(nope, 0, 1U << 16U);
   m.latent.v_head_dim = read_u32(vd, 1, 1U << 16U);
   if (m.latent.rope_head_dim + m.latent.nope_head_dim == 0) {
-    fail(config_errc::inconsistent, nope.pointer, "expected qk_nope_head_dim + qk_rope_head_dim > 0, got 0 + 0");
+    fail(config_errc::inconsistent, nope.pointer(), "expected qk_nope_head_dim + qk_rope_head_dim > 0, got 0 + 0");
   }
   // What an engine that expands the latent stores: attention_heads × (nope + rope) for K and
   // attention_heads × v_head_dim for V (kv_bytes_per_token_mha).
@@ -252,11 +252,11 @@ inline void read_quantization(const json& root, parsed_config& out) {
   m.head_dim = m.latent.nope_head_dim + m.latent.rope_head_dim;
   m.head_dim_v = m.latent.v_head_dim;
   const slot kvh = v.get_first(keys::kv_heads);
-  reason = rank.pointer + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer + " (" +
+  reason = rank.pointer() + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer() + " (" +
            std::to_string(m.latent.rope_head_dim) + ") = " +
            std::to_string(m.latent.kv_lora_rank + m.latent.rope_head_dim) +
            " elements per token: latent attention, one vector for all heads" +
-           (kvh.set() ? "; " + kvh.pointer + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{});
+           (kvh.set() ? "; " + kvh.pointer() + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{});
   const family* fam = v.fam();
   if (fam == nullptr || !fam->latent) {
     v.warn("model_type \"" + printable(mt) + "\" has kv_lora_rank: read as multi-head latent attention (DeepSeek-V2 style)");

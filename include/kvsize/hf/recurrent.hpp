@@ -46,7 +46,7 @@ namespace state_detail {
   if (kind == recurrence::mamba2) {
     const slot g = lookup_first(cfg, base, keys::n_groups);
     groups = read_integer(g, 1, 1U << 20U);
-    groups_note = g.pointer + " = " + std::to_string(groups);
+    groups_note = g.pointer() + " = " + std::to_string(groups);
   }
   const slot heads_s = lookup_first(cfg, base, keys::mamba_heads);
   const slot head_dim_s = lookup_first(cfg, base, keys::mamba_head_dim);
@@ -61,19 +61,19 @@ namespace state_detail {
   }
   if (d_inner_s.set()) {
     d_inner = read_integer(d_inner_s, 1, 1U << 30U);
-    inner_note = "d_inner from " + d_inner_s.pointer + " = " + std::to_string(d_inner);
+    inner_note = "d_inner from " + d_inner_s.pointer() + " = " + std::to_string(d_inner);
   } else if (ssm_rows != 0) {
     d_inner = ssm_rows;
-    inner_note = "d_inner = " + heads_s.pointer + " × " + head_dim_s.pointer + " = " + std::to_string(d_inner);
+    inner_note = "d_inner = " + heads_s.pointer() + " × " + head_dim_s.pointer() + " = " + std::to_string(d_inner);
   } else {
     const slot expand_s = lookup_first(cfg, base, keys::expand);
     if (!expand_s.set()) {
-      fail(config_errc::missing_key, heads_s.pointer,
+      fail(config_errc::missing_key, heads_s.pointer(),
            "expected the Mamba inner width: mamba_d_ssm, mamba_num_heads with mamba_head_dim, or "
            "mamba_expand/expand; got none of them");
     }
     d_inner = mul(read_integer(expand_s, 1, 64), hidden);
-    inner_note = "d_inner = " + expand_s.pointer + " × hidden_size = " + std::to_string(d_inner);
+    inner_note = "d_inner = " + expand_s.pointer() + " × hidden_size = " + std::to_string(d_inner);
   }
   if (ssm_rows == 0) {
     ssm_rows = d_inner;
@@ -82,7 +82,7 @@ namespace state_detail {
   r.state.conv_elements = mul(d_conv - 1, kvsize::detail::checked_add(d_inner, mul(mul(2, groups), d_state)));
   r.state.ssm_elements = mul(ssm_rows, d_state);
   r.note = std::string(kind == recurrence::mamba1 ? "Mamba1" : "Mamba2") + " state per sequence: conv = (" +
-           d_conv_s.pointer + " (" + std::to_string(d_conv) + ") − 1) × (d_inner + 2 × n_groups × " + d_state_s.pointer +
+           d_conv_s.pointer() + " (" + std::to_string(d_conv) + ") − 1) × (d_inner + 2 × n_groups × " + d_state_s.pointer() +
            " (" + std::to_string(d_state) + ")) = " + std::to_string(r.state.conv_elements) + ", ssm = heads × head_dim (" +
            std::to_string(ssm_rows) + ") × d_state = " + std::to_string(r.state.ssm_elements) + " elements; " + inner_note +
            ", " + groups_note;
@@ -108,9 +108,9 @@ namespace state_detail {
   state_reading r;
   r.state.conv_elements = mul(conv - 1, mul(mul(2, k_heads), k_dim) + mul(v_heads, v_dim));
   r.state.ssm_elements = mul(mul(v_heads, k_dim), v_dim);
-  r.note = "gated-delta state per sequence: conv (" + cv.pointer + " − 1) × (2 × " + kh.pointer + " × " + kd.pointer +
-           " + " + vh.pointer + " × " + vd.pointer + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
-           vh.pointer + " × " + kd.pointer + " × " + vd.pointer + " = " + std::to_string(r.state.ssm_elements) +
+  r.note = "gated-delta state per sequence: conv (" + cv.pointer() + " − 1) × (2 × " + kh.pointer() + " × " + kd.pointer() +
+           " + " + vh.pointer() + " × " + vd.pointer() + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
+           vh.pointer() + " × " + kd.pointer() + " × " + vd.pointer() + " = " + std::to_string(r.state.ssm_elements) +
            " elements";
   return r;
 }

@@ -65,7 +65,7 @@ namespace weights_detail {
     return out;
   }
   if (!s.value->is_array()) {
-    fail(config_errc::wrong_type, s.pointer, "expected an array of layer indices, got " + describe(*s.value));
+    fail(config_errc::wrong_type, s.pointer(), "expected an array of layer indices, got " + describe(*s.value));
   }
   for (std::size_t i = 0; i < s.value->size(); ++i) {
     out.push_back(read_u32(element(s, i), 0, layers == 0 ? 0 : layers - 1));
@@ -77,12 +77,12 @@ namespace weights_detail {
 /// find_multiple(int(2 * mult * hidden / 3), 256), evaluated in double as Python does.
 [[nodiscard]] inline auto decilm_ffn_width(const slot& mult_slot, std::uint32_t hidden) -> std::uint32_t {
   if (!mult_slot.set() || !mult_slot.value->is_number()) {
-    fail(mult_slot.set() ? config_errc::wrong_type : config_errc::missing_key, mult_slot.pointer,
+    fail(mult_slot.set() ? config_errc::wrong_type : config_errc::missing_key, mult_slot.pointer(),
          "expected a positive number, got " + (mult_slot.set() ? describe(*mult_slot.value) : std::string("nothing")));
   }
   const double mult = mult_slot.value->get<double>();
   if (!std::isfinite(mult) || mult <= 0 || mult > 64) {
-    fail(config_errc::out_of_range, mult_slot.pointer, "expected a number in (0, 64], got " + describe(*mult_slot.value));
+    fail(config_errc::out_of_range, mult_slot.pointer(), "expected a number in (0, 64], got " + describe(*mult_slot.value));
   }
   const double raw = 2 * mult * static_cast<double>(hidden) / 3;
   const auto i = static_cast<std::uint64_t>(raw);  // Python int(): truncation
@@ -104,13 +104,13 @@ namespace weights_detail {
   }
   require_object(vc);
   const auto u = [&](std::string_view key, std::optional<std::uint64_t> fallback = std::nullopt) -> std::uint64_t {
-    const slot s = lookup(*vc.value, vc.pointer, key);
+    const slot s = lookup(*vc.value, vc.pointer(), key);
     if (!s.set() && fallback) {
       return *fallback;
     }
     return read_integer(s, 1, 1U << 24U);
   };
-  const slot vt = lookup(*vc.value, vc.pointer, "model_type");
+  const slot vt = lookup(*vc.value, vc.pointer(), "model_type");
   const std::string type = vt.set() ? read_string(vt) : std::string{};
   const std::uint64_t H = text_hidden;
   if (type == "clip_vision_model") {
@@ -142,9 +142,9 @@ namespace weights_detail {
     const std::uint64_t p = u("patch_size");
     const std::uint64_t img = u("image_size");
     const std::uint64_t ch = u("num_channels", 3);
-    const slot head = lookup(*vc.value, vc.pointer, "vision_use_head");
+    const slot head = lookup(*vc.value, vc.pointer(), "vision_use_head");
     if (read_bool_or(head, true)) {
-      warnings.push_back(head.pointer + ": a SigLIP attention-pooling head is not counted");
+      warnings.push_back(head.pointer() + ": a SigLIP attention-pooling head is not counted");
     }
     std::uint64_t n = checked_mul(checked_mul(ch, p * p), d) + d + checked_mul((img / p) * (img / p), d);
     const std::uint64_t layer = 4 * (d * d + d) + 4 * d + d * inner + inner + inner * d + d;
@@ -190,7 +190,7 @@ namespace weights_detail {
     n = checked_add(n, d + (mh * mh + mh) + checked_mul(mh, out) + out);
     return n;
   }
-  warnings.push_back(vc.pointer + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
+  warnings.push_back(vc.pointer() + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
                      ": vision tower of an unknown kind; its parameters are not counted");
   return 0;
 }
@@ -240,7 +240,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
       w.position_embeddings = read_u32(np, 1, 1U << 24U);
     } else {
       w.position_embeddings = mt == "gpt2" ? 1024U : 2048U;
-      out.warnings.push_back(np.pointer + " is absent; took " + std::to_string(w.position_embeddings) +
+      out.warnings.push_back(np.pointer() + " is absent; took " + std::to_string(w.position_embeddings) +
                              " position-embedding rows, the default of transformers' " +
                              (mt == "gpt2" ? "GPT2Config" : "GPTBigCodeConfig"));
     }
@@ -301,12 +301,12 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     const slot k = v.get_first(weights_keys::experts_per_token);
     if (const auto top = optional_count(k, 1, 1U << 16U)) {
       if (*top > e.experts) {
-        fail(config_errc::inconsistent, k.pointer,
+        fail(config_errc::inconsistent, k.pointer(),
              "expected at most the number of experts (" + std::to_string(e.experts) + "), got " + std::to_string(*top));
       }
       e.experts_per_token = *top;
     } else {
-      out.warnings.push_back(k.pointer + " is absent: active parameters count every expert");
+      out.warnings.push_back(k.pointer() + " is absent: active parameters count every expert");
     }
     if (const auto width = optional_count(v.get_first(weights_keys::expert_width))) {
       e.expert_width = *width;
@@ -364,18 +364,18 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     // DeciLM: an FFN block is absent if no_op, else of width from ffn_mult.
     for (std::uint32_t il = 0; il < L; ++il) {
       const slot block = element(bc, il);
-      const slot ffn = lookup(*block.value, block.pointer, "ffn");
+      const slot ffn = lookup(*block.value, block.pointer(), "ffn");
       require_object(ffn);
-      if (read_bool_or(lookup(*ffn.value, ffn.pointer, "no_op"), false)) {
+      if (read_bool_or(lookup(*ffn.value, ffn.pointer(), "no_op"), false)) {
         w.layer[il].ffn = ffn_kind::none;
         continue;
       }
-      if (read_bool_or(lookup(*ffn.value, ffn.pointer, "replace_with_linear"), false)) {
-        fail(config_errc::unsupported, ffn.pointer + "/replace_with_linear",
+      if (read_bool_or(lookup(*ffn.value, ffn.pointer(), "replace_with_linear"), false)) {
+        fail(config_errc::unsupported, ffn.pointer() + "/replace_with_linear",
              "expected false (FFN blocks replaced by a linear map are not counted), got true");
       }
       w.layer[il].ffn = ffn_kind::dense;
-      w.layer[il].ffn_width = weights_detail::decilm_ffn_width(lookup(*ffn.value, ffn.pointer, "ffn_mult"), m.hidden_size);
+      w.layer[il].ffn_width = weights_detail::decilm_ffn_width(lookup(*ffn.value, ffn.pointer(), "ffn_mult"), m.hidden_size);
     }
   }
   if (const slot hop = v.get("hybrid_override_pattern"); hop.set()) {
@@ -416,7 +416,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
         r.conv_bias = read_bool_or(lookup(o, base, "use_conv_bias"), true);  // Mamba2Config default true
         r.proj_bias = read_bool_or(lookup(o, base, "use_bias"), false);
       } else {
-        out.warnings.push_back(heads.pointer + " and " + head_dim.pointer +
+        out.warnings.push_back(heads.pointer() + " and " + head_dim.pointer() +
                                " are not both set: the Mamba2 mixers' weights are not counted");
       }
     }
@@ -429,7 +429,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     w.mtp_embeddings = w.mtp_layers != 0 && has_family(mt, {"deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe"});
   } else if (mt == "qwen3_next") {
     w.mtp_layers = 1;
-    out.warnings.push_back(nextn.pointer +
+    out.warnings.push_back(nextn.pointer() +
                            " is absent; took 1: Qwen3-Next checkpoints hold one MTP module (mtp.*), which vLLM's "
                            "Qwen3NextMTP loads for speculative decoding; it is in parameters().mtp, not in total");
   }
@@ -445,7 +445,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     return 0;
   }
   if (!s.value->is_array()) {
-    fail(config_errc::wrong_type, s.pointer, "expected an array of module names, got " + describe(*s.value));
+    fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
   }
   for (std::size_t i = 0; i < s.value->size(); ++i) {
     const std::string name = read_string(element(s, i));
@@ -467,7 +467,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     } else if (has("vision") || has("visual") || has("multi_modal_projector")) {
       bits |= part_bit(weight_part::vision);
     } else {
-      warnings.push_back(element(s, i).pointer + " = \"" + printable(name) +
+      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) +
                          "\": not a module kvsize can map to a part of the model; assumed quantized");
     }
   }
@@ -482,8 +482,8 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
   }
   require_object(q);
   quantization_config c;
-  c.pointer = q.pointer;
-  const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer, k); };
+  c.pointer = q.pointer();
+  const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer(), k); };
   const auto str = [&](std::string_view k) -> std::string {
     const slot s = key(k);
     return s.set() ? read_string(s) : std::string{};
@@ -493,11 +493,11 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
     return s.set() ? std::optional<bool>(read_bool(s)) : std::nullopt;
   };
   c.method = str("quant_method");
-  const slot bits = lookup_first(*q.value, q.pointer, std::array<std::string_view, 4>{"bits", "weight_bits", "num_bits", "w_bit"});
+  const slot bits = lookup_first(*q.value, q.pointer(), std::array<std::string_view, 4>{"bits", "weight_bits", "num_bits", "w_bit"});
   if (bits.set()) {
     c.bits = read_u32(bits, 1, 64);
   }
-  const slot group = lookup_first(*q.value, q.pointer, std::array<std::string_view, 2>{"group_size", "q_group_size"});
+  const slot group = lookup_first(*q.value, q.pointer(), std::array<std::string_view, 2>{"group_size", "q_group_size"});
   if (group.set()) {
     if (group.value->is_number_integer() && !group.value->is_number_unsigned() && group.value->get<std::int64_t>() == -1) {
       c.group_size = 0;  // -1: one group over all input features
@@ -543,11 +543,11 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
     f->unquantized_parts = kept;
     if (out.dtype_key.empty()) {
       f->unquantized = kvsize::dtype::bf16;
-      out.warnings.push_back(q.pointer + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
+      out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
                              " leaves unquantized are taken as bfloat16 (no dtype key)");
     }
   } else {
-    out.warnings.push_back(q.pointer + "/quant_method = \"" + printable(c.method) +
+    out.warnings.push_back(q.pointer() + "/quant_method = \"" + printable(c.method) +
                            "\": a scheme kvsize does not size; weights_format left unset");
   }
   c.format = f;
