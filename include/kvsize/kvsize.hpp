@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The kvsize core: constexpr, allocation-free, standard library only.
+// Also standard-library only, but included on demand because they cost a third more to compile:
+// the engine profiles (kvsize/engine.hpp) and the planner (kvsize/workspace.hpp, kvsize/planner.hpp).
 // JSON reading (kvsize/hf_config.hpp) and formatting (kvsize/fmt.hpp) are opt-in.
 #pragma once
 
@@ -16,5 +18,3 @@
 #include "capacity.hpp"
 #include "gpus.hpp"
 #include "presets.hpp"
-#include "workspace.hpp"
-#include "planner.hpp"
