@@ -201,17 +201,7 @@ auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, by
   if (!fits(1)) {
     return 0;
   }
-  std::uint64_t lo = 1;
-  std::uint64_t hi = limit;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return detail::last_true(1, limit, fits);
 }
 
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.

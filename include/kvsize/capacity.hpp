@@ -8,6 +8,7 @@
 
 #include "bytes.hpp"
 #include "dtype.hpp"
+#include "detail/search.hpp"
 #include "kv_cache.hpp"
 #include "model_spec.hpp"
 
@@ -108,16 +109,7 @@ struct sequence_cost {
   if (!grows_without_bound && longest_window < limit && fits(longest_window)) {
     return limit;  // only windowed layers, and their full windows fit: any length does
   }
-  std::uint64_t lo = 0;  // fits(lo) holds
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return detail::last_true(0, hi, fits);  // fits(0) holds
 }
 [[nodiscard]] constexpr auto max_context(const model_spec& m, bytes budget, std::uint64_t batch, cache_format f,
                                          std::uint64_t limit) -> std::uint64_t {

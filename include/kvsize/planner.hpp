@@ -37,6 +37,7 @@
 #include "capacity.hpp"
 #include "decode.hpp"
 #include "detail/checked.hpp"
+#include "detail/search.hpp"
 #include "dtype.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
@@ -234,20 +235,6 @@ namespace detail {
   } catch (const std::invalid_argument&) {
     return false;
   }
-}
-
-/// Largest n in [lo, hi] with pred(n), given pred(lo) and pred non-increasing.
-template <typename Pred>
-[[nodiscard]] constexpr auto last_true(std::uint64_t lo, std::uint64_t hi, Pred pred) -> std::uint64_t {
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (pred(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
 }
 
 /// Most users searched when nothing else bounds them.
