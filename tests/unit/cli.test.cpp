@@ -4,78 +4,29 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
-#include <unistd.h>    // getpid
-
 #include <algorithm>
-#include <cstdio>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#ifndef KVSIZE_CLI_PATH
-#error "the CLI tests need KVSIZE_CLI_PATH (the kvsize program built by examples/)"
-#endif
+#include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
+using kvsize::test::json_of;
+using kvsize::test::run_cli;
+using kvsize::test::read_file;
+using kvsize::test::run_shell;
 
 namespace {
-
-struct run_result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto read_file(const std::filesystem::path& p) -> std::string {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+/// A bundled config by file name, unquoted (the tests quote it where they build a command line).
 auto config(const std::string& name) -> std::string {
   return (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / name).string();
 }
-
-/// Runs a shell command, capturing stdout and stderr separately.
-auto run_shell(const std::string& command_line) -> run_result {
-  static int counter = 0;
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("kvsize-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".err");
-  const std::string command = "{ " + command_line + "; } 2>'" + err_path.string() + "'";
-  run_result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-    r.out.append(buffer, n);
-  }
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_path);
-  std::filesystem::remove(err_path);
-  return r;
-}
-
-/// Runs `kvsize ARGS` (ARGS already shell-quoted).
-auto kvsize(const std::string& args) -> run_result {
-  return run_shell(std::string{"'"} + KVSIZE_CLI_PATH + "' " + args);
-}
-
-auto json_of(const std::string& args) -> nlohmann::json {
-  const auto r = kvsize(args + " --json");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("kvsize: Qwen2.5-1.5B --json reports the lesson's figures", "[cli]") {
@@ -137,14 +88,14 @@ TEST_CASE("kvsize: --kv-memory skips weights; --kv-dtype and --k-dtype/--v-dtype
 }
 
 TEST_CASE("kvsize: a context above the model's maximum is honoured with a warning", "[cli]") {
-  const auto r = kvsize("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --context 200000 --json");
+  const auto r = run_cli("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --context 200000 --json");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, ContainsSubstring("exceeds the model's maximum"));
   CHECK(nlohmann::json::parse(r.out).at("kv_bytes_per_sequence").get<std::uint64_t>() == 200'000ULL * 28'672);
 }
 
 TEST_CASE("kvsize: the human report names its units", "[cli]") {
-  const auto r = kvsize("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060");
+  const auto r = run_cli("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, ContainsSubstring("28 KiB (28,672 B)"));
   CHECK_THAT(r.out, ContainsSubstring("1,543,714,304"));
@@ -153,7 +104,7 @@ TEST_CASE("kvsize: the human report names its units", "[cli]") {
 }
 
 TEST_CASE("kvsize: --list-gpus prints the catalog", "[cli]") {
-  const auto r = kvsize("--list-gpus");
+  const auto r = run_cli("--list-gpus");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, ContainsSubstring("h100-80gb"));
   CHECK_THAT(r.out, ContainsSubstring("rtx-3060"));
@@ -180,7 +131,7 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = kvsize(c.args);
+    const auto r = run_cli(c.args);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, StartsWith("kvsize: "));
@@ -198,7 +149,7 @@ TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
     out << R"({"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32,
               "num_key_value_heads": -1, "hidden_size": 4096, "vocab_size": 32000})";
   }
-  const auto r = kvsize("'" + path.string() + "' --json");
+  const auto r = run_cli("'" + path.string() + "' --json");
   std::filesystem::remove_all(dir);
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
@@ -261,7 +212,7 @@ TEST_CASE("kvsize: parameters and weights for every architecture, in the checkpo
   const auto q4 = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q4_K_M");
   CHECK(q4.at("weights_dtype") == "q4_K_M");
   CHECK(q4.at("weights_bytes").get<std::uint64_t>() == 4'912'898'048);
-  const auto bad = kvsize("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q9_Z");
+  const auto bad = run_cli("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --weights-dtype q9_Z");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, ContainsSubstring("--weights-dtype: unknown weights format 'q9_Z'"));
 }

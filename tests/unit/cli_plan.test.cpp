@@ -5,79 +5,28 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
-#include <unistd.h>    // getpid
-
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#ifndef KVSIZE_CLI_PATH
-#error "the CLI tests need KVSIZE_CLI_PATH (the kvsize program built by examples/)"
-#endif
+#include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
+using kvsize::test::json_of;
+using kvsize::test::run_cli;
+using kvsize::test::run_result;
+using kvsize::test::temp_path;
+using kvsize::test::read_file;
 
 namespace {
 
-struct run_result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-auto slurp(const std::filesystem::path& p) -> std::string {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-auto temp_path(const std::string& what) -> std::filesystem::path {
-  static int counter = 0;
-  return std::filesystem::temp_directory_path() /
-         ("kvsize-cli-plan-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + what);
-}
-
-auto qwen() -> std::string {
-  return "'" + (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "Qwen__Qwen2.5-1.5B.config.json").string() +
-         "'";
-}
-
-/// Runs `kvsize ARGS` (ARGS already shell-quoted), capturing stdout and stderr separately.
-auto kvsize(const std::string& args) -> run_result {
-  const auto err_path = temp_path(".err");
-  const std::string command = std::string{"'"} + KVSIZE_CLI_PATH + "' " + args + " 2>'" + err_path.string() + "'";
-  run_result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-    r.out.append(buffer, n);
-  }
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_path);
-  std::filesystem::remove(err_path);
-  return r;
-}
-
-auto json_of(const std::string& args) -> nlohmann::json {
-  const auto r = kvsize(args + " --json");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out);
-}
+auto qwen() -> std::string { return kvsize::test::config("Qwen__Qwen2.5-1.5B.config.json"); }
 
 /// A minimal XML well-formedness check: one root element, every start tag closed by its end tag in
 /// order, attributes quoted, no stray '<' or '&' in text, entities among the five XML defines.
@@ -262,7 +211,7 @@ TEST_CASE("kvsize --json: --logits and --reserve are workspace terms; --reserve 
 }
 
 TEST_CASE("kvsize --csv: one row per point, every term in bytes, adding up", "[cli][plan][csv]") {
-  const auto r = kvsize(qwen() + " --gpu rtx-3060 --engine vllm --sweep-context 1k:8k --sweep-batch 16:64 --csv");
+  const auto r = run_cli(qwen() + " --gpu rtx-3060 --engine vllm --sweep-context 1k:8k --sweep-batch 16:64 --csv");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::istringstream lines(r.out);
@@ -316,7 +265,7 @@ TEST_CASE("kvsize --svg: well-formed XML whose bars add up to the --json figures
     const auto svg_path = temp_path(".svg");
     const auto j = json_of(qwen() + " --gpu rtx-3060 --batch 32 --engine " + engine + " --sweep-context 1k:100k --svg '" +
                            svg_path.string() + "'");
-    const std::string svg = slurp(svg_path);
+    const std::string svg = read_file(svg_path);
     std::filesystem::remove(svg_path);
     REQUIRE_FALSE(svg.empty());
     xml_element root;
@@ -363,7 +312,7 @@ TEST_CASE("kvsize --svg: well-formed XML whose bars add up to the --json figures
 }
 
 TEST_CASE("kvsize: the human report shows the plan with a memory bar", "[cli][plan]") {
-  const auto r = kvsize(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm --shared-prefix 512");
+  const auto r = run_cli(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm --shared-prefix 512");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, ContainsSubstring("Plan: 160 users × 2,048 tokens on NVIDIA GeForce RTX 3060"));
@@ -396,7 +345,7 @@ TEST_CASE("kvsize: bad planner options exit 2 with one message", "[cli][plan]") 
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = kvsize(c.args);
+    const auto r = run_cli(c.args);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK_THAT(r.err, StartsWith("kvsize: "));
