@@ -199,7 +199,7 @@ TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {
 }
 
 TEST_CASE("kvsize: parameters and weights for every architecture, in the checkpoint's own format", "[cli][weights]") {
-  // DeepSeek-R1: 671,026,419,200 module parameters (research/param-counts.md: HF API per-dtype counts,
+  // DeepSeek-R1: 671,026,419,200 module parameters (docs/research/param-counts.md: HF API per-dtype counts,
   // README "685B = 671B + 14B MTP"); its fp8 quantization_config (128 × 128 blocks) is the format.
   const auto r1 = json_of("'" + config("deepseek-ai__DeepSeek-R1.config.json") + "'");
   CHECK(r1.at("parameters").get<std::uint64_t>() == 671'026'419'200);

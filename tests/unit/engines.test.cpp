@@ -2,7 +2,7 @@
 // Engine profiles against public engine logs. Every case reproduces figures an engine printed,
 // to the printed precision, and names its source: the issue/PR/doc URL, or, for logs found in
 // the stored corpus by exact-string search, the corpus hit id (the index did not reveal the
-// repository). Arithmetic for each entry: research/engine-logs.md (entry ids A*, S*, L*, T*, O1).
+// repository). Arithmetic for each entry: docs/research/engine-logs.md (entry ids A*, S*, L*, T*, O1).
 //
 // Inputs that are themselves printed rounded (vLLM's "Available KV cache memory: 44.59 GiB",
 // TRT-LLM's "available: 21.89 GiB") are taken as the interval they stand for: the case passes
@@ -756,7 +756,7 @@ TEST_CASE("TRT-LLM T9: TinyLlama-1.1B, 116617 blocks", "[engines][trtllm][gqa]")
 }
 
 // ─────────────────────────────────────────── transformers ───────────────────────────────────────────
-// No measured transformers cache size with full settings was found (research/engine-logs.md Part
+// No measured transformers cache size with full settings was found (docs/research/engine-logs.md Part
 // F): these cases check the formulas against the maintainers' own statement and source.
 
 TEST_CASE("transformers: Llama-2-7B, 4096 + 100 tokens in fp16 is 2.05 GB", "[engines][transformers][mha]") {

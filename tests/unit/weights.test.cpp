@@ -7,7 +7,7 @@
 // checkpoint total (Hugging Face safetensors.total, index total_size) can also hold: MTP
 // modules (.mtp, .mtp_embeddings), the vision tower (.vision), a tied LM head stored as its own
 // tensor (+ .embeddings), Llama-2's rotary inv_freq buffers (+ layers × head_dim / 2) and FP8
-// scales; each row below says which. Sources: /work/research/param-counts.md (S1-S5 and the
+// scales; each row below says which. Sources: docs/research/param-counts.md (S1-S5 and the
 // search ids there; "derivation" marks a count with no exact published figure).
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
@@ -124,7 +124,7 @@ TEST_CASE("parameters: published checkpoint totals = total + the separate terms"
 }
 
 TEST_CASE("parameters: derivations without an exact published figure", "[weights]") {
-  // transformers' module trees as in /work/research/derive_params.py; published only rounded.
+  // transformers' module trees as in docs/research/derive_params.py; published only rounded.
   CHECK(params("CohereForAI__c4ai-command-r-v01").total == 34'980'831'232);  // card "35 billion"
   CHECK(params("mosaicml__mpt-7b-instruct").total == 6'649'286'656);         // blog "6.7B"
   CHECK(params("nvidia__Nemotron-H-56B-Base-8K").total == 56'324'350'464);
