@@ -217,6 +217,19 @@ struct stage_range {
 [[nodiscard]] constexpr auto kv_types(const model_spec& m, const engine_options& o) -> kv_dtypes {
   return o.kv ? *o.kv : kv_dtypes::same(m.compute_dtype);
 }
+/// What every engine's sizing of stage `r` starts from: the engine, the K/V element types, the
+/// stage's layers, and the context (--context, or the model's maximum when 0; llama.cpp then
+/// replaces it with its padded n_ctx).
+[[nodiscard]] constexpr auto start_sizing(engine_kind e, const model_spec& m, const engine_options& o,
+                                          stage_range r) -> engine_sizing {
+  engine_sizing s{};
+  s.engine = e;
+  s.kv = kv_types(m, o);
+  s.first_layer = r.first;
+  s.stage_layers = r.count;
+  s.context = o.context != 0 ? o.context : m.max_context;
+  return s;
+}
 
 /// K+V bytes per token of layer `il` when each rank holds `heads` KV heads.
 [[nodiscard]] constexpr auto attention_bytes_per_token(const model_spec& m, std::uint64_t heads, kv_dtypes t)

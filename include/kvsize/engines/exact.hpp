@@ -14,13 +14,8 @@ namespace kvsize::engines::exact {
 /// device holds 1/tp of every figure, rounded up to whole bytes: the ideal shard.
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s{};
-  s.engine = engine_kind::exact;
-  s.kv = detail::kv_types(m, o);
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
+  engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r);
   s.kv_heads_per_rank = static_cast<std::uint32_t>(detail::ceil_div(effective_kv_heads(m), o.tp));
-  s.context = o.context != 0 ? o.context : m.max_context;
   const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
   bytes per_token{0};
   bytes per_sequence{0};

@@ -107,16 +107,12 @@ enum class cache_select : std::uint8_t { all, base, swa };
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   using kvsize::detail::round_up;
-  engine_sizing s{};
-  s.engine = engine_kind::llama_cpp;
-  s.kv = kvsize::detail::kv_types(m, o);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r);
   for (dtype t : {s.kv.k, s.kv.v}) {
     if (!is_cache_type(t)) {
       throw std::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
     }
   }
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
   s.kv_heads_per_rank = effective_kv_heads(m);
   const context_plan p = plan(m, o);
   s.context = p.n_ctx;

@@ -58,14 +58,9 @@ namespace kvsize::engines::sglang {
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   using kvsize::detail::round_up;
-  engine_sizing s{};
-  s.engine = engine_kind::sglang;
-  s.kv = kvsize::detail::kv_types(m, o);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "sglang");
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
-  s.context = o.context != 0 ? o.context : m.max_context;
   s.block_size = o.block_size != 0 ? o.block_size : 1;
   const dtype conv_type = m.compute_dtype;
   const dtype ssm_type = o.state_dtype ? *o.state_dtype : dtype::f32;  // mamba_ssm_dtype float32

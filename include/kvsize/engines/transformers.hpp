@@ -23,14 +23,9 @@ namespace kvsize::engines::transformers {
 
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s{};
-  s.engine = engine_kind::transformers;
-  s.kv = kvsize::detail::kv_types(m, o);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "transformers");
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
   s.kv_heads_per_rank = std::max<std::uint32_t>(1, effective_kv_heads(m) / o.tp);
-  s.context = o.context != 0 ? o.context : m.max_context;
   const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
   for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
     if (layer_keeps_kv(m, il)) {

@@ -25,14 +25,9 @@ inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfi
 /// state per sequence in the model dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s{};
-  s.engine = engine_kind::trtllm;
-  s.kv = kvsize::detail::kv_types(m, o);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "trtllm");
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
-  s.context = o.context != 0 ? o.context : m.max_context;
   if (s.context == 0) {
     throw std::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }

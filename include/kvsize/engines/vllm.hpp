@@ -64,14 +64,9 @@ struct spec {
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   using detail::spec;
-  engine_sizing s{};
-  s.engine = engine_kind::vllm;
-  s.kv = kvsize::detail::kv_types(m, o);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "vllm");
-  s.first_layer = r.first;
-  s.stage_layers = r.count;
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
-  s.context = o.context != 0 ? o.context : m.max_context;
   if (s.context == 0) {
     throw std::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
   }
