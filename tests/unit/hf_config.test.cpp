@@ -103,7 +103,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 43);
+  CHECK(count == 44);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -199,6 +199,157 @@ TEST_CASE("parse_config: nested text_config takes omitted keys from the transfor
   const auto e = error_of(R"({"model_type": "gemma3_text", "num_hidden_layers": 4, "hidden_size": 1024, "vocab_size": 10})");
   CHECK(e.code() == config_errc::missing_key);
   CHECK(e.pointer() == "/num_attention_heads");
+}
+
+// Each config below nests a text_config that leaves out every key its class defaults, so every
+// figure comes from a transformers class default (docs/research/transformers-defaults.md has the
+// file and commit of each) and the arithmetic in the comments.
+TEST_CASE("parse_config: Gemma2Config defaults and alternation in a nested config", "[hf][nested][defaults]") {
+  const auto g = kvsize::hf::parse_config(
+      R"({"model_type": "paligemma", "torch_dtype": "bfloat16", "text_config": {"model_type": "gemma2"}})");
+  CHECK(g.model_type == "gemma2");
+  // Gemma2Config: 26 layers, 8 heads, 4 KV heads, head_dim 256, hidden 2304, vocab 256000,
+  // max_position_embeddings 8192, sliding_window 4096, tie_word_embeddings True.
+  CHECK(g.spec.layers == 26);
+  CHECK(g.spec.attention_heads == 8);
+  CHECK(g.spec.kv_heads == 4);
+  CHECK(g.spec.head_dim == 256);
+  CHECK(g.spec.hidden_size == 2304);
+  CHECK(g.spec.vocab_size == 256000);
+  CHECK(g.spec.max_context == 8192);
+  CHECK(g.spec.sliding_window == 4096);
+  CHECK(g.spec.tied_embeddings);
+  // layer_types default: layer i slides iff (i + 1) % 2 != 0, so the 13 even layers slide and
+  // the 13 odd ones are global.
+  CHECK(kvsize::kind_of_layer(g.spec, 0) == layer_kind::sliding);
+  CHECK(kvsize::kind_of_layer(g.spec, 1) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(g.spec, 25) == layer_kind::full);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::sliding) == 13);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::full) == 13);
+  // Per layer per token: 4 KV heads × 256 × 2 (K and V) × 2 B (bf16) = 4,096 B; 26 × 4,096 = 106,496.
+  CHECK(kvsize::kv_bytes_per_token(g.spec).count() == 106'496U);
+  CHECK(kvsize::kv_token_bytes_of(g.spec).growing.count() == 13U * 4'096U);
+  CHECK(kvsize::kv_token_bytes_of(g.spec).sliding.count() == 13U * 4'096U);
+  CHECK(has_warning(g, "/text_config/num_key_value_heads is absent; took 4, the default of transformers' Gemma2Config"));
+
+  // PaliGemmaConfig: a text_config without model_type is a GemmaConfig ("gemma": no windows), not Gemma 2.
+  const auto pg = kvsize::hf::parse_config(
+      R"({"model_type": "paligemma", "torch_dtype": "bfloat16", "text_config": {"hidden_size": 2048,
+          "num_hidden_layers": 18, "intermediate_size": 16384, "num_attention_heads": 8, "num_key_value_heads": 1,
+          "vocab_size": 257216}})");
+  CHECK(pg.model_type == "gemma");
+  CHECK(pg.spec.attention == layer_kind::full);
+  CHECK(kvsize::count_layers(pg.spec, layer_kind::sliding) == 0);
+  // 18 layers × 1 KV head × (2048 / 8 = 256) × 2 × 2 B = 18,432.
+  CHECK(kvsize::kv_bytes_per_token(pg.spec).count() == 18'432U);
+}
+
+TEST_CASE("parse_config: Gemma3nTextConfig defaults, period 5 and KV sharing in a nested config", "[hf][nested][defaults]") {
+  const auto g = kvsize::hf::parse_config(R"({"model_type": "gemma3n", "torch_dtype": "bfloat16", "text_config": {}})");
+  CHECK(g.model_type == "gemma3n_text");  // Gemma3nConfig's text_config class
+  // Gemma3nTextConfig: 35 layers, 8 heads, 2 KV heads, head_dim 256, hidden 2048, vocab 262400,
+  // max_position_embeddings 32768, sliding_window 512, num_kv_shared_layers 15, tied.
+  CHECK(g.spec.layers == 35);
+  CHECK(g.spec.attention_heads == 8);
+  CHECK(g.spec.kv_heads == 2);
+  CHECK(g.spec.head_dim == 256);
+  CHECK(g.spec.hidden_size == 2048);
+  CHECK(g.spec.vocab_size == 262400);
+  CHECK(g.spec.max_context == 32768);
+  CHECK(g.spec.sliding_window == 512);
+  CHECK(g.spec.tied_embeddings);
+  // layer_types default: full iff (i + 1) % 5 == 0 (layers 4, 9, ..., 34). The last 15 layers
+  // (20..34) reuse an earlier layer's cache, so only layers 0..19 keep KV: 4 full (4, 9, 14, 19)
+  // and 16 sliding.
+  CHECK(kvsize::kind_of_layer(g.spec, 4) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(g.spec, 5) == layer_kind::sliding);
+  CHECK(kvsize::kind_of_layer(g.spec, 19) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(g.spec, 20) == layer_kind::shared);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::shared) == 15);
+  CHECK(kvsize::kv_layers(g.spec) == 20);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::full) == 4);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::sliding) == 16);
+  // Per layer per token: 2 × 256 × 2 × 2 B = 2,048 B; 20 KV layers × 2,048 = 40,960.
+  CHECK(kvsize::kv_bytes_per_token(g.spec).count() == 40'960U);
+  CHECK(kvsize::kv_token_bytes_of(g.spec).growing.count() == 4U * 2'048U);
+  CHECK(kvsize::kv_token_bytes_of(g.spec).sliding.count() == 16U * 2'048U);
+  CHECK(has_warning(g, "/text_config/num_kv_shared_layers is absent; took 15"));
+
+  // Gemma3nTextConfig has no sliding_window_pattern: the period stays 5 even if one is written.
+  const auto p = kvsize::hf::parse_config(
+      R"({"model_type": "gemma3n", "text_config": {"sliding_window_pattern": 2, "num_kv_shared_layers": 0}})");
+  CHECK(kvsize::count_layers(p.spec, layer_kind::full) == 7);  // 35 / 5
+  CHECK(kvsize::kind_of_layer(p.spec, 1) == layer_kind::sliding);
+}
+
+TEST_CASE("parse_config: Llama4TextConfig defaults and the no_rope_layers rule in a nested config", "[hf][nested][defaults]") {
+  const auto l = kvsize::hf::parse_config(R"({"model_type": "llama4", "torch_dtype": "bfloat16", "text_config": {}})");
+  CHECK(l.model_type == "llama4_text");  // Llama4Config's text_config class
+  // Llama4TextConfig: 48 layers, 40 heads, 8 KV heads, head_dim 128, hidden 5120, vocab 202048,
+  // max_position_embeddings 131072, attention_chunk_size 8192, tie_word_embeddings False.
+  CHECK(l.spec.layers == 48);
+  CHECK(l.spec.attention_heads == 40);
+  CHECK(l.spec.kv_heads == 8);
+  CHECK(l.spec.head_dim == 128);
+  CHECK(l.spec.hidden_size == 5120);
+  CHECK(l.spec.vocab_size == 202048);
+  CHECK(l.spec.max_context == 131072);
+  CHECK(l.spec.attention_chunk == 8192);
+  CHECK_FALSE(l.spec.tied_embeddings);
+  // no_rope_layers default int((i + 1) % 4 != 0): layers 3, 7, ..., 47 are global NoPE layers
+  // (12), the other 36 are chunked.
+  CHECK(kvsize::kind_of_layer(l.spec, 2) == layer_kind::chunked);
+  CHECK(kvsize::kind_of_layer(l.spec, 3) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(l.spec, 47) == layer_kind::full);
+  CHECK(kvsize::count_layers(l.spec, layer_kind::full) == 12);
+  CHECK(kvsize::count_layers(l.spec, layer_kind::chunked) == 36);
+  // Per layer per token: 8 × 128 × 2 × 2 B = 4,096 B; 48 × 4,096 = 196,608.
+  CHECK(kvsize::kv_bytes_per_token(l.spec).count() == 196'608U);
+  CHECK(kvsize::kv_token_bytes_of(l.spec).growing.count() == 12U * 4'096U);
+  CHECK(kvsize::kv_token_bytes_of(l.spec).chunked.count() == 36U * 4'096U);
+  CHECK(has_warning(l, "/text_config/attention_chunk_size is absent; took 8192"));
+
+  // An empty no_rope_layers is falsy in Llama4TextConfig, so the default is derived (not an error).
+  const auto e = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layers": [])"));
+  CHECK(kvsize::count_layers(e.spec, layer_kind::full) == 2);  // layers 3 and 7 of 8
+  CHECK(kvsize::count_layers(e.spec, layer_kind::chunked) == 6);
+  CHECK(e.layers.front().reason.find("/no_rope_layers = [] (empty, so derived)") != std::string::npos);
+  // no_rope_layer_interval sets the period: with 2, layers 1, 3, 5 and 7 of 8 are global.
+  const auto i2 = kvsize::hf::parse_config(llama_with(
+      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layer_interval": 2)"));
+  CHECK(kvsize::count_layers(i2.spec, layer_kind::full) == 4);
+  CHECK(kvsize::kind_of_layer(i2.spec, 1) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(i2.spec, 2) == layer_kind::chunked);
+}
+
+TEST_CASE("parse_config: Cohere2Config defaults and sliding_window_pattern in a nested config", "[hf][nested][defaults]") {
+  const auto c = kvsize::hf::parse_config(
+      R"({"model_type": "aya_vision", "torch_dtype": "float16", "text_config": {"model_type": "cohere2"}})");
+  CHECK(c.model_type == "cohere2");
+  // Cohere2Config: 40 layers, 64 heads, num_key_value_heads None (→ 64), head_dim = 8192 / 64 = 128,
+  // hidden 8192, vocab 256000, max_position_embeddings 8192, sliding_window 4096, tied.
+  CHECK(c.spec.layers == 40);
+  CHECK(c.spec.attention_heads == 64);
+  CHECK(c.spec.kv_heads == 64);
+  CHECK(c.spec.head_dim == 128);
+  CHECK(c.spec.hidden_size == 8192);
+  CHECK(c.spec.intermediate_size == 22528);
+  CHECK(c.spec.vocab_size == 256000);
+  CHECK(c.spec.max_context == 8192);
+  CHECK(c.spec.sliding_window == 4096);
+  CHECK(c.spec.tied_embeddings);
+  // sliding_window_pattern default 4: layer i slides iff (i + 1) % 4 != 0, so layers 3, 7, ..., 39
+  // (10) are global and 30 slide.
+  CHECK(kvsize::kind_of_layer(c.spec, 3) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(c.spec, 4) == layer_kind::sliding);
+  CHECK(kvsize::count_layers(c.spec, layer_kind::full) == 10);
+  CHECK(kvsize::count_layers(c.spec, layer_kind::sliding) == 30);
+  // Per layer per token: 64 × 128 × 2 × 2 B (fp16) = 32,768 B; 40 × 32,768 = 1,310,720.
+  CHECK(kvsize::kv_bytes_per_token(c.spec).count() == 1'310'720U);
+  CHECK(kvsize::kv_token_bytes_of(c.spec).growing.count() == 10U * 32'768U);
+  CHECK(kvsize::kv_token_bytes_of(c.spec).sliding.count() == 30U * 32'768U);
+  CHECK(has_warning(c, "/text_config/num_attention_heads is absent; took 64, the default of transformers' Cohere2Config"));
 }
 
 TEST_CASE("parse_config: null is not absence, and a key is not a switch", "[hf][null]") {

@@ -19,6 +19,8 @@
 //   * recurrent state per sequence, in the compute dtype (the comment on kvsize::recurrent_state):
 //       Mamba2      conv = (d_conv − 1) × (d_inner + 2 × n_groups × d_state), ssm = n_heads × head_dim × d_state
 //       gated delta conv = (d_conv − 1) × (2 × k_heads × k_dim + v_heads × v_dim), ssm = v_heads × k_dim × v_dim
+//       Mamba1      conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state, d_inner = mamba_expand × hidden_size
+//                   (the Mamba2 formula with n_groups = 0 and one row per inner channel)
 //   * "seq@T" = kvsize::kv_bytes_per_sequence(spec, T): full/latent layers hold T tokens, sliding layers
 //     min(T, W), chunked layers min(T, C). "growth" = bytes one more token adds once T is past every
 //     window = the bytes per token of the full/latent layers only.
@@ -178,6 +180,19 @@ golden{.file = "THUDM__chatglm3-6b.config.json", .compute = dtype::f16,
        .layers = 28, .kv_layers = 28, .attention_heads = 32, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128,
        .vocab = 65'024, .kv_per_token = 28'672, .kv_per_token_fp8 = 14'336, .kv_per_token_mha = 458'752,
        .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 117'440'512, .growth = 28'672},
+// Jamba-v0.1 (jamba): 32 L; JambaConfig.layers_block_type: attention iff i % attn_layer_period (8) ==
+//   attn_layer_offset (4) → layers 4, 12, 20, 28 = 4 attention layers, 28 Mamba (Mamba1, no KV, recurrent state).
+//   32 heads / 8 kv, no head_dim key → hd 4096/32 = 128, torch_dtype bfloat16, sliding_window null.
+//   KV: 4 × 8 × 128 × 2 × 2 B = 16,384 B/token; fp8 8,192; MHA 4 × 32 × 128 × 4 = 65,536; ratio 4.
+//   Mamba1 state per layer (mamba_expand 2 → d_inner 2 × 4,096 = 8,192; mamba_d_state 16; mamba_d_conv 4):
+//     conv = 3 × 8,192 = 24,576; ssm = 8,192 × 16 = 131,072;
+//     (24,576 + 131,072) × 2 B × 28 layers = 155,648 × 2 × 28 = 8,716,288 B/sequence.
+//   seq@4096 = 16,384 × 4,096 = 67,108,864.
+golden{.file = "ai21labs__Jamba-v0.1.config.json", .compute = dtype::bf16,
+       .layers = 32, .kv_layers = 4, .attention_heads = 32, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 65'536, .kv_per_token = 16'384, .kv_per_token_fp8 = 8'192, .kv_per_token_mha = 65'536,
+       .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 67'108'864, .growth = 16'384,
+       .none = 28, .recurrent = 28, .state_per_sequence = 8'716'288},
 // DeepSeek-R1 (deepseek_v3, MLA): 61 L (num_nextn_predict_layers 1 is an extra MTP module outside
 //   num_hidden_layers, not counted), 128 heads, kv_lora_rank 512, qk_rope 64, qk_nope 128, v_head 128, bf16.
 //   Latent: 61 × (512 + 64) × 2 B = 61 × 1,152 = 70,272 B/token; fp8 35,136.
@@ -495,7 +510,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 43);
+  CHECK(goldens.size() == 44);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {
