@@ -4,8 +4,10 @@
 #pragma once
 
 #include <algorithm>  // std::min
-#include <bit>        // std::bit_cast
+#include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint32_t, std::uint64_t
+#include <cstring>    // std::memcpy
+#include <type_traits>  // std::is_constant_evaluated
 
 #include "bytes.hpp"
 #include "dtype.hpp"
@@ -63,21 +65,81 @@ struct kv_token_bytes {
   [[nodiscard]] constexpr auto per_token() const -> bytes { return growing + sliding + chunked; }
   /// Σ over layers of layer_kv_bytes_per_token × layer_tokens_held(tokens).
   [[nodiscard]] constexpr auto per_sequence(std::uint64_t tokens) const -> bytes {
+    if (sliding.count() == 0 && chunked.count() == 0) {  // no windowed layer: one product
+      return growing * tokens;
+    }
     return growing * tokens + sliding * std::min(tokens, sliding_window) + chunked * std::min(tokens, attention_chunk);
   }
   friend constexpr auto operator==(const kv_token_bytes&, const kv_token_bytes&) -> bool = default;
 };
 
-/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
-/// row size, computed once; a model with no per-layer entry at all (the common uniform model) is
-/// recognised by one scan of its `layer` entries.
-[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
-  static_assert(sizeof(layer_spec) == sizeof(std::uint32_t), "layer_spec is scanned as 32-bit words");
-  const std::uint32_t listed = std::min(m.layers, max_layers);  // kind_of_layer: beyond max_layers, inherit
-  std::uint32_t any_entry = 0;
-  for (std::uint32_t il = 0; il < listed; ++il) {
-    any_entry |= std::bit_cast<std::uint32_t>(m.layer[il]);
+namespace detail {
+/// Layers among the first `listed` of each KV-holding kind, `inherit` read as `model_kind`. A
+/// function of its own, with nothing but the four counters live, so that the loop vectorises.
+struct kind_counts {
+  std::uint32_t full = 0;
+  std::uint32_t sliding = 0;
+  std::uint32_t chunked = 0;
+  std::uint32_t latent = 0;
+};
+[[nodiscard]] constexpr auto count_kinds(const model_spec& m, std::size_t listed, layer_kind model_kind)
+    -> kind_counts {
+  std::uint32_t full = 0;  // plain locals and bool casts: GCC 12 vectorises neither `?:` nor member sums
+  std::uint32_t sliding = 0;
+  std::uint32_t chunked = 0;
+  std::uint32_t latent = 0;
+  for (std::size_t il = 0; il < listed; ++il) {
+    const layer_kind own = m.layer[il].kind;
+    const layer_kind k = own == layer_kind::inherit ? model_kind : own;
+    full += static_cast<std::uint32_t>(k == layer_kind::full);
+    sliding += static_cast<std::uint32_t>(k == layer_kind::sliding);
+    chunked += static_cast<std::uint32_t>(k == layer_kind::chunked);
+    latent += static_cast<std::uint32_t>(k == layer_kind::latent);
   }
+  return {full, sliding, chunked, latent};
+}
+
+/// Whether any of the first `listed` layer entries is set (kind, recurrent flag or KV heads). At
+/// run time the entries are read as 32-bit words (layer_spec is 4 bytes without padding), which
+/// compilers vectorise without regrouping fields: ~4 ns for 28 layers where a field-by-field scan
+/// takes ~10 ns. In a constant expression, where memcpy is not allowed, field by field.
+[[nodiscard]] constexpr auto any_layer_entry(const model_spec& m, std::size_t listed) -> bool {
+  static_assert(sizeof(layer_spec) == sizeof(std::uint32_t) && std::is_trivially_copyable_v<layer_spec>,
+                "layer_spec is scanned as 32-bit words");
+  std::uint32_t any = 0;
+  if (std::is_constant_evaluated()) {
+    for (std::size_t il = 0; il < listed; ++il) {
+      const layer_spec& l = m.layer[il];
+      any |= static_cast<std::uint32_t>(l.kind) | static_cast<std::uint32_t>(l.recurrent) | l.kv_heads;
+    }
+  } else {
+    const auto* words = reinterpret_cast<const unsigned char*>(m.layer.data());
+    for (std::size_t il = 0; il < listed; ++il) {
+      std::uint32_t word = 0;
+      std::memcpy(&word, words + il * sizeof(layer_spec), sizeof word);
+      any |= word;
+    }
+  }
+  return any != 0;
+}
+}  // namespace detail
+
+/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
+/// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
+/// model costs one OR over its `layer` entries, a model of mixed kinds two more passes; only
+/// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
+[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
+  const std::size_t listed = m.layers < max_layers ? m.layers : max_layers;  // beyond max_layers: inherit
+  // Is any layer's kind or KV-head count set? (The recurrent flag does not change the KV.)
+  std::uint32_t any_kind = 0;
+  std::uint32_t any_heads = 0;
+  if (detail::any_layer_entry(m, listed)) {
+    for (std::size_t il = 0; il < listed; ++il) {
+      any_kind |= static_cast<std::uint32_t>(m.layer[il].kind);
+      any_heads |= m.layer[il].kv_heads;
+    }
+  }
+  const layer_kind model_kind = kind_of_layer(m, max_layers);
   // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
   std::uint64_t full = 0;
   std::uint64_t sliding = 0;
@@ -95,40 +157,28 @@ struct kv_token_bytes {
       case layer_kind::shared: break;
     }
   };
-  if (any_entry == 0) {
-    count(kind_of_layer(m, 0), m.layers);
+  if (any_kind == 0 && any_heads == 0) {
+    count(model_kind, m.layers);
+  } else if (any_heads == 0) {
+    // Pass 2: count the kinds (branch-free, vectorised).
+    const auto n = detail::count_kinds(m, listed, model_kind);
+    count(model_kind, m.layers - listed);
+    full += n.full;
+    sliding += n.sliding;
+    chunked += n.chunked;
+    latent += n.latent;
   } else {
-    // Branch-free counts (the compiler vectorises this loop); layers with KV heads of their own
-    // are rare (Nemotron's block_configs) and take the per-layer formula.
-    const layer_kind model_kind = kind_of_layer(m, max_layers);
     const std::uint32_t model_heads = effective_kv_heads(m);
     count(model_kind, m.layers - listed);
-    std::uint32_t n_full = 0;
-    std::uint32_t n_sliding = 0;
-    std::uint32_t n_chunked = 0;
-    std::uint32_t n_latent = 0;
-    std::uint32_t n_own_heads = 0;
-    for (std::uint32_t il = 0; il < listed; ++il) {
-      const layer_spec l = m.layer[il];
-      const layer_kind k = l.kind == layer_kind::inherit ? model_kind : l.kind;
-      const bool own = l.kv_heads != 0 && l.kv_heads != model_heads && k != layer_kind::latent;
-      n_own_heads += own ? 1U : 0U;
-      n_full += (k == layer_kind::full && !own) ? 1U : 0U;
-      n_sliding += (k == layer_kind::sliding && !own) ? 1U : 0U;
-      n_chunked += (k == layer_kind::chunked && !own) ? 1U : 0U;
-      n_latent += k == layer_kind::latent ? 1U : 0U;
-    }
-    full += n_full;
-    sliding += n_sliding;
-    chunked += n_chunked;
-    latent += n_latent;
-    for (std::uint32_t il = 0; n_own_heads != 0 && il < listed; ++il) {
+    for (std::size_t il = 0; il < listed; ++il) {
+      const auto index = static_cast<std::uint32_t>(il);
       const std::uint32_t own = m.layer[il].kv_heads;
-      const layer_kind k = kind_of_layer(m, il);
+      const layer_kind k = kind_of_layer(m, index);
       if (own == 0 || own == model_heads || k == layer_kind::latent) {
+        count(k, 1);
         continue;
       }
-      const bytes b = layer_kv_bytes_per_token(m, il, t);
+      const bytes b = layer_kv_bytes_per_token(m, index, t);
       switch (k) {
         case layer_kind::sliding: own_heads.sliding += b; break;
         case layer_kind::chunked: own_heads.chunked += b; break;
