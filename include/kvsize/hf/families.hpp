@@ -14,9 +14,12 @@ enum class window_rule : std::uint8_t {
   plain,      ///< a non-null `sliding_window` applies to every layer (Mistral v0.1, Phi-3: HF
               ///< MistralAttention / Phi3Attention pass config.sliding_window to every layer)
   qwen,       ///< only if use_sliding_window, and only layers il >= max_window_layers (HF Qwen2Attention)
-  alternate,  ///< Gemma 2: layer i slides iff (i + 1) % 2 != 0 (HF Gemma2Config.layer_types default)
-  pattern,    ///< Gemma 3 / Cohere2 / Gemma 3n: i slides iff (i + 1) % sliding_window_pattern != 0
-  chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (default (i + 1) % 4 != 0)
+  alternate,  ///< Gemma 2: layer i slides iff (i + 1) % 2 != 0 (HF Gemma2Config.layer_types default;
+              ///< before layer_types, Gemma2Attention: sliding iff layer_idx is even, the same layers)
+  pattern,    ///< Gemma 3 / Cohere2: i slides iff (i + 1) % sliding_window_pattern != 0. Gemma 3n: the
+              ///< same with a fixed period 5 (Gemma3nTextConfig has no sliding_window_pattern key)
+  chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (an absent or empty list defaults to
+              ///< (i + 1) % no_rope_layer_interval != 0, interval 4; HF Llama4TextConfig)
 };
 
 /// Facts of one model_type. Sources are transformers' configuration_*.py / modeling_*.py.
@@ -56,6 +59,11 @@ inline constexpr family families[] = {
     {"qwen3_next", window_rule::qwen, 0, true, false, false, false, false, "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)", ""},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
     {"gemma", window_rule::plain, 0, true, true, false, false, false, "GemmaConfig (models/gemma/configuration_gemma.py)", ""},
+    // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,
+    // and @19f53461 before layer_types existed): vocab 256000, hidden 2304, intermediate 9216,
+    // 26 layers, 8 heads, 4 KV heads, head_dim 256, max_position_embeddings 8192, sliding_window
+    // 4096, tied; layer_types default: layer i slides iff (i + 1) % 2 != 0. See
+    // docs/research/transformers-defaults.md.
     {"gemma2", window_rule::alternate, 2, true, true, false, false, false, "Gemma2Config (models/gemma2/configuration_gemma2.py)",
      R"({"vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096})"},
     // Gemma3TextConfig: vocab 262208, hidden 2304, intermediate 9216, 26 layers, 8 heads, 4 kv heads,
@@ -63,14 +71,26 @@ inline constexpr family families[] = {
     {"gemma3_text", window_rule::pattern, 6, true, true, false, false, false, "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
      R"({"vocab_size":262208,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":4096,"sliding_window_pattern":6})"},
     {"gemma3", window_rule::pattern, 6, true, true, false, false, false, "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)", ""},
-    // Gemma3nTextConfig: layer_types default full every 5th layer, num_kv_shared_layers 15.
+    // Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py @01854809, the same
+    // in @c5d9fba1): vocab 262400, hidden 2048, intermediate 16384, 35 layers, 8 heads, 2 KV heads,
+    // head_dim 256, max_position_embeddings 32768, sliding_window 512, num_kv_shared_layers 15, tied;
+    // layer_types default: layer i is full iff (i + 1) % 5 == 0. No sliding_window_pattern key.
     {"gemma3n_text", window_rule::pattern, 5, true, true, false, false, false, "Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py)",
      R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
     {"gemma3n", window_rule::pattern, 5, true, true, false, false, false, "Gemma3nTextConfig", ""},
     {"cohere", window_rule::plain, 0, true, true, false, false, false, "CohereConfig (models/cohere/configuration_cohere.py)", ""},
-    {"cohere2", window_rule::pattern, 4, true, true, false, false, false, "Cohere2Config (models/cohere2/configuration_cohere2.py)",
-     R"({"sliding_window":4096,"sliding_window_pattern":4})"},
-    // Llama4TextConfig: attention_chunk_size 8192, no_rope_layers default (i + 1) % 4 != 0.
+    // Cohere2Config (transformers models/cohere2/configuration_cohere2.py @008e5743; @eab64a0e had
+    // sliding_window_pattern as an attribute, now it is read from the kwargs for old configs, default
+    // 4 in both): vocab 256000, hidden 8192, intermediate 22528, 40 layers, 64 heads,
+    // num_key_value_heads None (→ heads), head_dim always hidden / heads, max_position_embeddings
+    // 8192, sliding_window 4096, tied.
+    {"cohere2", window_rule::pattern, 4, true, true, false, false, false, "Cohere2Config (transformers models/cohere2/configuration_cohere2.py)",
+     R"({"vocab_size":256000,"hidden_size":8192,"intermediate_size":22528,"num_hidden_layers":40,"num_attention_heads":64,"max_position_embeddings":8192,"sliding_window":4096,"sliding_window_pattern":4})"},
+    // Llama4TextConfig (transformers models/llama4/configuration_llama4.py @008e5743, the same
+    // values in @b17cfe48): vocab 202048, hidden 5120, intermediate 8192, 48 layers, 40 heads, 8 KV
+    // heads, head_dim 128, max_position_embeddings 131072, attention_chunk_size 8192,
+    // no_rope_layer_interval 4, untied; no_rope_layers absent or [] → int((i + 1) % interval != 0),
+    // and layer_types → "chunked_attention" where that is 1, else "full_attention".
     {"llama4_text", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig (transformers models/llama4/configuration_llama4.py)",
      R"({"vocab_size":202048,"hidden_size":5120,"intermediate_size":8192,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"max_position_embeddings":131072,"attention_chunk_size":8192})"},
     {"llama4", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig", ""},
@@ -102,7 +122,9 @@ inline constexpr family families[] = {
 
 /// Composite (multimodal) model_types whose language model is a nested sub-config, with the
 /// model_type the sub-config has when it omits its own (LlavaConfig: text_config defaults to
-/// LlamaConfig; Gemma3Config: Gemma3TextConfig; Llama4Config: Llama4TextConfig).
+/// LlamaConfig; Gemma3Config: Gemma3TextConfig; Llama4Config: Llama4TextConfig; PaliGemmaConfig:
+/// "gemma" (not "gemma2"); transformers
+/// models/paligemma/configuration_paligemma.py @04d596e6).
 struct composite {
   std::string_view model_type;
   std::string_view text_model_type;
@@ -112,7 +134,7 @@ inline constexpr composite composites[] = {
     {"llava_next", "llama"},
     {"gemma3", "gemma3_text"},
     {"gemma3n", "gemma3n_text"},
-    {"paligemma", "gemma2"},
+    {"paligemma", "gemma"},
     {"llama4", "llama4_text"},
     {"mistral3", "mistral"},
     {"qwen2_5_vl", "qwen2_5_vl_text"},

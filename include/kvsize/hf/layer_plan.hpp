@@ -330,12 +330,17 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
       }
     }
   } else if (rule == window_rule::alternate || rule == window_rule::pattern) {
+    // Gemma2Config / Cohere2Config / Gemma3TextConfig / Gemma3nTextConfig (transformers
+    // models/<name>/configuration_<name>.py): layer_types absent → "sliding_attention" iff
+    // (i + 1) % period != 0. Gemma 2's period is 2; Cohere2 and Gemma 3 take it from the older
+    // sliding_window_pattern key (defaults 4 and 6); Gemma 3n's is a fixed 5 (no such key).
     const slot sw = v.get("sliding_window");
     std::uint32_t every = v.fam()->pattern;
     std::string why = rule == window_rule::alternate
                           ? std::string("Gemma 2 alternation (HF Gemma2Config.layer_types: (i + 1) % 2 != 0 slides)")
                           : "(i + 1) % " + std::to_string(every) + " != 0 slides, period from " + std::string(v.fam()->source);
-    if (rule == window_rule::pattern) {
+    const bool fixed_period = mt == "gemma3n_text" || mt == "gemma3n";
+    if (rule == window_rule::pattern && !fixed_period) {
       const slot pat = v.get("sliding_window_pattern");
       if (pat.set()) {
         every = read_u32(pat, 1, std::max<std::uint32_t>(f.layers, 1));
@@ -349,14 +354,17 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
                {layer_kind::sliding, false, 0, p.intern(why + "; layer {i} slides")});
     }
   } else if (rule == window_rule::chunked) {
-    // Llama4TextConfig: no_rope_layers[i] = int((i + 1) % no_rope_layer_interval != 0), interval 4;
-    // Llama4TextAttention: RoPE layers use chunked attention, NoPE layers are global.
+    // Llama4TextConfig (transformers models/llama4/configuration_llama4.py): no_rope_layers, when
+    // absent or empty ([] is falsy there), is int((i + 1) % no_rope_layer_interval != 0), interval
+    // default 4; layer_types (newer transformers) is "chunked_attention" where no_rope_layers[i] is 1
+    // (a RoPE layer), else "full_attention" (a NoPE layer, global).
     const slot chunk = v.get("attention_chunk_size");
     if (!chunk.set()) {
       p.set_all_reasons(chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking");
     } else {
       const slot nrl = v.get("no_rope_layers");
-      if (nrl.set()) {
+      const bool empty = nrl.set() && nrl.value->is_array() && nrl.value->empty();
+      if (nrl.set() && !empty) {
         require_array(nrl, f.layers, "one per layer");
         std::uint32_t ids[2] = {};  // NoPE, RoPE: interned on first use, in layer order
         bool have[2] = {};
@@ -370,8 +378,14 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
           p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0, ids[rope]};
         }
       } else {
-        periodic(p, 4, {layer_kind::full, false, 0, p.intern("no_rope_layers absent: (i + 1) % 4 == 0 is a global NoPE layer (Llama4TextConfig default)")},
-                 {layer_kind::chunked, false, 0, p.intern("no_rope_layers absent: (i + 1) % 4 != 0 is a chunked RoPE layer (Llama4TextConfig default)")});
+        const slot interval = v.get("no_rope_layer_interval");
+        const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
+        const std::string why =
+            nrl.pointer() + (empty ? " = [] (empty, so derived)" : " absent") + " and " +
+            (interval.set() ? text(interval) : interval.pointer() + " absent (Llama4TextConfig default 4)") +
+            ": (i + 1) % " + std::to_string(every);
+        periodic(p, every, {layer_kind::full, false, 0, p.intern(why + " == 0 is a global NoPE layer")},
+                 {layer_kind::chunked, false, 0, p.intern(why + " != 0 is a chunked RoPE layer")});
       }
     }
   } else {
