@@ -7,10 +7,11 @@
 
 #include <cstdio>
 #include <exception>
-#include <stdexcept>
+#include <exception>
 #include <string>
 #include <vector>
 
+#include <kvsize/error.hpp>
 #include <kvsize/hf_config.hpp>
 
 #include "options.hpp"
@@ -143,7 +144,7 @@ auto main(int argc, char** argv) -> int {
     return fail(e.what());
   } catch (const kvsize::cli::usage_error& e) {
     return fail(e.message);
-  } catch (const std::overflow_error&) {
+  } catch (const kvsize::overflow_error&) {
     return fail(fmt::format("{}: the sizes asked for (--context {}, --batch {}) exceed 2^64 bytes",
                             opts.config_path, opts.context ? std::to_string(*opts.context) : std::string{"default"},
                             opts.batch));

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <string_view>
 
 #include <kvsize/fmt.hpp>
@@ -194,7 +193,7 @@ auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, by
     o.context = context;
     try {
       return engine_capacity_for(m, e, o, budget).max_sequences >= batch;
-    } catch (const std::overflow_error&) {
+    } catch (const kvsize::overflow_error&) {
       return false;
     }
   };
@@ -257,7 +256,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   p.inputs.context_limit = std::max<std::uint64_t>(m.max_context, context);
   try {
     p.result = plan(m, p.inputs);
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsize::invalid_argument& e) {
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
   }
   if (s.engine == engine_kind::llama_cpp) {
@@ -282,7 +281,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
       for (std::uint64_t u : users_list) {
         try {
           p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
-        } catch (const std::invalid_argument& e) {
+        } catch (const kvsize::invalid_argument& e) {
           throw usage_error{fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), e.what(), c, u)};
         }
       }
@@ -327,7 +326,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
     try {
       (void)kv_bytes_per_token(m, kv_dtypes::same(t));
-    } catch (const std::invalid_argument&) {
+    } catch (const kvsize::invalid_argument&) {
       throw usage_error{fmt::format("{}: {} stores blocks of {} elements, which do not divide this model's "
                                     "K/V rows (head_dim {}, {} KV heads)",
                                     which, name(t), traits(t).block_elements, effective_head_dim(m),
@@ -408,7 +407,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   try {
     s.cache = size_cache(m, s.engine, s.engine_opts);
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsize::invalid_argument& e) {
     // The engine cannot hold this configuration (e.g. a GGML cache type in vLLM, --pp > layers).
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
   }

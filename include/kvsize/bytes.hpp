@@ -6,13 +6,14 @@
 #include <cstdint>      // std::uint64_t
 #include <type_traits>  // std::is_trivially_copyable_v
 
+#include "error.hpp"
 #include "detail/checked.hpp"
 
 namespace kvsize {
 
 /// An exact number of bytes (64-bit, unsigned). Construction is explicit; arithmetic is
 /// limited to what is meaningful and every operation is overflow-checked: a constant
-/// expression that overflows does not compile, a run-time one throws std::overflow_error.
+/// expression that overflows does not compile, a run-time one throws kvsize::overflow_error.
 ///
 /// Example:
 ///   using namespace kvsize::literals;
@@ -34,7 +35,7 @@ class bytes {
   [[nodiscard]] friend constexpr auto operator+(bytes a, bytes b) -> bytes {
     return bytes{detail::checked_add(a.count_, b.count_)};
   }
-  /// Throws std::underflow_error if b > a: a byte count is never negative.
+  /// Throws kvsize::underflow_error if b > a: a byte count is never negative.
   [[nodiscard]] friend constexpr auto operator-(bytes a, bytes b) -> bytes {
     return bytes{detail::checked_sub(a.count_, b.count_)};
   }
@@ -54,7 +55,7 @@ class bytes {
   }
   [[nodiscard]] friend constexpr auto operator%(bytes a, bytes b) -> bytes {
     if (b.count_ == 0) {
-      throw std::domain_error("kvsize: remainder by zero bytes");
+      throw kvsize::domain_error("kvsize: remainder by zero bytes");
     }
     return bytes{a.count_ % b.count_};
   }

@@ -2,11 +2,12 @@
 // Capacity: how many tokens, sequences, or how long a context fit in the memory left for the cache.
 #pragma once
 
-#include <algorithm>  // std::min, std::max
 #include <cstdint>    // std::uint64_t
 #include <limits>     // std::numeric_limits
 
+#include "error.hpp"
 #include "bytes.hpp"
+#include "detail/checked.hpp"
 #include "dtype.hpp"
 #include "detail/search.hpp"
 #include "kv_cache.hpp"
@@ -87,7 +88,7 @@ struct sequence_cost {
 [[nodiscard]] constexpr auto max_context(const sequence_cost& c, bytes budget, std::uint64_t batch,
                                          std::uint64_t limit) -> std::uint64_t {
   if (batch == 0) {
-    throw std::invalid_argument("kvsize: batch must be positive");
+    throw kvsize::invalid_argument("kvsize: batch must be positive");
   }
   const auto fits = [&](std::uint64_t context) {
     const bytes per_sequence = c.per_sequence(context);
@@ -102,9 +103,9 @@ struct sequence_cost {
   std::uint64_t hi = limit;
   const bool grows_without_bound = c.kv.growing.count() != 0;
   if (grows_without_bound) {
-    hi = std::min(hi, budget / c.kv.growing);
+    hi = detail::min_of(hi, budget / c.kv.growing);
   }
-  const std::uint64_t longest_window = std::max(c.kv.sliding.count() != 0 ? c.kv.sliding_window : 0,
+  const std::uint64_t longest_window = detail::max_of(c.kv.sliding.count() != 0 ? c.kv.sliding_window : 0,
                                                 c.kv.chunked.count() != 0 ? c.kv.attention_chunk : 0);
   if (!grows_without_bound && longest_window < limit && fits(longest_window)) {
     return limit;  // only windowed layers, and their full windows fit: any length does
@@ -114,7 +115,7 @@ struct sequence_cost {
 [[nodiscard]] constexpr auto max_context(const model_spec& m, bytes budget, std::uint64_t batch, cache_format f,
                                          std::uint64_t limit) -> std::uint64_t {
   if (batch == 0) {
-    throw std::invalid_argument("kvsize: batch must be positive");
+    throw kvsize::invalid_argument("kvsize: batch must be positive");
   }
   return max_context(sequence_cost::of(m, f), budget, batch, limit);
 }

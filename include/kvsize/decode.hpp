@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>    // std::uint64_t
-#include <stdexcept>  // std::invalid_argument
 
+#include "error.hpp"
 #include "bytes.hpp"
 #include "detail/checked.hpp"
 
@@ -31,7 +31,7 @@ struct decode_traffic {
   /// A lower bound on the time per output token.
   [[nodiscard]] constexpr auto seconds_at(std::uint64_t bandwidth_bytes_per_second) const -> double {
     if (bandwidth_bytes_per_second == 0) {
-      throw std::invalid_argument("kvsize: bandwidth must be positive");
+      throw kvsize::invalid_argument("kvsize: bandwidth must be positive");
     }
     return static_cast<double>(total().count()) / static_cast<double>(bandwidth_bytes_per_second);
   }
@@ -41,7 +41,7 @@ struct decode_traffic {
 /// prompt with a KV cache: one prefill of P, then N − 1 single-token steps: P + (N − 1).
 [[nodiscard]] constexpr auto positions_with_cache(std::uint64_t prompt, std::uint64_t generated) -> std::uint64_t {
   if (generated == 0) {
-    throw std::invalid_argument("kvsize: generated must be positive");
+    throw kvsize::invalid_argument("kvsize: generated must be positive");
   }
   return detail::checked_add(prompt, generated - 1);
 }
@@ -50,7 +50,7 @@ struct decode_traffic {
 [[nodiscard]] constexpr auto positions_without_cache(std::uint64_t prompt, std::uint64_t generated)
     -> std::uint64_t {
   if (generated == 0) {
-    throw std::invalid_argument("kvsize: generated must be positive");
+    throw kvsize::invalid_argument("kvsize: generated must be positive");
   }
   // N(N−1)/2: divide the even factor first so the product cannot overflow early.
   const std::uint64_t n = generated;

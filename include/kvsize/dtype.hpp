@@ -5,9 +5,9 @@
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint64_t
 #include <optional>     // std::optional
-#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
 
+#include "error.hpp"
 #include "bytes.hpp"
 #include "detail/checked.hpp"
 
@@ -85,7 +85,7 @@ inline constexpr std::array<dtype, 13> all_dtypes{
 [[nodiscard]] constexpr auto name(dtype t) -> std::string_view { return traits(t).name; }
 
 /// Exact bytes of a row of `elements` values (ggml_row_size): elements / block × block bytes.
-/// Throws std::invalid_argument if `elements` is not a whole number of blocks, as llama.cpp
+/// Throws kvsize::invalid_argument if `elements` is not a whole number of blocks, as llama.cpp
 /// refuses such a cache (a q8_0 row needs a multiple of 32 elements).
 [[nodiscard]] constexpr auto row_bytes(dtype t, std::uint64_t elements) -> bytes {
   const auto& tr = traits(t);
@@ -93,7 +93,7 @@ inline constexpr std::array<dtype, 13> all_dtypes{
     return bytes{detail::checked_mul(elements, tr.block_bytes)};
   }
   if (elements % tr.block_elements != 0) {
-    throw std::invalid_argument(
+    throw kvsize::invalid_argument(
         "kvsize: row length is not a whole number of quantization blocks for this element type");
   }
   return bytes{detail::checked_mul(elements / tr.block_elements, tr.block_bytes)};

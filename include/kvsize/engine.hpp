@@ -13,6 +13,7 @@
 
 #include <cstdint>  // std::uint32_t
 
+#include "error.hpp"
 #include "bytes.hpp"
 #include "engines/common.hpp"
 #include "engines/exact.hpp"
@@ -42,18 +43,18 @@ namespace kvsize {
     case engine_kind::trtllm: return engines::trtllm::size_stage(m, o, r);
     case engine_kind::transformers: return engines::transformers::size_stage(m, o, r);
   }
-  throw std::invalid_argument("kvsize: unknown engine");
+  throw kvsize::invalid_argument("kvsize: unknown engine");
 }
 
 /// What engine `e` allocates for model `m` on one device: one TP rank of the pipeline stage
 /// whose cache is largest (for llama.cpp: the device with the most layers' cache).
-/// Throws std::invalid_argument for an invalid model or option, std::overflow_error on overflow.
+/// Throws kvsize::invalid_argument for an invalid model or option, kvsize::overflow_error on overflow.
 [[nodiscard]] constexpr auto size_cache(const model_spec& m, engine_kind e, const engine_options& o)
     -> engine_sizing {
   detail::check_options(m, o);
   const std::uint32_t stages = layer_split_devices(e, o);
   if (stages > m.layers) {
-    throw std::invalid_argument("kvsize: more devices in the layer split than layers");
+    throw kvsize::invalid_argument("kvsize: more devices in the layer split than layers");
   }
   engine_sizing best{};
   bytes best_bytes{0};
@@ -80,7 +81,7 @@ namespace kvsize {
     case engine_kind::trtllm: return engines::trtllm::capacity(s, o, kv_budget);
     case engine_kind::transformers: return engines::transformers::capacity(s, kv_budget);
   }
-  throw std::invalid_argument("kvsize: unknown engine");
+  throw kvsize::invalid_argument("kvsize: unknown engine");
 }
 
 /// How engine `e` turns one device's memory and the weights it holds into a KV budget:
@@ -99,7 +100,7 @@ namespace kvsize {
     case engine_kind::trtllm: return engines::trtllm::kv_budget(device_memory, weights_per_device, o);
     case engine_kind::transformers: return engines::transformers::kv_budget(device_memory, weights_per_device, o);
   }
-  throw std::invalid_argument("kvsize: unknown engine");
+  throw kvsize::invalid_argument("kvsize: unknown engine");
 }
 
 }  // namespace kvsize

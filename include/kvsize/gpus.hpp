@@ -7,6 +7,7 @@
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
+#include "error.hpp"
 #include "bytes.hpp"
 
 namespace kvsize {
@@ -58,12 +59,12 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalog{{
   return std::nullopt;
 }
 
-/// The catalog entry for `id`; throws std::invalid_argument if there is none (a compile error
+/// The catalog entry for `id`; throws kvsize::invalid_argument if there is none (a compile error
 /// in a constant expression).
 [[nodiscard]] constexpr auto gpu(std::string_view id) -> gpu_spec {
   const auto g = find_gpu(id);
   if (!g) {
-    throw std::invalid_argument("kvsize: unknown GPU id (see kvsize::gpu_catalog)");
+    throw kvsize::invalid_argument("kvsize: unknown GPU id (see kvsize::gpu_catalog)");
   }
   return *g;
 }

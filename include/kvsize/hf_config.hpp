@@ -16,7 +16,6 @@
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
 #include <iterator>     // std::istreambuf_iterator
-#include <stdexcept>    // std::invalid_argument
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::error_code
@@ -24,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error.hpp"  // kvsize::invalid_argument, kvsize::overflow_error
 #include "hf/config_view.hpp"
 #include "hf/error.hpp"
 #include "hf/json_reader.hpp"
@@ -213,7 +213,7 @@ namespace detail {
   }
   try {
     kvsize::validate(m);
-  } catch (const std::invalid_argument& e) {
+  } catch (const kvsize::invalid_argument& e) {
     fail(config_errc::inconsistent, "", e.what());
   }
   return out;
@@ -226,7 +226,7 @@ auto with_file(std::string_view file, F&& f) -> decltype(f()) {
     return f();
   } catch (const config_error& e) {
     throw config_error(e.code(), std::string(file), e.pointer(), e.message());
-  } catch (const std::overflow_error& e) {  // kvsize::detail::checked_* on absurd state sizes
+  } catch (const kvsize::overflow_error& e) {  // kvsize::detail::checked_* on absurd state sizes
     throw config_error(config_errc::out_of_range, std::string(file), "", e.what());
   }
 }

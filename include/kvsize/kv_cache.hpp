@@ -3,13 +3,13 @@
 // recurrent state of hybrid models. The "exact" cache: what the model must keep, no engine overhead.
 #pragma once
 
-#include <algorithm>  // std::min
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint32_t, std::uint64_t
 #include <cstring>    // std::memcpy
 #include <type_traits>  // std::is_constant_evaluated
 
 #include "bytes.hpp"
+#include "detail/checked.hpp"
 #include "dtype.hpp"
 #include "model_spec.hpp"
 
@@ -44,8 +44,8 @@ namespace kvsize {
 [[nodiscard]] constexpr auto layer_tokens_held(const model_spec& m, std::uint32_t il, std::uint64_t tokens)
     -> std::uint64_t {
   switch (kind_of_layer(m, il)) {
-    case layer_kind::sliding: return std::min<std::uint64_t>(tokens, m.sliding_window);
-    case layer_kind::chunked: return std::min<std::uint64_t>(tokens, m.attention_chunk);
+    case layer_kind::sliding: return detail::min_of(tokens, m.sliding_window);
+    case layer_kind::chunked: return detail::min_of(tokens, m.attention_chunk);
     case layer_kind::none:
     case layer_kind::shared: return 0;
     default: return tokens;
@@ -68,7 +68,8 @@ struct kv_token_bytes {
     if (sliding.count() == 0 && chunked.count() == 0) {  // no windowed layer: one product
       return growing * tokens;
     }
-    return growing * tokens + sliding * std::min(tokens, sliding_window) + chunked * std::min(tokens, attention_chunk);
+    return growing * tokens + sliding * detail::min_of(tokens, sliding_window) +
+           chunked * detail::min_of(tokens, attention_chunk);
   }
   friend constexpr auto operator==(const kv_token_bytes&, const kv_token_bytes&) -> bool = default;
 };

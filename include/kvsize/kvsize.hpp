@@ -6,6 +6,7 @@
 #pragma once
 
 #include "version.hpp"
+#include "error.hpp"
 #include "bytes.hpp"
 #include "dtype.hpp"
 #include "model_spec.hpp"

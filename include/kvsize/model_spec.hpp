@@ -5,10 +5,10 @@
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t
-#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
 #include <type_traits>  // std::is_trivially_copyable_v
 
+#include "error.hpp"
 #include "dtype.hpp"
 #include "weights_shape.hpp"
 
@@ -173,55 +173,55 @@ static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "
   return n;
 }
 
-/// Checks the invariants the formulas rely on; throws std::invalid_argument naming the first
+/// Checks the invariants the formulas rely on; throws kvsize::invalid_argument naming the first
 /// violated one. In a constant expression the throw is a compile error showing that message.
 constexpr void validate(const model_spec& m) {
   if (m.layers == 0) {
-    throw std::invalid_argument("kvsize::model_spec: layers must be positive");
+    throw kvsize::invalid_argument("kvsize::model_spec: layers must be positive");
   }
   if (m.layers > max_layers) {
-    throw std::invalid_argument("kvsize::model_spec: more layers than kvsize::max_layers (512)");
+    throw kvsize::invalid_argument("kvsize::model_spec: more layers than kvsize::max_layers (512)");
   }
   if (m.attention_heads == 0) {
-    throw std::invalid_argument("kvsize::model_spec: attention_heads must be positive");
+    throw kvsize::invalid_argument("kvsize::model_spec: attention_heads must be positive");
   }
   if (effective_kv_heads(m) > m.attention_heads) {
-    throw std::invalid_argument("kvsize::model_spec: kv_heads exceeds attention_heads");
+    throw kvsize::invalid_argument("kvsize::model_spec: kv_heads exceeds attention_heads");
   }
   if (m.attention_heads % effective_kv_heads(m) != 0) {
-    throw std::invalid_argument("kvsize::model_spec: attention_heads is not a multiple of kv_heads");
+    throw kvsize::invalid_argument("kvsize::model_spec: attention_heads is not a multiple of kv_heads");
   }
   if (effective_head_dim(m) == 0) {
-    throw std::invalid_argument("kvsize::model_spec: head_dim is zero (give head_dim or hidden_size)");
+    throw kvsize::invalid_argument("kvsize::model_spec: head_dim is zero (give head_dim or hidden_size)");
   }
   if (m.head_dim == 0 && m.hidden_size % m.attention_heads != 0) {
-    throw std::invalid_argument("kvsize::model_spec: hidden_size is not a multiple of attention_heads; give head_dim");
+    throw kvsize::invalid_argument("kvsize::model_spec: hidden_size is not a multiple of attention_heads; give head_dim");
   }
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     const layer_kind k = kind_of_layer(m, il);
     if (k == layer_kind::sliding && m.sliding_window == 0) {
-      throw std::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
+      throw kvsize::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
     }
     if (k == layer_kind::chunked && m.attention_chunk == 0) {
-      throw std::invalid_argument("kvsize::model_spec: a chunked layer needs attention_chunk > 0");
+      throw kvsize::invalid_argument("kvsize::model_spec: a chunked layer needs attention_chunk > 0");
     }
     if (k == layer_kind::latent && m.latent.kv_lora_rank + m.latent.rope_head_dim == 0) {
-      throw std::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
+      throw kvsize::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
     }
     if (m.layer[il].recurrent && m.state.conv_elements + m.state.ssm_elements == 0) {
-      throw std::invalid_argument("kvsize::model_spec: a recurrent layer needs a state size");
+      throw kvsize::invalid_argument("kvsize::model_spec: a recurrent layer needs a state size");
     }
     const std::uint32_t h = kv_heads_of_layer(m, il);
     if (h > m.attention_heads || m.attention_heads % h != 0) {
-      throw std::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
+      throw kvsize::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
     }
   }
   for (std::uint32_t il = m.layers; il < max_layers; ++il) {
     if (!(m.layer[il] == layer_spec{})) {
-      throw std::invalid_argument("kvsize::model_spec: a layer override lies beyond `layers`");
+      throw kvsize::invalid_argument("kvsize::model_spec: a layer override lies beyond `layers`");
     }
     if (!(m.weights.layer[il] == layer_weights{})) {
-      throw std::invalid_argument("kvsize::model_spec: a weights.layer override lies beyond `layers`");
+      throw kvsize::invalid_argument("kvsize::model_spec: a weights.layer override lies beyond `layers`");
     }
   }
 }

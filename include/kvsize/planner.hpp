@@ -30,9 +30,9 @@
 #include <array>      // std::array
 #include <cstdint>    // std::uint8_t, std::uint32_t, std::uint64_t
 #include <initializer_list>  // range-for over the tp degrees
-#include <stdexcept>  // std::invalid_argument, std::overflow_error
 #include <string_view>
 
+#include "error.hpp"
 #include "bytes.hpp"
 #include "capacity.hpp"
 #include "decode.hpp"
@@ -146,7 +146,7 @@ namespace detail {
   o.batch = users;
   if (e == engine_kind::llama_cpp) {
     if (users > 0xFFFF'FFFFULL) {
-      throw std::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
+      throw kvsize::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
     }
     o.parallel = static_cast<std::uint32_t>(users);
     o.context = checked_mul(context, users);  // -c: every slot holds `context` cells
@@ -183,11 +183,11 @@ namespace detail {
 }  // namespace detail
 
 /// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`.
-/// Throws std::invalid_argument for an option the engine refuses, std::overflow_error on overflow.
+/// Throws kvsize::invalid_argument for an option the engine refuses, kvsize::overflow_error on overflow.
 [[nodiscard]] constexpr auto plan_at(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                      std::uint64_t users, std::uint32_t tp) -> plan_point {
   if (users == 0 || context == 0) {
-    throw std::invalid_argument("kvsize: a plan needs at least one user and one token");
+    throw kvsize::invalid_argument("kvsize: a plan needs at least one user and one token");
   }
   const engine_kind e = in.engine;
   engine_options o = detail::plan_options(e, in.options, context, users, tp);
@@ -230,9 +230,9 @@ namespace detail {
       return false;
     }
     return (shared ? p.admitted_shared : p.admitted) >= users;
-  } catch (const std::overflow_error&) {
+  } catch (const kvsize::overflow_error&) {
     return false;
-  } catch (const std::invalid_argument&) {
+  } catch (const kvsize::invalid_argument&) {
     return false;
   }
 }
@@ -276,7 +276,7 @@ namespace detail {
     k.available = true;
     k.fits = p.fits();
     k.kv_bytes = p.kv;
-  } catch (const std::invalid_argument&) {
+  } catch (const kvsize::invalid_argument&) {
     return k;  // not offered by the engine, or the model's rows are not whole blocks of `t`
   }
   k.max_users = plan_max_users(m, in, context, in.options.tp);
@@ -287,12 +287,12 @@ namespace detail {
 }  // namespace detail
 
 /// The plan for `in.options.batch` users of `in.options.context` tokens each (for llama.cpp too:
-/// the planner sets its slots and -c from them). Throws std::invalid_argument when the question itself is
-/// invalid for the engine (e.g. a GGML cache type in vLLM), std::overflow_error on overflow.
+/// the planner sets its slots and -c from them). Throws kvsize::invalid_argument when the question itself is
+/// invalid for the engine (e.g. a GGML cache type in vLLM), kvsize::overflow_error on overflow.
 [[nodiscard]] constexpr auto plan(const model_spec& m, const plan_inputs& in) -> plan_result {
   const std::uint64_t context = in.options.context != 0 ? in.options.context : m.max_context;
   if (context == 0) {
-    throw std::invalid_argument("kvsize: a plan needs a context");
+    throw kvsize::invalid_argument("kvsize: a plan needs a context");
   }
   plan_inputs base = in;
   base.options.context = context;

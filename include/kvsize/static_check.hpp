@@ -21,9 +21,9 @@
 
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
-#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
 
+#include "error.hpp"
 #include "bytes.hpp"
 
 namespace kvsize {
@@ -38,7 +38,7 @@ struct fit_name {
   // NOLINTNEXTLINE(google-explicit-constructor): implicit on purpose, for template arguments
   consteval fit_name(std::string_view s) : size{s.size()} {
     if (s.size() > capacity) {
-      throw std::invalid_argument("kvsize::fit_name: a name in a fit check is longer than 63 characters");
+      throw kvsize::invalid_argument("kvsize::fit_name: a name in a fit check is longer than 63 characters");
     }
     for (std::size_t i = 0; i < s.size(); ++i) {
       text[i] = s[i];
@@ -63,7 +63,7 @@ template <fit_name Model, fit_name Gpu, std::uint64_t BytesNeeded, std::uint64_t
 consteval auto require_fit(std::string_view model, std::string_view gpu, std::uint64_t bytes_needed,
                            std::uint64_t bytes_available) -> bool {
   if (model != Model.view() || gpu != Gpu.view() || bytes_needed != BytesNeeded || bytes_available != BytesAvailable) {
-    throw std::invalid_argument("kvsize::require_fit: template and function arguments differ");
+    throw kvsize::invalid_argument("kvsize::require_fit: template and function arguments differ");
   }
   if (bytes_needed > bytes_available) {
     detail::model_does_not_fit_gpu(model, gpu, bytes_needed, bytes_available);

@@ -17,6 +17,7 @@
 #include <optional>   // std::optional
 #include <string_view>
 
+#include "error.hpp"
 #include "bytes.hpp"
 #include "detail/checked.hpp"
 #include "dtype.hpp"
@@ -99,7 +100,7 @@ struct workspace_terms {
   using detail::checked_add;
   using detail::checked_mul;
   if (tp == 0) {
-    throw std::invalid_argument("kvsize: tp must be positive");
+    throw kvsize::invalid_argument("kvsize: tp must be positive");
   }
   const std::uint64_t h = m.hidden_size;
   const std::uint64_t d = effective_head_dim(m);

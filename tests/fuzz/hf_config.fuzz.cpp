@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       (void)kvsize::kv_bytes(c.spec, 131072, 64);  // may overflow 2^64 only by throwing
       (void)kvsize::state_bytes_per_sequence(c.spec);
-    } catch (const std::overflow_error&) {
-    } catch (const std::invalid_argument&) {  // a row that is not whole blocks (not for f16/bf16/f32)
+    } catch (const kvsize::overflow_error&) {
+    } catch (const kvsize::invalid_argument&) {  // a row that is not whole blocks (not for f16/bf16/f32)
     }
   } catch (const kvsize::hf::config_error&) {
   }

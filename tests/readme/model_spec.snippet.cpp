@@ -13,7 +13,7 @@ constexpr kvsize::model_spec gemma = [] {
 }();
 
 int main() {
-  kvsize::validate(gemma);  // throws std::invalid_argument naming the first broken rule
+  kvsize::validate(gemma);  // throws kvsize::invalid_argument naming the first broken rule
   std::printf("%u sliding + %u full layers\n", kvsize::count_layers(gemma, kvsize::layer_kind::sliding),
               kvsize::count_layers(gemma, kvsize::layer_kind::full));
 }

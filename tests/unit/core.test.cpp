@@ -5,7 +5,6 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <limits>
-#include <stdexcept>
 
 #include <kvsize/kvsize.hpp>
 
@@ -16,21 +15,21 @@ namespace presets = kvsize::presets;
 
 TEST_CASE("bytes: overflow is an exception at run time, never a wrap", "[bytes]") {
   const bytes big{std::numeric_limits<std::uint64_t>::max() / 2 + 1};
-  REQUIRE_THROWS_AS(big + big, std::overflow_error);
-  REQUIRE_THROWS_AS(big * 2, std::overflow_error);
+  REQUIRE_THROWS_AS(big + big, kvsize::overflow_error);
+  REQUIRE_THROWS_AS(big * 2, kvsize::overflow_error);
   REQUIRE_THROWS_WITH(big * 3, ContainsSubstring("overflows 2^64"));
   REQUIRE_NOTHROW(big * 1);
 }
 
 TEST_CASE("bytes: subtraction below zero throws", "[bytes]") {
-  REQUIRE_THROWS_AS(1_KiB - 1_MiB, std::underflow_error);
+  REQUIRE_THROWS_AS(1_KiB - 1_MiB, kvsize::underflow_error);
   REQUIRE(1_MiB - 1_KiB == bytes{1'047'552});
 }
 
 TEST_CASE("bytes: division rounds down for 'how many fit' and up for 'a share of'", "[bytes]") {
   REQUIRE(bytes{10} / bytes{3} == 3);
   REQUIRE(bytes{10} / 3 == bytes{4});
-  REQUIRE_THROWS_AS(bytes{10} / bytes{0}, std::domain_error);
+  REQUIRE_THROWS_AS(bytes{10} / bytes{0}, kvsize::domain_error);
 }
 
 TEST_CASE("dtype: names and aliases parse, unknown spellings do not", "[dtype]") {
@@ -55,7 +54,7 @@ TEST_CASE("dtype: GGML block types have exact sizes and refuse partial blocks", 
   REQUIRE(kvsize::row_bytes(kvsize::dtype::q5_1, 128) == bytes{96});
   REQUIRE(kvsize::row_bytes(kvsize::dtype::iq4_nl, 128) == bytes{72});
   REQUIRE(kvsize::row_bytes(kvsize::dtype::int4, 128) == bytes{64});
-  REQUIRE_THROWS_AS(kvsize::row_bytes(kvsize::dtype::q8_0, 80), std::invalid_argument);  // 80 % 32 ≠ 0
+  REQUIRE_THROWS_AS(kvsize::row_bytes(kvsize::dtype::q8_0, 80), kvsize::invalid_argument);  // 80 % 32 ≠ 0
   REQUIRE(kvsize::storage_bytes(kvsize::dtype::q8_0, 80) == bytes{3 * 34});           // weights round up
   REQUIRE(kvsize::bits_per_element(kvsize::dtype::q4_0) == 4.5);
 }
@@ -181,5 +180,5 @@ TEST_CASE("gpus: catalog lookups by id, case-insensitive", "[gpus]") {
   REQUIRE(kvsize::find_gpu("H100-80GB")->memory == 81'559_MiB);
   REQUIRE(kvsize::find_gpu("rtx-3060")->memory == 12_GiB);
   REQUIRE_FALSE(kvsize::find_gpu("rtx-9999"));
-  REQUIRE_THROWS_AS(kvsize::gpu("rtx-9999"), std::invalid_argument);
+  REQUIRE_THROWS_AS(kvsize::gpu("rtx-9999"), kvsize::invalid_argument);
 }

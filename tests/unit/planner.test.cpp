@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -286,7 +285,7 @@ TEST_CASE("planner: properties over every config, engine and context", "[planner
         kvsize::plan_result p{};
         try {
           p = kvsize::plan(m, in);
-        } catch (const std::invalid_argument&) {
+        } catch (const kvsize::invalid_argument&) {
           continue;  // a configuration the engine refuses (e.g. pages vLLM cannot unify)
         }
         ++plans;

@@ -4,7 +4,8 @@
 
 #include <cstdint>    // std::uint64_t
 #include <limits>     // std::numeric_limits
-#include <stdexcept>  // std::overflow_error, std::domain_error
+
+#include "../error.hpp"
 
 namespace kvsize::detail {
 
@@ -23,12 +24,12 @@ namespace kvsize::detail {
 #if KVSIZE_DETAIL_OVERFLOW_BUILTINS
   std::uint64_t sum = 0;
   if (__builtin_add_overflow(a, b, &sum)) {
-    throw std::overflow_error("kvsize: addition overflows 2^64 bytes");
+    throw kvsize::overflow_error("kvsize: addition overflows 2^64 bytes");
   }
   return sum;
 #else
   if (a > std::numeric_limits<std::uint64_t>::max() - b) {
-    throw std::overflow_error("kvsize: addition overflows 2^64 bytes");
+    throw kvsize::overflow_error("kvsize: addition overflows 2^64 bytes");
   }
   return a + b;
 #endif
@@ -36,7 +37,7 @@ namespace kvsize::detail {
 
 [[nodiscard]] constexpr auto checked_sub(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
   if (b > a) {
-    throw std::underflow_error("kvsize: subtraction goes below zero bytes");
+    throw kvsize::underflow_error("kvsize: subtraction goes below zero bytes");
   }
   return a - b;
 }
@@ -45,12 +46,12 @@ namespace kvsize::detail {
 #if KVSIZE_DETAIL_OVERFLOW_BUILTINS
   std::uint64_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) {
-    throw std::overflow_error("kvsize: multiplication overflows 2^64 bytes");
+    throw kvsize::overflow_error("kvsize: multiplication overflows 2^64 bytes");
   }
   return product;
 #else
   if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
-    throw std::overflow_error("kvsize: multiplication overflows 2^64 bytes");
+    throw kvsize::overflow_error("kvsize: multiplication overflows 2^64 bytes");
   }
   return a * b;
 #endif
@@ -59,7 +60,7 @@ namespace kvsize::detail {
 /// ceil(a / b); b must be non-zero.
 [[nodiscard]] constexpr auto ceil_div(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
   if (b == 0) {
-    throw std::domain_error("kvsize: division by zero");
+    throw kvsize::domain_error("kvsize: division by zero");
   }
   return a / b + (a % b != 0 ? 1 : 0);
 }
@@ -67,10 +68,16 @@ namespace kvsize::detail {
 /// floor(a / b); b must be non-zero.
 [[nodiscard]] constexpr auto floor_div(std::uint64_t a, std::uint64_t b) -> std::uint64_t {
   if (b == 0) {
-    throw std::domain_error("kvsize: division by zero");
+    throw kvsize::domain_error("kvsize: division by zero");
   }
   return a / b;
 }
+
+/// The smaller and the larger of two byte or token counts. Not std::min/std::max: <algorithm>
+/// would add ~65 ms to every translation unit that includes the core umbrella, for two one-line
+/// functions; and not named min/max, which <windows.h> defines as macros.
+[[nodiscard]] constexpr auto min_of(std::uint64_t a, std::uint64_t b) -> std::uint64_t { return b < a ? b : a; }
+[[nodiscard]] constexpr auto max_of(std::uint64_t a, std::uint64_t b) -> std::uint64_t { return a < b ? b : a; }
 
 /// The smallest multiple of `step` that is >= a (llama.cpp's GGML_PAD, vLLM's round_up).
 [[nodiscard]] constexpr auto round_up(std::uint64_t a, std::uint64_t step) -> std::uint64_t {

@@ -8,9 +8,9 @@
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
-#include <stdexcept>    // std::invalid_argument
 #include <string_view>  // std::string_view
 
+#include "../error.hpp"
 #include "../bytes.hpp"
 #include "../detail/checked.hpp"
 #include "../dtype.hpp"
@@ -165,7 +165,7 @@ struct engine_sizing {
   [[nodiscard]] constexpr auto part(std::uint32_t i) const -> const cache_part& { return parts[i]; }
   constexpr auto add_part(const cache_part& p) -> cache_part& {
     if (part_count >= max_cache_parts) {
-      throw std::invalid_argument("kvsize: too many cache parts");
+      throw kvsize::invalid_argument("kvsize: too many cache parts");
     }
     parts[part_count] = p;
     return parts[part_count++];
@@ -196,7 +196,7 @@ struct stage_range {
 };
 [[nodiscard]] constexpr auto pp_stage(std::uint32_t layers, std::uint32_t pp, std::uint32_t stage) -> stage_range {
   if (pp == 0 || stage >= pp) {
-    throw std::invalid_argument("kvsize: pipeline stage out of range");
+    throw kvsize::invalid_argument("kvsize: pipeline stage out of range");
   }
   const std::uint32_t base = layers / pp;
   const std::uint32_t rest = layers % pp;
@@ -244,7 +244,7 @@ struct stage_range {
 constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
   if (traits(t.k).block_elements != 1 || traits(t.v).block_elements != 1) {
     (void)engine;
-    throw std::invalid_argument("kvsize: this engine has no GGML block-quantized KV cache (q8_0, q4_0, ...)");
+    throw kvsize::invalid_argument("kvsize: this engine has no GGML block-quantized KV cache (q8_0, q4_0, ...)");
   }
 }
 
@@ -278,13 +278,13 @@ struct state_elements {
 constexpr void check_options(const model_spec& m, const engine_options& o) {
   validate(m);
   if (o.tp == 0 || o.pp == 0) {
-    throw std::invalid_argument("kvsize: --tp and --pp must be positive");
+    throw kvsize::invalid_argument("kvsize: --tp and --pp must be positive");
   }
   if (o.pp > m.layers) {
-    throw std::invalid_argument("kvsize: more pipeline stages than layers");
+    throw kvsize::invalid_argument("kvsize: more pipeline stages than layers");
   }
   if (o.batch == 0 || o.parallel == 0) {
-    throw std::invalid_argument("kvsize: batch and parallel must be positive");
+    throw kvsize::invalid_argument("kvsize: batch and parallel must be positive");
   }
 }
 
@@ -299,7 +299,7 @@ namespace kvsize::detail {
 /// floor(fraction × b), for the engines' budget fractions (0 ≤ fraction ≤ 1).
 [[nodiscard]] constexpr auto fraction_of(bytes b, double fraction) -> bytes {
   if (!(fraction >= 0.0 && fraction <= 1.0)) {
-    throw std::invalid_argument("kvsize: a memory fraction must lie in [0, 1]");
+    throw kvsize::invalid_argument("kvsize: a memory fraction must lie in [0, 1]");
   }
   return bytes{static_cast<std::uint64_t>(static_cast<double>(b.count()) * fraction)};
 }

@@ -8,6 +8,7 @@
 #include <cstdint>           // std::uint32_t, std::uint64_t
 #include <initializer_list>  // range-for over two parts
 
+#include "../error.hpp"
 #include "common.hpp"
 
 namespace kvsize::engines::llama_cpp {
@@ -31,7 +32,7 @@ struct context_plan {
   const std::uint64_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
   p.n_ctx = o.context != 0 ? o.context : m.max_context;  // -c 0: the training context
   if (p.n_ctx == 0) {
-    throw std::invalid_argument("kvsize: llama.cpp needs a context (-c)");
+    throw kvsize::invalid_argument("kvsize: llama.cpp needs a context (-c)");
   }
   p.n_ctx = round_up(p.n_ctx, pad);
   p.n_seq = o.parallel;
@@ -110,7 +111,7 @@ enum class cache_select : std::uint8_t { all, base, swa };
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r);
   for (dtype t : {s.kv.k, s.kv.v}) {
     if (!is_cache_type(t)) {
-      throw std::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
+      throw kvsize::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
     }
   }
   s.kv_heads_per_rank = effective_kv_heads(m);

@@ -8,6 +8,7 @@
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
+#include "../error.hpp"
 #include "common.hpp"
 
 namespace kvsize::engines::trtllm {
@@ -29,7 +30,7 @@ inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfi
   kvsize::detail::require_plain_types(s.kv, "trtllm");
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
   if (s.context == 0) {
-    throw std::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
+    throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
   const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;

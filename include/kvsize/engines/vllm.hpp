@@ -7,6 +7,7 @@
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
+#include "../error.hpp"
 #include "common.hpp"
 
 namespace kvsize::engines::vllm {
@@ -68,7 +69,7 @@ struct spec {
   kvsize::detail::require_plain_types(s.kv, "vllm");
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
   if (s.context == 0) {
-    throw std::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
+    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
   }
   const std::uint64_t mnbt = max_num_batched_tokens(o);
   const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
@@ -88,7 +89,7 @@ struct spec {
       }
     }
     if (n_specs == specs.size()) {
-      throw std::invalid_argument("kvsize: too many distinct layer specs for vLLM");
+      throw kvsize::invalid_argument("kvsize: too many distinct layer specs for vLLM");
     }
     x.layers = 1;
     specs[n_specs++] = x;
@@ -199,7 +200,7 @@ struct spec {
     for (std::uint32_t i = 0; i < n_specs; ++i) {
       const bytes page = page_of(specs[i]);
       if (max_page % page != bytes{0} || (specs[i].mamba() && page != max_page)) {
-        throw std::invalid_argument("kvsize: vLLM cannot unify these layers' page sizes");
+        throw kvsize::invalid_argument("kvsize: vLLM cannot unify these layers' page sizes");
       }
       specs[i].block_size = bs * static_cast<std::uint32_t>(max_page / page);
       specs[i].groups = static_cast<std::uint32_t>(kvsize::detail::ceil_div(specs[i].layers, group_size));

@@ -7,7 +7,6 @@
 #include <algorithm>    // std::min
 #include <limits>       // std::numeric_limits
 #include <span>         // std::span
-#include <stdexcept>    // std::invalid_argument
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
