@@ -103,6 +103,51 @@ TEST_CASE("kvsize: the human report names its units", "[cli]") {
   CHECK(r.err.empty());
 }
 
+namespace {
+/// Every `--option` spelled in `text`, once each, in order of first appearance.
+auto long_options_in(const std::string& text) -> std::vector<std::string> {
+  std::vector<std::string> found;
+  for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < text.size() && ((text[end] >= 'a' && text[end] <= 'z') || (text[end] >= '0' && text[end] <= '9') ||
+                                 (text[end] == '-' && end + 1 < text.size() && text[end + 1] != '-'))) {
+      ++end;
+    }
+    const std::string name = text.substr(at, end - at);
+    if (end > at + 2 && name.back() != '-' && std::find(found.begin(), found.end(), name) == found.end()) {
+      found.push_back(name);
+    }
+  }
+  return found;
+}
+}  // namespace
+
+TEST_CASE("kvsize: --help lists every option of the CLI contract, and the README documents every one it lists",
+          "[cli]") {
+  const auto help = run_cli("--help");
+  REQUIRE(help.exit_code == 0);
+  const auto help_options = long_options_in(help.out);
+  REQUIRE(help_options.size() >= 30);  // 35 options in five groups today
+  // The options scripts rely on (docs/cli-contract.md, the project's copy of the contract).
+  const auto contract = long_options_in(read_file(std::filesystem::path{KVSIZE_SOURCE_DIR} / "docs/cli-contract.md"));
+  REQUIRE(contract.size() >= 20);
+  for (const auto& option : contract) {
+    INFO(option << " is in docs/cli-contract.md");
+    CHECK(std::find(help_options.begin(), help_options.end(), option) != help_options.end());
+  }
+  // ... and every option --help lists is spelled somewhere in the README.
+  const auto readme = read_file(std::filesystem::path{KVSIZE_SOURCE_DIR} / "README.md");
+  for (const auto& option : help_options) {
+    INFO(option << " is in kvsize --help");
+    CHECK((readme.find(option + " ") != std::string::npos || readme.find(option + "`") != std::string::npos ||
+           readme.find(option + "=") != std::string::npos));
+  }
+  // The option groups of --help.
+  for (const char* group : {"Sequences and cache", "Device", "Engine", "Planner", "Output"}) {
+    CHECK_THAT(help.out, ContainsSubstring(group));
+  }
+}
+
 TEST_CASE("kvsize: --list-gpus prints the catalog", "[cli]") {
   const auto r = run_cli("--list-gpus");
   REQUIRE(r.exit_code == 0);
