@@ -3,7 +3,8 @@
 // recurrent state of hybrid models. The "exact" cache: what the model must keep, no engine overhead.
 #pragma once
 
-#include <cstddef>    // std::size_t
+#include <bit>        // std::endian
+#include <cstddef>    // std::size_t, offsetof
 #include <cstdint>    // std::uint32_t, std::uint64_t
 #include <cstring>    // std::memcpy
 #include <type_traits>  // std::is_constant_evaluated
@@ -75,8 +76,50 @@ struct kv_token_bytes {
 };
 
 namespace detail {
-/// Layers among the first `listed` of each KV-holding kind, `inherit` read as `model_kind`. A
-/// function of its own, with nothing but the four counters live, so that the loop vectorises.
+// At run time the scans below read each layer_spec as one 32-bit word (it is 4 bytes without
+// padding): compilers vectorise a loop over words directly, where a loop over a struct's fields
+// needs shuffles (or, with GCC 12, is not vectorised at all). In a constant expression, where
+// memcpy is not allowed, they read field by field.
+static_assert(sizeof(layer_spec) == 4 && offsetof(layer_spec, kind) == 0 && offsetof(layer_spec, recurrent) == 1 &&
+                  offsetof(layer_spec, kv_heads) == 2 && std::is_trivially_copyable_v<layer_spec>,
+              "layer_spec is scanned as 32-bit words: kind, recurrent, kv_heads");
+static_assert(static_cast<std::uint32_t>(layer_kind::inherit) == 0, "an entry left as it is reads as 0");
+inline constexpr bool little_endian = std::endian::native == std::endian::little;
+inline constexpr unsigned layer_word_kind_shift = little_endian ? 0U : 24U;    ///< kind: byte 0
+inline constexpr unsigned layer_word_heads_shift = little_endian ? 16U : 0U;  ///< kv_heads: bytes 2-3
+
+[[nodiscard]] inline auto layer_word(const model_spec& m, std::size_t il) -> std::uint32_t {
+  std::uint32_t word = 0;
+  std::memcpy(&word, reinterpret_cast<const unsigned char*>(m.layer.data()) + il * sizeof(layer_spec), sizeof word);
+  return word;
+}
+
+/// What the first `listed` layer entries set, ORed together: non-zero `kinds` if any entry sets its
+/// kind, non-zero `heads` if any sets its own KV heads, non-zero `any` if any entry is set at all.
+struct layer_entries_or {
+  std::uint32_t any = 0;
+  std::uint32_t kinds = 0;
+  std::uint32_t heads = 0;
+};
+[[nodiscard]] constexpr auto or_of_layer_entries(const model_spec& m, std::size_t listed) -> layer_entries_or {
+  if (std::is_constant_evaluated()) {
+    layer_entries_or r{};
+    for (std::size_t il = 0; il < listed; ++il) {
+      const layer_spec& l = m.layer[il];
+      r.kinds |= static_cast<std::uint32_t>(l.kind);
+      r.heads |= l.kv_heads;
+      r.any |= r.kinds | r.heads | static_cast<std::uint32_t>(l.recurrent);
+    }
+    return r;
+  }
+  std::uint32_t any = 0;
+  for (std::size_t il = 0; il < listed; ++il) {
+    any |= layer_word(m, il);
+  }
+  return {any, (any >> layer_word_kind_shift) & 0xFFU, (any >> layer_word_heads_shift) & 0xFFFFU};
+}
+
+/// Layers among the first `listed` of each KV-holding kind, `inherit` read as `model_kind`.
 struct kind_counts {
   std::uint32_t full = 0;
   std::uint32_t sliding = 0;
@@ -85,43 +128,29 @@ struct kind_counts {
 };
 [[nodiscard]] constexpr auto count_kinds(const model_spec& m, std::size_t listed, layer_kind model_kind)
     -> kind_counts {
-  std::uint32_t full = 0;  // plain locals and bool casts: GCC 12 vectorises neither `?:` nor member sums
+  // Plain locals, bool casts and no `?:`: GCC 12 vectorises neither `?:` nor sums into members.
+  const auto inherited = static_cast<std::uint32_t>(model_kind);
+  std::uint32_t full = 0;
   std::uint32_t sliding = 0;
   std::uint32_t chunked = 0;
   std::uint32_t latent = 0;
-  for (std::size_t il = 0; il < listed; ++il) {
-    const layer_kind own = m.layer[il].kind;
-    const layer_kind k = own == layer_kind::inherit ? model_kind : own;
-    full += static_cast<std::uint32_t>(k == layer_kind::full);
-    sliding += static_cast<std::uint32_t>(k == layer_kind::sliding);
-    chunked += static_cast<std::uint32_t>(k == layer_kind::chunked);
-    latent += static_cast<std::uint32_t>(k == layer_kind::latent);
-  }
-  return {full, sliding, chunked, latent};
-}
-
-/// Whether any of the first `listed` layer entries is set (kind, recurrent flag or KV heads). At
-/// run time the entries are read as 32-bit words (layer_spec is 4 bytes without padding), which
-/// compilers vectorise without regrouping fields: ~4 ns for 28 layers where a field-by-field scan
-/// takes ~10 ns. In a constant expression, where memcpy is not allowed, field by field.
-[[nodiscard]] constexpr auto any_layer_entry(const model_spec& m, std::size_t listed) -> bool {
-  static_assert(sizeof(layer_spec) == sizeof(std::uint32_t) && std::is_trivially_copyable_v<layer_spec>,
-                "layer_spec is scanned as 32-bit words");
-  std::uint32_t any = 0;
+  const auto count = [&](std::uint32_t own) {
+    const std::uint32_t k = own + inherited * static_cast<std::uint32_t>(own == 0);  // inherit is 0
+    full += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::full));
+    sliding += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::sliding));
+    chunked += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::chunked));
+    latent += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::latent));
+  };
   if (std::is_constant_evaluated()) {
     for (std::size_t il = 0; il < listed; ++il) {
-      const layer_spec& l = m.layer[il];
-      any |= static_cast<std::uint32_t>(l.kind) | static_cast<std::uint32_t>(l.recurrent) | l.kv_heads;
+      count(static_cast<std::uint32_t>(m.layer[il].kind));
     }
   } else {
-    const auto* words = reinterpret_cast<const unsigned char*>(m.layer.data());
     for (std::size_t il = 0; il < listed; ++il) {
-      std::uint32_t word = 0;
-      std::memcpy(&word, words + il * sizeof(layer_spec), sizeof word);
-      any |= word;
+      count((layer_word(m, il) >> layer_word_kind_shift) & 0xFFU);
     }
   }
-  return any != 0;
+  return {full, sliding, chunked, latent};
 }
 }  // namespace detail
 
@@ -131,15 +160,10 @@ struct kind_counts {
 /// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
 [[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
   const std::size_t listed = m.layers < max_layers ? m.layers : max_layers;  // beyond max_layers: inherit
-  // Is any layer's kind or KV-head count set? (The recurrent flag does not change the KV.)
-  std::uint32_t any_kind = 0;
-  std::uint32_t any_heads = 0;
-  if (detail::any_layer_entry(m, listed)) {
-    for (std::size_t il = 0; il < listed; ++il) {
-      any_kind |= static_cast<std::uint32_t>(m.layer[il].kind);
-      any_heads |= m.layer[il].kv_heads;
-    }
-  }
+  // Does any layer set its kind or KV heads? (The recurrent flag does not change the KV.)
+  const detail::layer_entries_or entries = detail::or_of_layer_entries(m, listed);
+  const std::uint32_t any_kind = entries.kinds;
+  const std::uint32_t any_heads = entries.heads;
   const layer_kind model_kind = kind_of_layer(m, max_layers);
   // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
   std::uint64_t full = 0;

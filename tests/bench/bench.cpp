@@ -121,6 +121,48 @@ auto measure(F&& f, double target_ms = 20.0, int batches = 15) -> timing {
   return {samples[samples.size() / 2], static_cast<double>(allocs) / static_cast<double>(n), n};
 }
 
+/// The library and the hand-written side of one row, timed in alternating batches (lib, raw, lib,
+/// raw, ...) so that both see the same machine load; the ratio is the median of the per-pair ratios.
+struct paired_timing {
+  timing lib;
+  timing raw;
+  double ratio;
+};
+template <class L, class R>
+auto measure_pair(L&& lib, R&& raw, int batches = 31) -> paired_timing {
+  if (g_quick) {
+    batches = 7;
+  }
+  const timing lib_calibration = measure(lib, 5.0, 1);  // batch sizes of ~5 ms each
+  const timing raw_calibration = measure(raw, 5.0, 1);
+  const auto batch = [](auto& f, std::uint64_t n) {
+    const auto t0 = clock_type::now();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      f(i);
+    }
+    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / static_cast<double>(n);
+  };
+  std::vector<double> lib_ns;
+  std::vector<double> raw_ns;
+  std::vector<double> ratios;
+  std::size_t lib_allocs = 0;
+  for (int b = 0; b < batches; ++b) {
+    const std::size_t a0 = g_allocations;
+    lib_ns.push_back(batch(lib, lib_calibration.calls));
+    lib_allocs += g_allocations - a0;
+    raw_ns.push_back(batch(raw, raw_calibration.calls));
+    ratios.push_back(lib_ns.back() / raw_ns.back());
+  }
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double calls = static_cast<double>(lib_calibration.calls) * batches;
+  return {{median(lib_ns), static_cast<double>(lib_allocs) / calls, lib_calibration.calls},
+          {median(raw_ns), 0.0, raw_calibration.calls},
+          median(ratios)};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs.
 
@@ -171,8 +213,7 @@ inline auto raw_gemma_kv(const kvsize::model_spec& m, std::uint64_t context) -> 
 
 struct row {
   std::string what;
-  timing lib;
-  timing raw;
+  paired_timing t;
 };
 
 void print_hot_path() {
@@ -232,27 +273,29 @@ void print_hot_path() {
     }
   }
 
-  rows.push_back({"kv_bytes_per_sequence, Qwen2.5-7B (28 uniform layers)", measure(lib_kv(g_qwen)),
-                  measure(raw_kv(g_qwen, uniform))});
-  rows.push_back({"max_sequences, Qwen2.5-7B", measure(lib_cap(g_qwen)), measure(raw_cap(g_qwen, uniform))});
-  rows.push_back({"kv_bytes_per_sequence, Gemma-2-9B-style (42 layers, 21 sliding)", measure(lib_kv(g_gemma)),
-                  measure(raw_kv(g_gemma, gemma))});
-  rows.push_back({"max_sequences, Gemma-2-9B-style", measure(lib_cap(g_gemma)), measure(raw_cap(g_gemma, gemma))});
-  rows.push_back({"sequence_cost::kv.per_sequence, Qwen2.5-7B (cost computed once)", measure(cost_kv(qwen_cost)),
-                  measure(raw_kv(g_qwen, uniform))});
-  rows.push_back({"max_sequences(sequence_cost), Qwen2.5-7B", measure(cost_cap(qwen_cost)),
-                  measure(raw_cap(g_qwen, uniform))});
-  rows.push_back({"sequence_cost::kv.per_sequence, Gemma-2-9B-style", measure(cost_kv(gemma_cost)),
-                  measure(raw_kv(g_gemma, gemma))});
-  rows.push_back({"max_sequences(sequence_cost), Gemma-2-9B-style", measure(cost_cap(gemma_cost)),
-                  measure(raw_cap(g_gemma, gemma))});
+  rows.push_back({"kv_bytes_per_sequence, Qwen2.5-7B (28 uniform layers)",
+                  measure_pair(lib_kv(g_qwen), raw_kv(g_qwen, uniform))});
+  rows.push_back({"max_sequences, Qwen2.5-7B",
+                  measure_pair(lib_cap(g_qwen), raw_cap(g_qwen, uniform))});
+  rows.push_back({"kv_bytes_per_sequence, Gemma-2-9B-style (42 layers, 21 sliding)",
+                  measure_pair(lib_kv(g_gemma), raw_kv(g_gemma, gemma))});
+  rows.push_back({"max_sequences, Gemma-2-9B-style",
+                  measure_pair(lib_cap(g_gemma), raw_cap(g_gemma, gemma))});
+  rows.push_back({"sequence_cost::kv.per_sequence, Qwen2.5-7B (cost computed once)",
+                  measure_pair(cost_kv(qwen_cost), raw_kv(g_qwen, uniform))});
+  rows.push_back({"max_sequences(sequence_cost), Qwen2.5-7B",
+                  measure_pair(cost_cap(qwen_cost), raw_cap(g_qwen, uniform))});
+  rows.push_back({"sequence_cost::kv.per_sequence, Gemma-2-9B-style",
+                  measure_pair(cost_kv(gemma_cost), raw_kv(g_gemma, gemma))});
+  rows.push_back({"max_sequences(sequence_cost), Gemma-2-9B-style",
+                  measure_pair(cost_cap(gemma_cost), raw_cap(g_gemma, gemma))});
 
   std::printf("### Hot path: one query, against the hand-written formula\n\n");
   std::printf("| query | kvsize ns/call | hand-written ns/call | ratio | kvsize allocations/call |\n");
   std::printf("|---|---:|---:|---:|---:|\n");
   for (const auto& r : rows) {
-    std::printf("| %s | %.2f | %.2f | %.2f× | %.0f |\n", r.what.c_str(), r.lib.ns_per_call, r.raw.ns_per_call,
-                r.lib.ns_per_call / r.raw.ns_per_call, r.lib.allocs_per_call);
+    std::printf("| %s | %.2f | %.2f | %.2f× | %.0f |\n", r.what.c_str(), r.t.lib.ns_per_call, r.t.raw.ns_per_call,
+                r.t.ratio, r.t.lib.allocs_per_call);
   }
   std::printf("\n");
 }
@@ -400,9 +443,22 @@ auto main(int argc, char** argv) -> int {
     const std::string_view a = argv[i];
     if (a == "--quick") {
       g_quick = true;
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: kvsize_bench [--quick] [CONFIG_DIR]\n"
+                  "Prints the hot-path, planner-sweep and config-parsing tables of BENCHMARKS.md.\n"
+                  "CONFIG_DIR: a directory of config.json files (default: the repository's configs/).\n");
+      return 0;
+    } else if (a.starts_with("-")) {
+      std::fprintf(stderr, "kvsize_bench: unknown option %s (try --help)\n", argv[i]);
+      return 2;
     } else {
       configs = a;
     }
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(configs, ec)) {
+    std::fprintf(stderr, "kvsize_bench: %s is not a directory of config.json files\n", configs.string().c_str());
+    return 2;
   }
   make_inputs();
   const auto stage = [](const char* what, auto f) {
