@@ -121,3 +121,19 @@ for cxx_name in ${CXX_LIST:-g++ clang++}; do
   done
 done
 echo
+
+# ---- 5. What each header costs on its own --------------------------------------------------------------------
+# One include per TU, g++ -fsyntax-only (the first compiler of CXX_LIST): where the umbrella's time goes.
+first_cxx="$(echo "${CXX_LIST:-g++ clang++}" | cut -d' ' -f1)"
+echo "### One header per translation unit ($first_cxx -fsyntax-only, median of $compile_runs, seconds)"
+echo
+echo "| header | seconds |"
+echo "|---|---:|"
+for h in '<cstdint>' '<exception>' '<string_view>' '<optional>' '<array>' '<stdexcept>' '<algorithm>' \
+  '<kvsize/error.hpp>' '<kvsize/bytes.hpp>' '<kvsize/dtype.hpp>' '<kvsize/model_spec.hpp>' '<kvsize/kv_cache.hpp>' \
+  '<kvsize/capacity.hpp>' '<kvsize/weights.hpp>' '<kvsize/gpus.hpp>' '<kvsize/kvsize.hpp>' '<kvsize/engine.hpp>' \
+  '<kvsize/planner.hpp>'; do
+  echo "#include $h" >"$tmp/one.cpp"
+  echo "| \`$h\` | $(median_seconds "$first_cxx" -std=c++20 -Iinclude -fsyntax-only "$tmp/one.cpp") |"
+done
+echo
