@@ -65,6 +65,7 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   device.add_option("--gpu", o.gpu, "a GPU from the catalog (see --list-gpus)");
   device.add_option("--gpu-memory", o.gpu_memory, "memory of one device, e.g. 24GiB or 12.49GB");
   device.add_option("--kv-memory", o.kv_memory, "memory given to the KV cache on one device");
+  device.add_option("--bandwidth", o.bandwidth, "peak memory bandwidth of one device, e.g. 936GB/s (overrides --gpu's)");
 
   CLI::Option_group& engine = *app.add_option_group("Engine");
   engine.add_option("--engine", o.engine, "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact)");

@@ -24,6 +24,7 @@ struct options {
   std::optional<std::string> gpu;
   std::optional<std::string> gpu_memory;
   std::optional<std::string> kv_memory;
+  std::optional<std::string> bandwidth;  ///< --bandwidth RATE, e.g. "3.35TB/s"
   std::string engine = "exact";
   std::uint32_t tp = 1;
   std::uint32_t pp = 1;

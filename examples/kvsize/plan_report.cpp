@@ -309,7 +309,7 @@ auto plan_section(const sizing& s) -> std::string {
                     grouped(static_cast<std::uint64_t>(steps * static_cast<double>(p.users))), grouped(p.users),
                     plural(p.users, "user", "users")));
   } else {
-    row(out, "time per output token", "needs the device's bandwidth: give --gpu NAME");
+    row(out, "time per output token", "needs the device's bandwidth: give --gpu NAME or --bandwidth RATE");
   }
   return fmt::to_string(out);
 }

@@ -41,6 +41,22 @@ auto size_option(std::string_view flag, const std::string& text) -> bytes {
                                 flag, text)};
 }
 
+/// --bandwidth RATE: a size per second, "936GB/s" or "3.35TB/s" ("/s" may be left out), as bytes per
+/// second. Positive, and whole bytes: "1.5B/s" is refused like any fractional byte count.
+auto bandwidth_option(const std::string& text) -> std::uint64_t {
+  std::string_view size = text;
+  if (size.ends_with("/s")) {
+    size.remove_suffix(2);
+  }
+  const auto rate = parse_size(size);
+  if (!rate || rate->count() == 0) {
+    throw usage_error{fmt::format("--bandwidth: '{}' is not a positive rate (expected a size per second: a number "
+                                  "with a unit and '/s', e.g. 936GB/s or 3.35TB/s)",
+                                  text)};
+  }
+  return rate->count();
+}
+
 /// How a weights format reads in the report and in JSON: "bf16", "q4_K_M", "gptq-4bit-g128", ...
 auto weights_format_name(const weights_format& f) -> std::string {
   switch (f.scheme) {
@@ -397,6 +413,12 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   } else if (opts.gpu_memory) {
     device_memory = size_option("--gpu-memory", *opts.gpu_memory);
     device_source = fmt::format("--gpu-memory {}", *opts.gpu_memory);
+  }
+  if (opts.bandwidth) {  // the device's own figure, e.g. a clocked-down or a different-memory part
+    bandwidth = bandwidth_option(*opts.bandwidth);
+    if (!device_memory) {
+      stderr_warnings.push_back("--bandwidth has no effect without --gpu or --gpu-memory (it times the plan's decode step)");
+    }
   }
 
   s.engine_opts = engine_options_of(opts, s);

@@ -2,6 +2,7 @@
 // The kvsize program's planner output: "plan" and "sweep" in --json, --csv rows that add up, an
 // --svg chart that is well-formed XML and whose bars add up to the --json figures, the memory bar,
 // and bad planner options exiting 2 with one message.
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -196,6 +197,26 @@ TEST_CASE("kvsize --json: the plan for the lesson's RTX 3060", "[cli][plan]") {
   CHECK(j.at("capacity").at("max_sequences") == 160);
 }
 
+TEST_CASE("kvsize --json: --bandwidth times the decode step, with --gpu-memory or in place of --gpu's figure",
+          "[cli][plan]") {
+  // The lesson's 160 users on a 12.49 GB RTX 3060 read 12,482,669,568 B per decode step (the test
+  // above). At 360 GB/s (3.6 × 10^11 B/s, the RTX 3060's data-sheet figure): 12,482,669,568 / 3.6e11 s.
+  const auto j = json_of(qwen() + " --gpu-memory 12.49GB --context 2048 --batch 160 --bandwidth 360GB/s");
+  const auto& decode = j.at("plan").at("decode");
+  CHECK(decode.at("bandwidth_bytes_per_second") == 360'000'000'000ULL);
+  CHECK(decode.at("seconds_per_token").get<double>() == Catch::Approx(12'482'669'568.0 / 3.6e11).epsilon(1e-12));
+  // "/s" may be left out; IEC units are bytes per second too (1 TiB/s = 2^40 B/s).
+  CHECK(json_of(qwen() + " --gpu-memory 24GiB --bandwidth 1TiB").at("plan").at("decode").at(
+            "bandwidth_bytes_per_second") == 1'099'511'627'776ULL);
+  // It replaces the catalog's figure for --gpu.
+  CHECK(json_of(qwen() + " --gpu rtx-3060 --bandwidth 180GB/s").at("plan").at("decode").at(
+            "bandwidth_bytes_per_second") == 180'000'000'000ULL);
+  // Without a device there is no plan to time: a warning, and the sizing still succeeds.
+  const auto r = run_cli(qwen() + " --json --bandwidth 1TB/s");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, ContainsSubstring("--bandwidth has no effect without --gpu or --gpu-memory"));
+}
+
 TEST_CASE("kvsize --json: --logits and --reserve are workspace terms; --reserve also leaves the KV budget",
           "[cli][plan]") {
   const auto j = json_of(qwen() + " --gpu-memory 12.49GB --context 2048 --batch 160 --logits last --reserve 512MiB");
@@ -342,6 +363,9 @@ TEST_CASE("kvsize: bad planner options exit 2 with one message", "[cli][plan]") 
       {qwen() + " --gpu rtx-3060 --reserve 12gigs", "--reserve: '12gigs' is not a size"},
       {qwen() + " --gpu rtx-3060 --prefill-chunk 0", "--prefill-chunk"},
       {qwen() + " --gpu rtx-3060 --svg /nonexistent-dir/chart.svg", "--svg: cannot write"},
+      {qwen() + " --gpu rtx-3060 --bandwidth fast", "--bandwidth: 'fast' is not a positive rate"},
+      {qwen() + " --gpu rtx-3060 --bandwidth 0GB/s", "--bandwidth: '0GB/s' is not a positive rate"},
+      {qwen() + " --gpu rtx-3060 --bandwidth 360GiB/ms", "--bandwidth: '360GiB/ms'"},
   };
   for (const auto& c : cases) {
     INFO(c.args);
