@@ -24,7 +24,8 @@ struct gpu_spec {
 
 // The "marketed" column shows why kvsize never trusts a "GB" label: an "80 GB" H100 has
 // 80 GiB of HBM of which the driver exposes 81,559 MiB; a "12 GB" RTX 3060 has 12 GiB.
-// Memory figures: nvidia-smi / rocm-smi totals as commonly reported for these boards.
+// Every memory and bandwidth figure below, with its public source (nvidia-smi / rocm-smi output for
+// the named variant; vendor data sheet): docs/research/gpu-catalog.md.
 // clang-format off
 inline constexpr std::array<gpu_spec, 11> gpu_catalog{{
     {"rtx-3060",   "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000},
