@@ -16,8 +16,9 @@ namespace kvsize {
 struct gpu_spec {
   std::string_view id;          ///< what `--gpu` takes: "h100-80gb"
   std::string_view name;        ///< marketing name
-  bytes memory;                 ///< total device memory the driver reports (nvidia-smi memory.total,
-                                ///< cudaMemGetInfo's total), which is what the engines budget from
+  bytes memory;                 ///< total device memory as nvidia-smi / rocm-smi report it. CUDA's own
+                                ///< total (cudaMemGetInfo, which vLLM and SGLang budget from) runs
+                                ///< 300-700 MiB lower, depending on driver and host (docs/engines.md)
   std::string_view marketed;    ///< the capacity as sold ("80 GB"); often a GiB figure called GB
   std::uint64_t bandwidth;      ///< peak memory bandwidth, bytes per second (vendor data sheet)
 };
