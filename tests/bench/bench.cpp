@@ -211,6 +211,21 @@ inline auto raw_gemma_kv(const kvsize::model_spec& m, std::uint64_t context) -> 
   return per_layer_token * (full * context + sliding * std::min<std::uint64_t>(context, m.sliding_window));
 }
 
+/// What a caller would write given only the spec, not knowing the model: a loop over its layers
+/// (inherit resolved to the model's kind; full and sliding layers with the model's heads, as both
+/// benchmark models have), unchecked arithmetic.
+inline auto raw_layer_loop_kv(const kvsize::model_spec& m, std::uint64_t context) -> std::uint64_t {
+  const std::uint64_t per_layer_token = std::uint64_t{2} * m.kv_heads * m.head_dim * 2;
+  const std::uint64_t windowed = std::min<std::uint64_t>(context, m.sliding_window);
+  std::uint64_t total = 0;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    const kvsize::layer_kind own = m.layer[il].kind;
+    const kvsize::layer_kind k = own == kvsize::layer_kind::inherit ? m.attention : own;
+    total += per_layer_token * (k == kvsize::layer_kind::sliding ? windowed : context);
+  }
+  return total;
+}
+
 struct row {
   std::string what;
   paired_timing t;
@@ -264,10 +279,14 @@ void print_hot_path() {
   const auto uniform = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_uniform_kv(m, c); };
   const auto gemma = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_gemma_kv(m, c); };
 
+  const auto layer_loop = [](const kvsize::model_spec& m, std::uint64_t c) { return raw_layer_loop_kv(m, c); };
+
   // Check that the hand-written formulas are the library's figures before timing them.
   for (std::size_t k = 0; k < n_inputs; ++k) {
     if (kvsize::kv_bytes_per_sequence(g_qwen, g_context[k]).count() != raw_uniform_kv(g_qwen, g_context[k]) ||
-        kvsize::kv_bytes_per_sequence(g_gemma, g_context[k]).count() != raw_gemma_kv(g_gemma, g_context[k])) {
+        kvsize::kv_bytes_per_sequence(g_gemma, g_context[k]).count() != raw_gemma_kv(g_gemma, g_context[k]) ||
+        raw_layer_loop_kv(g_qwen, g_context[k]) != raw_uniform_kv(g_qwen, g_context[k]) ||
+        raw_layer_loop_kv(g_gemma, g_context[k]) != raw_gemma_kv(g_gemma, g_context[k])) {
       std::fprintf(stderr, "kvsize_bench: a hand-written formula disagrees with the library\n");
       std::exit(1);
     }
@@ -281,6 +300,10 @@ void print_hot_path() {
                   measure_pair(lib_kv(g_gemma), raw_kv(g_gemma, gemma))});
   rows.push_back({"max_sequences, Gemma-2-9B-style",
                   measure_pair(lib_cap(g_gemma), raw_cap(g_gemma, gemma))});
+  rows.push_back({"kv_bytes_per_sequence, Qwen2.5-7B, against a hand-written loop over the spec's layers",
+                  measure_pair(lib_kv(g_qwen), raw_kv(g_qwen, layer_loop))});
+  rows.push_back({"kv_bytes_per_sequence, Gemma-2-9B-style, against a hand-written loop over the spec's layers",
+                  measure_pair(lib_kv(g_gemma), raw_kv(g_gemma, layer_loop))});
   rows.push_back({"sequence_cost::kv.per_sequence, Qwen2.5-7B (cost computed once)",
                   measure_pair(cost_kv(qwen_cost), raw_kv(g_qwen, uniform))});
   rows.push_back({"max_sequences(sequence_cost), Qwen2.5-7B",
