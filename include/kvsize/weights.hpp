@@ -77,6 +77,8 @@ enum class tensor_role : std::uint8_t {
   ssm_in,
   ssm_conv,  ///< depthwise conv1d weight: channels × kernel
   ssm_out,
+  ssm_x,   ///< Mamba1 x_proj: d_inner → dt_rank + 2 × d_state
+  ssm_dt,  ///< Mamba1 dt_proj: dt_rank → d_inner
   mtp_projection,   ///< MTP: 2 × hidden → hidden
   norm,             ///< a 1-D normalization weight or bias
   vector,           ///< another 1-D tensor: a bias, attention sinks, SSM dt_bias / A_log / D
@@ -119,7 +121,9 @@ struct weight_tensor {
       case tensor_role::ffn_gate_up:
       case tensor_role::ffn_down:
       case tensor_role::ssm_in:
-      case tensor_role::ssm_out: return true;
+      case tensor_role::ssm_out:
+      case tensor_role::ssm_x:
+      case tensor_role::ssm_dt: return true;
       default: return false;
     }
   }
@@ -229,6 +233,31 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
       }
       vec(weight_part::recurrent, tensor_role::vector, checked_mul(3, heads));
       vec(weight_part::recurrent, tensor_role::norm, d_inner);
+      emit(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
+      if (r.proj_bias) {
+        vec(weight_part::recurrent, tensor_role::vector, hidden);
+      }
+    } else if (r.kind == recurrent_kind::mamba1) {
+      // HF JambaMambaMixer: in_proj → [x, z] (2 × d_inner), a depthwise conv1d over x, x_proj →
+      // [dt (dt_rank), B, C (d_state each)], dt_proj (with bias) back to d_inner, A_log (d_inner ×
+      // d_state), D (d_inner), RMSNorms on dt, B and C, out_proj.
+      const std::uint64_t d_inner = r.head_dim;
+      const std::uint64_t d_state = r.state_dim;
+      const std::uint64_t dt_rank = r.dt_rank;
+      emit(weight_part::recurrent, tensor_role::ssm_in, checked_mul(2, d_inner), hidden);
+      if (r.proj_bias) {
+        vec(weight_part::recurrent, tensor_role::vector, checked_mul(2, d_inner));
+      }
+      emit(weight_part::recurrent, tensor_role::ssm_conv, d_inner, k);
+      if (r.conv_bias) {
+        vec(weight_part::recurrent, tensor_role::vector, d_inner);
+      }
+      emit(weight_part::recurrent, tensor_role::ssm_x, checked_add(dt_rank, checked_mul(2, d_state)), d_inner);
+      emit(weight_part::recurrent, tensor_role::ssm_dt, d_inner, dt_rank);
+      vec(weight_part::recurrent, tensor_role::vector, d_inner);                      // dt_proj bias
+      vec(weight_part::recurrent, tensor_role::vector, checked_mul(d_inner, d_state));  // A_log
+      vec(weight_part::recurrent, tensor_role::vector, d_inner);                      // D
+      vec(weight_part::recurrent, tensor_role::norm, checked_add(dt_rank, checked_mul(2, d_state)));
       emit(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
       if (r.proj_bias) {
         vec(weight_part::recurrent, tensor_role::vector, hidden);

@@ -38,6 +38,7 @@ enum class recurrent_kind : std::uint8_t {
   none,
   mamba2,       ///< Mamba2 mixer (Nemotron-H, Granite 4, Falcon-H1)
   gated_delta,  ///< gated DeltaNet linear attention (Qwen3-Next)
+  mamba1,       ///< Mamba1 mixer with Jamba's dt/B/C norms (Jamba); head_dim is d_inner, heads unused
 };
 
 /// Per-layer exceptions for the weights.
@@ -72,6 +73,7 @@ struct recurrent_shape {
   std::uint32_t groups = 0;
   std::uint32_t state_dim = 0;
   std::uint32_t conv_kernel = 0;
+  std::uint32_t dt_rank = 0;  ///< Mamba1: rank of the time-step projection (x_proj → dt → dt_proj)
   bool conv_bias = false;  ///< conv1d has a bias (Mamba2 use_conv_bias; Qwen3-Next: none)
   bool proj_bias = false;  ///< in_proj / out_proj have biases (Mamba2 use_bias)
   friend constexpr auto operator==(const recurrent_shape&, const recurrent_shape&) -> bool = default;

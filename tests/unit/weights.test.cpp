@@ -131,6 +131,30 @@ TEST_CASE("parameters: derivations without an exact published figure", "[weights
   CHECK(params("nvidia__Llama-3_3-Nemotron-Super-49B-v1").total == 49'867'145'216);  // GGUF page "49.9B"
 }
 
+TEST_CASE("parameters: Jamba-v0.1, Mamba1 mixers and experts on every other layer", "[weights]") {
+  // By hand from the config (JambaForCausalLM in transformers): hidden 4,096, vocab 65,536 untied,
+  // 32 layers, attention at i % 8 == 4 (4 layers), Mamba1 elsewhere (28), MoE at i % 2 == 1 (16 layers
+  // of 16 experts, top 2), a dense MLP (intermediate 14,336) on the other 16.
+  //   embeddings + LM head   2 × 65,536 × 4,096                                   =    536,870,912
+  //   norms                  32 × 2 × 4,096 + 4,096                               =        266,240
+  //   attention (4)          4,096 × (4,096 + 1,024 + 1,024) + 4,096 × 4,096, × 4 =    167,772,160
+  //   Mamba1 (28)            d_inner 8,192, d_state 16, d_conv 4, dt_rank 256:
+  //                          in_proj 4,096 × 16,384 = 67,108,864; conv1d 8,192 × 4 + bias 8,192 = 40,960;
+  //                          x_proj 8,192 × 288 = 2,359,296; dt_proj 256 × 8,192 + bias 8,192 = 2,105,344;
+  //                          A_log 8,192 × 16 = 131,072; D 8,192; dt/B/C norms 256 + 16 + 16 = 288;
+  //                          out_proj 8,192 × 4,096 = 33,554,432; sum 105,308,448, × 28 =   2,948,636,544
+  //   dense MLPs (16)        3 × 4,096 × 14,336 = 176,160,768, × 16                 =  2,818,572,288
+  //   MoE (16)               router 4,096 × 16 + 16 × 176,160,768, × 16             = 45,098,205,184
+  //   total                                                                         = 51,570,323,328
+  // Card: "52B total parameters, 12B active"; a third-party reproduction of the checkpoint prints the
+  // same 51,570,323,328 (public code search id 69433612685).
+  const auto p = params("ai21labs__Jamba-v0.1");
+  CHECK(p.total == 51'570'323'328);
+  CHECK(p.recurrent == 2'948'636'544);
+  // Active: 2 of 16 experts per MoE layer: 51,570,323,328 − 16 × 14 × 176,160,768 = 12,110,311,296.
+  CHECK(p.active == 12'110'311'296);
+}
+
 TEST_CASE("parameters: terms add up; MoE active parameters", "[weights]") {
   const auto p = params("deepseek-ai__DeepSeek-R1");
   CHECK(p.embeddings + p.lm_head + p.attention + p.mlp + p.experts_routed + p.experts_shared + p.router + p.norms +

@@ -223,11 +223,13 @@ struct field_list {
   if (!(w.recurrent == d.recurrent)) {
     const auto& r = w.recurrent;
     f.add_always("recurrent", "{.kind = kvsize::recurrent_kind::" +
-                                  std::string(r.kind == kvsize::recurrent_kind::mamba2 ? "mamba2"
-                                              : r.kind == kvsize::recurrent_kind::gated_delta ? "gated_delta" : "none") +
+                                  std::string(r.kind == kvsize::recurrent_kind::mamba2        ? "mamba2"
+                                              : r.kind == kvsize::recurrent_kind::gated_delta ? "gated_delta"
+                                              : r.kind == kvsize::recurrent_kind::mamba1      ? "mamba1"
+                                                                                              : "none") +
                                   ", .heads = " + n(r.heads) + ", .head_dim = " + n(r.head_dim) + ", .groups = " +
                                   n(r.groups) + ", .state_dim = " + n(r.state_dim) + ", .conv_kernel = " +
-                                  n(r.conv_kernel) + ", .conv_bias = " + b(r.conv_bias) + ", .proj_bias = " +
+                                  n(r.conv_kernel) + ", .dt_rank = " + n(r.dt_rank) + ", .conv_bias = " + b(r.conv_bias) + ", .proj_bias = " +
                                   b(r.proj_bias) + "}");
   }
   f.add("mtp_layers", w.mtp_layers, d.mtp_layers, n(w.mtp_layers));

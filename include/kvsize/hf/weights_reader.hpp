@@ -346,9 +346,25 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
         dense_width = read_u32(mlp, 1);
       }
     }
+    // Jamba: MoE iff il % expert_layer_period == expert_layer_offset (JambaConfig: 2 and 1).
+    const bool jamba = mt == "jamba";
+    std::uint32_t jamba_period = 1;
+    std::uint32_t jamba_offset = 0;
+    if (jamba) {
+      const slot period = v.get("expert_layer_period");
+      const slot offset = v.get("expert_layer_offset");
+      jamba_period = period.set() ? read_u32(period, 1, std::max<std::uint32_t>(L, 1)) : 2U;
+      jamba_offset = offset.set() ? read_u32(offset, 0, 1U << 16U) : 1U;
+      if (jamba_offset >= jamba_period) {
+        fail(config_errc::inconsistent, offset.pointer(),
+             "expected expert_layer_offset below expert_layer_period (" + std::to_string(jamba_period) + "), got " +
+                 std::to_string(jamba_offset));
+      }
+    }
     for (std::uint32_t il = 0; il < L; ++il) {
       bool moe = il >= e.first_dense_layers;
       moe = moe && il % f == 0 && (il + 1) % s == 0 && (il + 1) % il4 == 0;
+      moe = moe && (!jamba || il % jamba_period == jamba_offset);
       for (const auto i : mlp_only) {
         moe = moe && i != il;
       }
@@ -402,7 +418,26 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
       r.state_dim = read_u32(lookup(o, base, "linear_key_head_dim"), 1, 1U << 16U);
       r.conv_kernel = read_u32(lookup(o, base, "linear_conv_kernel_dim"), 1, 1U << 10U);
     } else if (mt == "jamba") {
-      out.warnings.push_back("Mamba1 (Jamba) mixers: their weights are not counted");
+      // JambaMambaMixer. The widths are the ones the state was read with (recurrent.hpp); JambaConfig
+      // defaults: mamba_dt_rank "auto" = ceil(hidden_size / 16), mamba_conv_bias true, mamba_proj_bias false.
+      r.kind = recurrent_kind::mamba1;
+      const slot expand = lookup_first(o, base, keys::expand);
+      r.head_dim = static_cast<std::uint32_t>(
+          kvsize::detail::checked_mul(expand.set() ? read_u32(expand, 1, 64) : 2U, m.hidden_size));
+      r.state_dim = read_u32(lookup_first(o, base, keys::ssm_state), 1, 1U << 20U);
+      r.conv_kernel = read_u32(lookup_first(o, base, keys::conv_kernel), 1, 1U << 10U);
+      const slot dt_rank = lookup(o, base, "mamba_dt_rank");
+      if (dt_rank.set() && !dt_rank.value->is_string()) {
+        r.dt_rank = read_u32(dt_rank, 1, 1U << 20U);
+      } else {
+        if (dt_rank.set() && read_string(dt_rank) != "auto") {
+          fail(config_errc::wrong_type, dt_rank.pointer(),
+               "expected an integer or \"auto\", got \"" + read_string(dt_rank) + "\"");
+        }
+        r.dt_rank = static_cast<std::uint32_t>(kvsize::detail::ceil_div(m.hidden_size, 16));
+      }
+      r.conv_bias = read_bool_or(lookup(o, base, "mamba_conv_bias"), true);
+      r.proj_bias = read_bool_or(lookup(o, base, "mamba_proj_bias"), false);
     } else {
       const slot heads = lookup_first(o, base, keys::mamba_heads);
       const slot head_dim = lookup_first(o, base, keys::mamba_head_dim);
