@@ -669,22 +669,30 @@ namespace detail {
          t == ggml_type::q6_K;
 }
 
-/// llama.cpp use_more_bits (src/llama-quant.cpp).
+// The rules below follow llama.cpp src/llama-quant.cpp at ggml-org/llama.cpp@8784689fee07
+// (llama_tensor_get_type, llama_model_quantize_impl), checked line by line; the table, and what
+// is not modelled, is in docs/research/gguf-rules.md. "llama-quant.cpp@8784689" below means that file.
+
+/// llama.cpp use_more_bits (llama-quant.cpp@8784689, the lambda in llama_tensor_get_type): the first
+/// and last eighth of the layers, and every third layer in between.
 [[nodiscard]] constexpr auto use_more_bits(std::uint64_t i, std::uint64_t n) -> bool {
   return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
 }
 
-/// What llama.cpp's counters and model facts are while quantizing.
+/// What llama.cpp's counters and model facts are while quantizing (quantize_state_impl).
 struct gguf_state {
-  std::uint64_t n_attention_wv = 0;
-  std::uint64_t i_attention_wv = 0;
-  std::uint64_t n_layer = 0;
+  std::uint64_t n_attention_wv = 0;  ///< attn_v + attn_qkv + attn_kv_b tensors in the file
+  std::uint64_t i_attention_wv = 0;  ///< attn_v tensors seen so far (attn_qkv does not advance it)
+  std::uint64_t i_ffn_down = 0;      ///< ffn_down* tensors seen so far: the layer index of a model without experts
+  std::uint64_t n_layer = 0;         ///< hparams.n_layer (blocks in the file, MTP blocks included)
   std::uint64_t n_expert = 0;
   std::uint64_t n_gqa = 1;
   bool is_70b = false;
 };
 
 /// The GGML type llama.cpp gives a 2-D weight under preset `ft` (llama_tensor_get_type).
+/// Tensors arrive in llama.cpp's order (llama_model_loader's weight_name_comparer: by block index,
+/// model-wide tensors first), which is for_each_weight's layer order, so the counters agree.
 [[nodiscard]] constexpr auto gguf_matrix_type(const weight_tensor& t, gguf_ftype ft, bool tied, gguf_state& s)
     -> ggml_type {
   using enum gguf_ftype;
@@ -693,16 +701,27 @@ struct gguf_state {
     return base;
   }
   ggml_type type = base;
-  const bool output = t.role == tensor_role::output || (tied && t.role == tensor_role::token_embedding);
+  // output.weight, or token_embd.weight when the file has no output.weight (a tied head). Only the
+  // model-wide tensors have those names: an MTP block's embedding/head copies are
+  // blk.N.nextn.embed_tokens / shared_head_head and take the base type (llama-quant.cpp@8784689:
+  // `name == tn(LLM_TENSOR_OUTPUT, "weight") || (!qs.has_output && name == ...TOKEN_EMBD...)`).
+  const bool model_wide = t.layer == no_layer;
+  const bool output = model_wide && (t.role == tensor_role::output || (tied && t.role == tensor_role::token_embedding));
   if (output) {
+    // llama-quant.cpp@8784689: q8_0 if the row is not a whole number of the base type's blocks, else
+    // q6_K unless the base is q8_0. For a 32-element base type and a row that is a multiple of 32
+    // but not of 256 llama.cpp picks q6_K and its fallback turns that into q8_0: the same result.
+    // (Falcon always gets q8_0 there; kvsize has no architecture to tell Falcon apart.)
     if (t.cols % 256 != 0) {
       type = ggml_type::q8_0;
     } else if (type != ggml_type::q8_0) {
       type = ggml_type::q6_K;
     }
   } else if (t.role == tensor_role::token_embedding) {
-    // stays the base type for the presets modelled here
+    // llama-quant.cpp@8784689: token_embd changes only under the IQ1/IQ2/IQ3_XXS/TQ presets, which
+    // kvsize does not offer: the base type.
   } else if (t.role == tensor_role::attn_v) {
+    // llama-quant.cpp@8784689, the `attn_v.weight` branch, in its order.
     if (ft == q2_K) {
       type = s.n_gqa >= 4 ? ggml_type::q4_K : ggml_type::q3_K;
     } else if (ft == q3_K_M) {
@@ -717,33 +736,46 @@ struct gguf_state {
       type = ggml_type::q5_K;
     }
     if (s.is_70b && (type == ggml_type::q3_K || type == ggml_type::q4_K)) {
-      type = ggml_type::q5_K;
+      type = ggml_type::q5_K;  // LLM_TYPE_70B
     }
     if (s.n_expert == 8) {
       type = ggml_type::q8_0;
     }
     ++s.i_attention_wv;
+  } else if (t.role == tensor_role::attn_k) {
+    // llama-quant.cpp@8784689, the `attn_k.weight` branch: q8_0 in 8-expert models under every
+    // preset kvsize offers (its other cases are IQ3 presets).
+    if (s.n_expert == 8) {
+      type = ggml_type::q8_0;
+    }
   } else if (t.role == tensor_role::ffn_down) {
-    const std::uint64_t i = t.layer;
+    // llama-quant.cpp@8784689 layer_info: with experts (n_expert > 1) the layer is the block index
+    // in the tensor's name; without, it is the count of ffn_down tensors seen so far, so a model
+    // whose FFN skips layers (Nemotron-H, DeciLM no-op FFNs) numbers its FFNs 0, 1, 2, ... against
+    // n = hparams.n_layer, every block counted.
+    const std::uint64_t i = s.n_expert > 1 ? t.layer : s.i_ffn_down;
     const std::uint64_t n = s.n_layer;
+    ++s.i_ffn_down;
     if (ft == q2_K) {
       type = ggml_type::q3_K;
     } else if (ft == q3_K_M) {
-      type = i < n / 16 ? ggml_type::q5_K : ggml_type::q4_K;
+      type = i < n / 16 ? ggml_type::q5_K : ggml_type::q4_K;  // Falcon: q3_K outside use_more_bits
     } else if (ft == q3_K_L) {
-      type = ggml_type::q5_K;
+      type = ggml_type::q5_K;  // Falcon: q4_K
     } else if (ft == q4_K_M) {
       if (use_more_bits(i, n)) {
-        type = ggml_type::q6_K;
+        type = ggml_type::q6_K;  // Falcon: q6_K on i < n/16, q5_K on use_more_bits
       }
     } else if (i < n / 8 && ft == iq4_nl) {
-      type = ggml_type::q5_K;
+      type = ggml_type::q5_K;  // without an imatrix
     } else if (ft == q5_K_M && use_more_bits(i, n)) {
       type = ggml_type::q6_K;
     } else if (ft == q4_K_S && i < n / 8) {
-      type = ggml_type::q5_K;
+      type = ggml_type::q5_K;  // not Falcon
     }
+    // (q4_0/q5_0 with an imatrix give the first eighth q4_1/q5_1; kvsize assumes no imatrix.)
   } else if (t.role == tensor_role::attn_output) {
+    // llama-quant.cpp@8784689, the `attn_output.weight` branch (not Falcon).
     if (s.n_expert == 8) {
       if (ft == q2_K || ft == q3_K_S || ft == q3_K_M || ft == iq4_nl || ft == q4_K_S || ft == q4_K_M) {
         type = ggml_type::q5_K;
@@ -756,6 +788,7 @@ struct gguf_state {
       type = ggml_type::q5_K;
     }
   } else if (t.role == tensor_role::attn_qkv) {
+    // llama-quant.cpp@8784689, the `attn_qkv.weight` branch; it does not advance i_attention_wv.
     if (ft == q3_K_M || ft == q3_K_L) {
       type = ggml_type::q4_K;
     } else if (ft == q4_K_M) {
@@ -764,7 +797,10 @@ struct gguf_state {
       type = ggml_type::q6_K;
     }
   }
-  // Rows that are not a whole number of 256-blocks: llama.cpp falls back (convert_incompatible_tensor).
+  // llama-quant.cpp@8784689 convert_incompatible_tensor: a row (ne[0]) that is not a whole number
+  // of the chosen type's blocks falls back: q2_K, q3_K → iq4_nl; q4_K → q5_0; q5_K → q5_1;
+  // q6_K → q8_0; then f16 if the row does not divide into 32 either. (llama.cpp refuses a
+  // 32-element type on such a row; kvsize counts it as f16.)
   if (is_k_type(type) && t.cols % 256 != 0) {
     switch (type) {
       case ggml_type::q2_K:
@@ -786,22 +822,24 @@ struct gguf_state {
 /// unquantized tensors. What each scheme quantizes, and how (sources in docs of each case):
 ///
 ///  uniform   every tensor in f.type, whole blocks per tensor.
-///  gguf      llama.cpp (src/llama-quant.cpp llama_model_quantize_impl / llama_tensor_get_type;
-///            convert_hf_to_gguf.py): 1-D tensors (norms, biases, sinks, SSM vectors), routers
+///  gguf      llama.cpp (src/llama-quant.cpp llama_model_quantize_impl / llama_tensor_get_type at
+///            ggml-org/llama.cpp@8784689; convert_hf_to_gguf.py; table and gaps in
+///            docs/research/gguf-rules.md): 1-D tensors (norms, biases, sinks, SSM vectors), routers
 ///            (ffn_gate_inp), position embeddings and SSM conv1d stay float32; every other matrix
 ///            gets the preset's type with these rules: the LM head (or the tied token embedding)
 ///            q6_K (q8_0 if its rows are not a multiple of 256, q8_0 under q8_0); attn_v: q4_K_M
 ///            and q5_K_M q6_K on use_more_bits layers (i < n/8, i >= 7n/8, (i − n/8) % 3 == 2),
 ///            q4_K_S q5_K on the first 4, q3_K_M q5_K on the first 2 then q4_K, q3_K_L q5_K,
 ///            q2_K q4_K if heads/kv_heads >= 4 else q3_K, iq4_nl q5_K if heads/kv_heads >= 4;
-///            80-layer models (LLM_TYPE_70B) q5_K for a q3_K/q4_K attn_v; 8-expert models q8_0;
-///            ffn_down (dense, expert, shared): q4_K_M and q5_K_M q6_K on use_more_bits layers,
-///            q4_K_S and iq4_nl q5_K on i < n/8, q3_K_M q5_K on i < n/16 then q4_K, q3_K_L q5_K,
-///            q2_K q3_K; attn_output: q2_K q3_K, q3_K_M q4_K, q3_K_L q5_K (8 experts: q5_K for
+///            80-layer models (LLM_TYPE_70B) q5_K for a q3_K/q4_K attn_v; 8-expert models q8_0
+///            for attn_v and attn_k; ffn_down (dense, expert, shared; i = the block index with
+///            experts, else the count of FFNs so far): q4_K_M and q5_K_M q6_K on use_more_bits
+///            layers, q4_K_S and iq4_nl q5_K on i < n/8, q3_K_M q5_K on i < n/16 then q4_K, q3_K_L
+///            q5_K, q2_K q3_K; attn_output: q2_K q3_K, q3_K_M q4_K, q3_K_L q5_K (8 experts: q5_K for
 ///            q2_K..q4_K_M); fused attn_qkv: q4_K_M q5_K, q5_K_M q6_K, q3_K_M/L q4_K. A K-type on
 ///            rows not a multiple of 256 falls back to iq4_nl (q2_K, q3_K), q5_0 (q4_K), q5_1
 ///            (q5_K), q8_0 (q6_K); a row no type divides is f16. Not modelled: imatrix-dependent
-///            rules, Falcon's own rules, the IQ presets.
+///            rules, Falcon's own rules, the IQ presets, DeepSeek's attn_kv_b split into k_b/v_b.
 ///  gptq      every Linear weight inside the decoder blocks (attention, MLP, experts, shared
 ///            experts, Mamba in/out projections): AutoGPTQ/GPTQModel QuantLinear buffers qweight
 ///            int32 [in·bits/32, out], qzeros int32 [groups, out·bits/32], scales f16 [groups, out],
@@ -834,9 +872,14 @@ struct gguf_state {
   std::uint64_t u = 0;
   detail::gguf_state g;
   if (f.scheme == weights_scheme::gguf) {
-    g.n_layer = m.layers;
+    // hparams.n_layer is the file's block count: a converter that keeps the MTP blocks counts them
+    // (convert_hf_to_gguf.py Glm4MoeModel: num_hidden_layers + num_nextn_predict_layers); DeepSeek's
+    // and Qwen3-Next's drop them, which is include_mtp = false.
+    g.n_layer = m.layers + (f.include_mtp ? m.weights.mtp_layers : 0U);
     g.n_expert = m.weights.moe.experts;
     g.n_gqa = effective_kv_heads(m) != 0 ? m.attention_heads / effective_kv_heads(m) : 1;
+    // LLM_TYPE_70B (llama-model.cpp): 80 blocks for Llama (with GQA; 65B without), Qwen2, DeciLM,
+    // OLMoE. kvsize has no architecture, so every 80-layer model counts (Falcon-180B would not).
     g.is_70b = m.layers == 80;
     for_each_weight(m, [&](const weight_tensor& t) {
       if ((t.part == weight_part::mtp || t.part == weight_part::mtp_embeddings) && !f.include_mtp) {

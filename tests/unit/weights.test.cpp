@@ -302,8 +302,9 @@ TEST_CASE("weights_bytes: GGUF presets with llama.cpp's per-tensor rules", "[wei
   const auto q8 = kvsize::weights_bytes_detail(llama3, kvsize::gguf_weights(gguf_ftype::q8_0));
   CHECK(q8.quantized == bytes{8'531'869'696});
   CHECK(q8.unquantized == bytes{1'064'960});
-  // A tied model's token embedding follows the output rule (q6_K); Qwen2.5-1.5B's 1536-wide rows
-  // are not multiples of 256, so its K-types fall back (q6_K → q8_0, q4_K → q5_0).
+  // A tied model's token embedding follows the output rule. Qwen2.5-1.5B's 1536-wide rows are
+  // 6 × 256, so nothing falls back there; Qwen2.5-0.5B's 896-wide rows are not multiples of 256
+  // (its exact Q4_K_M bytes, with the fallbacks, are in the next test case).
   const auto qwen = load("Qwen__Qwen2.5-1.5B").spec;
   const auto q4km = kvsize::weights_bytes(qwen, kvsize::gguf_weights(gguf_ftype::q4_K_M));
   CHECK(q4km > kvsize::weights_bytes(qwen, kvsize::gguf_weights(gguf_ftype::q4_0)));
@@ -317,6 +318,131 @@ TEST_CASE("weights_bytes: GGUF presets with llama.cpp's per-tensor rules", "[wei
   CHECK(kvsize::parse_weights_format("q8_0")->scheme == kvsize::weights_scheme::gguf);
   CHECK(kvsize::parse_weights_format("bf16")->scheme == kvsize::weights_scheme::uniform);
   CHECK_FALSE(kvsize::parse_weights_format("q9_K"));
+}
+
+// GGUF rules checked against llama.cpp src/llama-quant.cpp at ggml-org/llama.cpp@8784689fee07
+// (llama_tensor_get_type); docs/research/gguf-rules.md has the table. Block sizes (ggml-common.h):
+// q4_0 18 B, q5_0 22 B, q8_0 34 B per 32; q4_K 144 B, q5_K 176 B, q6_K 210 B per 256. So per
+// element: q4_0 = q4_K = 0.5625 B, q5_0 = 0.6875 B, q5_K = 0.6875 B, q6_K = 0.8203125 B, q8_0 = 1.0625 B.
+TEST_CASE("weights_bytes: GGUF, published llama-bench sizes", "[weights][bytes][gguf][published]") {
+  // Qwen2.5-7B(-Instruct) Q4_K_M: ggml-org/llama.cpp tools/llama-bench/README.md, JSON/CSV example
+  // output (build 8cf427ff, models/Qwen2.5-7B-Instruct-Q4_K_M.gguf): model_size 4677120000,
+  // model_n_params 7615616512. model_size is the sum of the tensors' bytes (no header/metadata).
+  // By hand (28 layers, hidden 3584, 4 KV heads of 128, FFN 18944, vocab 152064, untied):
+  //   token_embd q4_K 544,997,376 × 0.5625 = 306,561,024; output q6_K × 0.8203125 = 447,068,160;
+  //   q, k, o, gate, up q4_K: 28 × 163,315,712 × 0.5625 = 2,572,222,464;
+  //   use_more_bits(i, 28) holds for 14 layers (0-2, 5, 8, 11, 14, 17, 20, 23, 24-27):
+  //   attn_v (1,835,008) 14 × 1,505,280 (q6_K) + 14 × 1,032,192 (q4_K) = 35,524,608;
+  //   ffn_down (67,895,296) 14 × 55,695,360 + 14 × 38,191,104 = 1,314,410,496;
+  //   f32 norms and Q/K/V biases: (28 × (2 × 3584 + 4608) + 3584) × 4 = 1,333,248.
+  //   Sum 4,677,120,000.
+  CHECK(kvsize::weights_bytes(load("Qwen__Qwen2.5-7B").spec, kvsize::gguf_weights(gguf_ftype::q4_K_M)) ==
+        bytes{4'677'120'000});
+
+  // Mixtral-8x7B Q4_K_M, the 8-expert rules (llama-quant.cpp@8784689: attn_v and attn_k q8_0 when
+  // n_expert == 8, attn_output q5_K under q4_K_M, ffn_down_exps by the block index in the name).
+  // By hand (32 layers, hidden 4096, 8 KV heads of 128, 8 experts of 14336, vocab 32000):
+  //   token_embd q4_K 131,072,000 × 0.5625 = 73,728,000; output q6_K = 107,520,000;
+  //   per layer: attn_q q4_K 9,437,184; attn_k q8_0 4,194,304 × 1.0625 = 4,456,448; attn_v q8_0
+  //   4,456,448; attn_output q5_K 16,777,216 × 0.6875 = 11,534,336; gate_exps and up_exps q4_K
+  //   2 × 264,241,152; router f32 131,072; 2 norms 32,768: 558,530,560, × 32 = 17,872,977,920;
+  //   ffn_down_exps (469,762,048): use_more_bits(i, 32) on 16 layers: 16 × 385,351,680 (q6_K)
+  //   + 16 × 264,241,152 (q4_K) = 10,393,485,312; output norm 16,384.
+  //   Sum 28,447,727,616 = 26.494 GiB.
+  const auto mixtral = load("mistralai__Mixtral-8x7B-v0.1").spec;
+  const bytes mixtral_q4km = kvsize::weights_bytes(mixtral, kvsize::gguf_weights(gguf_ftype::q4_K_M));
+  CHECK(mixtral_q4km == bytes{28'447'727'616});
+  // Published, rounded: llama-bench "llama 8x7B Q4_K - Medium | 26.49 GiB | 46.70 B" (Vulkan,
+  // build 067de93; a public benchmark table, find_string id 70644669334). The old rule (attn_k
+  // left at q4_K: 32 × 2,097,152 B less, 28,380,618,752 = 26.43 GiB) falls outside 26.49.
+  constexpr std::uint64_t gib = 1'073'741'824;
+  CHECK(mixtral_q4km.count() * 1000 >= 26'485 * gib);
+  CHECK(mixtral_q4km.count() * 1000 < 26'495 * gib);
+}
+
+TEST_CASE("weights_bytes: GGUF rules fixed against llama-quant.cpp, derived by hand", "[weights][bytes][gguf]") {
+  using kvsize::ggml_type;
+  using kvsize::tensor_role;
+  using kvsize::weight_part;
+  using kvsize::weight_tensor;
+
+  SECTION("attn_k is q8_0 in 8-expert models only (llama-quant.cpp@8784689, attn_k.weight branch)") {
+    const weight_tensor k{weight_part::attention, tensor_role::attn_k, 0, 1'024, 4'096, 1};
+    kvsize::detail::gguf_state eight;
+    eight.n_layer = 32;
+    eight.n_expert = 8;
+    CHECK(kvsize::detail::gguf_matrix_type(k, gguf_ftype::q4_0, false, eight) == ggml_type::q8_0);
+    CHECK(kvsize::detail::gguf_matrix_type(k, gguf_ftype::q4_K_M, false, eight) == ggml_type::q8_0);
+    kvsize::detail::gguf_state sixteen = eight;
+    sixteen.n_expert = 16;
+    CHECK(kvsize::detail::gguf_matrix_type(k, gguf_ftype::q4_K_M, false, sixteen) == ggml_type::q4_K);
+  }
+
+  SECTION("ffn_down without experts: the layer is the count of FFNs so far (layer_info)") {
+    // 32 attention layers (4 heads of 64, hidden 256, vocab 512), an FFN of 512 only on layers
+    // 8-15, Q4_K_M. llama.cpp numbers those ffn_down tensors 0-7 against n = 32 (i_ffn_down,
+    // n_ffn_down = hparams.n_layer): use_more_bits holds for 0, 1, 2, 3 and 6, so 5 q6_K and
+    // 3 q4_K (block indices 8-15 would give 9, 12, 15: 3 q6_K).
+    //   token_embd q4_K 131,072 × 0.5625 = 73,728; output q6_K 107,520;
+    //   q, k, o q4_K: 32 × 3 × 36,864 = 3,538,944;
+    //   attn_v: use_more_bits(i, 32) on 16 of 32: 16 × 53,760 + 16 × 36,864 = 1,449,984;
+    //   gate, up q4_K: 8 × 2 × 73,728 = 1,179,648;
+    //   ffn_down (131,072): 5 × 107,520 + 3 × 73,728 = 758,784;
+    //   f32 norms: (32 + 8 + 1) × 256 × 4 = 41,984.
+    //   Sum 7,150,592 (the block index rule gave 67,584 B less).
+    kvsize::model_spec m{.layers = 32, .attention_heads = 4, .kv_heads = 4, .head_dim = 64, .hidden_size = 256,
+                         .vocab_size = 512, .intermediate_size = 512};
+    for (std::uint32_t il = 0; il < 32; ++il) {
+      m.weights.layer[il].ffn = (il >= 8 && il < 16) ? kvsize::ffn_kind::dense : kvsize::ffn_kind::none;
+    }
+    CHECK(kvsize::weights_bytes(m, kvsize::gguf_weights(gguf_ftype::q4_K_M)) == bytes{7'150'592});
+
+    // Nemotron-H-56B (118 blocks, no experts; an MLP only on the 54 "-" blocks of its pattern
+    // M-M-M-M*-...): under q3_K_M the FFNs numbered below n/16 = 7 get q5_K, i.e. the first 7
+    // MLPs (blocks 1, 3, 5, 8, 10, 12, 14), not the 3 MLPs among blocks 0-6.
+    const auto nemotron = load("nvidia__Nemotron-H-56B-Base-8K").spec;
+    kvsize::detail::gguf_state s;
+    s.n_layer = nemotron.layers;
+    int q5 = 0;
+    kvsize::for_each_weight(nemotron, [&](const weight_tensor& t) {
+      if (t.role == tensor_role::ffn_down &&
+          kvsize::detail::gguf_matrix_type(t, gguf_ftype::q3_K_M, false, s) == ggml_type::q5_K) {
+        ++q5;
+      }
+    });
+    CHECK(q5 == 7);
+  }
+
+  SECTION("an MTP block's embedding/head copies take the base type, not the output rule") {
+    // 2 layers + 1 MTP block with its own embed/head copies (hidden 256, vocab 512, 4 heads of 64,
+    // FFN 512), Q4_0, MTP included. llama.cpp names the copies blk.2.nextn.embed_tokens and
+    // blk.2.nextn.shared_head_head: neither is output.weight, so q4_0 (0.5625 B) like the rest.
+    //   token_embd q4_0 73,728; output q6_K 107,520;
+    //   3 blocks × (4 × 65,536 + 3 × 131,072) × 0.5625 = 1,105,920;
+    //   eh_proj 256 × 512 q4_0 = 73,728; embed copy 73,728; head copy 73,728 (was q6_K 107,520);
+    //   f32 norms: (2 × 2 + 5 + 1) × 256 × 4 = 10,240.
+    //   Sum 1,518,592.
+    kvsize::model_spec m{.layers = 2, .attention_heads = 4, .kv_heads = 4, .head_dim = 64, .hidden_size = 256,
+                         .vocab_size = 512, .intermediate_size = 512};
+    m.weights.mtp_layers = 1;
+    m.weights.mtp_embeddings = true;
+    weights_format f = kvsize::gguf_weights(gguf_ftype::q4_0);
+    f.include_mtp = true;
+    CHECK(kvsize::weights_bytes(m, f) == bytes{1'518'592});
+  }
+
+  SECTION("Qwen2.5-0.5B Q4_K_M: 896-wide rows fall back (convert_incompatible_tensor)") {
+    // 24 layers, hidden 896 (3.5 × 256), 2 KV heads of 64, FFN 4864 (19 × 256), vocab 151936, tied.
+    //   token_embd = tied output: 896 % 256 != 0 → q8_0: 136,134,656 × 1.0625 = 144,643,072;
+    //   q, k, o, gate, up q4_K → q5_0 (rows of 896): 24 × 10,436,608 × 0.6875 = 172,204,032;
+    //   attn_v (114,688) on the 12 use_more_bits(i, 24) layers q6_K → q8_0: 12 × 121,856,
+    //   else q4_K → q5_0: 12 × 78,848; together 2,408,448;
+    //   ffn_down (rows of 4864 keep K-types): 12 × 3,575,040 (q6_K) + 12 × 2,451,456 (q4_K) = 72,317,952;
+    //   f32 norms and Q/K/V biases: (24 × (2 × 896 + 1152) + 896) × 4 = 286,208.
+    //   Sum 391,859,712.
+    CHECK(kvsize::weights_bytes(load("Qwen__Qwen2.5-0.5B").spec, kvsize::gguf_weights(gguf_ftype::q4_K_M)) ==
+          bytes{391'859'712});
+  }
 }
 
 TEST_CASE("weights_bytes: bitsandbytes, derived by hand", "[weights][bytes][bnb]") {
