@@ -95,20 +95,17 @@ inline constexpr unsigned layer_word_heads_shift = little_endian ? 16U : 0U;  //
 }
 
 /// What the first `listed` layer entries set, ORed together: non-zero `kinds` if any entry sets its
-/// kind, non-zero `heads` if any sets its own KV heads, non-zero `any` if any entry is set at all.
+/// kind, non-zero `heads` if any sets its own KV heads. (The recurrent flag does not change the KV.)
 struct layer_entries_or {
-  std::uint32_t any = 0;
   std::uint32_t kinds = 0;
   std::uint32_t heads = 0;
 };
 [[nodiscard]] constexpr auto or_of_layer_entries(const model_spec& m, std::size_t listed) -> layer_entries_or {
+  layer_entries_or r{};
   if (std::is_constant_evaluated()) {
-    layer_entries_or r{};
     for (std::size_t il = 0; il < listed; ++il) {
-      const layer_spec& l = m.layer[il];
-      r.kinds |= static_cast<std::uint32_t>(l.kind);
-      r.heads |= l.kv_heads;
-      r.any |= r.kinds | r.heads | static_cast<std::uint32_t>(l.recurrent);
+      r.kinds |= static_cast<std::uint32_t>(m.layer[il].kind);
+      r.heads |= m.layer[il].kv_heads;
     }
     return r;
   }
@@ -116,7 +113,9 @@ struct layer_entries_or {
   for (std::size_t il = 0; il < listed; ++il) {
     any |= layer_word(m, il);
   }
-  return {any, (any >> layer_word_kind_shift) & 0xFFU, (any >> layer_word_heads_shift) & 0xFFFFU};
+  r.kinds = (any >> layer_word_kind_shift) & 0xFFU;
+  r.heads = (any >> layer_word_heads_shift) & 0xFFFFU;
+  return r;
 }
 
 /// Layers among the first `listed` of each KV-holding kind, `inherit` read as `model_kind`.
@@ -156,11 +155,11 @@ struct kind_counts {
 
 /// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
 /// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
-/// model costs one OR over its `layer` entries, a model of mixed kinds two more passes; only
+/// model costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only
 /// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
 [[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
   const std::size_t listed = m.layers < max_layers ? m.layers : max_layers;  // beyond max_layers: inherit
-  // Does any layer set its kind or KV heads? (The recurrent flag does not change the KV.)
+  // Does any layer set its kind or KV heads?
   const detail::layer_entries_or entries = detail::or_of_layer_entries(m, listed);
   const std::uint32_t any_kind = entries.kinds;
   const std::uint32_t any_heads = entries.heads;
