@@ -469,6 +469,23 @@ TEST_CASE("parse_config: hybrids keep KV only in attention layers and a state in
   CHECK(kvsize::kind_of_layer(jamba.spec, 4) == layer_kind::full);
   CHECK(jamba.spec.state.conv_elements == 3U * 2048U);
   CHECK(jamba.spec.state.ssm_elements == 2048U * 16U);
+  // Its Mamba1 weights read the same inner width (2 × 1,024) and JambaConfig's mamba_dt_rank "auto":
+  // ceil(hidden_size / 16) = ceil(1,024 / 16) = 64.
+  CHECK(jamba.spec.weights.recurrent.kind == kvsize::recurrent_kind::mamba1);
+  CHECK(jamba.spec.weights.recurrent.head_dim == 2048U);
+  CHECK(jamba.spec.weights.recurrent.dt_rank == 64U);
+  const std::string jamba_base = R"("model_type": "jamba", "num_hidden_layers": 16, "mamba_d_state": 16, "mamba_d_conv": 4)";
+  const auto bad_dt_rank = error_of(llama_with(jamba_base + R"(, "mamba_expand": 2, "mamba_dt_rank": "big")"));
+  CHECK(bad_dt_rank.code() == config_errc::wrong_type);
+  CHECK(bad_dt_rank.pointer() == "/mamba_dt_rank");
+  const auto bad_offset = error_of(llama_with(
+      jamba_base + R"(, "mamba_expand": 2, "num_experts": 4, "num_experts_per_tok": 2, "expert_layer_period": 2,
+                      "expert_layer_offset": 2)"));
+  CHECK(bad_offset.code() == config_errc::inconsistent);
+  CHECK(bad_offset.pointer() == "/expert_layer_offset");
+  // 1,048,576 heads × 2,048 = 2^31 inner channels: past the 2^30 the weights take.
+  const auto too_wide = error_of(llama_with(jamba_base + R"(, "mamba_num_heads": 1048576, "mamba_head_dim": 2048)"));
+  CHECK(too_wide.code() == config_errc::out_of_range);
   const auto granite = kvsize::hf::parse_config(llama_with(
       R"("model_type": "granitemoehybrid", "num_hidden_layers": 4, "layer_types": ["mamba", "mamba", "attention", "mamba"],
          "mamba_n_heads": 32, "mamba_d_head": 64, "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_n_groups": 1)"));

@@ -28,26 +28,17 @@ namespace state_detail {
 }
 }  // namespace state_detail
 
-/// Mamba2 (Nemotron-H, Granite 4, Falcon-H1), per model_spec.hpp and llama.cpp n_embd_r/n_embd_s:
-///   d_inner = mamba_d_ssm, else mamba_num_heads × mamba_head_dim, else expand × hidden_size
-///   conv    = (d_conv − 1) × (d_inner + 2 × n_groups × d_state)
-///   ssm     = n_heads × head_dim × d_state   (= d_inner × d_state when the heads are not given)
-/// Mamba1 (Jamba, JambaConfig: mamba_d_state 16, mamba_d_conv 4, mamba_expand 2) is the same with
-/// n_groups = 0 and d_inner = expand × hidden: conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state.
-[[nodiscard]] inline auto read_mamba_state(const json& cfg, const std::string& base, std::uint32_t hidden,
-                                           recurrence kind) -> state_reading {
+/// The inner width of a Mamba mixer, read once for its state (read_mamba_state) and its weights
+/// (weights_reader.hpp): d_inner = mamba_d_ssm, else mamba_num_heads × mamba_head_dim, else
+/// expand × hidden_size; ssm_rows = n_heads × head_dim when both are given, else d_inner.
+struct mamba_inner_width {
+  std::uint64_t d_inner = 0;
+  std::uint64_t ssm_rows = 0;
+  std::string note;  ///< which keys decided d_inner
+};
+[[nodiscard]] inline auto read_mamba_inner_width(const json& cfg, const std::string& base, std::uint32_t hidden)
+    -> mamba_inner_width {
   using state_detail::mul;
-  const slot d_state_s = lookup_first(cfg, base, keys::ssm_state);
-  const slot d_conv_s = lookup_first(cfg, base, keys::conv_kernel);
-  const std::uint64_t d_state = read_integer(d_state_s, 1, 1U << 20U);
-  const std::uint64_t d_conv = read_integer(d_conv_s, 1, 1U << 10U);
-  std::uint64_t groups = 0;
-  std::string groups_note = "n_groups = 0 (Mamba1)";
-  if (kind == recurrence::mamba2) {
-    const slot g = lookup_first(cfg, base, keys::n_groups);
-    groups = read_integer(g, 1, 1U << 20U);
-    groups_note = g.pointer() + " = " + std::to_string(groups);
-  }
   const slot heads_s = lookup_first(cfg, base, keys::mamba_heads);
   const slot head_dim_s = lookup_first(cfg, base, keys::mamba_head_dim);
   const slot d_inner_s = lookup_first(cfg, base, keys::d_inner);
@@ -78,6 +69,33 @@ namespace state_detail {
   if (ssm_rows == 0) {
     ssm_rows = d_inner;
   }
+  return {d_inner, ssm_rows, inner_note};
+}
+
+/// Mamba2 (Nemotron-H, Granite 4, Falcon-H1), per model_spec.hpp and llama.cpp n_embd_r/n_embd_s:
+///   d_inner = mamba_d_ssm, else mamba_num_heads × mamba_head_dim, else expand × hidden_size
+///   conv    = (d_conv − 1) × (d_inner + 2 × n_groups × d_state)
+///   ssm     = n_heads × head_dim × d_state   (= d_inner × d_state when the heads are not given)
+/// Mamba1 (Jamba, JambaConfig: mamba_d_state 16, mamba_d_conv 4, mamba_expand 2) is the same with
+/// n_groups = 0 and d_inner = expand × hidden: conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state.
+[[nodiscard]] inline auto read_mamba_state(const json& cfg, const std::string& base, std::uint32_t hidden,
+                                           recurrence kind) -> state_reading {
+  using state_detail::mul;
+  const slot d_state_s = lookup_first(cfg, base, keys::ssm_state);
+  const slot d_conv_s = lookup_first(cfg, base, keys::conv_kernel);
+  const std::uint64_t d_state = read_integer(d_state_s, 1, 1U << 20U);
+  const std::uint64_t d_conv = read_integer(d_conv_s, 1, 1U << 10U);
+  std::uint64_t groups = 0;
+  std::string groups_note = "n_groups = 0 (Mamba1)";
+  if (kind == recurrence::mamba2) {
+    const slot g = lookup_first(cfg, base, keys::n_groups);
+    groups = read_integer(g, 1, 1U << 20U);
+    groups_note = g.pointer() + " = " + std::to_string(groups);
+  }
+  const mamba_inner_width inner = read_mamba_inner_width(cfg, base, hidden);
+  const std::uint64_t d_inner = inner.d_inner;
+  const std::uint64_t ssm_rows = inner.ssm_rows;
+  const std::string& inner_note = inner.note;
   state_reading r;
   r.state.conv_elements = mul(d_conv - 1, kvsize::detail::checked_add(d_inner, mul(mul(2, groups), d_state)));
   r.state.ssm_elements = mul(ssm_rows, d_state);

@@ -24,6 +24,7 @@
 #include "layer_plan.hpp"
 #include "model_reader.hpp"
 #include "parsed_config.hpp"
+#include "recurrent.hpp"
 
 namespace kvsize::hf::detail {
 
@@ -421,9 +422,11 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
       // JambaMambaMixer. The widths are the ones the state was read with (recurrent.hpp); JambaConfig
       // defaults: mamba_dt_rank "auto" = ceil(hidden_size / 16), mamba_conv_bias true, mamba_proj_bias false.
       r.kind = recurrent_kind::mamba1;
-      const slot expand = lookup_first(o, base, keys::expand);
-      r.head_dim = static_cast<std::uint32_t>(
-          kvsize::detail::checked_mul(expand.set() ? read_u32(expand, 1, 64) : 2U, m.hidden_size));
+      const mamba_inner_width inner = read_mamba_inner_width(o, base, m.hidden_size);  // as the state read it
+      if (inner.d_inner > (1U << 30U)) {
+        fail(config_errc::out_of_range, base, "expected a Mamba inner width of at most 2^30, got " + inner.note);
+      }
+      r.head_dim = static_cast<std::uint32_t>(inner.d_inner);
       r.state_dim = read_u32(lookup_first(o, base, keys::ssm_state), 1, 1U << 20U);
       r.conv_kernel = read_u32(lookup_first(o, base, keys::conv_kernel), 1, 1U << 10U);
       const slot dt_rank = lookup(o, base, "mamba_dt_rank");
