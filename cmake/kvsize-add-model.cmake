@@ -51,8 +51,12 @@ function(kvsize_add_model target)
   if(arg_DISPLAY_NAME)
     list(APPEND options --display-name "${arg_DISPLAY_NAME}")
   endif()
+  # The header's directory is made by the command itself, every time it runs: Ninja creates an
+  # output's directory, but the Makefile generators (CMake's default on Unix) and others do not, and
+  # a directory made once at configure time is gone after a `rm -r` of part of the build tree.
   add_custom_command(
     OUTPUT "${header}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${include_dir}/kvsize_models"
     COMMAND kvsize::codegen ${options} --output "${header}" "${config}"
     DEPENDS "${config}" kvsize::codegen
     COMMENT "kvsize: generating kvsize_models/${arg_NAME}.hpp from ${arg_CONFIG}"
