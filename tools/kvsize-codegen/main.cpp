@@ -12,22 +12,26 @@
 //   inline constexpr std::string_view <name>_name;       the display name
 //   inline constexpr std::uint64_t <name>_parameters;    only for dense Llama/Qwen2/Mistral models,
 //                                                        = kvsize::dense_decoder_parameters(<name>)
-// Exit codes: 0 written; 1 the file cannot be written; 2 bad arguments or a bad config.json.
+// Exit codes: 0 written; 2 bad arguments, a bad config.json, or the header cannot be written (the
+// message names the file and says why, e.g. "No such file or directory"). A failed write leaves no
+// partial header behind: a build system would take a truncated file for up to date.
 #include <kvsize/hf_config.hpp>
 #include <kvsize/model_spec.hpp>
 #include <kvsize/version.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>       // errno
 #include <cstdint>      // std::uint32_t, std::uint64_t
-#include <cstdio>       // std::fputs, stderr
+#include <cstdio>       // std::fopen, std::fwrite, std::fclose, std::fputs, stderr
 #include <exception>    // std::exception
 #include <filesystem>   // std::filesystem::path
-#include <fstream>      // std::ofstream, std::ifstream
+#include <fstream>      // std::ifstream
 #include <iterator>     // std::istreambuf_iterator
 #include <sstream>      // std::ostringstream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <system_error> // std::generic_category
 #include <vector>       // std::vector
 
 namespace {
@@ -397,6 +401,36 @@ struct field_list {
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
 }
 
+/// Writes `text` to the file `path`. Returns "" on success, else why not: the C library's message
+/// for errno ("Permission denied", "No space left on device") of the open, write or close that failed
+/// (a buffered write may fail only when the file is closed). A regular file left half-written is
+/// removed; a device such as /dev/stdout is written to but never removed.
+[[nodiscard]] auto write_file(const std::string& path, std::string_view text) -> std::string {
+  // errno is POSIX's report for fopen/fwrite/fclose; ISO C does not promise it, hence the fallback.
+  const auto reason = [](int error) {
+    return error != 0 ? std::generic_category().message(error) : std::string("the C library gave no reason");
+  };
+  errno = 0;
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return reason(errno);
+  }
+  bool failed = std::fwrite(text.data(), 1, text.size(), file) != text.size();
+  int error = failed ? errno : 0;
+  if (std::fclose(file) != 0 && !failed) {
+    failed = true;
+    error = errno;
+  }
+  if (!failed) {
+    return {};
+  }
+  std::error_code ignored;
+  if (std::filesystem::is_regular_file(path, ignored)) {
+    std::filesystem::remove(path, ignored);
+  }
+  return reason(error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -420,12 +454,9 @@ int main(int argc, char** argv) {
     std::fputs(("kvsize-codegen: " + a.config + ": " + e.what() + "\n").c_str(), stderr);
     return 2;
   }
-  std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
-  out << header;
-  out.close();
-  if (!out) {
-    std::fputs(("kvsize-codegen: cannot write " + a.output + "\n").c_str(), stderr);
-    return 1;
+  if (const std::string why = write_file(a.output, header); !why.empty()) {
+    std::fputs(("kvsize-codegen: cannot write " + a.output + ": " + why + "\n").c_str(), stderr);
+    return 2;
   }
   return 0;
 }
