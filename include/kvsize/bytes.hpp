@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize::bytes: an exact, overflow-checked count of bytes, with IEC and SI units kept apart.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <compare>      // operator<=>
 #include <cstdint>      // std::uint64_t

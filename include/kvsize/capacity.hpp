@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Capacity: how many tokens, sequences, or how long a context fit in the memory left for the cache.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>    // std::uint64_t
 #include <limits>     // std::numeric_limits

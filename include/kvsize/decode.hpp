@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What one decode step reads, and how much work dropping the KV cache costs.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>    // std::uint64_t
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Element types of weights and caches, with exact sizes as (elements per block, bytes per block).
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint64_t

@@ -10,6 +10,7 @@
 //
 // The log lines themselves are text: see the opt-in <kvsize/engines_fmt.hpp>.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint32_t
 

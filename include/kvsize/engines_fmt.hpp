@@ -2,6 +2,7 @@
 // The log lines each engine prints about its KV cache, rendered from a kvsize sizing so that a
 // user can diff them against their own engine's log. Opt-in: needs fmt (CMake target kvsize::fmt).
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <fmt/format.h>
 

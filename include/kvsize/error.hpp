@@ -8,6 +8,7 @@
 // `const char*` is all an exception needs to keep: nothing to allocate, copy or free, and
 // <exception> costs a few milliseconds.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <exception>  // std::exception
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Opt-in fmt formatters for kvsize types (needs fmt >= 9; CMake target kvsize::fmt).
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <fmt/format.h>
 

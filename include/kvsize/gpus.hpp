@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A small catalog of accelerators: memory in exact bytes and peak memory bandwidth.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint64_t

@@ -10,6 +10,7 @@
 // of the key, and "expected X, got Y". No number is read with a conversion that wraps or
 // truncates. Input limits: 16 MiB, 64 levels of nesting, 512 layers.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <charconv>     // std::to_chars
 #include <cstdint>      // std::uint32_t

@@ -2,6 +2,7 @@
 // KV cache formulas: bytes per token, per sequence and per batch, the GQA ratio, and the
 // recurrent state of hybrid models. The "exact" cache: what the model must keep, no engine overhead.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <bit>        // std::endian
 #include <cstddef>    // std::size_t, offsetof

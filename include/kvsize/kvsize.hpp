@@ -4,6 +4,7 @@
 // the engine profiles (kvsize/engine.hpp) and the planner (kvsize/workspace.hpp, kvsize/planner.hpp).
 // JSON reading (kvsize/hf_config.hpp) and formatting (kvsize/fmt.hpp) are opt-in.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include "version.hpp"
 #include "error.hpp"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The logits buffer: vocab_size values per position that a forward pass returns.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint64_t
 

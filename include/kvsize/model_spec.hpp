@@ -2,6 +2,7 @@
 // kvsize::model_spec: the shape of a decoder model, as a literal type usable in constant
 // expressions and as a template argument.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t

@@ -2,6 +2,7 @@
 // Parameter count and weight bytes of a dense decoder (Llama, Qwen2, Mistral style); the general
 // counting is in weights.hpp.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint64_t
 

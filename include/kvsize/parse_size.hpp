@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Reading a size such as "24GiB", "12.49GB" or "80 GB" into exact bytes.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional

@@ -26,6 +26,7 @@
 // are its slots: the planner sizes `-np users -c users × context`, so that every slot holds `context`
 // tokens (`options.parallel` is ignored).
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>      // std::array
 #include <cstdint>    // std::uint8_t, std::uint32_t, std::uint64_t

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Ready-made model specs: the models of the KV cache lessons, as constants.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include "model_spec.hpp"
 

@@ -18,6 +18,7 @@
 // the macro spares the caller. The names must be constant std::string_views that refer to string
 // literals (a `constexpr std::string_view x = "...";`, a gpu_spec's name or id, or a literal).
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t

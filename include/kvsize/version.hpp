@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The library version, as macros (for #if) and as constants; CMake's project(VERSION) must agree.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <string_view>  // std::string_view
 

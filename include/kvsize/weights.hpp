@@ -13,6 +13,7 @@
 // (Qwen3-0.6B, gemma-2b-it, Falcon) holds `embeddings` more than `total`; Llama-2's holds
 // layers × head_dim / 2 rotary inv_freq floats more. Neither follows from config.json.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t

@@ -5,6 +5,7 @@
 // The defaults describe a Llama block (RMSNorm before attention and before the MLP, no biases,
 // dense MLP, final norm), so a model_spec that never mentions `weights` counts as before.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>    // std::array
 #include <cstdint>  // std::uint8_t, std::uint32_t, std::uint64_t

@@ -11,6 +11,7 @@
 // The terms are summed. They need not all be live at the same instant (the sampler runs after the
 // forward pass), so the sum is an upper bound of the engine's peak, never an under-estimate.
 #pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint8_t, std::uint64_t

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Overflow-checked unsigned 64-bit arithmetic shared by every kvsize formula.
 #pragma once
+#include "require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>    // std::uint64_t
 #include <limits>     // std::numeric_limits

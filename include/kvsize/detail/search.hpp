@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The one binary search behind every "largest context / most users that still fits" answer.
 #pragma once
+#include "require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint64_t
 

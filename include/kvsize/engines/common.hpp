@@ -2,6 +2,7 @@
 // The vocabulary every engine profile shares: which engine, its knobs, and what it allocates.
 // Standard library only; every figure is computed in constant expressions without allocation.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>    // std::max, std::min
 #include <array>        // std::array

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The `exact` profile: the mathematical minimum a model must keep, no engine overhead.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint32_t, std::uint64_t
 

@@ -3,6 +3,7 @@
 // sliding/chunked layers; recurrent state in f32 per sequence. Facts from src/llama-kv-cache.cpp,
 // src/llama-kv-cache-iswa.cpp, src/llama-context.cpp, src/llama-model.cpp (see docs/engines.md).
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>         // std::min
 #include <cstdint>           // std::uint32_t, std::uint64_t

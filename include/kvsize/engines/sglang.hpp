@@ -4,6 +4,7 @@
 // Facts from python/sglang/srt/model_executor/{pool_configurator,model_runner_kv_cache_mixin}.py,
 // server_args.py, mem_cache/memory_pool.py (see docs/engines.md).
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t

@@ -4,6 +4,7 @@
 // the logits of every position unless `logits_to_keep`. Facts from src/transformers/cache_utils.py
 // and the models' modeling_*.py (see docs/engines.md).
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t

@@ -4,6 +4,7 @@
 // Facts from tensorrt_llm/_torch/pyexecutor/{_util,resource_manager}.py,
 // cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp, llmapi/llm_args.py (see docs/engines.md).
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t

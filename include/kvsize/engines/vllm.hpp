@@ -3,6 +3,7 @@
 // Facts from vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py,
 // vllm/model_executor/models/config.py, vllm/worker/gpu_worker.py (see docs/engines.md).
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
 #include <cstdint>    // std::uint32_t, std::uint64_t

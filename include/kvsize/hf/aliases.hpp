@@ -3,6 +3,7 @@
 // (vllm/config/model.py), SGLang (configs/model_config.py) and llama.cpp (convert_hf_to_gguf.py)
 // accept. See shared/reference/engines.md §6. The first present, non-null key wins.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <string_view>  // std::string_view

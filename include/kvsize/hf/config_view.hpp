@@ -2,6 +2,7 @@
 // The object the language model is read from (the root, or a nested text_config), with the
 // class defaults for the keys a nested config leaves out.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <iterator>     // std::size
 #include <set>          // std::set

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize::hf::config_error: the one exception type the config.json reader throws.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>      // std::uint8_t
 #include <stdexcept>    // std::runtime_error

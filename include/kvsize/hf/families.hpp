@@ -2,6 +2,7 @@
 // What kvsize knows per model_type: which rule places sliding windows, the MLP and embedding
 // facts of the family, and the transformers class defaults for keys a nested config omits.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint32_t

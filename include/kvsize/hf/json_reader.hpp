@@ -2,6 +2,7 @@
 // The checked reader: the only way kvsize takes a value out of an untrusted config.json.
 // Never nlohmann's get<Int>(): it turns -1 into 4294967295, 8.5 into 8 and true into 1.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cmath>        // std::isfinite
 #include <cstdint>      // std::uint64_t, std::int64_t

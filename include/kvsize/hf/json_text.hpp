@@ -2,6 +2,7 @@
 // From the bytes of a config.json to a nlohmann::json document, tolerating the quirks real
 // checkpoints have and enforcing the input limits. Only headers under kvsize/hf include nlohmann.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>     // std::min
 #include <charconv>      // std::from_chars

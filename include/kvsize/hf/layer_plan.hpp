@@ -5,6 +5,7 @@
 //   layers_block_type > full_attention_interval > attn_layer_period > Falcon-H1 > the family's
 //   window rule (families.hpp); then num_kv_shared_layers (Gemma 3n) on top.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::min, std::max
 #include <cstdint>    // std::uint32_t, std::int32_t

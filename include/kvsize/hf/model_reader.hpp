@@ -2,6 +2,7 @@
 // From a parsed config.json document to a validated kvsize::model_spec: the model-wide keys
 // (shape, dtype, context, weights facts, quantization), then layer_plan for the per-layer ones.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <algorithm>    // std::min

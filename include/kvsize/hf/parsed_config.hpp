@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize::hf::parsed_config: a model_spec read from a config.json, with the audit trail.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>     // std::array
 #include <cstdint>   // std::uint32_t

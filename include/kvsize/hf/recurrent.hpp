@@ -2,6 +2,7 @@
 // The fixed state a recurrent layer keeps per sequence (kvsize::recurrent_state), from the
 // Mamba / Mamba2 / gated-delta keys of a hybrid model's config.json.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>  // std::uint64_t
 #include <string>   // std::string

@@ -4,6 +4,7 @@
 // transformers modeling files (models/<family>/modeling_<family>.py) and the remote code the
 // checkpoints ship; each branch names its own.
 #pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>    // std::max
 #include <array>        // std::array
