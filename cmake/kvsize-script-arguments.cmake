@@ -1,0 +1,20 @@
+# kvsize_script_arguments(<out-var>)
+# In a `cmake [-D...] -P <script> -- <arg>...` run, sets <out-var> to the list of the arguments after
+# `--` (for a command line that must reach the script unchanged, which a -D list cannot: add_test
+# would split it at its semicolons). Stops with an error if there are none.
+function(kvsize_script_arguments out_var)
+  set(arguments "")
+  set(after_separator FALSE)
+  math(EXPR last "${CMAKE_ARGC} - 1")
+  foreach(i RANGE ${last})
+    if(after_separator)
+      list(APPEND arguments "${CMAKE_ARGV${i}}")
+    elseif(CMAKE_ARGV${i} STREQUAL "--")
+      set(after_separator TRUE)
+    endif()
+  endforeach()
+  if(NOT arguments)
+    message(FATAL_ERROR "${CMAKE_SCRIPT_MODE_FILE}: nothing after `--` on its command line")
+  endif()
+  set(${out_var} "${arguments}" PARENT_SCOPE)
+endfunction()
