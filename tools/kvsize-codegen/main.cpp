@@ -411,6 +411,9 @@ struct field_list {
     return error != 0 ? std::generic_category().message(error) : std::string("the C library gave no reason");
   };
   errno = 0;
+#if defined(_MSC_VER)
+#pragma warning(suppress : 4996)  // MSVC's CRT calls fopen "unsafe" and wants fopen_s, which is not ISO C++
+#endif
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) {
     return reason(errno);
