@@ -177,16 +177,23 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   output.add_flag("--version", o.version, "print kvsize's version and exit");
 }
 
-/// Every option name the command line knows: CLI11's long and short names and the engine aliases.
+/// Every option name the command line knows: CLI11's long and short names (of the app and of its
+/// option groups, which CLI11 keeps as nameless subcommands) and the engine aliases.
 auto known_option_names(const CLI::App& app) -> std::vector<std::string> {
   std::vector<std::string> names;
-  for (const CLI::Option* opt : app.get_options()) {
-    for (const auto& l : opt->get_lnames()) {
-      names.push_back("--" + l);
+  const auto add = [&](const CLI::App& from) {
+    for (const CLI::Option* opt : from.get_options()) {
+      for (const auto& l : opt->get_lnames()) {
+        names.push_back("--" + l);
+      }
+      for (const auto& s : opt->get_snames()) {
+        names.push_back("-" + s);
+      }
     }
-    for (const auto& s : opt->get_snames()) {
-      names.push_back("-" + s);
-    }
+  };
+  add(app);
+  for (const CLI::App* group : app.get_subcommands([](const CLI::App*) { return true; })) {
+    add(*group);
   }
   for (const auto& a : kvsize::cli::engine_aliases) {
     names.emplace_back(a.spelling);
