@@ -383,6 +383,38 @@ auto model_dtype_option(const options& opts, dtype config_dtype) -> dtype {
   return *t;
 }
 
+/// An engine's refusal, without the library's "kvsize: " prefix (the message gets its own).
+auto refusal(const std::exception& e) -> std::string_view {
+  std::string_view what = e.what();
+  if (what.starts_with("kvsize: ")) {
+    what.remove_prefix(8);
+  }
+  return what;
+}
+
+/// K/V element types the engine can store, refused under the option that chose them: llama.cpp's
+/// cache types (is_cache_type: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1); the other
+/// engines have no GGML block-quantized cache.
+void check_cache_types(const options& opts, engine_kind e, const kv_dtypes& kv) {
+  const auto check = [&](dtype t, const std::optional<std::string>& own, std::string_view own_flag,
+                         std::string_view which) {
+    const std::string given = own              ? fmt::format("{} {}", opts.flag(own_flag), *own)
+                              : opts.kv_dtype ? fmt::format("{} {}", opts.flag("--kv-dtype"), *opts.kv_dtype)
+                                              : fmt::format("the model's dtype {} ({})", name(t), which);
+    if (e == engine_kind::llama_cpp && !engines::llama_cpp::is_cache_type(t)) {
+      throw usage_error{fmt::format("{}: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
+                                    "q5_0 and q5_1",
+                                    given)};
+    }
+    if (e != engine_kind::llama_cpp && e != engine_kind::exact && traits(t).block_elements != 1) {
+      throw usage_error{fmt::format("{}: {} has no GGML block-quantized KV cache (q8_0, q4_0, ...){}", given, name(e),
+                                    e == engine_kind::transformers ? "" : "; its 8-bit cache is fp8")};
+    }
+  };
+  check(kv.k, opts.k_dtype, "--k-dtype", "K");
+  check(kv.v, opts.v_dtype, "--v-dtype", "V");
+}
+
 /// llama.cpp -fa: "on", "off" or "auto" (llama-bench's 1 / 0 and true / false too).
 auto flash_attn_option(const options& opts) -> std::string {
   std::string v = *opts.flash_attn;
@@ -472,7 +504,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   try {
     p.result = plan(m, p.inputs);
   } catch (const kvsize::invalid_argument& e) {
-    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
   if (s.engine == engine_kind::llama_cpp) {
     p.llama_mapping = fmt::format("-np {} -c {}", users, users * context);
@@ -497,7 +529,8 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
         try {
           p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
         } catch (const kvsize::invalid_argument& e) {
-          throw usage_error{fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), e.what(), c, u)};
+          throw usage_error{
+              fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), refusal(e), c, u)};
         }
       }
       p.sweep_max_users.push_back(plan_max_users(m, p.inputs, c, tp));
@@ -548,6 +581,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                     effective_kv_heads(m))};
     }
   };
+  check_cache_types(opts, engine, s.kv);
   check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
 
@@ -672,7 +706,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.cache = size_cache(m, s.engine, s.engine_opts);
   } catch (const kvsize::invalid_argument& e) {
     // The engine cannot hold this configuration (e.g. a GGML cache type in vLLM, --pp > layers).
-    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
 
   if (s.engine == engine_kind::llama_cpp && opts.shared_prefix && s.cache.n_ctx_seq != 0 &&
