@@ -16,10 +16,10 @@
 #include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
-using Catch::Matchers::StartsWith;
 using kvsize::test::json_of;
 using kvsize::test::run_cli;
 using kvsize::test::read_file;
+using kvsize::test::require_refused;
 using kvsize::test::run_shell;
 
 namespace {
@@ -176,12 +176,7 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = run_cli(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, StartsWith("kvsize: "));
-    CHECK_THAT(r.err, ContainsSubstring(c.message_part));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one message, one line
+    require_refused(run_cli(c.args), c.message_part);  // exit 2, one message, one line, nothing on stdout
   }
 }
 
@@ -355,11 +350,7 @@ TEST_CASE("kvsize: messages name the alias the user typed", "[cli][aliases]") {
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = run_cli(qwen + " " + c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring(c.message));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    require_refused(run_cli(qwen + " " + c.args), c.message);
   }
   // Knobs for another engine warn under the name given.
   const auto r = run_cli(qwen + " --engine vllm -np 4 --json");
@@ -446,11 +437,7 @@ TEST_CASE("kvsize: a mistyped option or engine gets the nearest name", "[cli][al
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = run_cli(qwen + " " + c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring(c.message));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    require_refused(run_cli(qwen + " " + c.args), c.message);
   }
   // One substituted letter (the British spelling) is still a near miss.
   const auto far = run_cli(qwen + " --gpu-memory-utilisation 0.9");

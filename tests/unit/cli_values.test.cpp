@@ -13,25 +13,15 @@
 #include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
-using Catch::Matchers::StartsWith;
 using kvsize::test::config;
 using kvsize::test::read_file;
+using kvsize::test::require_refused;
 using kvsize::test::run_cli;
 using kvsize::test::run_result;
 using kvsize::test::run_shell;
 using kvsize::test::temp_path;
 
 namespace {
-
-/// The refusal every check must produce: exit 2, nothing on stdout, one line on stderr with `part`.
-void require_refused(const run_result& r, const std::string& part) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK_THAT(r.err, StartsWith("kvsize: "));
-  CHECK_THAT(r.err, ContainsSubstring(part));
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-}
 
 void require_accepted(const run_result& r) {
   INFO("stderr: " << r.err);
@@ -173,10 +163,8 @@ TEST_CASE("kvsize values: a stdout that cannot be written is an error, whatever 
   const std::string model = config("Qwen__Qwen2.5-1.5B.config.json");
   for (const std::string format : {"", " --json", " --gpu-memory 24GiB --csv", " --help", " --version", " --list-gpus"}) {
     INFO(format);
-    const auto r = run_shell("'" + std::string{KVSIZE_CLI_PATH} + "' " + model + format + " > /dev/full");
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, ContainsSubstring("cannot write to standard output: No space left on device"));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    require_refused(run_shell("'" + std::string{KVSIZE_CLI_PATH} + "' " + model + format + " > /dev/full"),
+                    "cannot write to standard output: No space left on device");
   }
   // The chart itself: fclose/fflush on /dev/full fail, and errno says why.
   require_refused(run_cli(model + " --gpu-memory 24GiB --svg /dev/full"),
