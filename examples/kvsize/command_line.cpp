@@ -14,17 +14,6 @@
 namespace kvsize::cli {
 namespace {
 
-/// Values llama.cpp's -fa takes (llama-server: on|off|auto; llama-bench: 1|0).
-constexpr std::array<std::string_view, 11> flash_attn_values{"on",   "off",     "auto",     "1",      "0",     "true",
-                                                            "false", "enabled", "disabled", "enable", "disable"};
-
-auto is_flash_attn_value(std::string_view text) -> bool {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
-  return std::find(flash_attn_values.begin(), flash_attn_values.end(), lower) != flash_attn_values.end();
-}
-
 auto alias_of(std::string_view spelling) -> const engine_alias* {
   const auto it = std::find_if(engine_aliases.begin(), engine_aliases.end(),
                                [&](const engine_alias& a) { return a.spelling == spelling; });
@@ -41,6 +30,31 @@ auto dashed(std::string_view name) -> std::string {
 }
 
 }  // namespace
+
+auto lowercase(std::string_view text) -> std::string {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
+  return lower;
+}
+
+auto flash_attn_setting(std::string_view text) -> std::optional<std::string_view> {
+  struct spelling {
+    std::string_view text;
+    std::string_view setting;
+  };
+  static constexpr spelling spellings[] = {
+      {"on", "on"},     {"1", "on"},     {"true", "on"},      {"enabled", "on"},   {"enable", "on"},  {"auto", "auto"},
+      {"off", "off"},   {"0", "off"},    {"false", "off"},    {"disabled", "off"}, {"disable", "off"},
+  };
+  const std::string lower = lowercase(text);
+  for (const auto& sp : spellings) {
+    if (sp.text == lower) {
+      return sp.setting;
+    }
+  }
+  return std::nullopt;
+}
 
 auto command_line::typed_spelling(const std::string& argument) const -> std::string {
   const auto it = typed.find(argument);
@@ -115,7 +129,7 @@ auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app
     }
     if (name == "--flash-attn" && !value) {
       // -fa alone means on (older llama.cpp: a plain flag); -fa on|off|auto takes the value.
-      if (i + 1 < argc && is_flash_attn_value(argv[i + 1])) {
+      if (i + 1 < argc && flash_attn_setting(argv[i + 1])) {
         value = argv[++i];
       } else {
         value = "on";

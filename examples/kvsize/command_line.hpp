@@ -78,6 +78,13 @@ struct command_line {
 /// usage_error when one option that takes a value is given twice, under any spellings.
 auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app) -> command_line;
 
+/// `text` in lower case (ASCII), for names compared without case: engines, -fa values.
+auto lowercase(std::string_view text) -> std::string;
+
+/// llama.cpp's flash-attention setting: "on", "off" or "auto" for what -fa takes (llama-server:
+/// on|off|auto; llama-bench: 1|0; also true|false, enabled|disabled), in any case; none otherwise.
+auto flash_attn_setting(std::string_view text) -> std::optional<std::string_view>;
+
 /// Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions
 /// and swaps of two neighbours each cost 1.
 auto edit_distance(std::string_view a, std::string_view b) -> std::size_t;

@@ -269,9 +269,7 @@ auto engine_option(const options& opts) -> engine_kind {
       {"tensorrtllm", engine_kind::trtllm},   {"transformers", engine_kind::transformers},
       {"hf", engine_kind::transformers},      {"huggingface", engine_kind::transformers},
   };
-  std::string lower = opts.engine;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
+  const std::string lower = lowercase(opts.engine);
   std::vector<std::string> known;
   for (const auto& sp : spellings) {
     if (sp.text == lower) {
@@ -415,19 +413,10 @@ void check_cache_types(const options& opts, engine_kind e, const kv_dtypes& kv) 
   check(kv.v, opts.v_dtype, "--v-dtype", "V");
 }
 
-/// llama.cpp -fa: "on", "off" or "auto" (llama-bench's 1 / 0 and true / false too).
-auto flash_attn_option(const options& opts) -> std::string {
-  std::string v = *opts.flash_attn;
-  std::transform(v.begin(), v.end(), v.begin(),
-                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
-  if (v == "on" || v == "1" || v == "true" || v == "enabled" || v == "enable") {
-    return "on";
-  }
-  if (v == "off" || v == "0" || v == "false" || v == "disabled" || v == "disable") {
-    return "off";
-  }
-  if (v == "auto") {
-    return "auto";
+/// llama.cpp -fa: "on", "off" or "auto" (flash_attn_setting reads llama-bench's 1 / 0 too).
+auto flash_attn_option(const options& opts) -> std::string_view {
+  if (const auto setting = flash_attn_setting(*opts.flash_attn)) {
+    return *setting;
   }
   throw usage_error{fmt::format("{}: expected on, off or auto, got '{}'", opts.flag("--flash-attn"), *opts.flash_attn)};
 }
@@ -600,7 +589,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context))};
   }
   if (opts.flash_attn && engine == engine_kind::llama_cpp) {
-    const std::string fa = flash_attn_option(opts);
+    const std::string_view fa = flash_attn_option(opts);
     if (fa == "off" && traits(s.kv.v).block_elements > 1) {
       // llama_init_from_model (src/llama-context.cpp) refuses it: "V cache quantization requires flash_attn".
       throw usage_error{fmt::format("{} off: llama.cpp refuses a quantized V cache ({}) without flash attention; "
