@@ -56,7 +56,10 @@ TEST_CASE("kvsize inputs: stdin, pipes and FIFOs give the same answer as the fil
   // A named pipe (what bash's <(...) gives): no size to ask for, read until the writer closes it.
   const auto fifo = temp_path(".fifo");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  const auto r = run_shell("cat " + shell_quoted(file) + " > " + shell_quoted(fifo) + " & " + cli() + " " + shell_quoted(fifo) + args);
+  // The writer holds neither of the test's pipes, and gives up after 30 s, so a kvsize that never opened the
+  // FIFO fails the test instead of hanging it.
+  const auto r = run_shell("timeout 30 sh -c \"cat " + shell_quoted(file) + " > " + shell_quoted(fifo) +
+                           "\" >/dev/null 2>&1 & " + cli() + " " + shell_quoted(fifo) + args);
   std::filesystem::remove(fifo);
   INFO(r.err);
   CHECK(r.exit_code == 0);
