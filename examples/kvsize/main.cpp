@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: MIT
 // kvsize: how much memory a model's KV cache, logits and weights need, and what fits.
-//   kvsize CONFIG.json [--context N] [--batch N] [--kv-dtype T] [--gpu NAME | --gpu-memory SIZE | --kv-memory SIZE] [--json]
+//   kvsize CONFIG.json|DIR|- [--context N] [--batch N] [--kv-dtype T] [--gpu NAME | --gpu-memory SIZE | --kv-memory SIZE] [--json]
 // Exit codes: 0 success (and only then anything on stdout); 2 bad input, one message on stderr.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <kvsize/error.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/version.hpp>
 
+#include "command_line.hpp"
 #include "options.hpp"
 #include "plan_report.hpp"
 #include "report.hpp"
@@ -28,38 +38,75 @@ auto fail(const std::string& message) -> int {
   return exit_bad_input;
 }
 
-// CLI11's own number checks print "not in range 0.000000 to 1.79e308"; say plainly what is wanted.
-const CLI::Validator positive_integer(
+/// A positive integer of at most `max` (CLI11's own checks print "not in range 0.000000 to
+/// 1.79e308", and it saturates an out-of-range number to the type's maximum: refuse it instead).
+auto positive_integer(std::uint64_t max = 999'999'999'999'999'999ULL) -> CLI::Validator {
+  return CLI::Validator(
+      [max](const std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || text.find_first_not_of('0') == std::string::npos) {
+          return "expected a positive integer, got '" + text + "'";
+        }
+        std::uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc{} || end != text.data() + text.size() || value > max) {
+          return fmt::format("expected a positive integer of at most {}, got '{}'", max, text);
+        }
+        return {};
+      },
+      "POSITIVE");
+}
+constexpr std::uint64_t max_u32 = 0xFFFF'FFFFULL;
+
+/// An engine's memory fraction: a finite number above 0 and at most 1, as vLLM's CacheConfig
+/// (gpu_memory_utilization: Field(gt=0, le=1)) checks it. NaN and infinities are refused here, by
+/// the option's name, before any engine sees them.
+const CLI::Validator memory_fraction(
     [](const std::string& text) -> std::string {
-      const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits || text.find_first_not_of('0') == std::string::npos) {
-        return "expected a positive integer, got '" + text + "'";
-      }
-      // CLI11 saturates an out-of-range number to the type's maximum; refuse it instead.
-      if (text.size() > 18) {
-        return "expected a positive integer below 10^18, got '" + text + "'";
+      double value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
+          !(value > 0.0 && value <= 1.0)) {
+        return "expected a fraction above 0 and at most 1 (e.g. 0.9), got '" + text + "'";
       }
       return {};
     },
-    "POSITIVE");
+    "FRACTION");
+
+/// The --help footer: every engine flag and the kvsize option it is read as.
+auto engine_flags_footer() -> std::string {
+  std::string out = "Engine flags, read as the kvsize option they mean (long ones may also be spelled with _):\n";
+  for (const auto& a : kvsize::cli::engine_aliases) {
+    out += fmt::format("  {:<26} = {:<16} {}\n", a.spelling, a.canonical, a.engine);
+  }
+  return out;
+}
 
 /// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
-/// names only against the options of its own group, so setting up ~35 options costs ~5 small
+/// names only against the options of its own group, so setting up ~40 options costs ~5 small
 /// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
+/// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
+/// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
 void define_options(CLI::App& app, kvsize::cli::options& o) {
-  app.add_option("config", o.config_path, "a model's Hugging Face config.json");
+  app.add_option("config", o.config_path,
+                 "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
 
   CLI::Option_group& cache = *app.add_option_group("Sequences and cache");
-  cache.add_option("--context", o.context, "tokens per sequence (default 4096, capped at the model's maximum)")
-      ->check(positive_integer);
+  cache.add_option("--context", o.context,
+                   "tokens per sequence (default 4096, capped at the model's maximum)")
+      ->check(positive_integer());
   cache.add_option("--batch", o.batch, "sequences held at once (default 1)")
-      ->check(positive_integer);
-  cache.add_option("--kv-dtype", o.kv_dtype, "element type of K and V (default: the model's dtype)");
+      ->check(positive_integer());
+  cache.add_option("--kv-dtype", o.kv_dtype,
+                   "element type of K and V (default: the model's dtype)");
   cache.add_option("--k-dtype", o.k_dtype, "element type of K alone");
   cache.add_option("--v-dtype", o.v_dtype, "element type of V alone");
   cache.add_option("--weights-dtype", o.weights_dtype, "element type of the weights (default: from the config)");
+  cache.add_option("--dtype", o.model_dtype,
+                   "the dtype the model runs in (vLLM/SGLang --dtype: auto, half/float16, bfloat16, "
+                   "float/float32): the default of the KV cache, the state and unquantized weights");
   cache.add_option("--shared-prefix", o.shared_prefix, "tokens of a prompt prefix shared by all --batch sequences")
-      ->check(positive_integer);
+      ->check(positive_integer());
 
   CLI::Option_group& device = *app.add_option_group("Device");
   device.add_option("--gpu", o.gpu, "a GPU from the catalog (see --list-gpus)");
@@ -68,25 +115,45 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   device.add_option("--bandwidth", o.bandwidth, "peak memory bandwidth of one device, e.g. 936GB/s (overrides --gpu's)");
 
   CLI::Option_group& engine = *app.add_option_group("Engine");
-  engine.add_option("--engine", o.engine, "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact)");
+  engine.add_option("--engine", o.engine,
+                    "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
+                    "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf)");
   engine.add_option("--tp", o.tp, "tensor-parallel degree (default 1)")
-      ->check(positive_integer);
+      ->check(positive_integer(max_u32));
   engine.add_option("--pp", o.pp, "pipeline-parallel degree (default 1)")
-      ->check(positive_integer);
-  engine.add_option("--block-size", o.block_size, "vLLM block / SGLang page / TensorRT-LLM tokens per block")
-      ->check(positive_integer);
+      ->check(positive_integer(max_u32));
+  engine.add_option("--block-size", o.block_size,
+                    "vLLM block / SGLang page / TensorRT-LLM tokens per block")
+      ->check(positive_integer(max_u32));
   engine.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM scheduler token budget")
-      ->check(positive_integer);
+      ->check(positive_integer());
+  engine.add_option("--max-num-seqs", o.max_num_seqs,
+                    "vLLM: most sequences scheduled at once (default 1024 on >= 70 GiB devices, else 256)")
+      ->check(positive_integer(max_u32));
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM budget fraction (default 0.9)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(memory_fraction);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
-      ->check(CLI::Range(0.0, 1.0));
-  engine.add_option("--parallel", o.parallel, "llama.cpp slots (-np, default 1)")
-      ->check(positive_integer);
-  engine.add_option("--ubatch", o.ubatch, "llama.cpp physical batch (-ub, default 512)")
-      ->check(positive_integer);
-  engine.add_flag("--kv-unified", o.kv_unified, "llama.cpp: one KV buffer shared by all slots");
+      ->check(memory_fraction);
+  engine.add_option("--max-running-requests", o.max_running_requests,
+                    "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
+      ->check(positive_integer());
+  engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
+                    "TensorRT-LLM: fraction of the memory left after weights and activations that the KV cache "
+                    "takes (default 0.9)")
+      ->check(memory_fraction);
+  engine.add_option("--parallel", o.parallel, "llama.cpp slots (default 1)")
+      ->check(positive_integer(max_u32));
+  engine.add_option("--ubatch", o.ubatch, "llama.cpp physical batch (default 512)")
+      ->check(positive_integer(max_u32));
+  engine.add_flag("--kv-unified", o.kv_unified,
+                  "llama.cpp: one KV buffer shared by all slots");
   engine.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size sliding-window cache");
+  engine.add_option("--flash-attn", o.flash_attn,
+                    "llama.cpp flash attention: on, off or auto (the sizes are the same; off "
+                                 "refuses a quantized V cache, as llama.cpp does)");
+  engine.add_option("--n-gpu-layers", o.gpu_layers,
+                    "llama.cpp layers on the GPU: N, auto or all (partial offload is not "
+                                 "modelled: every layer is sized on the device)");
 
   // The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's default.
   CLI::Option_group& plan = *app.add_option_group("Planner (with --gpu or --gpu-memory)");
@@ -94,8 +161,9 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   plan.add_option("--logits", o.logits, "logits kept on the device: all (every position), last, or none");
   plan.add_flag("--logits-f32", o.logits_f32, "logits upcast to float32");
   plan.add_option("--activations", o.activations, "the activation peak of a forward pass, e.g. 1GiB");
-  plan.add_option("--prefill-chunk", o.prefill_chunk, "tokens of one forward pass for the activation peak")
-      ->check(positive_integer);
+  plan.add_option("--prefill-chunk", o.prefill_chunk,
+                  "tokens of one forward pass for the activation peak")
+      ->check(positive_integer());
   plan.add_option("--sampler", o.sampler, "the sampler's float32 copy of the logits, e.g. 256MiB");
   plan.add_option("--sweep-context", o.sweep_context, "plan at contexts A, 2A, 4A, ... B (e.g. 1k:128k; k = 1,024)");
   plan.add_option("--sweep-batch", o.sweep_batch, "plan for users A, 2A, 4A, ... B (e.g. 1:256)");
@@ -106,34 +174,137 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   output.add_option("--svg", o.svg, "write a chart of memory against context, stacked by term, to FILE");
   output.add_flag("--explain", o.explain, "show what each group of layers keeps, and which key decided it");
   output.add_flag("--list-gpus", o.list_gpus, "print the GPU catalog and exit");
+  output.add_flag("--version", o.version, "print kvsize's version and exit");
+}
+
+/// Every option name the command line knows: CLI11's long and short names (of the app and of its
+/// option groups, which CLI11 keeps as nameless subcommands) and the engine aliases.
+auto known_option_names(const CLI::App& app) -> std::vector<std::string> {
+  std::vector<std::string> names;
+  const auto add = [&](const CLI::App& from) {
+    for (const CLI::Option* opt : from.get_options()) {
+      for (const auto& l : opt->get_lnames()) {
+        names.push_back("--" + l);
+      }
+      for (const auto& s : opt->get_snames()) {
+        names.push_back("-" + s);
+      }
+    }
+  };
+  add(app);
+  for (const CLI::App* group : app.get_subcommands([](const CLI::App*) { return true; })) {
+    add(*group);
+  }
+  for (const auto& a : kvsize::cli::engine_aliases) {
+    names.emplace_back(a.spelling);
+  }
+  return names;
+}
+
+/// "unknown option '--max-modl-len' (did you mean --max-model-len?)", or the unexpected argument.
+auto unknown_argument_message(const CLI::App& app, const kvsize::cli::command_line& line,
+                              const std::vector<std::string>& remaining) -> std::string {
+  // The first option-like leftover is what the user mistyped; a bare word is an extra argument.
+  const auto option = std::find_if(remaining.begin(), remaining.end(),
+                                   [](const std::string& a) { return a.size() > 1 && a.front() == '-'; });
+  if (option == remaining.end()) {
+    return fmt::format("unexpected argument '{}' (one config.json, folder or - is read; --help lists the options)",
+                       remaining.front());
+  }
+  const std::string typed = line.typed_spelling(*option);
+  const std::string name = typed.substr(0, typed.find('='));
+  const auto suggestion = kvsize::cli::nearest_name(name, known_option_names(app));
+  return suggestion ? fmt::format("unknown option '{}' (did you mean {}?)", name, *suggestion)
+                    : fmt::format("unknown option '{}' (--help lists the options)", name);
+}
+
+/// Writes `text` to stdout and flushes it; false when the stream failed (a full disk, a closed pipe).
+auto write_stdout(const std::string& text) -> bool {
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  return std::fflush(stdout) == 0 && written && std::ferror(stdout) == 0;
+}
+
+/// --svg must not replace the config it was computed from (kvsize c.json --svg c.json).
+void refuse_svg_over_input(const kvsize::cli::options& opts) {
+  if (!opts.svg || opts.config_path == "-") {
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::path input{opts.config_path};
+  if (std::filesystem::is_directory(input, ec)) {
+    input /= "config.json";
+  }
+  if (std::filesystem::equivalent(*opts.svg, input, ec)) {
+    throw kvsize::cli::usage_error{
+        fmt::format("--svg: '{}' is the input config ({}); choose another file for the chart", *opts.svg,
+                    input.string())};
+  }
+}
+
+/// Writes the chart to FILE, the error saying why not (errno).
+void write_svg(const std::string& path, const std::string& svg) {
+  errno = 0;
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    throw kvsize::cli::usage_error{fmt::format("--svg: cannot write '{}': {}", path, std::strerror(errno))};
+  }
+  const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size() && std::fflush(file) == 0;
+  const int saved = errno;
+  if (std::fclose(file) != 0 || !written) {
+    throw kvsize::cli::usage_error{
+        fmt::format("--svg: cannot write '{}': {}", path, std::strerror(written ? errno : saved))};
+  }
 }
 
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
   CLI::App app{"kvsize: KV cache, logits and weights of an LLM from its config.json, and what fits", "kvsize"};
+  app.allow_extras();  // unknown options are reported below, with the nearest known name
+  app.footer(engine_flags_footer());
   kvsize::cli::options opts;
   define_options(app, opts);
+  kvsize::cli::command_line line;
   try {
-    app.parse(argc, argv);
+    line = kvsize::cli::rewrite_command_line(argc, argv, app);
+    opts.given_as = line.given_as;
+    std::vector<std::string> args = line.args;
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+    app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help().c_str(), stdout);
+    if (!write_stdout(app.help())) {
+      return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    }
     return exit_ok;
   } catch (const CLI::ParseError& e) {
-    return fail(e.what());
+    return fail(line.name_as_typed(e.what()));
+  } catch (const kvsize::cli::usage_error& e) {
+    return fail(e.message);
   }
 
   try {
+    if (!app.remaining().empty()) {
+      return fail(unknown_argument_message(app, line, app.remaining()));
+    }
+    if (opts.version) {
+      if (!write_stdout(fmt::format("kvsize {}\n", kvsize::version_string))) {
+        return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+      }
+      return exit_ok;
+    }
     if (opts.list_gpus) {
-      std::fputs(kvsize::cli::gpu_list().c_str(), stdout);
+      if (!write_stdout(kvsize::cli::gpu_list())) {
+        return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+      }
       return exit_ok;
     }
     if (opts.config_path.empty()) {
-      return fail("no config.json given (usage: kvsize CONFIG.json [options]; --help lists them)");
+      return fail("no config.json given (usage: kvsize CONFIG.json|DIR|- [options]; --help lists them)");
     }
     if (opts.json && opts.csv) {
       return fail("--json and --csv both choose what stdout gets; pass one of them");
     }
+    refuse_svg_over_input(opts);
     std::vector<std::string> warnings;
     const auto sizing = kvsize::cli::compute_sizing(opts, warnings);
     // Render fully before printing anything, so stdout gets all of it or nothing.
@@ -141,28 +312,26 @@ auto main(int argc, char** argv) -> int {
                              : opts.csv ? kvsize::cli::plan_csv(sizing)
                                         : kvsize::cli::human_report(sizing, opts.explain);
     if (opts.svg) {
-      const std::string svg = kvsize::cli::plan_svg(sizing);
-      std::FILE* file = std::fopen(opts.svg->c_str(), "wb");
-      const bool written = file != nullptr && std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
-      if (file == nullptr || std::fclose(file) != 0 || !written) {
-        return fail(fmt::format("--svg: cannot write '{}'", *opts.svg));
-      }
+      write_svg(*opts.svg, kvsize::cli::plan_svg(sizing));
     }
     for (const auto& w : warnings) {
       std::fputs(fmt::format("kvsize: warning: {}\n", w).c_str(), stderr);
     }
-    std::fputs(text.c_str(), stdout);
+    // A full disk or a closed pipe is an error too: the caller must not take a cut-off report.
+    if (!write_stdout(text)) {
+      return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    }
     return exit_ok;
   } catch (const kvsize::hf::config_error& e) {
     return fail(e.what());
   } catch (const kvsize::cli::usage_error& e) {
     return fail(e.message);
   } catch (const kvsize::overflow_error&) {
-    return fail(fmt::format("{}: the sizes asked for (--context {}, --batch {}) exceed 2^64 bytes",
-                            opts.config_path, opts.context ? std::to_string(*opts.context) : std::string{"default"},
-                            opts.batch));
+    return fail(fmt::format("{}: the sizes asked for ({}) exceed 2^64 bytes",
+                            opts.config_path == "-" ? "<stdin>" : opts.config_path,
+                            kvsize::cli::scaling_options_given(opts)));
   } catch (const std::exception& e) {
-    // Overflow in a size, a quantized row that does not divide, ...: still bad input, never a crash.
-    return fail(fmt::format("{}: {}", opts.config_path, e.what()));
+    // A quantized row that does not divide, ...: still bad input, never a crash.
+    return fail(fmt::format("{}: {}", opts.config_path == "-" ? "<stdin>" : opts.config_path, e.what()));
   }
 }

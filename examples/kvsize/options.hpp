@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kvsize::cli {
 
@@ -35,9 +37,16 @@ struct options {
   std::optional<std::uint32_t> parallel;
   std::optional<std::uint32_t> ubatch;
   std::optional<std::uint64_t> shared_prefix;
+  std::optional<std::uint32_t> max_num_seqs;             ///< vLLM --max-num-seqs: scheduler cap on sequences
+  std::optional<std::uint64_t> max_running_requests;     ///< SGLang --max-running-requests
+  std::optional<double> free_gpu_memory_fraction;        ///< TensorRT-LLM kv_cache_free_gpu_memory_fraction
+  std::optional<std::string> model_dtype;                ///< --dtype: the dtype the model runs in (vLLM, SGLang)
+  std::optional<std::string> flash_attn;                 ///< llama.cpp -fa on|off|auto
+  std::optional<std::string> gpu_layers;                 ///< llama.cpp -ngl N|auto|all
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;
+  bool version = false;
   bool json = false;
   bool explain = false;
 
@@ -52,6 +61,16 @@ struct options {
   std::optional<std::string> sweep_batch;    ///< --sweep-batch A:B
   bool csv = false;
   std::optional<std::string> svg;          ///< --svg FILE
+
+  /// The spelling the user typed for each option given under another name: "--tp" → "-tp" after
+  /// `-tp 2`, "--context" → "--max-model-len". Filled by main.cpp; messages name options through flag().
+  std::map<std::string, std::string, std::less<>> given_as;
+
+  /// The option as the user spelled it ("--tp", or the alias given in its place).
+  [[nodiscard]] auto flag(std::string_view canonical) const -> std::string {
+    const auto it = given_as.find(canonical);
+    return it != given_as.end() ? it->second : std::string{canonical};
+  }
 };
 
 }  // namespace kvsize::cli

@@ -10,6 +10,8 @@
 
 #include <kvsize/fmt.hpp>
 
+#include "command_line.hpp"
+
 namespace kvsize::cli {
 namespace {
 
@@ -32,27 +34,45 @@ auto dtype_option(std::string_view flag, const std::string& text, dtype model_dt
   throw usage_error{fmt::format("{}: unknown element type '{}' (expected one of {})", flag, text, dtype_list())};
 }
 
-auto size_option(std::string_view flag, const std::string& text) -> bytes {
-  if (const auto b = parse_size(text)) {
-    return *b;
+/// True when `text` is a bare number: no unit at all ("24", "12.5").
+auto has_no_unit(std::string_view text) -> bool {
+  return std::none_of(text.begin(), text.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); });
+}
+
+/// A size given on the command line. It needs a unit: "24" could be 24 GiB, 24 GB or 24 bytes, and
+/// reading it as bytes gives a silently wrong answer. Only a bare 0 is unambiguous (where 0 is allowed).
+auto size_option(std::string_view flag, const std::string& text, bool zero_allowed = false) -> bytes {
+  const auto b = parse_size(text);
+  if (!b) {
+    throw usage_error{fmt::format("{}: '{}' is not a size (expected a number with a unit: B, KiB, MiB, GiB, TiB, "
+                                  "kB, MB, GB, TB, e.g. 24GiB or 12.49GB)",
+                                  flag, text)};
   }
-  throw usage_error{fmt::format("{}: '{}' is not a size (expected a number with a unit: B, KiB, MiB, GiB, TiB, "
-                                "kB, MB, GB, TB, e.g. 24GiB or 12.49GB)",
-                                flag, text)};
+  if (b->count() == 0 && !zero_allowed) {
+    throw usage_error{fmt::format("{}: '{}' is no memory at all (expected a size above 0, e.g. 24GiB)", flag, text)};
+  }
+  if (has_no_unit(text) && b->count() != 0) {
+    throw usage_error{fmt::format("{}: '{}' has no unit; write {}GiB or {}GB ({}B for bytes)", flag, text, text,
+                                  text, text)};
+  }
+  return *b;
 }
 
 /// --bandwidth RATE: a size per second, "936GB/s" or "3.35TB/s" ("/s" may be left out), as bytes per
-/// second. Positive, and whole bytes: "1.5B/s" is refused like any fractional byte count.
-auto bandwidth_option(const std::string& text) -> std::uint64_t {
+/// second. Positive, with a unit, and whole bytes: "1.5B/s" is refused like any fractional byte count.
+auto bandwidth_option(std::string_view flag, const std::string& text) -> std::uint64_t {
   std::string_view size = text;
   if (size.ends_with("/s")) {
     size.remove_suffix(2);
   }
   const auto rate = parse_size(size);
+  if (rate && rate->count() != 0 && has_no_unit(size)) {
+    throw usage_error{fmt::format("{}: '{}' has no unit; write {}GB/s or {}GiB/s", flag, text, size, size)};
+  }
   if (!rate || rate->count() == 0) {
-    throw usage_error{fmt::format("--bandwidth: '{}' is not a positive rate (expected a size per second: a number "
+    throw usage_error{fmt::format("{}: '{}' is not a positive rate (expected a size per second: a number "
                                   "with a unit and '/s', e.g. 936GB/s or 3.35TB/s)",
-                                  text)};
+                                  flag, text)};
   }
   return rate->count();
 }
@@ -108,7 +128,7 @@ auto doubling(std::uint64_t from, std::uint64_t to) -> std::vector<std::uint64_t
 auto workspace_overrides_of(const options& opts) -> workspace_overrides {
   workspace_overrides w;
   if (opts.reserve) {
-    w.runtime = size_option("--reserve", *opts.reserve);
+    w.runtime = size_option(opts.flag("--reserve"), *opts.reserve, true);
   }
   if (opts.logits) {
     if (*opts.logits == "all") {
@@ -118,25 +138,47 @@ auto workspace_overrides_of(const options& opts) -> workspace_overrides {
     } else if (*opts.logits == "none") {
       w.logits_positions = logits_kept::none;
     } else {
-      throw usage_error{fmt::format("--logits: expected all, last or none, got '{}'", *opts.logits)};
+      throw usage_error{fmt::format("{}: expected all, last or none, got '{}'", opts.flag("--logits"), *opts.logits)};
     }
   }
   if (opts.logits_f32) {
     w.logits_float32 = true;
   }
   if (opts.activations) {
-    w.activations = size_option("--activations", *opts.activations);
+    w.activations = size_option(opts.flag("--activations"), *opts.activations, true);
   }
   if (opts.prefill_chunk) {
     w.activation_tokens = *opts.prefill_chunk;
   }
   if (opts.sampler) {
-    w.sampler = size_option("--sampler", *opts.sampler);
+    w.sampler = size_option(opts.flag("--sampler"), *opts.sampler, true);
   }
   return w;
 }
 
 }  // namespace
+
+auto scaling_options_given(const options& opts) -> std::string {
+  std::string out = opts.context ? fmt::format("{} {}", opts.flag("--context"), *opts.context)
+                                 : std::string{"--context default"};
+  out += fmt::format(", {} {}", opts.flag("--batch"), opts.batch);
+  const auto add = [&](std::string_view canonical, const auto& value) {
+    if (value) {
+      out += fmt::format(", {} {}", opts.flag(canonical), *value);
+    }
+  };
+  add("--shared-prefix", opts.shared_prefix);
+  add("--max-num-batched-tokens", opts.max_num_batched_tokens);
+  add("--max-num-seqs", opts.max_num_seqs);
+  add("--max-running-requests", opts.max_running_requests);
+  add("--prefill-chunk", opts.prefill_chunk);
+  add("--parallel", opts.parallel);
+  add("--ubatch", opts.ubatch);
+  add("--block-size", opts.block_size);
+  add("--sweep-context", opts.sweep_context);
+  add("--sweep-batch", opts.sweep_batch);
+  return out;
+}
 
 auto parse_sweep(std::string_view flag, const std::string& text) -> std::vector<std::uint64_t> {
   const std::size_t colon = text.find(':');
@@ -164,6 +206,11 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.block_size = opts.block_size.value_or(0);
   o.shared_prefix = opts.shared_prefix.value_or(0);
   o.max_num_batched_tokens = opts.max_num_batched_tokens.value_or(0);
+  o.max_num_seqs = opts.max_num_seqs.value_or(0);                  // 0: vLLM's default for the device
+  o.max_running_requests = opts.max_running_requests.value_or(0);  // 0: SGLang's rule
+  if (opts.free_gpu_memory_fraction) {
+    o.free_gpu_memory_fraction = *opts.free_gpu_memory_fraction;
+  }
   o.gpu_memory_utilization = opts.gpu_memory_utilization.value_or(0.9);
   o.mem_fraction_static = opts.mem_fraction_static.value_or(0.0);
   o.parallel = opts.parallel.value_or(1);
@@ -187,18 +234,191 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
   const knob knobs[] = {
       {opts.block_size.has_value(), "--block-size", paged},
       {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", vllm},
+      {opts.max_num_seqs.has_value(), "--max-num-seqs", vllm},
       {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", vllm},
       {opts.mem_fraction_static.has_value(), "--mem-fraction-static", sglang},
+      {opts.max_running_requests.has_value(), "--max-running-requests", sglang},
+      {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction", e == engine_kind::trtllm},
       {opts.parallel.has_value(), "--parallel", llama},
       {opts.ubatch.has_value(), "--ubatch", llama},
       {opts.kv_unified, "--kv-unified", llama},
       {opts.swa_full, "--swa-full", llama},
+      {opts.flash_attn.has_value(), "--flash-attn", llama},
+      {opts.gpu_layers.has_value(), "--n-gpu-layers", llama},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {
-      warnings.push_back(fmt::format("{} has no effect with --engine {}", k.flag, name(e)));
+      warnings.push_back(fmt::format("{} has no effect with --engine {}", opts.flag(k.flag), name(e)));
     }
   }
+}
+
+/// --engine: the profile names, in any case, and the spellings engine users write.
+auto engine_option(const options& opts) -> engine_kind {
+  struct spelling {
+    std::string_view text;
+    engine_kind engine;
+  };
+  static constexpr spelling spellings[] = {
+      {"exact", engine_kind::exact},          {"vllm", engine_kind::vllm},
+      {"sglang", engine_kind::sglang},        {"llama.cpp", engine_kind::llama_cpp},
+      {"llamacpp", engine_kind::llama_cpp},   {"llama-cpp", engine_kind::llama_cpp},
+      {"llama_cpp", engine_kind::llama_cpp},  {"trtllm", engine_kind::trtllm},
+      {"trt-llm", engine_kind::trtllm},       {"trt_llm", engine_kind::trtllm},
+      {"tensorrt-llm", engine_kind::trtllm},  {"tensorrt_llm", engine_kind::trtllm},
+      {"tensorrtllm", engine_kind::trtllm},   {"transformers", engine_kind::transformers},
+      {"hf", engine_kind::transformers},      {"huggingface", engine_kind::transformers},
+  };
+  const std::string lower = lowercase(opts.engine);
+  std::vector<std::string> known;
+  for (const auto& sp : spellings) {
+    if (sp.text == lower) {
+      return sp.engine;
+    }
+    known.emplace_back(sp.text);
+  }
+  std::string hint;
+  if (const auto near = nearest_name(lower, known)) {
+    const auto* match = std::find_if(std::begin(spellings), std::end(spellings),
+                                     [&](const spelling& sp) { return sp.text == *near; });
+    hint = fmt::format("; did you mean {}?", name(match->engine));
+  }
+  throw usage_error{fmt::format("{}: unknown engine '{}' (expected exact, vllm, sglang, llama.cpp, trtllm or "
+                                "transformers{})",
+                                opts.flag("--engine"), opts.engine, hint)};
+}
+
+/// "--context 4096 (the default)" / "--max-model-len 8192": the context as the user set it, for messages.
+auto context_given(const options& opts, std::uint64_t context) -> std::string {
+  return opts.context ? fmt::format("{} {}", opts.flag("--context"), context)
+                      : fmt::format("--context {} (the default)", context);
+}
+
+/// The parallel split must be one the engine can run:
+/// * every tensor-parallel engine shards the attention heads evenly: vLLM refuses a degree that does
+///   not divide them ("Total number of attention heads (32) must be divisible by tensor parallel size
+///   (3)", ModelConfig.verify_with_parallel_config in vllm/config/model.py); kvsize would print a
+///   fractional head per rank;
+/// * each rank holds KV heads / tp heads or, with more ranks than KV heads, a replica of one (vLLM's
+///   and SGLang's QKVParallelLinear: divide(tp_size, total_num_kv_heads), which asserts), so one must
+///   divide the other; kvsize keeps "KV heads per rank" a whole number for every engine;
+/// * every pipeline stage holds at least one layer (vLLM get_pp_indices); llama.cpp has no tensor
+///   parallelism and splits layers over all tp × pp devices.
+void check_parallel_split(const options& opts, const model_spec& m, engine_kind e) {
+  const std::uint64_t tp = opts.tp;
+  const std::uint64_t pp = opts.pp;
+  if (e == engine_kind::llama_cpp) {
+    if (tp * pp > m.layers) {
+      throw usage_error{fmt::format("{} {} × {} {} = {} devices: llama.cpp splits layers over devices, and this "
+                                    "model has {} layers (each device needs at least one)",
+                                    opts.flag("--tp"), tp, opts.flag("--pp"), pp, tp * pp, m.layers)};
+    }
+    return;
+  }
+  if (pp > m.layers) {
+    throw usage_error{fmt::format("{} {}: this model has {} layers, and every pipeline stage needs at least one",
+                                  opts.flag("--pp"), pp, m.layers)};
+  }
+  if (tp == 1 || kv_layers(m) == 0) {
+    return;
+  }
+  const std::uint64_t kv = effective_kv_heads(m);
+  const auto valid = [&](std::uint64_t t) { return m.attention_heads % t == 0 && (kv % t == 0 || t % kv == 0); };
+  if (valid(tp)) {
+    return;
+  }
+  std::string degrees;
+  for (std::uint64_t t = 1; t <= m.attention_heads; ++t) {
+    if (valid(t)) {
+      degrees += fmt::format("{}{}", degrees.empty() ? "" : ", ", t);
+    }
+  }
+  if (m.attention_heads % tp != 0) {
+    throw usage_error{fmt::format("{} {}: this model's {} attention heads do not split evenly over {} ranks "
+                                  "(vLLM refuses it: the heads must be divisible by tensor_parallel_size); "
+                                  "degrees that work: {}",
+                                  opts.flag("--tp"), tp, m.attention_heads, tp, degrees)};
+  }
+  throw usage_error{fmt::format("{} {}: this model's {} KV heads and {} ranks do not divide one another (a rank "
+                                "holds KV heads / tp of them, or a replica of one when tp exceeds them); degrees "
+                                "that work: {}",
+                                opts.flag("--tp"), tp, kv, tp, degrees)};
+}
+
+/// Block sizes the engine accepts:
+/// * vLLM: 1, 8, 16, 32, 64, 128 or 256 tokens (CacheConfig's BlockSize literal, the choices of
+///   --block-size, vllm/config/cache.py, v0.11);
+/// * TensorRT-LLM: a power of 2 (its paged-KV kernels address a token by shifting by
+///   log2(tokens_per_block): KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h);
+/// * SGLang: any positive page size (server_args.py --page-size, type=int).
+void check_block_size(const options& opts, engine_kind e) {
+  if (!opts.block_size) {
+    return;
+  }
+  const std::uint32_t b = *opts.block_size;
+  if (e == engine_kind::vllm) {
+    constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
+    if (std::find(allowed.begin(), allowed.end(), b) == allowed.end()) {
+      throw usage_error{fmt::format("{} {}: vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens",
+                                    opts.flag("--block-size"), b)};
+    }
+  } else if (e == engine_kind::trtllm && (b & (b - 1)) != 0) {
+    throw usage_error{fmt::format("{} {}: TensorRT-LLM's tokens_per_block must be a power of 2 (e.g. 32 or 64)",
+                                  opts.flag("--block-size"), b)};
+  }
+}
+
+/// --dtype: vLLM's and SGLang's model dtype (auto, half, float16, bfloat16, float, float32).
+auto model_dtype_option(const options& opts, dtype config_dtype) -> dtype {
+  if (!opts.model_dtype || *opts.model_dtype == "auto") {
+    return config_dtype;
+  }
+  const auto t = parse_dtype(*opts.model_dtype);
+  if (!t || (*t != dtype::f32 && *t != dtype::f16 && *t != dtype::bf16)) {
+    throw usage_error{fmt::format("{}: expected auto, half (float16), bfloat16 or float (float32), got '{}'",
+                                  opts.flag("--dtype"), *opts.model_dtype)};
+  }
+  return *t;
+}
+
+/// An engine's refusal, without the library's "kvsize: " prefix (the message gets its own).
+auto refusal(const std::exception& e) -> std::string_view {
+  std::string_view what = e.what();
+  if (what.starts_with("kvsize: ")) {
+    what.remove_prefix(8);
+  }
+  return what;
+}
+
+/// K/V element types the engine can store, refused under the option that chose them: llama.cpp's
+/// cache types (is_cache_type: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1); the other
+/// engines have no GGML block-quantized cache.
+void check_cache_types(const options& opts, engine_kind e, const kv_dtypes& kv) {
+  const auto check = [&](dtype t, const std::optional<std::string>& own, std::string_view own_flag,
+                         std::string_view which) {
+    const std::string given = own              ? fmt::format("{} {}", opts.flag(own_flag), *own)
+                              : opts.kv_dtype ? fmt::format("{} {}", opts.flag("--kv-dtype"), *opts.kv_dtype)
+                                              : fmt::format("the model's dtype {} ({})", name(t), which);
+    if (e == engine_kind::llama_cpp && !engines::llama_cpp::is_cache_type(t)) {
+      throw usage_error{fmt::format("{}: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
+                                    "q5_0 and q5_1",
+                                    given)};
+    }
+    if (e != engine_kind::llama_cpp && e != engine_kind::exact && traits(t).block_elements != 1) {
+      throw usage_error{fmt::format("{}: {} has no GGML block-quantized KV cache (q8_0, q4_0, ...){}", given, name(e),
+                                    e == engine_kind::transformers ? "" : "; its 8-bit cache is fp8")};
+    }
+  };
+  check(kv.k, opts.k_dtype, "--k-dtype", "K");
+  check(kv.v, opts.v_dtype, "--v-dtype", "V");
+}
+
+/// llama.cpp -fa: "on", "off" or "auto" (flash_attn_setting reads llama-bench's 1 / 0 too).
+auto flash_attn_option(const options& opts) -> std::string_view {
+  if (const auto setting = flash_attn_setting(*opts.flash_attn)) {
+    return *setting;
+  }
+  throw usage_error{fmt::format("{}: expected on, off or auto, got '{}'", opts.flag("--flash-attn"), *opts.flash_attn)};
 }
 
 /// The longest context (≤ limit) at which `batch` sequences fit in the budget, as the engine counts.
@@ -229,10 +449,10 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   std::vector<std::uint64_t> contexts;
   std::vector<std::uint64_t> users_list;
   if (opts.sweep_context) {
-    contexts = parse_sweep("--sweep-context", *opts.sweep_context);
+    contexts = parse_sweep(opts.flag("--sweep-context"), *opts.sweep_context);
   }
   if (opts.sweep_batch) {
-    users_list = parse_sweep("--sweep-batch", *opts.sweep_batch);
+    users_list = parse_sweep(opts.flag("--sweep-batch"), *opts.sweep_batch);
   }
   if (!device_memory) {
     if (wants_plan_output) {
@@ -273,7 +493,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   try {
     p.result = plan(m, p.inputs);
   } catch (const kvsize::invalid_argument& e) {
-    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
   if (s.engine == engine_kind::llama_cpp) {
     p.llama_mapping = fmt::format("-np {} -c {}", users, users * context);
@@ -298,7 +518,8 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
         try {
           p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
         } catch (const kvsize::invalid_argument& e) {
-          throw usage_error{fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), e.what(), c, u)};
+          throw usage_error{
+              fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), refusal(e), c, u)};
         }
       }
       p.sweep_max_users.push_back(plan_max_users(m, p.inputs, c, tp));
@@ -315,28 +536,28 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
 }  // namespace
 
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
-  const auto engine = parse_engine(opts.engine);
-  if (!engine) {
-    throw usage_error{fmt::format(
-        "--engine: unknown engine '{}' (expected exact, vllm, sglang, llama.cpp, trtllm or transformers)",
-        opts.engine)};
-  }
+  const engine_kind engine = engine_option(opts);
   if (opts.gpu_memory && opts.gpu) {
-    throw usage_error{"--gpu and --gpu-memory both give the device's memory; pass one of them"};
+    throw usage_error{fmt::format("{} and {} both give the device's memory; pass one of them", opts.flag("--gpu"),
+                                  opts.flag("--gpu-memory"))};
   }
-  warn_unused_knobs(opts, *engine, stderr_warnings);
+  warn_unused_knobs(opts, engine, stderr_warnings);
+  check_block_size(opts, engine);
 
   sizing s;
   s.config = hf::load_config(opts.config_path);
-  s.config_path = opts.config_path;
-  s.engine = *engine;
+  s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
+  s.engine = engine;
+  s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);
   const model_spec& m = s.config.spec;
   const dtype model_dtype = m.compute_dtype;
+  check_parallel_split(opts, m, engine);
 
   // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the model's dtype.
-  const dtype kv_all = opts.kv_dtype ? dtype_option("--kv-dtype", *opts.kv_dtype, model_dtype) : model_dtype;
-  s.kv.k = opts.k_dtype ? dtype_option("--k-dtype", *opts.k_dtype, model_dtype) : kv_all;
-  s.kv.v = opts.v_dtype ? dtype_option("--v-dtype", *opts.v_dtype, model_dtype) : kv_all;
+  const dtype kv_all =
+      opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, model_dtype) : model_dtype;
+  s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, model_dtype) : kv_all;
+  s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, model_dtype) : kv_all;
   s.state_dtype = model_dtype;
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
@@ -349,8 +570,9 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                     effective_kv_heads(m))};
     }
   };
-  check_rows(s.kv.k, "--k-dtype");
-  check_rows(s.kv.v, "--v-dtype");
+  check_cache_types(opts, engine, s.kv);
+  check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
+  check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
 
   // Context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
   s.context = opts.context.value_or(4'096);
@@ -358,10 +580,40 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.context = m.max_context;
   }
   if (opts.context && m.max_context != 0 && *opts.context > m.max_context) {
-    stderr_warnings.push_back(fmt::format("--context {} exceeds the model's maximum of {} tokens; sizing it anyway",
-                                          *opts.context, m.max_context));
+    stderr_warnings.push_back(fmt::format("{} {} exceeds the model's maximum of {} tokens; sizing it anyway",
+                                          opts.flag("--context"), *opts.context, m.max_context));
   }
   s.batch = opts.batch;
+  if (opts.shared_prefix && *opts.shared_prefix > s.context) {
+    throw usage_error{fmt::format("{} {} is longer than the sequence ({}): a shared prefix is part of every sequence",
+                                  opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context))};
+  }
+  if (opts.flash_attn && engine == engine_kind::llama_cpp) {
+    const std::string_view fa = flash_attn_option(opts);
+    if (fa == "off" && traits(s.kv.v).block_elements > 1) {
+      // llama_init_from_model (src/llama-context.cpp) refuses it: "V cache quantization requires flash_attn".
+      throw usage_error{fmt::format("{} off: llama.cpp refuses a quantized V cache ({}) without flash attention; "
+                                    "use -fa on or an f16 V cache",
+                                    opts.flag("--flash-attn"), name(s.kv.v))};
+    }
+    s.notes.push_back(fmt::format("{} {}: flash attention changes how llama.cpp computes attention, not the size of "
+                                  "its cache: the figures are the same either way",
+                                  opts.flag("--flash-attn"), fa));
+  }
+  if (opts.gpu_layers && engine == engine_kind::llama_cpp) {
+    const std::string& ngl = *opts.gpu_layers;
+    const bool number = !ngl.empty() && ngl.find_first_not_of("0123456789") == std::string::npos && ngl.size() <= 9;
+    if (!number && ngl != "auto" && ngl != "all") {
+      throw usage_error{fmt::format("{}: expected a number of layers, auto or all, got '{}'",
+                                    opts.flag("--n-gpu-layers"), ngl)};
+    }
+    if (number && std::stoul(ngl) < m.layers) {
+      stderr_warnings.push_back(fmt::format(
+          "{} {}: partial offload is not modelled; kvsize sizes the cache and weights of all {} layers on the "
+          "device(s), while llama.cpp keeps the KV cache of the {} layers left on the CPU in host memory",
+          opts.flag("--n-gpu-layers"), ngl, m.layers, m.layers - std::stoul(ngl)));
+    }
+  }
 
   // Weights: every parameter of the language model (kvsize::parameters), in the format the
   // config's quantization_config gives, or --weights-dtype.
@@ -405,17 +657,18 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       for (const auto& entry : gpu_catalog) {
         ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
       }
-      throw usage_error{fmt::format("--gpu: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", *opts.gpu, ids)};
+      throw usage_error{fmt::format("{}: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", opts.flag("--gpu"),
+                                    *opts.gpu, ids)};
     }
     device_memory = g->memory;
     bandwidth = g->bandwidth;
     device_source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {
-    device_memory = size_option("--gpu-memory", *opts.gpu_memory);
-    device_source = fmt::format("--gpu-memory {}", *opts.gpu_memory);
+    device_memory = size_option(opts.flag("--gpu-memory"), *opts.gpu_memory);
+    device_source = fmt::format("{} {}", opts.flag("--gpu-memory"), *opts.gpu_memory);
   }
   if (opts.bandwidth) {  // the device's own figure, e.g. a clocked-down or a different-memory part
-    bandwidth = bandwidth_option(*opts.bandwidth);
+    bandwidth = bandwidth_option(opts.flag("--bandwidth"), *opts.bandwidth);
     if (!device_memory) {
       stderr_warnings.push_back("--bandwidth has no effect without --gpu or --gpu-memory (it times the plan's decode step)");
     }
@@ -427,11 +680,29 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   if (device_memory) {
     s.engine_opts.device_memory = *device_memory;
   }
+  // The KV budget given outright must fit on the device it is for.
+  std::optional<bytes> kv_memory;
+  if (opts.kv_memory) {
+    kv_memory = size_option(opts.flag("--kv-memory"), *opts.kv_memory);
+    if (device_memory && *kv_memory > *device_memory) {
+      throw usage_error{fmt::format("{} {} ({} B) is more than the device holds ({}: {} B); the KV cache lives on "
+                                    "the device",
+                                    opts.flag("--kv-memory"), *opts.kv_memory, kv_memory->count(), device_source,
+                                    device_memory->count())};
+    }
+  }
   try {
     s.cache = size_cache(m, s.engine, s.engine_opts);
   } catch (const kvsize::invalid_argument& e) {
     // The engine cannot hold this configuration (e.g. a GGML cache type in vLLM, --pp > layers).
-    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), e.what())};
+    throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
+  }
+
+  if (s.engine == engine_kind::llama_cpp && opts.shared_prefix && s.cache.n_ctx_seq != 0 &&
+      *opts.shared_prefix > s.cache.n_ctx_seq) {
+    throw usage_error{fmt::format("{} {} is longer than a llama.cpp slot: {} shares {} cells over {} slots, {} each",
+                                  opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context),
+                                  s.cache.context, s.cache.n_seq, s.cache.n_ctx_seq)};
   }
 
   // Per device: the stage's layers, heads split over tensor-parallel ranks.
@@ -448,8 +719,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   if (device_memory || opts.kv_memory) {
     capacity_figures c;
     if (opts.kv_memory) {
-      c.kv_budget = size_option("--kv-memory", *opts.kv_memory);
-      c.source = fmt::format("--kv-memory {}", *opts.kv_memory);
+      c.kv_budget = *kv_memory;
+      c.source = fmt::format("{} {}", opts.flag("--kv-memory"), *opts.kv_memory);
       c.device_memory = device_memory;
     } else {
       c.device_memory = device_memory;
@@ -457,7 +728,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       if (!s.weights) {
         throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet, so the memory left for "
                                       "the KV cache is unknown; give --kv-memory SIZE instead",
-                                      opts.gpu ? "--gpu" : "--gpu-memory")};
+                                      opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"))};
       }
       // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
       // last stage a little heavier in reality).

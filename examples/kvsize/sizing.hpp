@@ -73,6 +73,10 @@ struct sizing {
 /// appended to `stderr_warnings`.
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing;
 
+/// The options that scale the sizes, as the user gave them ("--max-model-len 8192, --batch 1,
+/// --max-num-batched-tokens 999..."), for an overflow message that names what was asked for.
+auto scaling_options_given(const options& opts) -> std::string;
+
 /// Parses a --sweep-context / --sweep-batch range "A:B": A, 2A, 4A, … up to B, and B itself.
 /// A number may end in k or K (× 1,024) or m or M (× 1,048,576): "1k:128k" is 1,024 … 131,072.
 /// Throws usage_error naming `flag`.

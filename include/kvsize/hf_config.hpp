@@ -12,11 +12,13 @@
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <cerrno>       // errno
 #include <charconv>     // std::to_chars
 #include <cstdint>      // std::uint32_t
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
-#include <iterator>     // std::istreambuf_iterator
+#include <iostream>     // std::cin
+#include <istream>      // std::istream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::error_code
@@ -244,28 +246,63 @@ auto with_file(std::string_view file, F&& f) -> decltype(f()) {
   });
 }
 
-/// Reads a config.json file. io errors carry the path as file(); files over 16 MiB are refused
-/// (io) before reading.
-[[nodiscard]] inline auto load_config(const std::filesystem::path& path) -> parsed_config {
-  const std::string file = path.string();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    throw config_error(config_errc::io, file, "", "cannot read the file: " + ec.message());
+namespace detail {
+
+/// Reads `in` to its end, at most `cap` bytes: a stream may be a pipe or a device with no size to
+/// ask for (file_size() fails on them with "Operation not supported"), or endless (/dev/zero), so
+/// it is read in pieces and refused one byte past the cap instead of filling memory.
+[[nodiscard]] inline auto read_capped(std::istream& in, const std::string& file, std::size_t cap) -> std::string {
+  std::string text;
+  char piece[65'536];
+  while (in) {
+    in.read(piece, sizeof piece);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > cap) {
+      throw config_error(config_errc::io, file, "",
+                         "expected at most 16 MiB (" + std::to_string(cap) +
+                             " bytes) of config.json; the input is longer, so it was not read further");
+    }
+    text.append(piece, got);
   }
-  if (size > parse_limits{}.max_bytes) {
-    throw config_error(config_errc::io, file, "",
-                       "expected a file of at most 16 MiB, got " + std::to_string(size) + " bytes");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw config_error(config_errc::io, file, "", "cannot open the file for reading");
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) {
-    throw config_error(config_errc::io, file, "", "error while reading the file");
+    throw config_error(config_errc::io, file, "", "error while reading the input");
   }
-  return parse_config(text, file);
+  return text;
+}
+
+}  // namespace detail
+
+/// Reads a config.json from a stream (a pipe, a socket, an in-memory buffer) to its end; `file_name`
+/// names it in errors. More than 16 MiB is refused (io) without reading past the limit.
+[[nodiscard]] inline auto load_config(std::istream& in, std::string_view file_name = "<stdin>") -> parsed_config {
+  const std::string file(file_name);
+  return parse_config(detail::read_capped(in, file, parse_limits{}.max_bytes), file);
+}
+
+/// Reads a model's config.json. `path` may be the file itself, a model folder (its config.json is
+/// read, and errors name DIR/config.json), "-" (standard input, named "<stdin>" in errors), or
+/// anything that can be read to its end: a named pipe, /dev/stdin, a shell's <(...) substitution.
+/// io errors carry the path as file(); more than 16 MiB is refused (io) without reading past it.
+[[nodiscard]] inline auto load_config(const std::filesystem::path& path) -> parsed_config {
+  if (path == "-") {
+    return load_config(std::cin, "<stdin>");
+  }
+  std::error_code ec;
+  const std::filesystem::path file_path =
+      std::filesystem::is_directory(path, ec) ? path / "config.json" : path;
+  const std::string file = file_path.string();
+  if (std::filesystem::is_directory(file_path, ec)) {
+    throw config_error(config_errc::io, file, "", "cannot read the file: it is a directory");
+  }
+  errno = 0;
+  std::ifstream in(file_path, std::ios::binary);
+  if (!in) {
+    const int saved = errno;
+    throw config_error(config_errc::io, file, "",
+                       "cannot read the file: " + (saved != 0 ? std::generic_category().message(saved)
+                                                               : std::string("cannot open it for reading")));
+  }
+  return parse_config(detail::read_capped(in, file, parse_limits{}.max_bytes), file);
 }
 
 }  // namespace kvsize::hf

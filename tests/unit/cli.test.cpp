@@ -16,10 +16,10 @@
 #include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
-using Catch::Matchers::StartsWith;
 using kvsize::test::json_of;
 using kvsize::test::run_cli;
 using kvsize::test::read_file;
+using kvsize::test::require_refused;
 using kvsize::test::run_shell;
 
 namespace {
@@ -176,12 +176,7 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = run_cli(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, StartsWith("kvsize: "));
-    CHECK_THAT(r.err, ContainsSubstring(c.message_part));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one message, one line
+    require_refused(run_cli(c.args), c.message_part);  // exit 2, one message, one line, nothing on stdout
   }
 }
 
@@ -281,4 +276,177 @@ TEST_CASE("kvsize: the report shown in the README is what kvsize prints, byte fo
   const auto r = run_shell("cd '" + std::string{KVSIZE_SOURCE_DIR} + "' && '" + KVSIZE_CLI_PATH + "' " + args);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == shown);
+}
+
+namespace {
+/// `kvsize ARGS --json` parsed, with "warnings" set apart (they name options as typed).
+auto figures_of(const std::string& args) -> nlohmann::json {
+  auto j = json_of(args);
+  j.erase("warnings");
+  return j;
+}
+}  // namespace
+
+TEST_CASE("kvsize: engine users' own flags give exactly what the kvsize option gives", "[cli][aliases]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  const std::string gemma = "'" + config("google__gemma-3-4b-it.config.json") + "'";
+  struct alias_case {
+    std::string model;
+    std::string common;     ///< arguments both runs share
+    std::string canonical;  ///< the kvsize option
+    std::vector<std::string> spellings;
+  };
+  const alias_case cases[] = {
+      {qwen, "", "--context 8192",
+       {"--max-model-len 8192", "--context-length 8192", "-c 8192", "-c8192", "--ctx-size 8192", "--ctx-size=8192",
+        "--max-seq-len 8192", "--max_seq_len 8192", "--max_model_len=8192"}},
+      {qwen, "--engine trtllm", "--batch 4", {"--max-batch-size 4", "--max_batch_size 4"}},
+      {qwen, "--engine vllm", "--kv-dtype fp8", {"--kv-cache-dtype fp8", "--kv_cache_dtype fp8"}},
+      {qwen, "--engine llama.cpp", "--k-dtype q8_0", {"-ctk q8_0", "--cache-type-k q8_0"}},
+      {qwen, "--engine llama.cpp", "--v-dtype q8_0", {"-ctv q8_0", "--cache-type-v q8_0"}},
+      {qwen, "--engine vllm", "--tp 2",
+       {"-tp 2", "-tp=2", "--tensor-parallel-size 2", "--tp-size 2", "--tp_size 2"}},
+      {qwen, "--engine vllm", "--pp 2", {"-pp 2", "--pipeline-parallel-size 2", "--pp-size 2", "--pp_size 2"}},
+      {qwen, "--engine sglang --kv-memory 4GiB", "--block-size 16", {"--page-size 16"}},
+      {qwen, "--engine llama.cpp -c 8192", "--parallel 4", {"-np 4"}},
+      {gemma, "--engine llama.cpp -c 32768", "--ubatch 2048", {"-ub 2048", "--ubatch-size 2048"}},
+      {qwen, "--engine llama.cpp -c 8192 -np 4", "--kv-unified", {"-kvu"}},
+      {qwen, "--engine trtllm --gpu-memory 24GiB", "--prefill-chunk 2048",
+       {"--max-num-tokens 2048", "--max_num_tokens 2048"}},
+      {qwen, "--engine llama.cpp", "--flash-attn on", {"-fa", "-fa on", "-fa 1", "--flash-attn=on"}},
+      {qwen, "--engine llama.cpp", "--n-gpu-layers 99", {"-ngl 99", "--gpu-layers 99"}},
+  };
+  for (const auto& c : cases) {
+    const auto canonical = figures_of(c.model + " " + c.common + " " + c.canonical);
+    for (const auto& spelling : c.spellings) {
+      INFO(c.canonical << " spelled " << spelling);
+      CHECK(figures_of(c.model + " " + c.common + " " + spelling) == canonical);
+    }
+    // The option changes the answer (flash attention and -ngl excepted: they do not change sizes), so
+    // an alias that were dropped would be caught.
+    if (c.canonical.find("flash") == std::string::npos && c.canonical.find("gpu-layers") == std::string::npos) {
+      INFO(c.canonical << " changes the figures");
+      CHECK(figures_of(c.model + " " + c.common) != canonical);
+    }
+  }
+}
+
+TEST_CASE("kvsize: messages name the alias the user typed", "[cli][aliases]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  const struct {
+    std::string args;
+    std::string message;
+  } cases[] = {
+      {"--max-model-len x", "kvsize: --max-model-len: expected a positive integer, got 'x'"},
+      {"-tp 5", "kvsize: -tp 5: this model's 12 attention heads"},
+      {"--max_seq_len 0", "kvsize: --max_seq_len: expected a positive integer"},
+      {"-ctk fp9", "kvsize: -ctk: unknown element type 'fp9'"},
+      {"--context 1024 --max-model-len 2048", "--context and --max-model-len are the same option; pass one"},
+      {"-c 1024 --ctx-size 2048", "-c and --ctx-size are the same option (--context); pass one"},
+      {"--tp 2 --tp 2", "--tp is given twice; pass it once"},
+      {"--engine llama.cpp --flash-attn=maybe", "kvsize: --flash-attn: expected on, off or auto, got 'maybe'"},
+      {"--engine llama.cpp -ngl lots", "kvsize: -ngl: expected a number of layers, auto or all"},
+      {"--dtype fp8", "kvsize: --dtype: expected auto, half (float16), bfloat16 or float (float32), got 'fp8'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    require_refused(run_cli(qwen + " " + c.args), c.message);
+  }
+  // Knobs for another engine warn under the name given.
+  const auto r = run_cli(qwen + " --engine vllm -np 4 --json");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, ContainsSubstring("warning: -np has no effect with --engine vllm"));
+}
+
+TEST_CASE("kvsize: the engine knobs nobody could set before", "[cli][aliases]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  // vLLM's max_num_seqs caps the sequences that run at once (default 1024 on an 80 GiB device).
+  const std::string vllm = qwen + " --engine vllm --gpu-memory 80GiB --context 1024";
+  CHECK(json_of(vllm).at("capacity").at("max_sequences") == 1024);
+  CHECK(json_of(vllm + " --max-num-seqs 8").at("capacity").at("max_sequences") == 8);
+  // SGLang's max_running_requests likewise.
+  const std::string sglang = qwen + " --engine sglang --gpu-memory 80GiB --context 1024";
+  CHECK(json_of(sglang).at("capacity").at("max_sequences").get<std::uint64_t>() > 8);
+  CHECK(json_of(sglang + " --max-running-requests 8").at("capacity").at("max_sequences") == 8);
+  // TensorRT-LLM: (memory − weights) × fraction; 0.45 is half of the default 0.9.
+  const std::string trt = qwen + " --engine trtllm --gpu-memory 24GiB";
+  const auto full = json_of(trt).at("capacity").at("kv_budget_bytes").get<std::uint64_t>();
+  const auto half = json_of(trt + " --kv-cache-free-gpu-memory-fraction 0.45")
+                        .at("capacity")
+                        .at("kv_budget_bytes")
+                        .get<std::uint64_t>();
+  CHECK(half * 2 <= full);
+  CHECK(half * 2 + 2 >= full);
+  // --dtype: the dtype the model runs in, so the default KV element type (Qwen2.5 is bf16: 28,672 B/token).
+  CHECK(json_of(qwen).at("kv_bytes_per_token") == 28'672);
+  CHECK(json_of(qwen + " --dtype float32").at("kv_bytes_per_token") == 57'344);
+  CHECK(json_of(qwen + " --dtype half").at("model").at("dtype") == "f16");
+  CHECK(json_of(qwen + " --dtype auto").at("kv_bytes_per_token") == 28'672);
+  // -fa off refuses a quantized V cache, as llama_init_from_model does; -fa on takes it.
+  const auto off = run_cli(qwen + " --engine llama.cpp -fa off -ctv q8_0");
+  CHECK(off.exit_code == 2);
+  CHECK_THAT(off.err, ContainsSubstring("-fa off: llama.cpp refuses a quantized V cache (q8_0)"));
+  CHECK(run_cli(qwen + " --engine llama.cpp -fa on -ctv q8_0 --json").exit_code == 0);
+  CHECK(run_cli(qwen + " --engine llama.cpp -fa off -ctk q8_0 --json").exit_code == 0);  // K alone is allowed
+  // -ngl below the layer count: partial offload is not modelled, and kvsize says so.
+  const auto ngl = run_cli(qwen + " --engine llama.cpp -ngl 10 --json");
+  CHECK(ngl.exit_code == 0);
+  CHECK_THAT(ngl.err, ContainsSubstring("-ngl 10: partial offload is not modelled"));
+  CHECK(run_cli(qwen + " --engine llama.cpp -ngl all --json").err.empty());
+}
+
+TEST_CASE("kvsize: engine names in any case and their common spellings", "[cli][aliases]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  const struct {
+    std::string canonical;
+    std::vector<std::string> spellings;
+  } engines[] = {
+      {"vllm", {"vLLM", "VLLM"}},
+      {"sglang", {"SGLang"}},
+      {"llama.cpp", {"llamacpp", "llama-cpp", "llama_cpp", "Llama.cpp", "LLAMA.CPP"}},
+      {"trtllm", {"trt-llm", "TRT-LLM", "tensorrt_llm", "tensorrt-llm", "TensorRT-LLM", "trtllm", "TRTLLM"}},
+      {"transformers", {"hf", "HF", "Transformers", "huggingface"}},
+      {"exact", {"EXACT"}},
+  };
+  for (const auto& e : engines) {
+    const auto canonical = json_of(qwen + " --engine " + e.canonical);
+    CHECK(canonical.at("engine") == e.canonical);
+    for (const auto& spelling : e.spellings) {
+      INFO(spelling);
+      CHECK(json_of(qwen + " --engine " + spelling) == canonical);
+    }
+  }
+}
+
+TEST_CASE("kvsize: a mistyped option or engine gets the nearest name", "[cli][aliases]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'";
+  const struct {
+    std::string args;
+    std::string message;
+  } cases[] = {
+      {"--max-modl-len 8192", "unknown option '--max-modl-len' (did you mean --max-model-len?)"},
+      {"--gpu-memroy 24GiB", "unknown option '--gpu-memroy' (did you mean --gpu-memory?)"},
+      {"--contxt 8192", "unknown option '--contxt' (did you mean --context?)"},
+      {"--tensor-paralel-size 2", "(did you mean --tensor-parallel-size?)"},
+      {"--max_num_seq 4", "unknown option '--max_num_seq' (did you mean --max-num-seqs?)"},
+      {"--frobnicate", "unknown option '--frobnicate' (--help lists the options)"},
+      {"--engine vlm", "unknown engine 'vlm' (expected exact, vllm, sglang, llama.cpp, trtllm or transformers; did "
+                       "you mean vllm?)"},
+      {"--engine trtlm", "did you mean trtllm?"},
+      {"other.json", "unexpected argument 'other.json'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    require_refused(run_cli(qwen + " " + c.args), c.message);
+  }
+  // One substituted letter (the British spelling) is still a near miss.
+  const auto far = run_cli(qwen + " --gpu-memory-utilisation 0.9");
+  CHECK_THAT(far.err, ContainsSubstring("did you mean --gpu-memory-utilization?"));
+}
+
+TEST_CASE("kvsize: --version prints the project version", "[cli][version]") {
+  const auto r = run_cli("--version");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == std::string{"kvsize "} + KVSIZE_EXPECTED_VERSION + "\n");
+  CHECK(r.err.empty());
 }

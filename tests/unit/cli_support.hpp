@@ -3,10 +3,12 @@
 #pragma once
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <sys/wait.h>  // WIFEXITED, WEXITSTATUS
 #include <unistd.h>    // getpid
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -76,6 +78,17 @@ inline auto json_of(const std::string& args) -> nlohmann::json {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(r.out);
+}
+
+/// A refusal as the contract wants it: exit 2, nothing on stdout, one line on stderr, "kvsize: ..."
+/// holding `part`.
+inline void require_refused(const run_result& r, const std::string& part) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Matchers::StartsWith("kvsize: "));
+  CHECK_THAT(r.err, Catch::Matchers::ContainsSubstring(part));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 }  // namespace kvsize::test

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// kvsize command line: engine flags rewritten to kvsize options, and typo suggestions.
+#include "command_line.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "options.hpp"
+
+namespace kvsize::cli {
+namespace {
+
+auto alias_of(std::string_view spelling) -> const engine_alias* {
+  const auto it = std::find_if(engine_aliases.begin(), engine_aliases.end(),
+                               [&](const engine_alias& a) { return a.spelling == spelling; });
+  return it == engine_aliases.end() ? nullptr : &*it;
+}
+
+/// "--max_seq_len" → "--max-seq-len" (long names only: vLLM's FlexibleArgumentParser does the same).
+auto dashed(std::string_view name) -> std::string {
+  std::string out(name);
+  if (out.starts_with("--")) {
+    std::replace(out.begin() + 2, out.end(), '_', '-');
+  }
+  return out;
+}
+
+}  // namespace
+
+auto lowercase(std::string_view text) -> std::string {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
+  return lower;
+}
+
+auto flash_attn_setting(std::string_view text) -> std::optional<std::string_view> {
+  struct spelling {
+    std::string_view text;
+    std::string_view setting;
+  };
+  static constexpr spelling spellings[] = {
+      {"on", "on"},     {"1", "on"},     {"true", "on"},      {"enabled", "on"},   {"enable", "on"},  {"auto", "auto"},
+      {"off", "off"},   {"0", "off"},    {"false", "off"},    {"disabled", "off"}, {"disable", "off"},
+  };
+  const std::string lower = lowercase(text);
+  for (const auto& sp : spellings) {
+    if (sp.text == lower) {
+      return sp.setting;
+    }
+  }
+  return std::nullopt;
+}
+
+auto command_line::typed_spelling(const std::string& argument) const -> std::string {
+  const auto it = typed.find(argument);
+  return it != typed.end() ? it->second : argument;
+}
+
+auto command_line::name_as_typed(std::string message) const -> std::string {
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_'; };
+  for (const auto& [canonical, spelling] : given_as) {
+    if (canonical == spelling) {
+      continue;
+    }
+    std::size_t at = message.find(canonical);
+    while (at != std::string::npos) {
+      const std::size_t end = at + canonical.size();
+      // Whole names only: "--tp" must not match inside "--tp-size".
+      if (end == message.size() || !name_char(message[end])) {
+        message.replace(at, canonical.size(), spelling);
+        at = message.find(canonical, at + spelling.size());
+      } else {
+        at = message.find(canonical, end);
+      }
+    }
+  }
+  return message;
+}
+
+auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app) -> command_line {
+  command_line line;
+  const auto takes_value = [&](const std::string& name) {
+    const CLI::Option* opt = app.get_option_no_throw(name);
+    return opt != nullptr && opt->get_type_size() > 0;
+  };
+  const auto known = [&](const std::string& name) { return app.get_option_no_throw(name) != nullptr; };
+  const auto emit = [&](std::string argument, const std::string& as_typed) {
+    if (argument != as_typed) {
+      line.typed.emplace(argument, as_typed);
+    }
+    line.args.push_back(std::move(argument));
+  };
+  std::map<std::string, std::string, std::less<>> first_spelling;  // value options seen: canonical → typed
+  bool options_ended = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    const bool option_like = argument.size() > 1 && argument.front() == '-' && argument != "--";
+    if (options_ended || !option_like) {
+      options_ended = options_ended || argument == "--";
+      line.args.push_back(argument);
+      continue;
+    }
+    const std::size_t equals = argument.find('=');
+    const std::string typed_name = argument.substr(0, equals);
+    std::optional<std::string> value;
+    if (equals != std::string::npos) {
+      value = argument.substr(equals + 1);
+    }
+    std::string name = dashed(typed_name);
+    std::string display = typed_name;  // how messages name the option
+    if (const engine_alias* a = alias_of(name)) {
+      name = std::string{a->canonical};
+    } else if (!known(name)) {
+      if (typed_name.size() > 2 && typed_name[1] == 'c' &&
+          typed_name.find_first_not_of("0123456789", 2) == std::string::npos && !value) {
+        // llama.cpp's -c8192: the short flag with its value attached.
+        name = "--context";
+        display = "-c";
+        value = typed_name.substr(2);
+      } else {
+        line.args.push_back(argument);  // unknown: left to the extras check, which names it as typed
+        continue;
+      }
+    }
+    if (name == "--flash-attn" && !value) {
+      // -fa alone means on (older llama.cpp: a plain flag); -fa on|off|auto takes the value.
+      if (i + 1 < argc && flash_attn_setting(argv[i + 1])) {
+        value = argv[++i];
+      } else {
+        value = "on";
+      }
+    }
+    if (takes_value(name)) {
+      if (const auto seen = first_spelling.find(name); seen != first_spelling.end()) {
+        throw usage_error{seen->second == display
+                              ? fmt::format("{} is given twice; pass it once", display)
+                              : fmt::format("{} and {} are the same option{}; pass one of them", seen->second,
+                                            display,
+                                            seen->second == name || display == name ? "" : " (" + name + ")")};
+      }
+      first_spelling.emplace(name, display);
+    }
+    line.given_as[name] = display;
+    if (value) {
+      emit(name + "=" + *value, argument);
+    } else {
+      emit(name, typed_name);
+    }
+  }
+  return line;
+}
+
+auto edit_distance(std::string_view a, std::string_view b) -> std::size_t {
+  // d[i][j]: edits turning a[0, i) into b[0, j); three rows suffice for the swap case.
+  std::vector<std::size_t> before(b.size() + 1);
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  std::iota(previous.begin(), previous.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        current[j] = std::min(current[j], before[j - 2] + 1);
+      }
+    }
+    std::swap(before, previous);
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+auto nearest_name(std::string_view typed, const std::vector<std::string>& names) -> std::optional<std::string> {
+  const std::string wanted = dashed(typed);
+  std::optional<std::string> best;
+  std::size_t best_distance = wanted.size() >= 12 ? 3 : 2;
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(wanted, n);
+    if (d <= best_distance && (!best || d < best_distance)) {
+      best = n;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace kvsize::cli
