@@ -21,10 +21,10 @@ auto dtype_list() -> std::string {
   return list + ", auto";
 }
 
-/// An element-type option: a name from the contract, or "auto" for the model's own dtype.
-auto dtype_option(std::string_view flag, const std::string& text, dtype model_dtype) -> dtype {
+/// An element-type option: a name from the contract, or "auto" for `auto_dtype` (the engine's default).
+auto dtype_option(std::string_view flag, const std::string& text, dtype auto_dtype) -> dtype {
   if (text == "auto") {
-    return model_dtype;
+    return auto_dtype;
   }
   if (const auto t = parse_dtype(text)) {
     return *t;
@@ -333,10 +333,14 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   const model_spec& m = s.config.spec;
   const dtype model_dtype = m.compute_dtype;
 
-  // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the model's dtype.
-  const dtype kv_all = opts.kv_dtype ? dtype_option("--kv-dtype", *opts.kv_dtype, model_dtype) : model_dtype;
-  s.kv.k = opts.k_dtype ? dtype_option("--k-dtype", *opts.k_dtype, model_dtype) : kv_all;
-  s.kv.v = opts.v_dtype ? dtype_option("--v-dtype", *opts.v_dtype, model_dtype) : kv_all;
+  // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own default
+  // for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
+  s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
+                   s.config.quantization_method == "mxfp4"};
+  const dtype engine_kv = default_kv_dtypes(s.engine, s.dtype_facts).k;
+  const dtype kv_all = opts.kv_dtype ? dtype_option("--kv-dtype", *opts.kv_dtype, engine_kv) : engine_kv;
+  s.kv.k = opts.k_dtype ? dtype_option("--k-dtype", *opts.k_dtype, engine_kv) : kv_all;
+  s.kv.v = opts.v_dtype ? dtype_option("--v-dtype", *opts.v_dtype, engine_kv) : kv_all;
   s.state_dtype = model_dtype;
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
@@ -353,6 +357,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   check_rows(s.kv.v, "--v-dtype");
 
   // Context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
+  s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(4'096);
   if (!opts.context && m.max_context != 0 && m.max_context < s.context) {
     s.context = m.max_context;
@@ -370,7 +375,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   std::optional<weights_format> format;
   if (opts.weights_dtype) {
     if (*opts.weights_dtype == "auto") {
-      format = uniform_weights(model_dtype);
+      format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
     } else {
       format = parse_weights_format(*opts.weights_dtype);
     }
@@ -386,8 +391,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                     "--weights-dtype to size the weights",
                                     s.config.quantization_method.value_or("?")));
     }
-  } else {
-    format = uniform_weights(model_dtype);
+  } else {  // unquantized: the dtype the engine loads it in (vLLM serves a float32 config in bf16)
+    format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
   }
   if (format) {
     s.weights_format = weights_format_name(*format);
