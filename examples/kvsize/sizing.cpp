@@ -358,7 +358,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 
   // Context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
   s.context_given = opts.context.has_value();
-  s.context = opts.context.value_or(4'096);
+  s.context = opts.context.value_or(default_context);
   if (!opts.context && m.max_context != 0 && m.max_context < s.context) {
     s.context = m.max_context;
   }

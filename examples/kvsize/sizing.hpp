@@ -42,6 +42,9 @@ struct plan_figures {
   std::string llama_mapping;      ///< llama.cpp: "-np N -c M", how users and context were mapped
 };
 
+/// --context when not given: 4,096 tokens, capped at the model's maximum (the CLI contract's default).
+inline constexpr std::uint64_t default_context = 4'096;
+
 struct sizing {
   hf::parsed_config config;
   std::string config_path;

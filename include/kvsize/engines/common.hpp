@@ -39,6 +39,19 @@ inline constexpr std::array<engine_kind, 6> all_engines{engine_kind::exact,   en
   return "?";
 }
 
+/// The engine's name as its project writes it: "vLLM", "SGLang", "llama.cpp", "TensorRT-LLM", ...
+[[nodiscard]] constexpr auto display_name(engine_kind e) -> std::string_view {
+  switch (e) {
+    case engine_kind::exact: return "exact";
+    case engine_kind::vllm: return "vLLM";
+    case engine_kind::sglang: return "SGLang";
+    case engine_kind::llama_cpp: return "llama.cpp";
+    case engine_kind::trtllm: return "TensorRT-LLM";
+    case engine_kind::transformers: return "transformers";
+  }
+  return "?";
+}
+
 /// Parses an engine name (exactly the `--engine` spellings, plus "llama_cpp" and "tensorrt-llm").
 [[nodiscard]] constexpr auto parse_engine(std::string_view text) -> std::optional<engine_kind> {
   for (engine_kind e : all_engines) {
@@ -169,6 +182,30 @@ struct config_dtype_facts {
 /// f16 GGUF convert_hf_to_gguf.py writes by default). Quantized checkpoints keep their format.
 [[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
   return serving_dtype(e, f);
+}
+
+/// The context (tokens per sequence) engine `e` sizes when told none: the model's maximum
+/// (`m.max_context`, 0 when unknown) for the serving engines, 0 for exact and transformers, which
+/// have no such setting.
+///   vLLM: max_model_len defaults to the length derived from the config (vllm/config/model.py
+///     `_get_and_verify_max_len`).
+///   SGLang: context_length defaults to the model's (python/sglang/srt/configs/model_config.py
+///     `_derive_context_length`, from get_context_length of the config).
+///   llama.cpp: -c defaults to 0, "context the model was trained with" (common/common.h
+///     `n_ctx = 0`; llama-context.cpp takes hparams.n_ctx_train); --fit, on by default, may then
+///     lower it to fit the device (not below fit_params_min_ctx, 4,096).
+///   TensorRT-LLM: max_seq_len, when not given, is inferred from the model config
+///     (tensorrt_llm/_torch/pyexecutor/model_engine.py `_init_max_seq_len`).
+[[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m) -> std::uint64_t {
+  switch (e) {
+    case engine_kind::vllm:
+    case engine_kind::sglang:
+    case engine_kind::llama_cpp:
+    case engine_kind::trtllm: return m.max_context;
+    case engine_kind::exact:
+    case engine_kind::transformers: return 0;
+  }
+  return 0;
 }
 
 /// Most distinct pools / caches / layer groups a sizing describes.
