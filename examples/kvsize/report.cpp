@@ -100,18 +100,24 @@ void prose(fmt::memory_buffer& out, std::string_view head, std::string_view text
   out.append(lines.data(), lines.data() + lines.size());
 }
 
+/// Where the context came from: "option" (--context), "default" (4,096) or "default_capped" (4,096
+/// capped at a smaller model maximum). JSON's "context_source".
+auto context_source(const sizing& s) -> std::string_view {
+  const std::uint64_t model_max = s.config.spec.max_context;
+  if (s.context_given) {
+    return "option";
+  }
+  return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
+}
+
 /// Where the context came from, and what the engine would size without --context.
 auto context_words(const sizing& s) -> std::string {
-  const std::uint64_t model_max = s.config.spec.max_context;
   const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec);
-  std::string source;
-  if (s.context_given) {
-    source = "--context";
-  } else if (model_max != 0 && s.context == model_max && model_max < default_context) {
-    source = fmt::format("kvsize's default {}, capped at the model's maximum", grouped(default_context));
-  } else {
-    source = "kvsize's default";
-  }
+  const std::string_view from = context_source(s);
+  const std::string source =
+      from == "option"           ? std::string{"--context"}
+      : from == "default_capped" ? fmt::format("kvsize's default {}, capped at the model's maximum", grouped(default_context))
+                                 : std::string{"kvsize's default"};
   std::string engine;
   if (engine_default == 0) {
     engine = s.engine == engine_kind::transformers ? "; transformers has no context setting" : "";
@@ -275,6 +281,10 @@ auto json_report(const sizing& s) -> std::string {
   j["tp"] = s.engine_opts.tp;
   j["pp"] = s.engine_opts.pp;
   j["context"] = s.context;
+  j["context_source"] = std::string{context_source(s)};
+  const std::uint64_t engine_context = engine_default_context(s.engine, m);
+  j["engine_default_context"] = engine_context != 0 ? nlohmann::ordered_json(engine_context) : nlohmann::ordered_json(nullptr);
+  j["serving_dtype"] = std::string{name(serving_dtype(s.engine, s.dtype_facts))};
   j["batch"] = s.batch;
   j["k_dtype"] = std::string{name(s.kv.k)};
   j["v_dtype"] = std::string{name(s.kv.v)};
