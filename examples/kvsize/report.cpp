@@ -176,7 +176,7 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     row(out, fmt::format("saved by a shared {}-token prefix", grouped(s.engine_opts.shared_prefix)),
         exact(cache.prefix_bytes_saved));
   }
-  line("\nLogits ({})\n", name(m.compute_dtype));
+  line("\nLogits ({})\n", name(serving_dtype(s.engine, s.dtype_facts)));
   row(out, "per position", exact(s.logits_per_token));
   row(out, fmt::format("all {} positions (naive prefill)", grouped(s.context)), exact(s.logits_prefill));
 

@@ -250,7 +250,11 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
                       "is not shown");
     return;
   }
-  const model_spec& m = s.config.spec;
+  // The model as the engine serves it: activations and logits in its serving dtype (vLLM runs a
+  // float32 config in bf16).
+  model_spec served = s.config.spec;
+  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
+  const model_spec& m = served;
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
@@ -446,8 +450,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   s.kv_per_token_mha = mha / opts.tp;
   s.gqa_ratio = gqa_ratio(m);
-  s.logits_per_token = logits_bytes_per_token(m);
-  s.logits_prefill = logits_bytes_prefill(m, s.context);
+  model_spec served = m;  // logits in the dtype the engine computes in
+  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
+  s.logits_per_token = logits_bytes_per_token(served);
+  s.logits_prefill = logits_bytes_prefill(served, s.context);
 
   // Capacity.
   if (device_memory || opts.kv_memory) {

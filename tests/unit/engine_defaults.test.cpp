@@ -161,3 +161,17 @@ TEST_CASE("engine defaults: llama.cpp prints K (f16) for a bf16 model, as llama.
   CHECK(j.at("weights_dtype") == "f16");
   CHECK(j.at("weights_bytes") == exact.at("weights_bytes"));
 }
+
+TEST_CASE("engine defaults: logits and the plan's workspace in the dtype the engine computes in", "[engines][defaults][cli]") {
+  // gpt-oss-20b (read as float32): vLLM computes in bf16, so its logits row is 201,088 × 2 B and the
+  // plan's activations and logits are bf16; exact and transformers keep float32 (201,088 × 4 B).
+  const std::string oss = config("openai__gpt-oss-20b.config.json");
+  const auto vllm = json_of(oss + " --engine vllm --gpu h100-80gb");
+  CHECK(vllm.at("logits_bytes_per_token") == 402'176);
+  CHECK(vllm.at("plan").at("workspace").at("logits_dtype") == "bf16");
+  CHECK(vllm.at("plan").at("workspace").at("activation_dtype") == "bf16");
+  CHECK(json_of(oss).at("logits_bytes_per_token") == 804'352);
+  const auto hf = json_of(oss + " --engine transformers --gpu h100-80gb");
+  CHECK(hf.at("logits_bytes_per_token") == 804'352);
+  CHECK(hf.at("plan").at("workspace").at("activation_dtype") == "f32");
+}
