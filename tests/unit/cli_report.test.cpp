@@ -107,6 +107,13 @@ TEST_CASE("kvsize report: --sweep-context and --sweep-batch print a table in the
   REQUIRE(batch_only.exit_code == 0);
   CHECK(section(batch_only.out, "Plan: sweep, memory of one device (every term in bytes: --csv or --json)").size() ==
         3 + 3);
+  // The widest sweep rows (a million tokens, thousands of users, TiB of KV) stay within the width.
+  const auto wide = run_cli(config("meta-llama__Llama-3.1-405B.config.json") +
+                            " --gpu h200 --engine vllm --tp 8 --sweep-context 1k:1m --sweep-batch 1:4k");
+  REQUIRE(wide.exit_code == 0);
+  for (const auto& line : lines_of(wide.out)) {
+    CHECK(code_points(line) <= kvsize::cli::report_width);
+  }
   // No sweep asked: no sweep section.
   const auto plain = run_cli(config("Qwen__Qwen2.5-1.5B.config.json") + " --gpu rtx-3060");
   REQUIRE(plain.exit_code == 0);
