@@ -123,11 +123,12 @@ auto context_words(const sizing& s) -> std::string {
     engine = s.engine == engine_kind::transformers ? "; transformers has no context setting" : "";
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));
+  } else if (s.engine == engine_kind::llama_cpp) {  // -c 0: n_ctx_train, which --fit (on) may lower
+    engine = fmt::format("; llama.cpp's -c 0 would use the model's {}, or less with --fit: pass --context {}",
+                         grouped(engine_default), engine_default);
   } else {
-    engine = fmt::format("; {} would use the model's {}{}: pass --context {}", display_name(s.engine),
-                         grouped(engine_default),
-                         s.engine == engine_kind::llama_cpp ? " (-c 0, n_ctx_train; --fit may lower it)" : "",
-                         engine_default);
+    engine = fmt::format("; {} would use the model's {}: pass --context {}", display_name(s.engine),
+                         grouped(engine_default), engine_default);
   }
   return fmt::format("{} tokens ({}{})", grouped(s.context), source, engine);
 }

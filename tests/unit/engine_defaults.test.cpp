@@ -48,9 +48,9 @@ TEST_CASE("engine defaults: the dtype each engine serves a config in (dtype=auto
   STATIC_CHECK(serving_dtype(engine_kind::trtllm, float32_config) == dtype::f32);
   STATIC_CHECK(serving_dtype(engine_kind::trtllm, no_dtype_config) == dtype::bf16);
   STATIC_CHECK(serving_dtype(engine_kind::trtllm, f16_config) == dtype::f16);
-  // llama.cpp: an f16 GGUF (convert_hf_to_gguf.py --outtype f16).
-  STATIC_CHECK(serving_dtype(engine_kind::llama_cpp, float32_config) == dtype::f16);
-  STATIC_CHECK(serving_dtype(engine_kind::llama_cpp, bf16_config) == dtype::f16);
+  // llama.cpp: ggml computes in f32 whatever the weights.
+  STATIC_CHECK(serving_dtype(engine_kind::llama_cpp, float32_config) == dtype::f32);
+  STATIC_CHECK(serving_dtype(engine_kind::llama_cpp, bf16_config) == dtype::f32);
   // exact and transformers keep the config's.
   STATIC_CHECK(serving_dtype(engine_kind::exact, float32_config) == dtype::f32);
   STATIC_CHECK(serving_dtype(engine_kind::transformers, float32_config) == dtype::f32);
@@ -69,7 +69,8 @@ TEST_CASE("engine defaults: the KV cache type when none is given", "[engines][de
   STATIC_CHECK(default_kv_dtypes(engine_kind::trtllm, float32_config) == kvsize::kv_dtypes::same(dtype::f32));
   STATIC_CHECK(default_kv_dtypes(engine_kind::exact, float32_config) == kvsize::kv_dtypes::same(dtype::f32));
   STATIC_CHECK(kvsize::default_weights_dtype(engine_kind::vllm, float32_config) == dtype::bf16);
-  STATIC_CHECK(kvsize::default_weights_dtype(engine_kind::llama_cpp, float32_config) == dtype::f16);
+  STATIC_CHECK(kvsize::default_weights_dtype(engine_kind::llama_cpp, float32_config) == dtype::f16);  // an f16 GGUF
+  STATIC_CHECK(kvsize::default_weights_dtype(engine_kind::llama_cpp, bf16_config) == dtype::f16);
 }
 
 TEST_CASE("engine defaults: engine_options without kv sizes the engine's default cache", "[engines][defaults]") {

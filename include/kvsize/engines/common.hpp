@@ -144,8 +144,8 @@ struct config_dtype_facts {
 ///   SGLang: python/sglang/srt/configs/model_config.py `_get_and_verify_dtype`: float32 (or absent)
 ///     becomes float16, bfloat16 for model_type gemma*; server_args.py forces bfloat16 for gpt-oss
 ///     with mxfp4 weights ("use bf16 for mxfp4 triton kernels").
-///   llama.cpp: the GGUF's tensor types; convert_hf_to_gguf.py writes f16 by default (--outtype f16),
-///     so a float config is served as f16.
+///   llama.cpp: ggml computes activations and logits in f32 whatever the weights (its recurrent
+///     state is f32 too); the weights are the GGUF's types (default_weights_dtype).
 ///   TensorRT-LLM (PyTorch backend): the config's dtype; bfloat16 when it names none
 ///     (tensorrt_llm/_torch/model_config.py `ModelConfig.torch_dtype`). float32 stays float32.
 ///   transformers (v5 `from_pretrained(dtype="auto")`): the config's dtype (v4 loaded float32
@@ -159,7 +159,7 @@ struct config_dtype_facts {
         return dtype::bf16;
       }
       return float32 ? (f.gemma ? dtype::bf16 : dtype::f16) : f.config_dtype;
-    case engine_kind::llama_cpp: return dtype::f16;
+    case engine_kind::llama_cpp: return dtype::f32;
     case engine_kind::trtllm: return f.named ? f.config_dtype : dtype::bf16;
     case engine_kind::exact:
     case engine_kind::transformers: return f.config_dtype;
@@ -175,13 +175,14 @@ struct config_dtype_facts {
 ///     (DynamicCache holds what the layers compute): the serving dtype above.
 ///   exact: the config's dtype.
 [[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes {
-  return kv_dtypes::same(serving_dtype(e, f));
+  return kv_dtypes::same(e == engine_kind::llama_cpp ? dtype::f16 : serving_dtype(e, f));
 }
 
-/// The format of unquantized weights as engine `e` loads them: its serving dtype (llama.cpp: the
-/// f16 GGUF convert_hf_to_gguf.py writes by default). Quantized checkpoints keep their format.
+/// The format of unquantized weights as engine `e` loads them: its serving dtype; llama.cpp: the
+/// f16 GGUF convert_hf_to_gguf.py writes by default (--outtype f16). Quantized checkpoints keep
+/// their format.
 [[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
-  return serving_dtype(e, f);
+  return e == engine_kind::llama_cpp ? dtype::f16 : serving_dtype(e, f);
 }
 
 /// The context (tokens per sequence) engine `e` sizes when told none: the model's maximum
