@@ -48,8 +48,12 @@ inline auto columns(std::string_view text) -> std::size_t {
 
 namespace detail {
 /// Whether a line may break at the space between `before` and `after`: never between a number and
-/// its unit ("2.875 GiB", "34.67 ms"), nor around "×" ("256 rows × vocab").
+/// its unit ("2.875 GiB", "34.67 ms"), around "×" ("256 rows × vocab"), or between an option and its
+/// value ("--context 131072").
 inline auto may_break_between(std::string_view before, std::string_view after) -> bool {
+  if (before.starts_with("--") && !after.empty() && after.front() != '-') {
+    return false;
+  }
   static constexpr std::array<std::string_view, 14> units{"B",  "KiB", "MiB", "GiB", "TiB", "kB", "KB",
                                                            "MB", "GB",  "TB",  "ms",  "µs",  "s",  "GB/s"};
   if (before == "×" || after == "×") {

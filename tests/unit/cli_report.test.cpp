@@ -174,6 +174,8 @@ TEST_CASE("kvsize report: a long line wraps at spaces, the value under itself, a
   REQUIRE(cut.size() == 2);
   CHECK(cut[0].size() == 100);
   CHECK(cut[1] == "  " + std::string(30, 'x'));
+  // An option stays with its value.
+  CHECK(wrapped("", "pass the figure as --context 131072", 2, 30) == "pass the figure as\n  --context 131072\n");
   // Short text is left alone.
   CHECK(wrapped("  - ", "a short note", 4) == "  - a short note\n");
 }
