@@ -25,7 +25,14 @@ void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... 
 }
 
 void row(fmt::memory_buffer& out, std::string_view label, std::string_view value) {
-  fmt::format_to(std::back_inserter(out), "  {:<38} {}\n", label, value);
+  const std::string text = row_text(label, value, 38);
+  out.append(text.data(), text.data() + text.size());
+}
+
+/// A section title, wrapped within the report's width.
+void title(fmt::memory_buffer& out, std::string_view text) {
+  const std::string lines = wrapped("", text, 2);
+  out.append(lines.data(), lines.data() + lines.size());
 }
 
 auto count_or_unbounded(std::uint64_t n) -> std::string {
@@ -59,9 +66,9 @@ auto logits_words(const workspace_terms& w) -> std::string {
   switch (w.logits_positions) {
     case logits_kept::none: return "none on the device";
     case logits_kept::last:
-      return fmt::format("last positions, {} rows × vocab, {}", grouped(w.logits_rows), name(w.logits_dtype));
+      return fmt::format("{} last positions × vocab, {}", grouped(w.logits_rows), name(w.logits_dtype));
     case logits_kept::all:
-      return fmt::format("every position, {} rows × vocab, {}", grouped(w.logits_rows), name(w.logits_dtype));
+      return fmt::format("all {} positions × vocab, {}", grouped(w.logits_rows), name(w.logits_dtype));
   }
   return "?";
 }
@@ -99,9 +106,9 @@ auto kv_option_line(const kv_option& k, std::uint64_t context, std::uint64_t use
   if (!k.available) {
     return "not offered by this engine's KV cache (or the model's rows are not whole blocks)";
   }
-  return fmt::format("{} {} at {} tokens; {} tokens for {} {} ({})", count_or_unbounded(k.max_users),
-                     plural(k.max_users, "user", "users"), grouped(context), grouped(k.max_context), grouped(users),
-                     plural(users, "user", "users"), k.fits ? "fits" : "does not fit");
+  return fmt::format("{}: {} {} at {} tokens, {} tokens for {} {}", k.fits ? "fits" : "does not fit",
+                     count_or_unbounded(k.max_users), plural(k.max_users, "user", "users"), grouped(context),
+                     grouped(k.max_context), grouped(users), plural(users, "user", "users"));
 }
 
 auto context_label(std::uint64_t c) -> std::string {
@@ -181,6 +188,34 @@ auto chart_points(const plan_figures& p) -> std::vector<plan_point> {
   return points;
 }
 
+/// "Plan: sweep": one line per point of --sweep-context × --sweep-batch (or the --svg chart's points),
+/// scaled sizes; then the ceilings per context and per users. Exact bytes: --csv and --json.
+void sweep_section(fmt::memory_buffer& out, const sizing& s) {
+  const plan_figures& pf = *s.plan;
+  put(out, "\nPlan: sweep, memory of one device (every term in bytes: --csv or --json)\n");
+  const plan_point& first = pf.sweep.front();
+  const bool same_reserve = std::all_of(pf.sweep.begin(), pf.sweep.end(),
+                                        [&](const plan_point& q) { return q.reserve == first.reserve; });
+  row(out, "weights at every point", exact(first.weights));
+  row(out, "engine reserve", same_reserve ? exact(first.reserve) : std::string{"varies: see --csv"});
+  put(out, "  {:>11}  {:>9}  {:>11}  {:>11}  {:>11}  {:>11}  {}\n", "context", "users", "KV cache", "workspace",
+      "needed", "free", "fits");
+  for (const plan_point& q : pf.sweep) {
+    put(out, "  {:>11}  {:>9}  {:>11}  {:>11}  {:>11}  {:>11}  {}\n", grouped(q.context), grouped(q.users),
+        fmt::format("{}", q.kv), fmt::format("{}", q.workspace.total()), fmt::format("{}", q.needed()),
+        fmt::format("{}", q.free()), q.fits() ? std::string{"yes"} : fmt::format("NO: {}", name(q.limited_by)));
+  }
+  put(out, "\nPlan: sweep ceilings\n");
+  for (std::size_t i = 0; i < pf.sweep_contexts.size(); ++i) {
+    row(out, fmt::format("max users at {} tokens", grouped(pf.sweep_contexts[i])),
+        count_or_unbounded(pf.sweep_max_users[i]));
+  }
+  for (std::size_t i = 0; i < pf.sweep_users.size(); ++i) {
+    row(out, fmt::format("max context for {} {}", grouped(pf.sweep_users[i]), plural(pf.sweep_users[i], "user", "users")),
+        fmt::format("{} tokens", grouped(pf.sweep_max_context[i])));
+  }
+}
+
 }  // namespace
 
 auto memory_bar(const plan_point& p, std::size_t width) -> std::string {
@@ -222,9 +257,10 @@ auto plan_section(const sizing& s) -> std::string {
   const plan_result& r = pf.result;
   const plan_point& p = r.point;
   fmt::memory_buffer out;
-  put(out, "\nPlan: {} {} × {} tokens on {}, engine {}{}\n", grouped(p.users), plural(p.users, "user", "users"),
-      grouped(p.context), pf.source, name(s.engine),
-      p.tp * p.pp > 1 ? fmt::format(", tp {} × pp {} (per device)", p.tp, p.pp) : std::string{});
+  put(out, "\n");
+  title(out, fmt::format("Plan: {} {} × {} tokens on {}, engine {}{}", grouped(p.users),
+                         plural(p.users, "user", "users"), grouped(p.context), pf.source, name(s.engine),
+                         p.tp * p.pp > 1 ? fmt::format(", tp {} × pp {} (per device)", p.tp, p.pp) : std::string{}));
   if (!pf.llama_mapping.empty()) {
     row(out, "llama.cpp sized as", fmt::format("{} (every slot holds {} tokens)", pf.llama_mapping, grouped(p.context)));
   }
@@ -298,18 +334,21 @@ auto plan_section(const sizing& s) -> std::string {
 
   put(out, "\nPlan: decode cost (one step reads every weight and every user's KV once)\n");
   const decode_cost& d = r.decode;
-  row(out, "bytes read per step",
-      fmt::format("{} = weights {} + KV {}", exact(d.traffic.total()), d.traffic.weights, d.traffic.kv));
-  row(out, "KV share of the bytes read", fmt::format("{:.1f}%", 100.0 * d.traffic.kv_share()));
+  row(out, "bytes read per step", exact(d.traffic.total()));
+  row(out, "  weights", fmt::format("{}", d.traffic.weights));
+  row(out, "  KV cache", fmt::format("{}: {:.1f}% of the bytes read", d.traffic.kv, 100.0 * d.traffic.kv_share()));
   if (d.bandwidth != 0) {
     const double steps = 1.0 / d.seconds_per_token;
     row(out, "time per output token (lower bound)",
-        fmt::format("{} at {:g} GB/s: at most {:.1f} tokens/s per user, {} tokens/s for {} {}",
+        fmt::format("{} at {:g} GB/s: at most {:.1f} tokens/s per user; {} tokens/s for {} {}",
                     duration(d.seconds_per_token), static_cast<double>(d.bandwidth) / 1e9, steps,
                     grouped(static_cast<std::uint64_t>(steps * static_cast<double>(p.users))), grouped(p.users),
                     plural(p.users, "user", "users")));
   } else {
     row(out, "time per output token", "needs the device's bandwidth: give --gpu NAME or --bandwidth RATE");
+  }
+  if (pf.swept) {
+    sweep_section(out, s);
   }
   return fmt::to_string(out);
 }

@@ -90,7 +90,47 @@ void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... 
 }
 
 void row(fmt::memory_buffer& out, std::string_view label, std::string_view value) {
-  fmt::format_to(std::back_inserter(out), "  {:<36} {}\n", label, value);
+  const std::string text = row_text(label, value, 36);
+  out.append(text.data(), text.data() + text.size());
+}
+
+/// A line of prose (a section title, a note): wrapped within the report's width.
+void prose(fmt::memory_buffer& out, std::string_view head, std::string_view text, std::size_t hanging) {
+  const std::string lines = wrapped(head, text, hanging);
+  out.append(lines.data(), lines.data() + lines.size());
+}
+
+/// Where the context came from: "option" (--context), "default" (4,096) or "default_capped" (4,096
+/// capped at a smaller model maximum). JSON's "context_source".
+auto context_source(const sizing& s) -> std::string_view {
+  const std::uint64_t model_max = s.config.spec.max_context;
+  if (s.context_given) {
+    return "option";
+  }
+  return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
+}
+
+/// Where the context came from, and what the engine would size without --context.
+auto context_words(const sizing& s) -> std::string {
+  const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec);
+  const std::string_view from = context_source(s);
+  const std::string source =
+      from == "option"           ? std::string{"--context"}
+      : from == "default_capped" ? fmt::format("kvsize's default {}, capped at the model's maximum", grouped(default_context))
+                                 : std::string{"kvsize's default"};
+  std::string engine;
+  if (engine_default == 0) {
+    engine = s.engine == engine_kind::transformers ? "; transformers has no context setting" : "";
+  } else if (engine_default == s.context) {
+    engine = fmt::format("; {} would use the same by default", display_name(s.engine));
+  } else if (s.engine == engine_kind::llama_cpp) {  // -c 0: n_ctx_train, which --fit (on) may lower
+    engine = fmt::format("; llama.cpp's -c 0 would use the model's {}, or less with --fit: pass --context {}",
+                         grouped(engine_default), engine_default);
+  } else {
+    engine = fmt::format("; {} would use the model's {}: pass --context {}", display_name(s.engine),
+                         grouped(engine_default), engine_default);
+  }
+  return fmt::format("{} tokens ({}{})", grouped(s.context), source, engine);
 }
 
 }  // namespace
@@ -102,17 +142,22 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     put(out, format, std::forward<Args>(args)...);
   };
 
-  line("{}\n", s.config_path);
-  line("  {}: {}\n", model_name(s), m);
+  prose(out, "", s.config_path, 2);
+  prose(out, "  ", fmt::format("{}: {}", model_name(s), m), 4);
   if (!s.config.text_config_pointer.empty()) {
     line("  language model read from {}\n", s.config.text_config_pointer);
   }
   const engine_sizing& cache = s.cache;
   const bool split = s.engine_opts.tp > 1 || s.engine_opts.pp > 1;
-  line("\nKV cache (engine {}, K {}, V {}{})\n", name(s.engine), name(s.kv.k), name(s.kv.v),
-       split ? fmt::format("; per device: tp {}, pp {}, layers {}-{}", s.engine_opts.tp, s.engine_opts.pp,
-                           cache.first_layer, cache.first_layer + cache.stage_layers - 1)
-             : std::string{});
+  line("\n");
+  prose(out, "",
+        fmt::format("KV cache (engine {}, K {}, V {}{})", name(s.engine), name(s.kv.k), name(s.kv.v),
+                    split ? fmt::format("; per device: tp {}, pp {}, layers {}-{}", s.engine_opts.tp,
+                                        s.engine_opts.pp, cache.first_layer,
+                                        cache.first_layer + cache.stage_layers - 1)
+                          : std::string{}),
+        2);
+  row(out, "context", context_words(s));
   row(out, "per token", exact(cache.kv_bytes_per_token));
   row(out, "per token without sharing",
       fmt::format("{}: query heads per KV head {:g}", exact(s.kv_per_token_mha), s.gqa_ratio));
@@ -132,7 +177,7 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     row(out, fmt::format("saved by a shared {}-token prefix", grouped(s.engine_opts.shared_prefix)),
         exact(cache.prefix_bytes_saved));
   }
-  line("\nLogits ({})\n", name(m.compute_dtype));
+  line("\nLogits ({})\n", name(serving_dtype(s.engine, s.dtype_facts)));
   row(out, "per position", exact(s.logits_per_token));
   row(out, fmt::format("all {} positions (naive prefill)", grouped(s.context)), exact(s.logits_prefill));
 
@@ -158,7 +203,9 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     const auto& c = *s.capacity;
     const auto& f = c.figures;
     capacity_for_log = f;
-    line("\nKV capacity on {} (the engine's KV budget rule; the plan below adds workspace)\n", c.source);
+    line("\n");
+    prose(out, "", fmt::format("KV capacity on {}", c.source), 2);
+    line("  (the engine's KV budget rule; the plan below adds workspace)\n");
     if (c.device_memory) {
       row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
     }
@@ -182,27 +229,33 @@ auto human_report(const sizing& s, bool explain) -> std::string {
   line("{}", plan_section(s));
   const auto log = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
   if (!log.empty()) {
-    line("\nWhat {} logs for this configuration\n", name(s.engine));
+    const bool long_lines = std::any_of(log.begin(), log.end(),
+                                        [](const std::string& l) { return columns(l) + 2 > report_width; });
+    line("\nWhat {} logs for this configuration{}\n", name(s.engine),
+         long_lines ? " (long lines wrapped; --json's log_lines has them whole)" : "");
     for (const auto& l : log) {
-      line("  {}\n", l);
+      prose(out, "  ", l, 6);
     }
   }
 
   if (explain) {
     line("\nLayers (what each keeps, and the key that decided it)\n");
     for (const auto& g : explain_groups(s.config.layers)) {
-      line("  {} layer{} {}: {}{}\n    {}\n", g.count, g.count == 1 ? "" : "s", g.spans, name(g.kind),
-           g.recurrent ? " + recurrent state" : "", g.reason);
+      prose(out, "  ",
+            fmt::format("{} layer{} {}: {}{}", g.count, g.count == 1 ? "" : "s", g.spans, name(g.kind),
+                        g.recurrent ? " + recurrent state" : ""),
+            4);
+      prose(out, "    ", g.reason, 4);
     }
   }
   const bool any_notes = !s.notes.empty() || !s.config.warnings.empty();
   if (any_notes) {
     line("\nNotes\n");
     for (const auto& n : s.config.warnings) {
-      line("  - {}\n", n);
+      prose(out, "  - ", n, 4);
     }
     for (const auto& n : s.notes) {
-      line("  - {}\n", n);
+      prose(out, "  - ", n, 4);
     }
   }
   line("\nSizes: KiB/MiB/GiB are powers of 1024, kB/MB/GB powers of 1000.\n");
@@ -229,6 +282,10 @@ auto json_report(const sizing& s) -> std::string {
   j["tp"] = s.engine_opts.tp;
   j["pp"] = s.engine_opts.pp;
   j["context"] = s.context;
+  j["context_source"] = std::string{context_source(s)};
+  const std::uint64_t engine_context = engine_default_context(s.engine, m);
+  j["engine_default_context"] = engine_context != 0 ? nlohmann::ordered_json(engine_context) : nlohmann::ordered_json(nullptr);
+  j["serving_dtype"] = std::string{name(serving_dtype(s.engine, s.dtype_facts))};
   j["batch"] = s.batch;
   j["k_dtype"] = std::string{name(s.kv.k)};
   j["v_dtype"] = std::string{name(s.kv.v)};

@@ -23,10 +23,10 @@ auto dtype_list() -> std::string {
   return list + ", auto";
 }
 
-/// An element-type option: a name from the contract, or "auto" for the model's own dtype.
-auto dtype_option(std::string_view flag, const std::string& text, dtype model_dtype) -> dtype {
+/// An element-type option: a name from the contract, or "auto" for `auto_dtype` (the engine's default).
+auto dtype_option(std::string_view flag, const std::string& text, dtype auto_dtype) -> dtype {
   if (text == "auto") {
-    return model_dtype;
+    return auto_dtype;
   }
   if (const auto t = parse_dtype(text)) {
     return *t;
@@ -217,6 +217,11 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.ubatch = opts.ubatch.value_or(512);
   o.kv_unified = opts.kv_unified;
   o.swa_full = opts.swa_full;
+  if (s.dtype_facts.given && (s.engine == engine_kind::vllm || s.engine == engine_kind::trtllm)) {
+    // vLLM / TensorRT-LLM keep the recurrent state in the serving dtype; an explicit --dtype is
+    // that dtype (their auto rule, applied to the spec alone, would turn float32 into bfloat16).
+    o.state_dtype = s.dtype_facts.config_dtype;
+  }
   return o;
 }
 
@@ -470,7 +475,11 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
                       "is not shown");
     return;
   }
-  const model_spec& m = s.config.spec;
+  // The model as the engine serves it: activations and logits in its serving dtype (vLLM runs a
+  // float32 config in bf16).
+  model_spec served = s.config.spec;
+  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
+  const model_spec& m = served;
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
@@ -553,11 +562,17 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   const dtype model_dtype = m.compute_dtype;
   check_parallel_split(opts, m, engine);
 
-  // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the model's dtype.
+  // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own default
+  // for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
+  // An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
+  const bool dtype_given = opts.model_dtype && *opts.model_dtype != "auto";
+  s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
+                   s.config.quantization_method == "mxfp4", dtype_given};
+  const dtype engine_kv = default_kv_dtypes(s.engine, s.dtype_facts).k;
   const dtype kv_all =
-      opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, model_dtype) : model_dtype;
-  s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, model_dtype) : kv_all;
-  s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, model_dtype) : kv_all;
+      opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
+  s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
+  s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, engine_kv) : kv_all;
   s.state_dtype = model_dtype;
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
@@ -575,7 +590,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
 
   // Context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
-  s.context = opts.context.value_or(4'096);
+  s.context_given = opts.context.has_value();
+  s.context = opts.context.value_or(default_context);
   if (!opts.context && m.max_context != 0 && m.max_context < s.context) {
     s.context = m.max_context;
   }
@@ -622,7 +638,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   std::optional<weights_format> format;
   if (opts.weights_dtype) {
     if (*opts.weights_dtype == "auto") {
-      format = uniform_weights(model_dtype);
+      format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
     } else {
       format = parse_weights_format(*opts.weights_dtype);
     }
@@ -638,8 +654,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                     "--weights-dtype to size the weights",
                                     s.config.quantization_method.value_or("?")));
     }
-  } else {
-    format = uniform_weights(model_dtype);
+  } else {  // unquantized: the dtype the engine loads it in (vLLM serves a float32 config in bf16)
+    format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
   }
   if (format) {
     s.weights_format = weights_format_name(*format);
@@ -712,8 +728,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   s.kv_per_token_mha = mha / opts.tp;
   s.gqa_ratio = gqa_ratio(m);
-  s.logits_per_token = logits_bytes_per_token(m);
-  s.logits_prefill = logits_bytes_prefill(m, s.context);
+  model_spec served = m;  // logits in the dtype the engine computes in
+  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
+  s.logits_per_token = logits_bytes_per_token(served);
+  s.logits_prefill = logits_bytes_prefill(served, s.context);
 
   // Capacity.
   if (device_memory || opts.kv_memory) {

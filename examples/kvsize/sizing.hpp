@@ -42,6 +42,9 @@ struct plan_figures {
   std::string llama_mapping;      ///< llama.cpp: "-np N -c M", how users and context were mapped
 };
 
+/// --context when not given: 4,096 tokens, capped at the model's maximum (the CLI contract's default).
+inline constexpr std::uint64_t default_context = 4'096;
+
 struct sizing {
   hf::parsed_config config;
   std::string config_path;
@@ -51,7 +54,9 @@ struct sizing {
   kv_dtypes kv;
   dtype state_dtype;
   std::uint64_t context = 0;
+  bool context_given = false;         ///< --context was given (else 4,096, capped at the model's maximum)
   std::uint64_t batch = 1;
+  config_dtype_facts dtype_facts;     ///< what the engines' dtype="auto" rules read from the config
 
   bytes kv_per_token_mha;             ///< per device: the stage's layers, heads split over tp
   double gqa_ratio = 0;

@@ -200,14 +200,15 @@ TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
 TEST_CASE("kvsize: --engine llama.cpp prints the iSWA cache lines llama.cpp logs", "[cli][engines]") {
   // Gemma-3-27B, -c 131072, one slot, -ub 512 (shared/reference/engines.md §3.3): the 10 global layers
   // hold 131,072 cells × 16 KV heads × 128 × 2 (K,V) × 2 B = 10,240 MiB; the 52 sliding layers hold
-  // pad256(min(131072, 1024 + 512)) = 1,536 cells = 624 MiB.
+  // pad256(min(131072, 1024 + 512)) = 1,536 cells = 624 MiB. The cache is f16, llama.cpp's default -ctk/-ctv
+  // (common/common.h cache_type_k = GGML_TYPE_F16), not the model's bf16: same bytes, the name llama.cpp prints.
   const auto j = json_of("'" + config("google__gemma-3-27b-it.config.json") + "' --engine llama.cpp --context 131072");
   const auto lines = j.at("log_lines").get<std::vector<std::string>>();
   const auto has = [&](const std::string& text) { return std::find(lines.begin(), lines.end(), text) != lines.end(); };
-  CHECK(has("llama_kv_cache: size = 10240.00 MiB (131072 cells,  10 layers,  1/1 seqs), K (bf16): 5120.00 MiB, "
-            "V (bf16): 5120.00 MiB"));
-  CHECK(has("llama_kv_cache: size =  624.00 MiB (  1536 cells,  52 layers,  1/1 seqs), K (bf16):  312.00 MiB, "
-            "V (bf16):  312.00 MiB"));
+  CHECK(has("llama_kv_cache: size = 10240.00 MiB (131072 cells,  10 layers,  1/1 seqs), K (f16): 5120.00 MiB, "
+            "V (f16): 5120.00 MiB"));
+  CHECK(has("llama_kv_cache: size =  624.00 MiB (  1536 cells,  52 layers,  1/1 seqs), K (f16):  312.00 MiB, "
+            "V (f16):  312.00 MiB"));
   CHECK(j.at("kv_bytes").get<std::uint64_t>() == 10'240ULL * 1'048'576 + 624ULL * 1'048'576);
 }
 

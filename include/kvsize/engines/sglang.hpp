@@ -63,7 +63,7 @@ namespace kvsize::engines::sglang {
   kvsize::detail::require_plain_types(s.kv, "sglang");
   s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
   s.block_size = o.block_size != 0 ? o.block_size : 1;
-  const dtype conv_type = m.compute_dtype;
+  const dtype conv_type = serving_dtype(engine_kind::sglang, dtype_facts(m));  // the model dtype as served
   const dtype ssm_type = o.state_dtype ? *o.state_dtype : dtype::f32;  // mamba_ssm_dtype float32
 
   cache_part full{};

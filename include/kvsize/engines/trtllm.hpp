@@ -24,7 +24,7 @@ inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfi
 /// One part per attention window (full layers: the context), each with its bytes per token
 /// cs(w) and blocks per sequence ceil(min(context, w) / tokens_per_block). Chunked layers are
 /// sized as full attention (TRT-LLM has no chunked-attention cache). Recurrent layers: the
-/// state per sequence in the model dtype (or `state_dtype`).
+/// state per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r);
@@ -34,7 +34,7 @@ inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfi
     throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
-  const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
+  const dtype state_type = o.state_dtype ? *o.state_dtype : serving_dtype(engine_kind::trtllm, dtype_facts(m));
   for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
     if (layer_keeps_kv(m, il)) {
       const layer_kind k = kind_of_layer(m, il);

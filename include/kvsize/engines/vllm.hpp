@@ -73,7 +73,8 @@ struct spec {
     throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
   }
   const std::uint64_t mnbt = max_num_batched_tokens(o);
-  const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
+  // mamba_ssm_cache_dtype "auto": the serving dtype (a float32 config is served in bfloat16).
+  const dtype state_type = o.state_dtype ? *o.state_dtype : serving_dtype(engine_kind::vllm, dtype_facts(m));
 
   // 1. One spec per layer, merged into distinct specs.
   std::array<spec, max_cache_parts> specs{};

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// The human report of the kvsize program: sweeps printed as a table, every line within 100 columns
+// for every bundled config and engine, and the context it assumed said per engine (text and JSON).
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../../examples/kvsize/text.hpp"
+#include "cli_support.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using kvsize::test::config;
+using kvsize::test::json_of;
+using kvsize::test::run_cli;
+
+namespace {
+
+auto lines_of(const std::string& text) -> std::vector<std::string> {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+/// The lines of `text` from the one equal to `title` up to the next empty line.
+auto section(const std::string& text, std::string_view title) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const auto& line : lines_of(text)) {
+    if (line == title) {
+      in = true;
+    } else if (in && line.empty()) {
+      break;
+    } else if (in) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
+/// UTF-8 code points: what a terminal shows as columns for the characters kvsize prints.
+auto code_points(std::string_view s) -> std::size_t {
+  std::size_t n = 0;
+  for (char c : s) {
+    n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  }
+  return n;
+}
+
+auto split_words(const std::string& line) -> std::vector<std::string> {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) {
+    words.push_back(w);
+  }
+  return words;
+}
+
+}  // namespace
+
+TEST_CASE("kvsize report: --sweep-context and --sweep-batch print a table in the text report", "[cli][report][sweep]") {
+  const std::string args = config("meta-llama__Llama-3.1-8B.config.json") +
+                           " --gpu l40s --engine vllm --sweep-context 1k:4k --sweep-batch 1:64";
+  const auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = section(r.out, "Plan: sweep, memory of one device (every term in bytes: --csv or --json)");
+  REQUIRE(rows.size() == 3 + 3 * 7);  // weights, reserve, column heads; contexts 1k, 2k, 4k × users 1 … 64
+  CHECK(split_words(rows[2]) == std::vector<std::string>{"context", "users", "KV", "cache", "workspace", "needed",
+                                                         "free", "fits"});
+  // Every point of the JSON sweep is one row, in the same order, with the same verdict.
+  const auto j = json_of(args);
+  const auto& points = j.at("sweep").at("points");
+  REQUIRE(points.size() == 21);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto words = split_words(rows[3 + i]);
+    INFO(rows[3 + i]);
+    REQUIRE(words.size() >= 11);
+    CHECK(words[0] == kvsize::cli::grouped(points[i].at("context").get<std::uint64_t>()));
+    CHECK(words[1] == kvsize::cli::grouped(points[i].at("users").get<std::uint64_t>()));
+    CHECK(words[10] == (points[i].at("fits").get<bool>() ? "yes" : "NO:"));
+  }
+  // 4,096 tokens × 64 users is 32 GiB of bf16 KV on a 45 GiB L40S with vLLM's 0.9 budget: no.
+  CHECK_THAT(rows.back(), ContainsSubstring("32 GiB"));
+  CHECK_THAT(rows.back(), ContainsSubstring("NO: memory"));
+  // The ceilings of each swept context and users count follow, as --json's sweep.max_users / max_context.
+  const auto ceilings = section(r.out, "Plan: sweep ceilings");
+  REQUIRE(ceilings.size() == 3 + 7);
+  CHECK_THAT(ceilings[0], ContainsSubstring("max users at 1,024 tokens"));
+  CHECK_THAT(ceilings[0],
+             ContainsSubstring(kvsize::cli::grouped(j.at("sweep").at("max_users")[0].at("max_users").get<std::uint64_t>())));
+  CHECK_THAT(ceilings[3], ContainsSubstring("max context for 1 user"));
+
+  // --sweep-batch alone: the plan's context, one row per users count.
+  const auto batch_only = run_cli(config("Qwen__Qwen2.5-1.5B.config.json") + " --gpu rtx-3060 --sweep-batch 1:4");
+  REQUIRE(batch_only.exit_code == 0);
+  CHECK(section(batch_only.out, "Plan: sweep, memory of one device (every term in bytes: --csv or --json)").size() ==
+        3 + 3);
+  // The widest sweep rows (a million tokens, thousands of users, TiB of KV) stay within the width.
+  const auto wide = run_cli(config("meta-llama__Llama-3.1-405B.config.json") +
+                            " --gpu h200 --engine vllm --tp 8 --sweep-context 1k:1m --sweep-batch 1:4k");
+  REQUIRE(wide.exit_code == 0);
+  for (const auto& line : lines_of(wide.out)) {
+    CHECK(code_points(line) <= kvsize::cli::report_width);
+  }
+  // No sweep asked: no sweep section.
+  const auto plain = run_cli(config("Qwen__Qwen2.5-1.5B.config.json") + " --gpu rtx-3060");
+  REQUIRE(plain.exit_code == 0);
+  CHECK_FALSE(plain.out.find("Plan: sweep") != std::string::npos);
+}
+
+TEST_CASE("kvsize report: no line is longer than 100 columns, for every bundled config and engine", "[cli][report][width]") {
+  std::vector<std::filesystem::path> configs;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs")) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      configs.push_back(entry.path());
+    }
+  }
+  REQUIRE(configs.size() >= 40);
+  constexpr std::array<std::string_view, 6> engines{"exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers"};
+  // Without a device; with one (capacity, plan, engine log lines, budget notes); with --explain and tp 2.
+  constexpr std::array<std::string_view, 3> devices{"", " --gpu h100-80gb", " --gpu rtx-3060 --explain --tp 2"};
+  std::size_t reports = 0;
+  for (const auto& path : configs) {
+    for (std::string_view engine : engines) {
+      for (std::string_view device : devices) {
+        const std::string args = "'" + path.string() + "' --engine " + std::string{engine} + std::string{device};
+        const auto r = run_cli(args);
+        if (r.exit_code != 0) {  // e.g. tp 2 does not divide a model's heads: an error, not a report
+          CHECK(r.out.empty());
+          continue;
+        }
+        ++reports;
+        for (const auto& line : lines_of(r.out)) {
+          if (code_points(line) > kvsize::cli::report_width) {
+            FAIL_CHECK(args << "\n" << code_points(line) << " columns: " << line);
+          }
+        }
+      }
+    }
+  }
+  CHECK(reports >= configs.size() * engines.size() * 2);  // every config and engine, at least with and without --gpu
+}
+
+TEST_CASE("kvsize report: a long line wraps at spaces, the value under itself, a number kept with its unit",
+          "[cli][report][width]") {
+  using kvsize::cli::wrapped;
+  const std::string row = kvsize::cli::row_text(
+      "fits", "NO: the engine admits 129 at this context (KV needs 8.75 GiB (9,395,240,960 B), its budget is 7.08 GiB)",
+      38);
+  const auto lines = lines_of(row);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "  fits                                   NO: the engine admits 129 at this context (KV needs");
+  CHECK(lines[1] == "                                         8.75 GiB (9,395,240,960 B), its budget is 7.08 GiB)");
+  // Log lines keep their runs of spaces and break after a clause; "×" and "µs" count one column each.
+  const std::string log = wrapped("  ", "llama_kv_cache: size =  624.00 MiB (  1536 cells,  52 layers,  1/1 seqs), "
+                                        "K (f16):  312.00 MiB, V (f16):  312.00 MiB", 6);
+  CHECK(log == "  llama_kv_cache: size =  624.00 MiB (  1536 cells,  52 layers,  1/1 seqs), K (f16):  312.00 MiB,\n"
+               "      V (f16):  312.00 MiB\n");
+  CHECK(kvsize::cli::columns("256 rows × vocab, 34.67 µs") == 26);
+  // A word no line can hold is cut at the width rather than overflow it.
+  const auto cut = lines_of(wrapped("", std::string(130, 'x'), 2, 100));
+  REQUIRE(cut.size() == 2);
+  CHECK(cut[0].size() == 100);
+  CHECK(cut[1] == "  " + std::string(30, 'x'));
+  // An option stays with its value.
+  CHECK(wrapped("", "pass the figure as --context 131072", 2, 30) == "pass the figure as\n  --context 131072\n");
+  // Short text is left alone.
+  CHECK(wrapped("  - ", "a short note", 4) == "  - a short note\n");
+}
+
+TEST_CASE("kvsize report: the context assumed, and what each engine would use itself", "[cli][report][context]") {
+  const std::string qwen = config("Qwen__Qwen2.5-1.5B.config.json");  // max_position_embeddings 131,072
+  const auto context_row = [](const std::string& out) {
+    std::string joined;
+    bool in = false;
+    for (const auto& line : lines_of(out)) {
+      if (line.rfind("  context ", 0) == 0) {
+        in = true;
+        joined = line;
+      } else if (in && line.rfind("                                       ", 0) == 0) {
+        joined += " " + line.substr(line.find_first_not_of(' '));
+      } else if (in) {
+        break;
+      }
+    }
+    return joined;
+  };
+  SECTION("kvsize's default, and the engine's own: the model's maximum") {
+    const auto vllm = run_cli(qwen + " --engine vllm");
+    REQUIRE(vllm.exit_code == 0);
+    CHECK_THAT(context_row(vllm.out), ContainsSubstring("4,096 tokens (kvsize's default; vLLM would use the model's "
+                                                        "131,072: pass --context 131072)"));
+    const auto j = json_of(qwen + " --engine vllm");
+    CHECK(j.at("context") == 4'096);
+    CHECK(j.at("context_source") == "default");
+    CHECK(j.at("engine_default_context") == 131'072);
+    for (const auto& [engine, shown] : {std::pair{"sglang", "SGLang"}, std::pair{"trtllm", "TensorRT-LLM"}}) {
+      const auto r = run_cli(qwen + " --engine " + engine);
+      CHECK_THAT(context_row(r.out), ContainsSubstring(std::string{shown} + " would use the model's 131,072"));
+    }
+    // llama.cpp: -c 0 is its default, the training context; --fit may lower it.
+    const auto llama = run_cli(qwen + " --engine llama.cpp");
+    CHECK_THAT(context_row(llama.out), ContainsSubstring("llama.cpp's -c 0 would use the model's 131,072, or less "
+                                                         "with --fit: pass --context 131072"));
+    // exact has no context of its own; transformers has no setting.
+    const auto ex = json_of(qwen);
+    CHECK(ex.at("engine_default_context").is_null());
+    CHECK_THAT(context_row(run_cli(qwen).out), ContainsSubstring("4,096 tokens (kvsize's default)"));
+    CHECK_THAT(context_row(run_cli(qwen + " --engine transformers").out),
+               ContainsSubstring("transformers has no context setting"));
+  }
+  SECTION("--context given") {
+    const auto j = json_of(qwen + " --engine sglang --context 32768");
+    CHECK(j.at("context_source") == "option");
+    CHECK(j.at("engine_default_context") == 131'072);
+    CHECK_THAT(context_row(run_cli(qwen + " --engine sglang --context 32768").out),
+               ContainsSubstring("32,768 tokens (--context; SGLang would use the model's 131,072"));
+    CHECK_THAT(context_row(run_cli(qwen + " --engine vllm --context 131072").out),
+               ContainsSubstring("131,072 tokens (--context; vLLM would use the same by default)"));
+  }
+  SECTION("the default capped at a smaller model maximum") {
+    const std::string gpt2 = config("openai-community__gpt2-xl.config.json");  // n_positions 1,024
+    const auto j = json_of(gpt2 + " --engine vllm");
+    CHECK(j.at("context") == 1'024);
+    CHECK(j.at("context_source") == "default_capped");
+    CHECK_THAT(context_row(run_cli(gpt2 + " --engine vllm").out),
+               ContainsSubstring("1,024 tokens (kvsize's default 4,096, capped at the model's maximum; vLLM would "
+                                 "use the same by default)"));
+  }
+}
