@@ -170,6 +170,89 @@ struct kind_counts {
 }
 }  // namespace detail
 
+namespace detail {
+/// kv_token_bytes_of for a model whose layers are not all full attention with the model's KV heads:
+/// the per-kind counts (a counting pass, or layer by layer where layers have KV heads of their own)
+/// and their rules. Apart from kv_token_bytes_of so that the usual query stays small enough for
+/// the compilers to inline.
+[[nodiscard]] constexpr auto kv_token_bytes_by_kind(const model_spec& m, kv_dtypes t, layer_entries_or entries,
+                                                    layer_kind model_kind) -> kv_token_bytes {
+  const std::size_t listed = m.layers;
+  const std::uint32_t any_kind = entries.kinds;
+  const std::uint32_t any_heads = entries.heads;
+  // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
+  std::uint64_t full = 0;
+  std::uint64_t sliding = 0;
+  std::uint64_t chunked = 0;
+  std::uint64_t latent = 0;
+  kv_token_bytes own_heads{};
+  const auto count = [&](layer_kind k, std::uint64_t n) {
+    switch (k) {
+      case layer_kind::full: full += n; break;
+      case layer_kind::sliding: sliding += n; break;
+      case layer_kind::chunked: chunked += n; break;
+      case layer_kind::latent: latent += n; break;
+      case layer_kind::inherit:  // resolved by kind_of_layer
+      case layer_kind::none:
+      case layer_kind::shared: break;
+    }
+  };
+  if (any_kind == 0 && any_heads == 0) {
+    count(model_kind, m.layers);
+  } else if (any_heads == 0) {
+    // Pass 2: count the kinds (branch-free, vectorised).
+    const auto n = count_kinds(m, listed, model_kind);
+    full += n.full;
+    sliding += n.sliding;
+    chunked += n.chunked;
+    latent += n.latent;
+  } else {
+    const std::uint32_t model_heads = effective_kv_heads(m);
+    for (std::size_t il = 0; il < listed; ++il) {
+      const auto index = static_cast<std::uint32_t>(il);
+      const std::uint32_t own = m.layer[il].kv_heads;
+      const layer_kind k = kind_of_layer(m, index);
+      if (own != 0 && (own > m.attention_heads || !divides(own, m.attention_heads))) {
+        refuse<check_layer_kv_heads>(m, own);
+      }
+      if (own == 0 || own == model_heads || k == layer_kind::latent) {
+        count(k, 1);
+        continue;
+      }
+      if ((k == layer_kind::sliding && m.sliding_window == 0) || (k == layer_kind::chunked && m.attention_chunk == 0)) {
+        refuse<check_layer_kind>(m, k);  // counted apart from `sliding` and `chunked` below
+      }
+      const bytes b = layer_kv_row_bytes(m, index, t);
+      switch (k) {
+        case layer_kind::sliding: own_heads.sliding += b; break;
+        case layer_kind::chunked: own_heads.chunked += b; break;
+        default: own_heads.growing += b; break;
+      }
+    }
+  }
+  // The rules of the kinds the pass found (layers with heads of their own were checked in their
+  // loop); tested inline, thrown out of line.
+  if (sliding != 0 && m.sliding_window == 0) {
+    refuse<check_layer_kind>(m, layer_kind::sliding);
+  }
+  if (chunked != 0 && m.attention_chunk == 0) {
+    refuse<check_layer_kind>(m, layer_kind::chunked);
+  }
+  if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
+    refuse<check_layer_kind>(m, layer_kind::latent);
+  }
+  bytes attention_row{0};
+  if (full + sliding + chunked != 0) {
+    const std::uint64_t heads = effective_kv_heads(m);
+    attention_row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+  }
+  const bytes latent_row =
+      latent != 0 ? row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim) : bytes{0};
+  return {attention_row * full + latent_row * latent + own_heads.growing, attention_row * sliding + own_heads.sliding,
+          attention_row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+}
+}  // namespace detail
+
 /// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
 /// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
 /// model costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only
@@ -200,76 +283,7 @@ struct kind_counts {
     const bytes row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
     return {row * m.layers, bytes{0}, bytes{0}, m.sliding_window, m.attention_chunk};
   }
-  // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
-  std::uint64_t full = 0;
-  std::uint64_t sliding = 0;
-  std::uint64_t chunked = 0;
-  std::uint64_t latent = 0;
-  kv_token_bytes own_heads{};
-  const auto count = [&](layer_kind k, std::uint64_t n) {
-    switch (k) {
-      case layer_kind::full: full += n; break;
-      case layer_kind::sliding: sliding += n; break;
-      case layer_kind::chunked: chunked += n; break;
-      case layer_kind::latent: latent += n; break;
-      case layer_kind::inherit:  // resolved by kind_of_layer
-      case layer_kind::none:
-      case layer_kind::shared: break;
-    }
-  };
-  if (any_kind == 0 && any_heads == 0) {
-    count(model_kind, m.layers);
-  } else if (any_heads == 0) {
-    // Pass 2: count the kinds (branch-free, vectorised).
-    const auto n = detail::count_kinds(m, listed, model_kind);
-    full += n.full;
-    sliding += n.sliding;
-    chunked += n.chunked;
-    latent += n.latent;
-  } else {
-    const std::uint32_t model_heads = effective_kv_heads(m);
-    for (std::size_t il = 0; il < listed; ++il) {
-      const auto index = static_cast<std::uint32_t>(il);
-      const std::uint32_t own = m.layer[il].kv_heads;
-      const layer_kind k = kind_of_layer(m, index);
-      if (own != 0 && (own > m.attention_heads || !detail::divides(own, m.attention_heads))) {
-        detail::refuse<detail::check_layer_kv_heads>(m, own);
-      }
-      if (own == 0 || own == model_heads || k == layer_kind::latent) {
-        count(k, 1);
-        continue;
-      }
-      if ((k == layer_kind::sliding && m.sliding_window == 0) || (k == layer_kind::chunked && m.attention_chunk == 0)) {
-        detail::refuse<detail::check_layer_kind>(m, k);  // counted apart from `sliding` and `chunked` below
-      }
-      const bytes b = detail::layer_kv_row_bytes(m, index, t);
-      switch (k) {
-        case layer_kind::sliding: own_heads.sliding += b; break;
-        case layer_kind::chunked: own_heads.chunked += b; break;
-        default: own_heads.growing += b; break;
-      }
-    }
-  }
-  // The rules of the kinds the pass found (layers with heads of their own were checked in their
-  // loop); tested inline, thrown out of line.
-  if (sliding != 0 && m.sliding_window == 0) {
-    detail::refuse<detail::check_layer_kind>(m, layer_kind::sliding);
-  }
-  if (chunked != 0 && m.attention_chunk == 0) {
-    detail::refuse<detail::check_layer_kind>(m, layer_kind::chunked);
-  }
-  if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
-    detail::refuse<detail::check_layer_kind>(m, layer_kind::latent);
-  }
-  bytes attention_row{0};
-  if (full + sliding + chunked != 0) {
-    const std::uint64_t heads = effective_kv_heads(m);
-    attention_row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
-  }
-  const bytes latent_row =
-      latent != 0 ? row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim) : bytes{0};
-  return {attention_row * full + latent_row * latent + own_heads.growing, attention_row * sliding + own_heads.sliding,
-          attention_row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+  return detail::kv_token_bytes_by_kind(m, t, entries, model_kind);
 }
 [[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m) -> kv_token_bytes {
   return kv_token_bytes_of(m, kv_dtypes::same(m.compute_dtype));
