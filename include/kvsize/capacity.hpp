@@ -39,7 +39,8 @@ struct sequence_cost {
   kv_token_bytes kv;  ///< KV bytes per token by kind of layer
   bytes state;        ///< recurrent state per sequence
   [[nodiscard]] static constexpr auto of(const model_spec& m, cache_format f) -> sequence_cost {
-    return {kv_token_bytes_of(m, f.kv), state_bytes_per_sequence(m, f.state)};
+    // kv_token_bytes_of checks the spec, the state's size included, in its one pass.
+    return {kv_token_bytes_of(m, f.kv), detail::state_row_bytes(m, f.state)};
   }
   /// KV plus state of one sequence of `tokens` tokens.
   [[nodiscard]] constexpr auto per_sequence(std::uint64_t tokens) const -> bytes {

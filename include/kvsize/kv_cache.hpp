@@ -17,11 +17,9 @@
 
 namespace kvsize {
 
-/// Bytes one token adds to layer `il`'s cache.
-///   full, sliding, chunked: row(K, kv_heads × head_dim) + row(V, kv_heads × head_dim_v)
-///   latent:                 row(K, kv_lora_rank + rope_head_dim)   (one vector, no separate V)
-///   none, shared:           0
-[[nodiscard]] constexpr auto layer_kv_bytes_per_token(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
+namespace detail {
+/// layer_kv_bytes_per_token for a spec already checked.
+[[nodiscard]] constexpr auto layer_kv_row_bytes(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
   switch (kind_of_layer(m, il)) {
     case layer_kind::full:
     case layer_kind::sliding:
@@ -38,6 +36,18 @@ namespace kvsize {
   }
   return bytes{0};
 }
+}  // namespace detail
+
+/// Bytes one token adds to layer `il`'s cache.
+///   full, sliding, chunked: row(K, kv_heads × head_dim) + row(V, kv_heads × head_dim_v)
+///   latent:                 row(K, kv_lora_rank + rope_head_dim)   (one vector, no separate V)
+///   none, shared:           0
+/// Throws kvsize::invalid_argument if the model's shape or layer `il` breaks a rule of validate().
+[[nodiscard]] constexpr auto layer_kv_bytes_per_token(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
+  detail::check_model_shape(m);
+  detail::check_layer(m, il);
+  return detail::layer_kv_row_bytes(m, il, t);
+}
 
 /// Tokens layer `il` holds for one sequence of `tokens` tokens:
 ///   full, latent: tokens;  sliding: min(tokens, W);  chunked: min(tokens, C)
@@ -45,6 +55,8 @@ namespace kvsize {
 /// bound rather than (tokens − 1) mod C + 1 keeps memory monotone, as an allocator needs).
 [[nodiscard]] constexpr auto layer_tokens_held(const model_spec& m, std::uint32_t il, std::uint64_t tokens)
     -> std::uint64_t {
+  detail::check_model_shape(m);
+  detail::check_layer(m, il);
   switch (kind_of_layer(m, il)) {
     case layer_kind::sliding: return detail::min_of(tokens, m.sliding_window);
     case layer_kind::chunked: return detail::min_of(tokens, m.attention_chunk);
@@ -87,6 +99,7 @@ static_assert(sizeof(layer_spec) == 4 && offsetof(layer_spec, kind) == 0 && offs
 static_assert(static_cast<std::uint32_t>(layer_kind::inherit) == 0, "an entry left as it is reads as 0");
 inline constexpr bool little_endian = std::endian::native == std::endian::little;
 inline constexpr unsigned layer_word_kind_shift = little_endian ? 0U : 24U;    ///< kind: byte 0
+inline constexpr unsigned layer_word_recurrent_shift = little_endian ? 8U : 16U;  ///< recurrent: byte 1
 inline constexpr unsigned layer_word_heads_shift = little_endian ? 16U : 0U;  ///< kv_heads: bytes 2-3
 
 [[nodiscard]] inline auto layer_word(const model_spec& m, std::size_t il) -> std::uint32_t {
@@ -96,10 +109,12 @@ inline constexpr unsigned layer_word_heads_shift = little_endian ? 16U : 0U;  //
 }
 
 /// What the first `listed` layer entries set, ORed together: non-zero `kinds` if any entry sets its
-/// kind, non-zero `heads` if any sets its own KV heads. (The recurrent flag does not change the KV.)
+/// kind, non-zero `heads` if any sets its own KV heads, non-zero `recurrent` if any layer keeps a
+/// state (which does not change the KV, but needs the model's state size: check_recurrent_state).
 struct layer_entries_or {
   std::uint32_t kinds = 0;
   std::uint32_t heads = 0;
+  std::uint32_t recurrent = 0;
 };
 [[nodiscard]] constexpr auto or_of_layer_entries(const model_spec& m, std::size_t listed) -> layer_entries_or {
   layer_entries_or r{};
@@ -107,6 +122,7 @@ struct layer_entries_or {
     for (std::size_t il = 0; il < listed; ++il) {
       r.kinds |= static_cast<std::uint32_t>(m.layer[il].kind);
       r.heads |= m.layer[il].kv_heads;
+      r.recurrent |= static_cast<std::uint32_t>(m.layer[il].recurrent);
     }
     return r;
   }
@@ -116,6 +132,7 @@ struct layer_entries_or {
   }
   r.kinds = (any >> layer_word_kind_shift) & 0xFFU;
   r.heads = (any >> layer_word_heads_shift) & 0xFFFFU;
+  r.recurrent = (any >> layer_word_recurrent_shift) & 0xFFU;
   return r;
 }
 
@@ -154,17 +171,16 @@ struct kind_counts {
 }
 }  // namespace detail
 
-/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
-/// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
-/// model costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only
-/// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
-[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
-  const std::size_t listed = m.layers < max_layers ? m.layers : max_layers;  // beyond max_layers: inherit
-  // Does any layer set its kind or KV heads?
-  const detail::layer_entries_or entries = detail::or_of_layer_entries(m, listed);
+namespace detail {
+/// kv_token_bytes_of for a model whose layers are not all full attention with the model's KV heads:
+/// the per-kind counts (a counting pass, or layer by layer where layers have KV heads of their own)
+/// and their rules. Apart from kv_token_bytes_of so that the usual query stays small enough for
+/// the compilers to inline.
+[[nodiscard]] constexpr auto kv_token_bytes_by_kind(const model_spec& m, kv_dtypes t, layer_entries_or entries,
+                                                    layer_kind model_kind) -> kv_token_bytes {
+  const std::size_t listed = m.layers;
   const std::uint32_t any_kind = entries.kinds;
   const std::uint32_t any_heads = entries.heads;
-  const layer_kind model_kind = kind_of_layer(m, max_layers);
   // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
   std::uint64_t full = 0;
   std::uint64_t sliding = 0;
@@ -186,30 +202,45 @@ struct kind_counts {
     count(model_kind, m.layers);
   } else if (any_heads == 0) {
     // Pass 2: count the kinds (branch-free, vectorised).
-    const auto n = detail::count_kinds(m, listed, model_kind);
-    count(model_kind, m.layers - listed);
+    const auto n = count_kinds(m, listed, model_kind);
     full += n.full;
     sliding += n.sliding;
     chunked += n.chunked;
     latent += n.latent;
   } else {
     const std::uint32_t model_heads = effective_kv_heads(m);
-    count(model_kind, m.layers - listed);
     for (std::size_t il = 0; il < listed; ++il) {
       const auto index = static_cast<std::uint32_t>(il);
       const std::uint32_t own = m.layer[il].kv_heads;
       const layer_kind k = kind_of_layer(m, index);
+      if (own != 0 && (own > m.attention_heads || !divides(own, m.attention_heads))) {
+        refuse<check_layer_kv_heads>(m, own);
+      }
       if (own == 0 || own == model_heads || k == layer_kind::latent) {
         count(k, 1);
         continue;
       }
-      const bytes b = layer_kv_bytes_per_token(m, index, t);
+      if ((k == layer_kind::sliding && m.sliding_window == 0) || (k == layer_kind::chunked && m.attention_chunk == 0)) {
+        refuse<check_layer_kind>(m, k);  // counted apart from `sliding` and `chunked` below
+      }
+      const bytes b = layer_kv_row_bytes(m, index, t);
       switch (k) {
         case layer_kind::sliding: own_heads.sliding += b; break;
         case layer_kind::chunked: own_heads.chunked += b; break;
         default: own_heads.growing += b; break;
       }
     }
+  }
+  // The rules of the kinds the pass found (layers with heads of their own were checked in their
+  // loop); tested inline, thrown out of line.
+  if (sliding != 0 && m.sliding_window == 0) {
+    refuse<check_layer_kind>(m, layer_kind::sliding);
+  }
+  if (chunked != 0 && m.attention_chunk == 0) {
+    refuse<check_layer_kind>(m, layer_kind::chunked);
+  }
+  if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
+    refuse<check_layer_kind>(m, layer_kind::latent);
   }
   bytes attention_row{0};
   if (full + sliding + chunked != 0) {
@@ -220,6 +251,40 @@ struct kind_counts {
       latent != 0 ? row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim) : bytes{0};
   return {attention_row * full + latent_row * latent + own_heads.growing, attention_row * sliding + own_heads.sliding,
           attention_row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+}
+}  // namespace detail
+
+/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
+/// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
+/// model costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only
+/// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
+///
+/// Checks the spec as it goes, at O(1) extra cost: the model-wide rules first, then the rules of the
+/// kinds of layer the pass found (a sliding layer needs a window, ...), a recurrent layer's state
+/// size, and each layer's own KV heads. Every rule of validate() but one: overrides beyond `layers`,
+/// which no formula reads. Throws kvsize::invalid_argument naming the rule (a compile error in a
+/// constant expression), as validate() does.
+[[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m, kv_dtypes t) -> kv_token_bytes {
+  if (!detail::model_shape_ok(m)) {  // one branch here; the throw is out of line
+    detail::refuse<detail::check_model_shape>(m);
+  }
+  const std::size_t listed = m.layers;  // 1 ≤ layers ≤ max_layers from here on
+  // Does any layer set its kind or KV heads, or keep a state?
+  const detail::layer_entries_or entries = detail::or_of_layer_entries(m, listed);
+  const std::uint32_t any_kind = entries.kinds;
+  const std::uint32_t any_heads = entries.heads;
+  if (entries.recurrent != 0 && m.state.conv_elements == 0 && m.state.ssm_elements == 0) {
+    detail::refuse<detail::check_recurrent_state>(m);
+  }
+  const layer_kind model_kind = kind_of_layer(m, max_layers);
+  if (any_kind == 0 && any_heads == 0 && model_kind == layer_kind::full) {
+    // The usual case, every layer full attention with the model's KV heads: one row × layers (what
+    // the general sums below give, without their bookkeeping, which pays for the checks above).
+    const std::uint64_t heads = effective_kv_heads(m);
+    const bytes row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+    return {row * m.layers, bytes{0}, bytes{0}, m.sliding_window, m.attention_chunk};
+  }
+  return detail::kv_token_bytes_by_kind(m, t, entries, model_kind);
 }
 [[nodiscard]] constexpr auto kv_token_bytes_of(const model_spec& m) -> kv_token_bytes {
   return kv_token_bytes_of(m, kv_dtypes::same(m.compute_dtype));
@@ -240,11 +305,9 @@ struct kind_counts {
   return kv_bytes_per_token(m, m.compute_dtype);
 }
 
-/// Bytes one token would add to layer `il` if every query head kept its own K and V: no GQA,
-/// MQA or latent compression. A latent layer counts its expanded per-head K (nope + rope) and
-/// V (v_head_dim); layers without KV of their own count 0.
-[[nodiscard]] constexpr auto layer_kv_bytes_per_token_mha(const model_spec& m, std::uint32_t il, kv_dtypes t)
-    -> bytes {
+namespace detail {
+/// layer_kv_bytes_per_token_mha for a spec already checked.
+[[nodiscard]] constexpr auto layer_kv_row_bytes_mha(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
   const std::uint64_t heads = m.attention_heads;
   if (kind_of_layer(m, il) == layer_kind::latent) {
     return row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)) +
@@ -255,13 +318,26 @@ struct kind_counts {
   }
   return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
 }
+}  // namespace detail
+
+/// Bytes one token would add to layer `il` if every query head kept its own K and V: no GQA,
+/// MQA or latent compression. A latent layer counts its expanded per-head K (nope + rope) and
+/// V (v_head_dim); layers without KV of their own count 0.
+/// Throws kvsize::invalid_argument if the model's shape or layer `il` breaks a rule of validate().
+[[nodiscard]] constexpr auto layer_kv_bytes_per_token_mha(const model_spec& m, std::uint32_t il, kv_dtypes t)
+    -> bytes {
+  detail::check_model_shape(m);
+  detail::check_layer(m, il);
+  return detail::layer_kv_row_bytes_mha(m, il, t);
+}
 
 /// The same as kv_bytes_per_token if every query head kept its own K and V:
 /// Σ over layers of layer_kv_bytes_per_token_mha.
 [[nodiscard]] constexpr auto kv_bytes_per_token_mha(const model_spec& m, kv_dtypes t) -> bytes {
+  detail::check_model(m);
   bytes total{0};
   for (std::uint32_t il = 0; il < m.layers; ++il) {
-    total += layer_kv_bytes_per_token_mha(m, il, t);
+    total += detail::layer_kv_row_bytes_mha(m, il, t);
   }
   return total;
 }
@@ -274,8 +350,9 @@ struct kind_counts {
 
 /// Query heads per K/V head (GQA group size): 1 for MHA, attention_heads for MQA and for
 /// latent attention (one latent serves every head). Not always an integer in principle,
-/// hence a double; validate() requires divisibility, so in practice it is one.
+/// hence a double; the spec's check requires divisibility, so in practice it is one.
 [[nodiscard]] constexpr auto gqa_ratio(const model_spec& m) -> double {
+  detail::check_model(m);
   const bool latent = m.attention == layer_kind::latent || count_layers(m, layer_kind::latent) > 0;
   const std::uint32_t kv = latent ? 1U : effective_kv_heads(m);
   return kv == 0 ? 0.0 : static_cast<double>(m.attention_heads) / static_cast<double>(kv);
@@ -307,14 +384,23 @@ struct kind_counts {
   return kv_bytes(m, tokens, batch, m.compute_dtype);
 }
 
-/// Recurrent state of one sequence: recurrent layers × (conv + ssm elements) in `t`.
-/// Independent of the sequence's length.
-[[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m, dtype t) -> bytes {
+namespace detail {
+/// state_bytes_per_sequence for a spec already checked (kv_token_bytes_of checks the state size of
+/// a model with recurrent layers).
+[[nodiscard]] constexpr auto state_row_bytes(const model_spec& m, dtype t) -> bytes {
   const std::uint64_t elements = m.state.conv_elements + m.state.ssm_elements;
   if (elements == 0) {  // no state to keep: no need to count the recurrent layers
     return bytes{0};
   }
   return storage_bytes(t, elements) * recurrent_layers(m);
+}
+}  // namespace detail
+
+/// Recurrent state of one sequence: recurrent layers × (conv + ssm elements) in `t`.
+/// Independent of the sequence's length.
+[[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m, dtype t) -> bytes {
+  detail::check_model(m);
+  return detail::state_row_bytes(m, t);
 }
 /// ... with the state in the model's compute dtype (transformers' cache classes do so).
 [[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m) -> bytes {

@@ -13,7 +13,9 @@ namespace kvsize {
 
 /// Bytes of the logits of one position: vocab_size × sizeof(t).
 /// Qwen2.5 (151,936 tokens) in bf16: 303,872 B = 296.75 KiB, 10.6 × its 28 KiB of KV per token.
+/// Checks the model-wide rules of validate() (it reads no layer).
 [[nodiscard]] constexpr auto logits_bytes_per_token(const model_spec& m, dtype t) -> bytes {
+  detail::check_model_shape(m);
   return storage_bytes(t, m.vocab_size);
 }
 /// ... in the model's compute dtype.

@@ -174,9 +174,25 @@ static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "
   return n;
 }
 
-/// Checks the invariants the formulas rely on; throws kvsize::invalid_argument naming the first
-/// violated one. In a constant expression the throw is a compile error showing that message.
-constexpr void validate(const model_spec& m) {
+namespace detail {
+/// Whether `d` (≥ 1) divides `n`. A power of two (GQA's usual 1, 2, 4, 8 KV heads) is tested with a
+/// mask: a hardware division costs about a tenth of a whole KV query (BENCHMARKS.md), which checks
+/// this on every call.
+[[nodiscard]] constexpr auto divides(std::uint32_t d, std::uint32_t n) -> bool {
+  if ((d & (d - 1U)) == 0) {
+    return (n & (d - 1U)) == 0;
+  }
+  return n % d == 0;
+}
+
+// The invariants of validate(), in pieces that the sizing functions call where they already read the
+// fields concerned (kv_token_bytes_of folds the per-layer ones into its one pass over the layers).
+// Each throw names its rule in a string literal on the throw's own line: in a constant expression
+// the compilers quote that line, so the message is the compile error.
+
+/// The model-wide invariants, O(1): 1 ≤ layers ≤ max_layers, attention_heads > 0, kv_heads (0 = MHA)
+/// divides attention_heads, and a head dimension that is given or hidden_size / attention_heads exactly.
+constexpr void check_model_shape(const model_spec& m) {
   if (m.layers == 0) {
     throw kvsize::invalid_argument("kvsize::model_spec: layers must be positive");
   }
@@ -186,37 +202,114 @@ constexpr void validate(const model_spec& m) {
   if (m.attention_heads == 0) {
     throw kvsize::invalid_argument("kvsize::model_spec: attention_heads must be positive");
   }
-  if (effective_kv_heads(m) > m.attention_heads) {
+  const std::uint32_t kv = effective_kv_heads(m);
+  if (kv > m.attention_heads) {
     throw kvsize::invalid_argument("kvsize::model_spec: kv_heads exceeds attention_heads");
   }
-  if (m.attention_heads % effective_kv_heads(m) != 0) {
+  if (!divides(kv, m.attention_heads)) {
     throw kvsize::invalid_argument("kvsize::model_spec: attention_heads is not a multiple of kv_heads");
   }
-  if (effective_head_dim(m) == 0) {
-    throw kvsize::invalid_argument("kvsize::model_spec: head_dim is zero (give head_dim or hidden_size)");
+  if (m.head_dim == 0) {
+    if (m.hidden_size / m.attention_heads == 0) {
+      throw kvsize::invalid_argument("kvsize::model_spec: head_dim is zero (give head_dim or hidden_size)");
+    }
+    if (m.hidden_size % m.attention_heads != 0) {
+      throw kvsize::invalid_argument("kvsize::model_spec: hidden_size is not a multiple of attention_heads; give head_dim");
+    }
   }
-  if (m.head_dim == 0 && m.hidden_size % m.attention_heads != 0) {
-    throw kvsize::invalid_argument("kvsize::model_spec: hidden_size is not a multiple of attention_heads; give head_dim");
+}
+
+/// Whether check_model_shape(m) passes, without a throw: the same rules as one expression, so that a
+/// query's hot path takes one well-predicted branch and keeps the throws out of line.
+[[nodiscard]] constexpr auto model_shape_ok(const model_spec& m) -> bool {
+  const std::uint32_t kv = effective_kv_heads(m);
+  return m.layers - 1U < max_layers                  // 1 ≤ layers ≤ max_layers
+         && kv - 1U < m.attention_heads              // 1 ≤ kv ≤ heads (false for heads = 0)
+         && divides(kv, m.attention_heads)           //
+         && (m.head_dim != 0 || (m.hidden_size >= m.attention_heads && m.hidden_size % m.attention_heads == 0));
+}
+
+/// What a layer of kind `k` (inherit resolved) needs from the model: sliding a window, chunked a
+/// chunk, latent a latent width. O(1).
+constexpr void check_layer_kind(const model_spec& m, layer_kind k) {
+  if (k == layer_kind::sliding && m.sliding_window == 0) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
   }
+  if (k == layer_kind::chunked && m.attention_chunk == 0) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a chunked layer needs attention_chunk > 0");
+  }
+  if (k == layer_kind::latent && std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim == 0) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
+  }
+}
+
+/// A layer's own KV heads (`own`, 0 = the model's) divide attention_heads. O(1).
+constexpr void check_layer_kv_heads(const model_spec& m, std::uint32_t own) {
+  if (own != 0 && (own > m.attention_heads || m.attention_heads % own != 0)) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
+  }
+}
+
+/// A model with a recurrent layer gives the state's size. O(1).
+constexpr void check_recurrent_state(const model_spec& m) {
+  if (m.state.conv_elements == 0 && m.state.ssm_elements == 0) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a recurrent layer needs a state size");
+  }
+}
+
+/// For kv_token_bytes_of's hot path, which tests a rule inline and calls this only when the rule
+/// fails: throws what `check(m, rest...)` throws. At run time through reject<check>, out of line and
+/// [[noreturn]], which keeps the throws (and the registers and code they need) out of the query and
+/// lets the code after the test rely on the rule; in a constant expression `check` itself, whose
+/// throw is the compile error naming the rule.
+template <auto check, class... Rest>
+[[noreturn, gnu::noinline, gnu::cold]] void reject(const model_spec& m, Rest... rest) {
+  check(m, rest...);
+  throw kvsize::invalid_argument("kvsize::model_spec: invalid");  // not reached: the test and `check` agree
+}
+template <auto check, class... Rest>
+constexpr void refuse(const model_spec& m, Rest... rest) {
+  if (std::is_constant_evaluated()) {
+    check(m, rest...);
+  } else {
+    reject<check>(m, rest...);
+  }
+}
+
+/// Layer `il` exists and keeps its rules (the model-wide ones are check_model_shape's). O(1).
+constexpr void check_layer(const model_spec& m, std::uint32_t il) {
+  if (il >= m.layers) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a layer index is not below `layers`");
+  }
+  check_layer_kind(m, kind_of_layer(m, il));
+  if (m.layer[il].recurrent) {
+    check_recurrent_state(m);
+  }
+  check_layer_kv_heads(m, m.layer[il].kv_heads);
+}
+
+/// Every rule of validate() except the one about entries beyond `layers`: the model-wide rules and
+/// each layer's. O(layers); what sizing functions that walk the layers anyway call.
+constexpr void check_model(const model_spec& m) {
+  check_model_shape(m);
   for (std::uint32_t il = 0; il < m.layers; ++il) {
-    const layer_kind k = kind_of_layer(m, il);
-    if (k == layer_kind::sliding && m.sliding_window == 0) {
-      throw kvsize::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
-    }
-    if (k == layer_kind::chunked && m.attention_chunk == 0) {
-      throw kvsize::invalid_argument("kvsize::model_spec: a chunked layer needs attention_chunk > 0");
-    }
-    if (k == layer_kind::latent && m.latent.kv_lora_rank + m.latent.rope_head_dim == 0) {
-      throw kvsize::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
-    }
-    if (m.layer[il].recurrent && m.state.conv_elements + m.state.ssm_elements == 0) {
-      throw kvsize::invalid_argument("kvsize::model_spec: a recurrent layer needs a state size");
-    }
-    const std::uint32_t h = kv_heads_of_layer(m, il);
-    if (h > m.attention_heads || m.attention_heads % h != 0) {
-      throw kvsize::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
-    }
+    check_layer(m, il);
   }
+}
+
+}  // namespace detail
+
+/// Checks every invariant the formulas rely on; throws kvsize::invalid_argument naming the first
+/// violated one. In a constant expression the throw is a compile error showing that message.
+///
+/// The sizing functions check the spec they are given too, so an invalid spec cannot be used by
+/// mistake: each one refuses what validate() refuses, with the same message, except overrides in
+/// `layer` / `weights.layer` beyond `layers` (entries no formula reads; only validate() looks at
+/// them). The KV and capacity queries fold the per-layer rules into the pass over the layers they
+/// make anyway (kv_token_bytes_of), at O(1) extra cost; functions that read no layer (logits,
+/// activations) check the model-wide rules only (detail::check_model_shape).
+constexpr void validate(const model_spec& m) {
+  detail::check_model(m);
   for (std::uint32_t il = m.layers; il < max_layers; ++il) {
     if (!(m.layer[il] == layer_spec{})) {
       throw kvsize::invalid_argument("kvsize::model_spec: a layer override lies beyond `layers`");

@@ -247,6 +247,7 @@ inline constexpr std::uint64_t max_users_searched = 1ULL << 40;
 /// engine's admission at one user bounds the search from above.
 [[nodiscard]] constexpr auto plan_max_users(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                             std::uint32_t tp, bool shared = false) -> std::uint64_t {
+  detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
   if (!detail::plan_fits(m, in, context, 1, tp, shared)) {
     return 0;
   }
@@ -259,6 +260,7 @@ inline constexpr std::uint64_t max_users_searched = 1ULL << 40;
 /// The longest context (≤ limit) at which `users` fit (0 if not even one token does).
 [[nodiscard]] constexpr auto plan_max_context(const model_spec& m, const plan_inputs& in, std::uint64_t users,
                                               std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
+  detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
   if (limit == 0 || !detail::plan_fits(m, in, 1, users, tp)) {
     return 0;
   }

@@ -344,8 +344,11 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
 
 /// Calls f(const weight_tensor&) for every weight tensor: embeddings, each layer in order, the
 /// final norm, the LM head, the MTP modules, the vision count.
+/// Throws kvsize::invalid_argument for a spec that breaks a rule of validate() (the one about
+/// entries beyond `layers` aside), before calling `f`.
 template <class F>
 constexpr void for_each_weight(const model_spec& m, F&& f) {
+  detail::check_model(m);
   const weights_shape& w = m.weights;
   const std::uint64_t hidden = m.hidden_size;
   const std::uint64_t vocab = m.vocab_size;

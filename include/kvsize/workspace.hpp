@@ -100,6 +100,7 @@ struct workspace_terms {
   using detail::ceil_div;
   using detail::checked_add;
   using detail::checked_mul;
+  detail::check_model_shape(m);  // the model-wide rules of validate(): no layer is read
   if (tp == 0) {
     throw kvsize::invalid_argument("kvsize: tp must be positive");
   }
@@ -147,6 +148,7 @@ struct workspace_terms {
 [[nodiscard]] constexpr auto engine_workspace(const model_spec& m, engine_kind e, const engine_options& o,
                                               const workspace_overrides& w = {}) -> workspace_terms {
   using detail::checked_mul;
+  detail::check_model(m);
   workspace_terms t{};
   const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
   const std::uint64_t batch = e == engine_kind::llama_cpp ? o.parallel : o.batch;

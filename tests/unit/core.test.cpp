@@ -115,8 +115,10 @@ constexpr auto kv_per_sequence_layer_by_layer(const kvsize::model_spec& m, std::
 }  // namespace
 
 TEST_CASE("kv_cache: the per-kind sums equal the layer-by-layer definition, at run and compile time", "[kv_cache]") {
-  // Random specs (fixed seed): each layer entry left unset, or given a kind, the recurrent flag
+  // Random valid specs (fixed seed): each layer entry left unset, or given a kind, the recurrent flag
   // and/or KV heads of its own; the run-time scan reads entries as words, the constant one by field.
+  // KV heads are divisors of the 16 query heads and recurrent layers have a state, as the spec's
+  // check requires (model_spec.test.cpp tests the refusals).
   std::uint64_t x = 0x2545F4914F6CDD1DULL;
   const auto next = [&x](std::uint64_t n) {
     x ^= x << 13U;
@@ -128,12 +130,14 @@ TEST_CASE("kv_cache: the per-kind sums equal the layer-by-layer definition, at r
                                           kvsize::layer_kind::sliding, kvsize::layer_kind::chunked,
                                           kvsize::layer_kind::latent,  kvsize::layer_kind::none,
                                           kvsize::layer_kind::shared};
+  constexpr std::uint16_t divisors_of_16[] = {1, 2, 4, 8, 16};
   for (int trial = 0; trial < 2'000; ++trial) {
     kvsize::model_spec m{.layers = static_cast<std::uint32_t>(1 + next(80)), .attention_heads = 16,
-                         .kv_heads = static_cast<std::uint32_t>(1 + next(8)), .head_dim = 64, .hidden_size = 1'024,
+                         .kv_heads = divisors_of_16[next(4)], .head_dim = 64, .hidden_size = 1'024,
                          .vocab_size = 1'000, .sliding_window = static_cast<std::uint32_t>(1 + next(4'096)),
                          .attention_chunk = static_cast<std::uint32_t>(1 + next(8'192)),
-                         .latent = {.kv_lora_rank = 512, .rope_head_dim = 64}};
+                         .latent = {.kv_lora_rank = 512, .rope_head_dim = 64},
+                         .state = {.conv_elements = 3 * 1'024, .ssm_elements = 16 * 64 * 128}};
     m.attention = kinds[next(5)];  // inherit .. latent
     const auto shape = next(4);    // 0: uniform; 1: kinds only; 2: + recurrent flags; 3: + own KV heads
     for (std::uint32_t il = 0; il < m.layers && shape != 0; ++il) {
@@ -142,7 +146,7 @@ TEST_CASE("kv_cache: the per-kind sums equal the layer-by-layer definition, at r
       }
       m.layer[il].kind = kinds[next(std::size(kinds))];
       m.layer[il].recurrent = shape >= 2 && next(2) == 0;
-      m.layer[il].kv_heads = shape == 3 && next(2) == 0 ? static_cast<std::uint16_t>(1 + next(16)) : 0;
+      m.layer[il].kv_heads = shape == 3 && next(2) == 0 ? divisors_of_16[next(5)] : std::uint16_t{0};
     }
     const auto t = kvsize::kv_dtypes{kvsize::dtype::bf16, next(2) == 0 ? kvsize::dtype::bf16 : kvsize::dtype::fp8_e4m3};
     const auto sums = kvsize::kv_token_bytes_of(m, t);

@@ -333,6 +333,7 @@ struct stage_range {
 /// replaces it with its padded n_ctx).
 [[nodiscard]] constexpr auto start_sizing(engine_kind e, const model_spec& m, const engine_options& o,
                                           stage_range r) -> engine_sizing {
+  check_model(m);  // every engine's size_stage starts here: none sizes an invalid spec
   engine_sizing s{};
   s.engine = e;
   s.kv = kv_types(e, m, o);
