@@ -20,6 +20,8 @@ mkdir -p "$out/corpus" "$out/artifacts"
 # Seed: every real, quirk and invalid config (the fuzzer only adds to $out/corpus).
 cp -f "$root"/configs/*.json "$root"/configs/quirks/*.json "$root"/configs/invalid/*.json "$out/corpus/" 2>/dev/null || true
 if [ -d "$root/configs/synthetic" ]; then cp -f "$root"/configs/synthetic/*.json "$out/corpus/" 2>/dev/null || true; fi
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+# ASAN_OPTIONS / UBSAN_OPTIONS from the caller are appended (e.g. malloc_context_size=0 for speed).
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
   "$out/hf_config_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -dict="$root/tests/fuzz/json.dict" -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$@" "$out/corpus"
