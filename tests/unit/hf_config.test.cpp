@@ -4,6 +4,8 @@
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kv_cache.hpp>
 
+#include "hf_support.hpp"
+
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
@@ -15,9 +17,6 @@
 #include <string_view>
 #include <vector>
 
-#ifndef KVSIZE_SOURCE_DIR
-#error "define KVSIZE_SOURCE_DIR as the project root (the CMake build does)"
-#endif
 
 namespace {
 
@@ -26,36 +25,13 @@ using kvsize::layer_kind;
 using kvsize::hf::config_errc;
 using kvsize::hf::config_error;
 
-auto configs_dir() -> fs::path { return fs::path(KVSIZE_SOURCE_DIR) / "configs"; }
+using kvsize::test::configs_dir;
+using kvsize::test::error_of;
+using kvsize::test::error_of_file;
+using kvsize::test::has_warning;
 
 auto load(std::string_view name) -> kvsize::hf::parsed_config {
   return kvsize::hf::load_config(configs_dir() / name);
-}
-
-/// The config_error that parsing `text` throws; FAILs if none.
-auto error_of(std::string_view text) -> config_error {
-  try {
-    (void)kvsize::hf::parse_config(text);
-  } catch (const config_error& e) {
-    return e;
-  }
-  FAIL("no config_error thrown");
-  return config_error(config_errc::io, "", "", "");
-}
-
-auto error_of_file(const fs::path& path) -> config_error {
-  try {
-    (void)kvsize::hf::load_config(path);
-  } catch (const config_error& e) {
-    return e;
-  }
-  FAIL("no config_error thrown for " << path);
-  return config_error(config_errc::io, "", "", "");
-}
-
-auto has_warning(const kvsize::hf::parsed_config& c, std::string_view part) -> bool {
-  return std::any_of(c.warnings.begin(), c.warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
 }
 
 /// A small valid config with `extra` members spliced in; a base member that `extra` also sets is

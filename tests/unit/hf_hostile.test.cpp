@@ -14,6 +14,8 @@
 #include <kvsize/kv_cache.hpp>
 #include <kvsize/weights.hpp>
 
+#include "hf_support.hpp"
+
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
@@ -28,17 +30,13 @@
 
 #include <nlohmann/json.hpp>
 
-#ifndef KVSIZE_SOURCE_DIR
-#error "define KVSIZE_SOURCE_DIR as the project root (the CMake build does)"
-#endif
-
 namespace {
 
-namespace fs = std::filesystem;
 using kvsize::hf::config_errc;
 using kvsize::hf::config_error;
-
-auto configs_dir() -> fs::path { return fs::path(KVSIZE_SOURCE_DIR) / "configs"; }
+using kvsize::test::configs_dir;
+using kvsize::test::error_of;
+using kvsize::test::has_warning;
 
 auto text_of(const std::string& name) -> std::string {
   std::ifstream in(configs_dir() / name, std::ios::binary);
@@ -63,30 +61,8 @@ auto with_members(std::string text, std::string_view members) -> std::string {
   return text;
 }
 
-auto error_of(std::string_view text) -> config_error {
-  try {
-    (void)kvsize::hf::parse_config(text);
-  } catch (const config_error& e) {
-    return e;
-  }
-  FAIL("no config_error thrown");
-  return config_error(config_errc::io, "", "", "");
-}
-
-auto error_of_file(const std::string& name) -> config_error {
-  try {
-    (void)kvsize::hf::load_config(configs_dir() / name);
-  } catch (const config_error& e) {
-    return e;
-  }
-  FAIL("no config_error thrown for " << name);
-  return config_error(config_errc::io, "", "", "");
-}
-
-auto has_warning(const kvsize::hf::parsed_config& c, std::string_view part) -> bool {
-  return std::any_of(c.warnings.begin(), c.warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
-}
+/// The config_error loading configs/`name` throws.
+auto error_of_file(const std::string& name) -> config_error { return kvsize::test::error_of_file(configs_dir() / name); }
 
 auto contains(const std::string& s, std::string_view part) -> bool { return s.find(part) != std::string::npos; }
 
