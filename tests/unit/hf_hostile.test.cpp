@@ -15,6 +15,9 @@
 #include <kvsize/weights.hpp>
 
 #include "hf_support.hpp"
+#ifdef KVSIZE_CLI_PATH
+#include "cli_support.hpp"
+#endif
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -346,3 +349,49 @@ TEST_CASE("hostile: a key written twice with different values is refused where i
   // Arrays are no objects: equal elements are no duplicates.
   CHECK_NOTHROW(kvsize::hf::parse_config(with_members(llama, R"("architectures": ["A", "A"])")));
 }
+
+TEST_CASE("hostile: a million notes are not listed: repeated keys and literals cost bounded memory", "[hf][hostile]") {
+  std::string many_nan = R"("x": [)";
+  std::string many_keys;
+  std::string many_values;
+  for (int i = 0; i < 100'000; ++i) {
+    many_nan += i == 0 ? "NaN" : ", NaN";
+    many_keys += R"("rope_theta": 1, )";
+    many_values += R"("num_key_value_heads": )" + std::to_string(i % 2 + 1) + ", ";
+  }
+  const auto nans = kvsize::hf::parse_config(with_members(llama, many_nan + "]"));
+  CHECK(nans.warnings.size() < 40);
+  CHECK(has_warning(nans, "and 99984 more bare NaN / Infinity / -Infinity literals, not listed"));
+  const auto keys = kvsize::hf::parse_config(with_members(llama, many_keys.substr(0, many_keys.size() - 2)));
+  CHECK(keys.warnings.size() < 40);
+  CHECK(has_warning(keys, "and 99983 more keys written more than once, not listed"));
+  const config_error e = error_of(with_members(llama, many_values.substr(0, many_values.size() - 2)));
+  CHECK(e.pointer() == "/num_key_value_heads");
+  CHECK(e.message().size() < 400);
+  CHECK(contains(e.message(), "(1, then 2, then 1, then 2"));
+  CHECK(contains(e.message(), ", ...)"));
+}
+
+#ifdef KVSIZE_CLI_PATH
+TEST_CASE("hostile: the kvsize program on hostile files: right numbers or exit 2, never a crash", "[hf][hostile][cli]") {
+  const std::string r1 = text_of("deepseek-ai__DeepSeek-R1.config.json");
+  const auto write = [](const std::string& text) {
+    const auto path = kvsize::test::temp_path(".json");
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  };
+  // The Release binary segfaulted on this one (an empty block_configs read by the weights reader).
+  const auto stray = write(with_members(r1, R"("block_configs": [], "hybrid_override_pattern": "MMMM")"));
+  const auto ok = kvsize::test::run_cli("'" + stray.string() + "' --json");
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(nlohmann::json::parse(ok.out).at("parameters").get<std::uint64_t>() == r1_parameters);
+  const auto nan = write(replaced(r1, R"("kv_lora_rank": 512)", R"("kv_lora_rank": NaN)"));
+  const auto bad = kvsize::test::run_cli("'" + nan.string() + "' --json");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(contains(bad.err, nan.string() + ":/kv_lora_rank: expected a positive integer, got NaN"));
+  std::filesystem::remove(stray);
+  std::filesystem::remove(nan);
+}
+#endif

@@ -67,6 +67,10 @@ using json = nlohmann::json;
 
 /// What the pre-scan found. The text nlohmann parses is source(original): the original bytes
 /// when the pre-scan replaced nothing (no copy), else the rewritten `text`.
+/// At most this many notes of one kind (bare non-finite literals, duplicate keys) are listed; then
+/// one more says how many were left out. A 16 MiB file may hold millions of either.
+inline constexpr std::size_t max_notes_per_kind = 16;
+
 /// What a `null` the parser will see stood for in the file: JSON's null or one of Python's
 /// non-finite literals (rewritten to null so that nlohmann accepts the text).
 enum class null_literal : std::uint8_t { null, nan, infinity, minus_infinity };
@@ -189,8 +193,10 @@ struct prepared_text {
         sites.push_back(site{i, token.size()});
         out.nulls.push_back(token == "NaN" ? null_literal::nan
                                            : (token == "Infinity" ? null_literal::infinity : null_literal::minus_infinity));
-        out.warnings.push_back(here() + ": bare " + std::string(token) +
-                               " (Python's json extension, not JSON); no key kvsize reads may hold it");
+        if (sites.size() <= max_notes_per_kind) {  // a bounded list: a file may hold millions
+          out.warnings.push_back(here() + ": bare " + std::string(token) +
+                                 " (Python's json extension, not JSON); no key kvsize reads may hold it");
+        }
       } else if (value_position && token == "null") {
         out.nulls.push_back(null_literal::null);
       } else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -224,6 +230,10 @@ struct prepared_text {
       last = c;
     }
     ++i;
+  }
+  if (sites.size() > max_notes_per_kind) {
+    out.warnings.push_back("and " + std::to_string(sites.size() - max_notes_per_kind) +
+                           " more bare NaN / Infinity / -Infinity literals, not listed");
   }
   if (!sites.empty()) {  // rewrite: each literal becomes null, padded to its width (NaN grows by one byte)
     out.rewritten = true;
@@ -387,16 +397,38 @@ class document_builder {
     f.repeated = false;
     json& now = (*f.container)[f.key];
     if (now == f.earlier) {
-      warnings_.push_back(pointer() + " appears more than once with the same value (" + describe(now) + ")");
+      note(pointer() + " appears more than once with the same value (" + describe(now) + ")");
       return;
     }
-    const std::string values = (is_conflict(f.earlier) ? conflict_values(f.earlier) : describe(f.earlier)) +
-                               ", then " + describe(now);
-    warnings_.push_back(pointer() + " appears more than once with different values (" + values +
-                        "): Python's json keeps the last, some readers the first; kvsize refuses the key "
-                        "wherever it reads it");
+    const bool again = is_conflict(f.earlier);  // a third value: the key was noted already
+    std::string values = again ? conflict_values(f.earlier) : describe(f.earlier);
+    if (values.size() < 200) {  // bounded: a key written a million times must not cost a million-value list
+      values += ", then " + describe(now);
+    } else if (values.compare(values.size() - 5, 5, ", ...") != 0) {
+      values += ", ...";
+    }
+    if (!again) {
+      note(pointer() + " appears more than once with different values (" + values +
+           "): Python's json keeps the last, some readers the first; kvsize refuses the key wherever it reads it");
+    }
     now = json::binary(json::binary_t::container_type(values.begin(), values.end()), conflict_subtype);
   }
+  void note(std::string sentence) {
+    if (++duplicates_ <= max_notes_per_kind) {
+      warnings_.push_back(std::move(sentence));
+    }
+  }
+
+ public:
+  /// Call once the document is complete: says how many duplicate-key notes were left out.
+  void finish() {
+    if (duplicates_ > max_notes_per_kind) {
+      warnings_.push_back("and " + std::to_string(duplicates_ - max_notes_per_kind) +
+                          " more keys written more than once, not listed");
+    }
+  }
+
+ private:
   /// RFC 6901 pointer of the open object's current key.
   [[nodiscard]] auto pointer() const -> std::string {
     std::string p;
@@ -413,6 +445,7 @@ class document_builder {
   const std::vector<null_literal>& nulls_;
   std::size_t next_null_ = 0;
   std::vector<std::string>& warnings_;
+  std::size_t duplicates_ = 0;
   std::vector<frame> stack_;
   json root_;
   std::size_t error_byte_ = 0;
@@ -470,6 +503,7 @@ class document_builder {
     }
     fail(config_errc::syntax, "", "syntax error at " + line_column(text, offset) + ": " + printable(detail, 200));
   }
+  builder.finish();
   for (auto& w : p.warnings) {
     warnings.push_back(std::move(w));
   }
