@@ -119,8 +119,8 @@ namespace detail {
   facts.latent = read_latent(v, mt, m, facts.latent_reason);
   std::vector<std::string> kv_notes;
   if (!facts.latent) {
-    const slot block_configs = v.get("block_configs");
-    if (!block_configs.set()) {
+    // block_configs gives each block's KV heads (the plan reads them) only when it decides the layers.
+    if (choose_plan_source(v, mt, false) != plan_source::block_configs) {
       m.kv_heads = read_kv_heads(v, mt, m.attention_heads, kv_notes);
     }
     if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
@@ -171,7 +171,7 @@ namespace detail {
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
   }
-  read_weights_shape(root, v, mt, top_type, out);
+  read_weights_shape(root, v, mt, top_type, plan, out);
   read_quantization_config(root, out);
   // Group consecutive equal decisions; the first KV-head note goes on attention groups.
   const auto same = [&](std::uint32_t a, std::uint32_t b) {
@@ -231,6 +231,13 @@ auto with_file(std::string_view file, F&& f) -> decltype(f()) {
     throw config_error(e.code(), std::string(file), e.pointer(), e.message());
   } catch (const kvsize::overflow_error& e) {  // kvsize::detail::checked_* on absurd state sizes
     throw config_error(config_errc::out_of_range, std::string(file), "", e.what());
+  } catch (const kvsize::invalid_argument& e) {  // a core check the reader did not make first
+    throw config_error(config_errc::inconsistent, std::string(file), "", e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // The last line of defence: every reader checks a value's type before it takes it (json_reader.hpp),
+    // so this is a kvsize bug, but the caller still gets the one exception type, naming the file.
+    throw config_error(config_errc::wrong_type, std::string(file), "",
+                       std::string("a value of an unexpected type (") + printable(e.what(), 200) + ")");
   }
 }
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the config.json parser fuzzer with clang (libFuzzer + AddressSanitizer +
 # UndefinedBehaviorSanitizer, UB aborts) and runs it on a corpus seeded from configs/.
-# Usage: tests/fuzz/run-fuzz.sh [seconds=60]   (env: CXX=clang++-NN, FUZZ_DIR=build dir)
+# Usage: tests/fuzz/run-fuzz.sh [seconds=60] [libFuzzer flags...]   (env: CXX=clang++-NN, FUZZ_DIR=build dir)
+#   seconds 0 runs until another limit stops it, e.g. tests/fuzz/run-fuzz.sh 0 -runs=10000000
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 seconds="${1:-60}"
+shift || true
 cxx="${CXX:-clang++}"
 case "$("$cxx" --version 2>/dev/null | head -n1)" in
   *clang*) ;;
@@ -18,6 +20,8 @@ mkdir -p "$out/corpus" "$out/artifacts"
 # Seed: every real, quirk and invalid config (the fuzzer only adds to $out/corpus).
 cp -f "$root"/configs/*.json "$root"/configs/quirks/*.json "$root"/configs/invalid/*.json "$out/corpus/" 2>/dev/null || true
 if [ -d "$root/configs/synthetic" ]; then cp -f "$root"/configs/synthetic/*.json "$out/corpus/" 2>/dev/null || true; fi
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+# ASAN_OPTIONS / UBSAN_OPTIONS from the caller are appended (e.g. malloc_context_size=0 for speed).
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
   "$out/hf_config_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -dict="$root/tests/fuzz/json.dict" -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$out/corpus"
+  -dict="$root/tests/fuzz/json.dict" -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$@" "$out/corpus"

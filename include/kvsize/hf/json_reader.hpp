@@ -51,22 +51,13 @@ struct slot {
   }
 };
 
-/// How a value is shown in a message: 8.5, "32", true, null, an array, an object, Infinity.
-[[nodiscard]] inline auto describe(const json& v) -> std::string {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "\"" + printable(v.get_ref<const std::string&>()) + "\"";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::number_float: {
-      const double d = v.get<double>();
-      if (!std::isfinite(d)) {
-        return d > 0 ? "Infinity" : (d < 0 ? "-Infinity" : "NaN");
-      }
-      return v.dump();
-    }
-    default: return v.dump();  // integers, binary
+/// A key written twice with different values (json_text.hpp, document_builder) is refused where
+/// it is read: which value the file means is ambiguous.
+inline void refuse_conflict(const slot& s) {
+  if (s.value != nullptr && is_conflict(*s.value)) {
+    fail(config_errc::inconsistent, s.pointer(),
+         "expected the key once, got it more than once with different values (" + conflict_values(*s.value) +
+             "); Python's json keeps the last, some readers the first: remove the wrong ones");
   }
 }
 
@@ -79,6 +70,7 @@ struct slot {
     const auto it = object.find(key);
     if (it != object.end()) {
       s.value = &*it;
+      refuse_conflict(s);
     }
   }
   return s;
@@ -102,6 +94,7 @@ struct slot {
         s.base = base;
         s.key = key;
         s.has_key = true;
+        refuse_conflict(s);
         return s;
       }
       if (first_null == nullptr) {
@@ -146,7 +139,11 @@ struct slot {
   const json& v = *s.value;
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d >= 18446744073709551616.0 || d <= -9223372036854775808.0) {
+    if (!std::isfinite(d)) {  // Python's bare NaN / Infinity / -Infinity (json_text.hpp keeps them)
+      fail(config_errc::wrong_type, s.pointer(),
+           "expected " + expected + ", got " + describe(v) + " (a bare non-finite literal, Python's json extension)");
+    }
+    if (d >= 18446744073709551616.0 || d <= -9223372036854775808.0) {
       fail(config_errc::out_of_range, s.pointer(), "expected " + range() + ", got " + describe(v));
     }
   }
@@ -235,8 +232,19 @@ inline void require_array(const slot& s, std::size_t size, std::string_view size
   }
 }
 
-/// Element `i` of an array slot.
+/// Element `i` of an array slot. The caller has checked the array's type and size
+/// (require_array); a slot that is not an array that long is refused here too, naming it, so that
+/// no reader can index past the end of the document.
 [[nodiscard]] inline auto element(const slot& array, std::size_t i) -> slot {
+  if (array.value == nullptr || !array.value->is_array() || i >= array.value->size()) {
+    fail(array.value == nullptr ? config_errc::missing_key
+                                : (array.value->is_array() ? config_errc::inconsistent : config_errc::wrong_type),
+         array.pointer(),
+         "expected an array of more than " + std::to_string(i) + " entries, got " +
+             (array.value == nullptr ? std::string("nothing")
+                                     : (array.value->is_array() ? std::to_string(array.value->size()) + " entries"
+                                                                : describe(*array.value))));
+  }
   slot s;
   if (array.index == slot::no_index) {
     s.base = array.base;

@@ -29,7 +29,58 @@ struct layer_decision {
   std::uint32_t reason = 0;    ///< index into layer_plan::reasons
 };
 
+/// Which key decided the layers. One source per model: a per-layer key of lower precedence is not
+/// read at all, by the plan or by the weights reader (a stray hybrid_override_pattern on a
+/// DeepSeek config is no Nemotron-H layout), and a warning says it was ignored.
+enum class plan_source : std::uint8_t {
+  uniform,                  ///< no per-layer key: every layer alike (full, or the family's window rule)
+  latent,                   ///< kv_lora_rank
+  layer_types,              ///< layer_types
+  block_configs,            ///< block_configs (DeciLM / Nemotron-NAS)
+  hybrid_override_pattern,  ///< hybrid_override_pattern (Nemotron-H)
+  layers_block_type,        ///< layers_block_type (Granite 4 hybrid)
+  full_attention_interval,  ///< full_attention_interval (Qwen3-Next)
+  jamba_period,             ///< attn_layer_period / attn_layer_offset (Jamba)
+  falcon_h1,                ///< Falcon-H1: attention and Mamba2 in every layer
+};
+
+/// The source plan_layers uses, from which keys are set (precedence as in the file comment).
+[[nodiscard]] inline auto choose_plan_source(const config_view& v, std::string_view mt, bool latent) -> plan_source {
+  if (latent) {
+    return plan_source::latent;
+  }
+  if (v.get("layer_types").set()) {
+    return plan_source::layer_types;
+  }
+  if (v.get("block_configs").set()) {
+    return plan_source::block_configs;
+  }
+  if (v.get("hybrid_override_pattern").set()) {
+    return plan_source::hybrid_override_pattern;
+  }
+  if (v.get("layers_block_type").set()) {
+    return plan_source::layers_block_type;
+  }
+  if (v.get("full_attention_interval").set() || mt == "qwen3_next") {
+    return plan_source::full_attention_interval;
+  }
+  if (mt == "jamba") {
+    return plan_source::jamba_period;
+  }
+  if (mt == "falcon_h1") {
+    return plan_source::falcon_h1;
+  }
+  return plan_source::uniform;
+}
+
 struct layer_plan {
+  plan_source source = plan_source::uniform;
+  /// The checked per-layer key, for the readers that need more of it than the plan does (the
+  /// weights reader's FFN widths from block_configs): when source is block_configs, an array of
+  /// exactly `layers` objects, each with an "attention" object. Absent otherwise.
+  slot block_configs;
+  /// When source is hybrid_override_pattern: the checked pattern, one of "M*-E" per layer.
+  std::string hybrid_pattern;
   std::vector<layer_decision> layer;
   /// The distinct reasons (a model has a handful, not one per layer): equal texts have equal
   /// indices, so layers compare their reasons by index.
@@ -92,6 +143,8 @@ struct plan_facts {
 };
 
 namespace plan_detail {
+
+inline constexpr std::uint32_t max_window = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
 
 inline auto str(const json& v) -> std::string { return v.is_string() ? "\"" + printable(v.get<std::string>()) + "\"" : describe(v); }
 
@@ -238,6 +291,17 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
   const slot hop = v.get("hybrid_override_pattern");
   const slot lbt = v.get("layers_block_type");
   const slot fai = v.get("full_attention_interval");
+  p.source = choose_plan_source(v, mt, f.latent);
+  // Per-layer keys that lose to the source are not read; say so (a key of a different architecture,
+  // or a conversion leftover).
+  const char* decided_by = f.latent ? "kv_lora_rank" : lt.set() ? "layer_types" : bc.set() ? "block_configs"
+                                                                      : hop.set() ? "hybrid_override_pattern" : "";
+  for (const slot* other : {&lt, &bc, &hop, &lbt}) {
+    if (other->set() && *decided_by != '\0' && other->key != decided_by) {
+      v.warn(other->pointer() + " is not read: the layers are decided by " + v.base() + "/" + decided_by +
+             ", which takes precedence");
+    }
+  }
   if (f.latent) {
     const std::uint32_t r = p.intern(f.latent_reason);
     for (auto& d : p.layer) {
@@ -252,8 +316,10 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
     }
   } else if (bc.set()) {
     read_block_configs(bc, f, p);
+    p.block_configs = bc;
   } else if (hop.set()) {
     read_hybrid_pattern(hop, f, p);
+    p.hybrid_pattern = read_string(hop);
   } else if (lbt.set()) {
     read_block_types(lbt, f, p);
   } else if (fai.set() || mt == "qwen3_next") {
@@ -429,8 +495,15 @@ inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + de
     chunked = chunked || d.kind == layer_kind::chunked;
     recurrent = recurrent || d.recurrent;
   }
+  const slot sw = v.get("sliding_window");
+  if (!sliding && sw.set()) {
+    // A window no layer uses must still be a window size (MistralConfig and Qwen2Config document
+    // sliding_window as an int): a negative, fractional or non-finite value says the file is
+    // broken, not that there is no window. null and 0 are both "no window" to transformers
+    // (MistralAttention: sliding_window only "if config.sliding_window").
+    (void)read_integer(sw, 0, max_window);
+  }
   if (sliding) {
-    const slot sw = v.get("sliding_window");
     p.sliding_window = read_u32(sw, 1);
     p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::sliding; },
                     "; window from " + sw.pointer() + " = " + std::to_string(p.sliding_window));

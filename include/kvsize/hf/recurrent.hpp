@@ -29,6 +29,24 @@ namespace state_detail {
 }
 }  // namespace state_detail
 
+/// n_groups of a Mamba2 mixer, read once for its state and its weights. B and C are shared by
+/// groups of heads, so the heads (mamba_num_heads, when given) must split into whole groups: the
+/// kernels assert it (state-spaces/mamba mamba_ssm/ops/triton/selective_state_update.py,
+/// selective_state_update: "assert nheads % ngroups == 0", as do the ssd_* chunk-scan kernels),
+/// and transformers' Mamba2Mixer.torch_forward repeats B and C num_heads // n_groups times.
+[[nodiscard]] inline auto read_mamba_groups(const json& cfg, const std::string& base) -> std::uint64_t {
+  const slot g = lookup_first(cfg, base, keys::n_groups);
+  const std::uint64_t groups = read_integer(g, 1, 1U << 20U);
+  if (const slot heads = lookup_first(cfg, base, keys::mamba_heads); heads.set()) {
+    const std::uint64_t h = read_integer(heads, 1, 1U << 20U);
+    if (h % groups != 0) {
+      fail(config_errc::inconsistent, g.pointer(),
+           "expected a divisor of " + heads.pointer() + " (" + std::to_string(h) + "), got " + std::to_string(groups));
+    }
+  }
+  return groups;
+}
+
 /// The inner width of a Mamba mixer, read once for its state (read_mamba_state) and its weights
 /// (weights_reader.hpp): d_inner = mamba_d_ssm, else mamba_num_heads × mamba_head_dim, else
 /// expand × hidden_size; ssm_rows = n_heads × head_dim when both are given, else d_inner.
@@ -89,9 +107,8 @@ struct mamba_inner_width {
   std::uint64_t groups = 0;
   std::string groups_note = "n_groups = 0 (Mamba1)";
   if (kind == recurrence::mamba2) {
-    const slot g = lookup_first(cfg, base, keys::n_groups);
-    groups = read_integer(g, 1, 1U << 20U);
-    groups_note = g.pointer() + " = " + std::to_string(groups);
+    groups = read_mamba_groups(cfg, base);
+    groups_note = lookup_first(cfg, base, keys::n_groups).pointer() + " = " + std::to_string(groups);
   }
   const mamba_inner_width inner = read_mamba_inner_width(cfg, base, hidden);
   const std::uint64_t d_inner = inner.d_inner;

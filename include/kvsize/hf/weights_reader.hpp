@@ -198,8 +198,9 @@ namespace weights_detail {
 }
 
 /// Reads model_spec::weights. Runs after the layer plan (it needs which layers are which).
+/// The per-layer keys (block_configs, hybrid_override_pattern) come from `plan`, as it checked them.
 inline void read_weights_shape(const json& root, const config_view& v, const std::string& mt,
-                               const std::string& top_type, parsed_config& out) {
+                               const std::string& top_type, const layer_plan& plan, parsed_config& out) {
   using weights_detail::has_family;
   using weights_detail::optional_count;
   auto& m = out.spec;
@@ -295,11 +296,30 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     w.q_lora_rank = read_u32(ql, 1, 1U << 20U);
   }
 
-  // Mixture of experts.
+  // Mixture of experts. Where the architecture routes every MoE layer's tokens to experts, 0
+  // experts is no model (transformers MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock /
+  // DeepseekV3MoE take the top-k of a router with one logit per expert; vLLM's FusedMoE has no
+  // 0-expert form), so 0 is out_of_range there. Elsewhere 0 means dense: GraniteMoeHybridDecoderLayer
+  // builds block_sparse_moe only "if config.num_local_experts > 0", and JambaDecoderLayer uses
+  // "JambaSparseMoeBlock if num_experts > 1 else JambaMLP" (so 1 expert is dense there too). A
+  // Nemotron-H pattern with 'E' blocks routes as well.
   const slot experts = v.get_first(weights_keys::experts);
-  if (experts.set() && read_u32(experts, 0, 1U << 16U) > 0) {
+  const bool moe_blocks = plan.hybrid_pattern.find('E') != std::string::npos;
+  const bool routes = moe_blocks || has_family(mt, {"mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "deepseek_v2",
+                                                    "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "llama4_text",
+                                                    "llama4", "glm4_moe"});
+  if (moe_blocks && !experts.set()) {
+    // NemotronHConfig names it n_routed_experts.
+    fail(experts.present() ? config_errc::wrong_type : config_errc::missing_key,
+         experts.present() ? experts.pointer() : v.base() + "/n_routed_experts",
+         "expected the number of routed experts (" + list_keys(weights_keys::experts) + ") as " +
+             v.base() + "/hybrid_override_pattern has MoE blocks ('E'), got " +
+             (experts.present() ? describe(*experts.value) : std::string("nothing")));
+  }
+  const std::uint32_t routed = experts.set() ? read_u32(experts, routes ? 1 : 0, 1U << 16U) : 0;
+  if (routed > (mt == "jamba" ? 1U : 0U)) {
     auto& e = w.moe;
-    e.experts = read_u32(experts, 1, 1U << 16U);
+    e.experts = routed;
     const slot k = v.get_first(weights_keys::experts_per_token);
     if (const auto top = optional_count(k, 1, 1U << 16U)) {
       if (*top > e.experts) {
@@ -378,10 +398,13 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
   }
 
   // Per-layer structure from the plan's sources.
-  if (const slot bc = v.get("block_configs"); bc.set()) {
-    // DeciLM: an FFN block is absent if no_op, else of width from ffn_mult.
+  if (plan.source == plan_source::block_configs) {
+    // DeciLM: an FFN block is absent if no_op, else of width from ffn_mult. The plan checked that
+    // block_configs is an array of L objects.
+    const slot& bc = plan.block_configs;
     for (std::uint32_t il = 0; il < L; ++il) {
       const slot block = element(bc, il);
+      require_object(block);
       const slot ffn = lookup(*block.value, block.pointer(), "ffn");
       require_object(ffn);
       if (read_bool_or(lookup(*ffn.value, ffn.pointer(), "no_op"), false)) {
@@ -396,9 +419,10 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
       w.layer[il].ffn_width = weights_detail::decilm_ffn_width(lookup(*ffn.value, ffn.pointer(), "ffn_mult"), m.hidden_size);
     }
   }
-  if (const slot hop = v.get("hybrid_override_pattern"); hop.set()) {
+  if (plan.source == plan_source::hybrid_override_pattern) {
     // NemotronHBlock: one mixer per block ('M' Mamba2, '*' attention, '-' MLP, 'E' MoE), one norm.
-    const std::string pattern = read_string(hop);
+    // The plan checked the pattern: one character of "M*-E" per layer.
+    const std::string& pattern = plan.hybrid_pattern;
     w.norms_per_mixer = 1;
     w.norms_per_ffn = 1;
     for (std::uint32_t il = 0; il < L && il < pattern.size(); ++il) {
@@ -449,7 +473,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
         r.kind = recurrent_kind::mamba2;
         r.heads = read_u32(heads, 1, 1U << 20U);
         r.head_dim = read_u32(head_dim, 1, 1U << 20U);
-        r.groups = read_u32(lookup_first(o, base, keys::n_groups), 1, 1U << 20U);
+        r.groups = static_cast<std::uint32_t>(read_mamba_groups(o, base));  // <= 2^20, as the state read it
         r.state_dim = read_u32(lookup_first(o, base, keys::ssm_state), 1, 1U << 20U);
         r.conv_kernel = read_u32(lookup_first(o, base, keys::conv_kernel), 1, 1U << 10U);
         r.conv_bias = read_bool_or(lookup(o, base, "use_conv_bias"), true);  // Mamba2Config default true
