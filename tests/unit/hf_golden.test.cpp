@@ -572,12 +572,10 @@ TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figure
 // A config with neither `dtype` nor `torch_dtype` (GPT-2 XL, GPT-OSS-20B/120B). transformers' PretrainedConfig
 // leaves torch_dtype None and from_pretrained then loads in torch's default float32; vLLM's _get_and_verify_dtype
 // also reads a missing dtype as torch.float32 (its dtype="auto" then *serves* a float32 model in 16 bits, an
-// engine choice). This file derives float32. The parser instead assumes bfloat16 and says so in a warning
-// ("no dtype or torch_dtype key: assumed bfloat16 (vLLM's dtype=auto serves a float32 default as bfloat16;
-// transformers alone would load float32)"). Both readings are defensible, so the case is [!mayfail]: it reports
-// the disagreement without failing the run. Decide the convention, then drop the tag (or flip the rows).
+// engine choice that the engine profiles model: tests/unit/engine_defaults.test.cpp). The parser reads float32,
+// as this file derives, and says so in a warning.
 TEST_CASE("hf golden: a config without dtype or torch_dtype is float32 (transformers' reading)",
-          "[hf][golden][dtype][!mayfail]") {
+          "[hf][golden][dtype]") {
   const golden g = GENERATE(filter([](const golden& r) { return !r.dtype_in_config; }, from_range(goldens)));
   CAPTURE(g.file);
   const kvsize::model_spec m = kvsize::hf::load_config(configs_dir() / std::string{g.file}).spec;

@@ -89,8 +89,8 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
   }
   out.spec.compute_dtype = kvsize::dtype::f32;
   out.warnings.emplace_back(
-      "no dtype or torch_dtype key: compute dtype float32, as transformers loads such a model (torch's default) "
-      "and vLLM reads it; engines serving with dtype=auto use bfloat16 instead, so give the KV dtype explicitly");
+      "no dtype or torch_dtype key: compute dtype float32, as transformers loads such a model (torch's default); "
+      "the engine profiles apply their own dtype=auto rule (vLLM and TensorRT-LLM serve it in bfloat16, SGLang in float16)");
 }
 
 /// K/V heads of a non-latent model, with the families' special keys first (vLLM get_total_num_kv_heads).
