@@ -296,16 +296,20 @@ TEST_CASE("parse_config: Llama4TextConfig defaults and the no_rope_layers rule i
   CHECK(kvsize::kv_token_bytes_of(l.spec).growing.count() == 12U * 4'096U);
   CHECK(kvsize::kv_token_bytes_of(l.spec).chunked.count() == 36U * 4'096U);
   CHECK(has_warning(l, "/text_config/attention_chunk_size is absent; took 8192"));
+  // The MoE defaults too: a routing model without an expert count would be sized dense.
+  CHECK(l.spec.weights.moe.experts == 16);
+  CHECK(l.spec.weights.moe.experts_per_token == 1);
+  CHECK(has_warning(l, "/text_config/num_local_experts is absent; took 16"));
 
   // An empty no_rope_layers is falsy in Llama4TextConfig, so the default is derived (not an error).
   const auto e = kvsize::hf::parse_config(llama_with(
-      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layers": [])"));
+      R"("model_type": "llama4_text", "num_local_experts": 16, "attention_chunk_size": 8192, "no_rope_layers": [])"));
   CHECK(kvsize::count_layers(e.spec, layer_kind::full) == 2);  // layers 3 and 7 of 8
   CHECK(kvsize::count_layers(e.spec, layer_kind::chunked) == 6);
   CHECK(e.layers.front().reason.find("/no_rope_layers = [] (empty, so derived)") != std::string::npos);
   // no_rope_layer_interval sets the period: with 2, layers 1, 3, 5 and 7 of 8 are global.
   const auto i2 = kvsize::hf::parse_config(llama_with(
-      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layer_interval": 2)"));
+      R"("model_type": "llama4_text", "num_local_experts": 16, "attention_chunk_size": 8192, "no_rope_layer_interval": 2)"));
   CHECK(kvsize::count_layers(i2.spec, layer_kind::full) == 4);
   CHECK(kvsize::kind_of_layer(i2.spec, 1) == layer_kind::full);
   CHECK(kvsize::kind_of_layer(i2.spec, 2) == layer_kind::chunked);
@@ -395,7 +399,7 @@ TEST_CASE("parse_config: per-layer patterns", "[hf][patterns]") {
 
   // Llama 4 with an explicit no_rope_layers, Cohere2's pattern 4, Gemma 3n KV sharing.
   const auto l4e = kvsize::hf::parse_config(llama_with(
-      R"("model_type": "llama4_text", "attention_chunk_size": 8192, "no_rope_layers": [1,1,0,1,1,1,1,0])"));
+      R"("model_type": "llama4_text", "num_local_experts": 16, "attention_chunk_size": 8192, "no_rope_layers": [1,1,0,1,1,1,1,0])"));
   CHECK(kvsize::kind_of_layer(l4e.spec, 2) == layer_kind::full);
   CHECK(kvsize::count_layers(l4e.spec, layer_kind::chunked) == 6);
   const auto c2 = kvsize::hf::parse_config(llama_with(R"("model_type": "cohere2", "sliding_window": 4096)"));
@@ -648,6 +652,7 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"n_routed_experts_zero", out_of_range, "/n_routed_experts"},
       {"nesting_bomb", out_of_range, bomb},
       {"num_kv_shared_layers_all_layers", inconsistent, "/num_kv_shared_layers"},
+      {"num_local_experts_missing", missing_key, "/num_local_experts"},
       {"num_local_experts_nan", wrong_type, "/num_local_experts"},
       {"num_local_experts_zero", out_of_range, "/num_local_experts"},
       {"num_nextn_predict_layers_negative", out_of_range, "/num_nextn_predict_layers"},

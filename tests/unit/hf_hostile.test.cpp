@@ -269,11 +269,16 @@ TEST_CASE("hostile: a window no layer uses must still be a window size", "[hf][h
 TEST_CASE("hostile: 0 routed experts where the architecture routes is refused", "[hf][hostile]") {
   CHECK(error_of_file("invalid/num_local_experts_zero.json").message() == "expected a positive integer, got 0");
   CHECK(error_of_file("invalid/n_routed_experts_zero.json").pointer() == "/n_routed_experts");
+  // No expert count at all: sized as dense it would count one MLP per layer instead of eight, so it is refused.
+  CHECK(error_of_file("invalid/num_local_experts_missing.json").message() ==
+        "expected the number of routed experts (num_local_experts, num_experts or n_routed_experts) as "
+        "model_type mixtral routes tokens to experts, got nothing");
   const std::string mixtral = text_of("mistralai__Mixtral-8x7B-v0.1.config.json");
   CHECK(error_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": 0)")).pointer() ==
         "/num_local_experts");
   const std::string qwen_moe = text_of("Qwen__Qwen3-30B-A3B.config.json");
   CHECK(error_of(replaced(qwen_moe, R"("num_experts": 128)", R"("num_experts": 0)")).pointer() == "/num_experts");
+  CHECK(error_of(replaced(qwen_moe, R"("num_experts": 128,)", "")).pointer() == "/num_experts");
   // Granite 4 builds no MoE block for num_local_experts 0 (a dense model), Jamba none for 0 or 1.
   const std::string granite = R"({"model_type": "granitemoehybrid", "num_hidden_layers": 4, "num_attention_heads": 32,
     "num_key_value_heads": 8, "hidden_size": 2048, "vocab_size": 100352, "intermediate_size": 8192,

@@ -90,10 +90,12 @@ inline constexpr family families[] = {
     // Llama4TextConfig (transformers models/llama4/configuration_llama4.py @008e5743, the same
     // values in @b17cfe48): vocab 202048, hidden 5120, intermediate 8192, 48 layers, 40 heads, 8 KV
     // heads, head_dim 128, max_position_embeddings 131072, attention_chunk_size 8192,
-    // no_rope_layer_interval 4, untied; no_rope_layers absent or [] → int((i + 1) % interval != 0),
+    // no_rope_layer_interval 4, untied, num_local_experts 16, num_experts_per_tok 1,
+    // intermediate_size_mlp 16384, interleave_moe_layer_step 1 (checked @008e5743: the dataclass
+    // fields of Llama4TextConfig); no_rope_layers absent or [] → int((i + 1) % interval != 0),
     // and layer_types → "chunked_attention" where that is 1, else "full_attention".
     {"llama4_text", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig (transformers models/llama4/configuration_llama4.py)",
-     R"({"vocab_size":202048,"hidden_size":5120,"intermediate_size":8192,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"max_position_embeddings":131072,"attention_chunk_size":8192})"},
+     R"({"vocab_size":202048,"hidden_size":5120,"intermediate_size":8192,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"max_position_embeddings":131072,"attention_chunk_size":8192,"num_local_experts":16,"num_experts_per_tok":1,"intermediate_size_mlp":16384,"interleave_moe_layer_step":1})"},
     {"llama4", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig", ""},
     {"gpt_oss", window_rule::plain, 0, true, false, true, false, false, "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)", ""},
     // Latent attention: vLLM's MLA list (config/model.py is_deepseek_mla).

@@ -308,12 +308,21 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
   const bool routes = moe_blocks || has_family(mt, {"mixtral", "qwen2_moe", "qwen3_moe", "qwen3_next", "deepseek_v2",
                                                     "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "llama4_text",
                                                     "llama4", "glm4_moe"});
-  if (moe_blocks && !experts.set()) {
-    // NemotronHConfig names it n_routed_experts.
+  if (routes && !experts.set()) {
+    // A routing architecture without its expert count would be sized as a dense model: a wrong
+    // number. Every published config of these families names the count, so its absence is an error,
+    // not a default. The pointer names the key the family spells (NemotronHConfig, DeepseekV3Config
+    // and Glm4MoeConfig: n_routed_experts; Qwen-MoE: num_experts; the rest: num_local_experts).
+    const std::string_view key = moe_blocks || has_family(mt, {"deepseek_v2", "deepseek_v3", "deepseek_v32",
+                                                               "kimi_k2", "glm4_moe"})
+                                     ? "n_routed_experts"
+                                 : has_family(mt, {"qwen2_moe", "qwen3_moe", "qwen3_next"}) ? "num_experts"
+                                                                                            : "num_local_experts";
+    const std::string why = moe_blocks ? v.base() + "/hybrid_override_pattern has MoE blocks ('E')"
+                                       : "model_type " + std::string(mt) + " routes tokens to experts";
     fail(experts.present() ? config_errc::wrong_type : config_errc::missing_key,
-         experts.present() ? experts.pointer() : v.base() + "/n_routed_experts",
-         "expected the number of routed experts (" + list_keys(weights_keys::experts) + ") as " +
-             v.base() + "/hybrid_override_pattern has MoE blocks ('E'), got " +
+         experts.present() ? experts.pointer() : v.base() + "/" + std::string(key),
+         "expected the number of routed experts (" + list_keys(weights_keys::experts) + ") as " + why + ", got " +
              (experts.present() ? describe(*experts.value) : std::string("nothing")));
   }
   const std::uint32_t routed = experts.set() ? read_u32(experts, routes ? 1 : 0, 1U << 16U) : 0;
