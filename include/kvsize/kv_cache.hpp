@@ -13,6 +13,7 @@
 #include "bytes.hpp"
 #include "detail/checked.hpp"
 #include "dtype.hpp"
+#include "layer_groups.hpp"  // the row formulas (detail::attention_row, ...)
 #include "model_spec.hpp"
 
 namespace kvsize {
@@ -23,12 +24,8 @@ namespace detail {
   switch (kind_of_layer(m, il)) {
     case layer_kind::full:
     case layer_kind::sliding:
-    case layer_kind::chunked: {
-      const std::uint64_t heads = kv_heads_of_layer(m, il);
-      return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
-    }
-    case layer_kind::latent:
-      return row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim);
+    case layer_kind::chunked: return attention_row(m, kv_heads_of_layer(m, il), t).total();
+    case layer_kind::latent: return row_bytes(t.k, latent_width(m));
     case layer_kind::inherit:  // resolved by kind_of_layer; listed for -Wswitch
     case layer_kind::none:
     case layer_kind::shared:
@@ -242,15 +239,10 @@ namespace detail {
   if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
     refuse<check_layer_kind>(m, layer_kind::latent);
   }
-  bytes attention_row{0};
-  if (full + sliding + chunked != 0) {
-    const std::uint64_t heads = effective_kv_heads(m);
-    attention_row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
-  }
-  const bytes latent_row =
-      latent != 0 ? row_bytes(t.k, std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim) : bytes{0};
-  return {attention_row * full + latent_row * latent + own_heads.growing, attention_row * sliding + own_heads.sliding,
-          attention_row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+  const bytes row = full + sliding + chunked != 0 ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
+  const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) : bytes{0};
+  return {row * full + latent_row * latent + own_heads.growing, row * sliding + own_heads.sliding,
+          row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
 }
 }  // namespace detail
 
@@ -280,8 +272,7 @@ namespace detail {
   if (any_kind == 0 && any_heads == 0 && model_kind == layer_kind::full) {
     // The usual case, every layer full attention with the model's KV heads: one row × layers (what
     // the general sums below give, without their bookkeeping, which pays for the checks above).
-    const std::uint64_t heads = effective_kv_heads(m);
-    const bytes row = row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+    const bytes row = detail::attention_row(m, effective_kv_heads(m), t).total();
     return {row * m.layers, bytes{0}, bytes{0}, m.sliding_window, m.attention_chunk};
   }
   return detail::kv_token_bytes_by_kind(m, t, entries, model_kind);
@@ -308,15 +299,13 @@ namespace detail {
 namespace detail {
 /// layer_kv_bytes_per_token_mha for a spec already checked.
 [[nodiscard]] constexpr auto layer_kv_row_bytes_mha(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
-  const std::uint64_t heads = m.attention_heads;
   if (kind_of_layer(m, il) == layer_kind::latent) {
-    return row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)) +
-           row_bytes(t.v, heads * std::uint64_t{m.latent.v_head_dim});
+    return expanded_latent_row(m, m.attention_heads, t).total();
   }
   if (!layer_keeps_kv(m, il)) {
     return bytes{0};
   }
-  return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+  return attention_row(m, m.attention_heads, t).total();
 }
 }  // namespace detail
 

@@ -16,6 +16,7 @@
 #include "../detail/checked.hpp"
 #include "../dtype.hpp"
 #include "../kv_cache.hpp"
+#include "../layer_groups.hpp"
 #include "../model_spec.hpp"
 
 namespace kvsize {
@@ -68,13 +69,6 @@ inline constexpr std::array<engine_kind, 6> all_engines{engine_kind::exact,   en
   }
   return std::nullopt;
 }
-
-/// How llama.cpp stores a latent-attention (MLA) layer; it changed twice.
-enum class mla_cache_layout : std::uint8_t {
-  latent_k_only,   ///< 2026 trees (`is_mla()`): K = kv_lora_rank + rope, V is a view of K
-  latent_k_and_v,  ///< mid-2025 trees: K = kv_lora_rank + rope (576), V = kv_lora_rank (512)
-  expanded,        ///< early-2025 trees: per-head K = heads·(nope + rope), V = heads·v_head_dim
-};
 
 /// Every knob of the CLI contract, with the engines' defaults. A 0 means "the engine's default".
 struct engine_options {
@@ -235,6 +229,9 @@ struct cache_part {
   bytes k_per_token{0};       ///< K bytes one token costs across the part's layers (R per cell for a state)
   bytes v_per_token{0};       ///< V bytes one token costs across the part's layers (S per cell for a state)
   kv_dtypes types{dtype::f16, dtype::f16};
+  /// What the part holds, as a layer group kind: `recurrent_state` where `kind` says `none`. Readers
+  /// of `kind` may move to this field; both are set by every engine.
+  group_kind group = group_kind::full;
 };
 
 /// What one engine allocates for the KV cache of one model on ONE device (one TP rank, the
@@ -299,11 +296,7 @@ struct engine_capacity {
 namespace detail {
 
 /// Layers [first, first + count) of PP stage `stage` of `pp` (vLLM's get_pp_indices: the
-/// remainder goes to the stages before the last).
-struct stage_range {
-  std::uint32_t first = 0;
-  std::uint32_t count = 0;
-};
+/// remainder goes to the stages before the last). stage_range is layer_groups.hpp's.
 [[nodiscard]] constexpr auto pp_stage(std::uint32_t layers, std::uint32_t pp, std::uint32_t stage) -> stage_range {
   if (pp == 0 || stage >= pp) {
     throw kvsize::invalid_argument("kvsize: pipeline stage out of range");
@@ -343,13 +336,54 @@ struct stage_range {
   return s;
 }
 
-/// K+V bytes per token of layer `il` when each rank holds `heads` KV heads.
-[[nodiscard]] constexpr auto attention_bytes_per_token(const model_spec& m, std::uint64_t heads, kv_dtypes t)
-    -> bytes {
-  return row_bytes(t.k, heads * effective_head_dim(m)) + row_bytes(t.v, heads * effective_head_dim_v(m));
+/// The element types engine `e` keeps a recurrent state in (the one state-dtype rule):
+///   vLLM (mamba_ssm_cache_dtype / mamba_cache_dtype "auto"), TensorRT-LLM, transformers, exact:
+///     `--state-dtype`, else the serving dtype (vLLM serves a float32 config in bfloat16).
+///   SGLang: conv in the serving dtype; SSM in `--state-dtype`, else float32 (server_args.py
+///     `mamba_ssm_dtype` "float32").
+///   llama.cpp: float32 for both whatever is asked (llama-memory-recurrent.cpp: r_l, s_l are GGML_TYPE_F32).
+[[nodiscard]] constexpr auto state_types(engine_kind e, const model_spec& m, const engine_options& o)
+    -> state_dtypes {
+  const dtype served = serving_dtype(e, dtype_facts(m));
+  switch (e) {
+    case engine_kind::llama_cpp: return {dtype::f32, dtype::f32};
+    case engine_kind::sglang: return {served, o.state_dtype ? *o.state_dtype : dtype::f32};
+    case engine_kind::exact:
+    case engine_kind::vllm:
+    case engine_kind::trtllm:
+    case engine_kind::transformers: break;
+  }
+  const dtype t = o.state_dtype ? *o.state_dtype : served;
+  return {t, t};
 }
-[[nodiscard]] constexpr auto latent_width(const model_spec& m) -> std::uint64_t {
-  return std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim;
+
+/// The layer groups of stage `r` as engine `e` shapes them: `s.kv` K/V types, state_types, `o.tp`
+/// ranks split by `split`, MLA stored as `mla`. For a spec start_sizing has checked.
+[[nodiscard]] constexpr auto engine_groups(engine_kind e, const model_spec& m, const engine_options& o,
+                                           const engine_sizing& s, head_split split,
+                                           mla_cache_layout mla = mla_cache_layout::latent_k_only) -> layer_groups {
+  const group_choices c{.kv = s.kv, .state = state_types(e, m, o), .tp = o.tp, .split = split, .mla = mla};
+  return group_layers(m, {s.first_layer, s.stage_layers}, c);
+}
+
+/// The cache_part kinds of a group kind: `layer_kind::none` is how a part says "recurrent state".
+[[nodiscard]] constexpr auto part_kind(group_kind k) -> layer_kind {
+  switch (k) {
+    case group_kind::full: return layer_kind::full;
+    case group_kind::sliding: return layer_kind::sliding;
+    case group_kind::chunked: return layer_kind::chunked;
+    case group_kind::latent: return layer_kind::latent;
+    case group_kind::recurrent_state: break;
+  }
+  return layer_kind::none;
+}
+/// A cache_part of kind `k` with `types`.
+[[nodiscard]] constexpr auto part_of(group_kind k, kv_dtypes types) -> cache_part {
+  cache_part p{};
+  p.kind = part_kind(k);
+  p.group = k;
+  p.types = types;
+  return p;
 }
 
 /// Serving engines that store one element per byte-addressable unit (no GGML blocks).
@@ -360,31 +394,22 @@ constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
   }
 }
 
-/// Tokens of a shared prefix of `s` tokens still held by a layer of kind `k` at `context` tokens.
-[[nodiscard]] constexpr auto prefix_tokens_held(layer_kind k, std::uint64_t window, std::uint64_t s,
+/// Tokens of a shared prefix of `s` tokens still held by a group of kind `k` at `context` tokens:
+/// windowed groups hold the part of the prefix inside their last `window` tokens; a state none.
+[[nodiscard]] constexpr auto prefix_tokens_held(group_kind k, std::uint64_t window, std::uint64_t s,
                                                 std::uint64_t context) -> std::uint64_t {
   s = std::min(s, context);
-  if (k == layer_kind::sliding || k == layer_kind::chunked) {
-    const std::uint64_t oldest = context > window ? context - window : 0;  // first position still held
-    return s > oldest ? s - oldest : 0;
-  }
-  if (k == layer_kind::none || k == layer_kind::shared) {
-    return 0;
+  switch (k) {
+    case group_kind::sliding:
+    case group_kind::chunked: {
+      const std::uint64_t oldest = context > window ? context - window : 0;  // first position still held
+      return s > oldest ? s - oldest : 0;
+    }
+    case group_kind::recurrent_state: return 0;
+    case group_kind::full:
+    case group_kind::latent: break;
   }
   return s;
-}
-
-[[nodiscard]] constexpr auto window_of(const model_spec& m, layer_kind k) -> std::uint32_t {
-  return k == layer_kind::sliding ? m.sliding_window : (k == layer_kind::chunked ? m.attention_chunk : 0U);
-}
-
-/// Recurrent state elements of one layer on one of `tp` ranks: conv and ssm each split.
-struct state_elements {
-  std::uint64_t conv = 0;
-  std::uint64_t ssm = 0;
-};
-[[nodiscard]] constexpr auto state_per_rank(const model_spec& m, std::uint32_t tp) -> state_elements {
-  return {ceil_div(m.state.conv_elements, tp), ceil_div(m.state.ssm_elements, tp)};
 }
 
 constexpr void check_options(const model_spec& m, const engine_options& o) {

@@ -9,28 +9,42 @@
 
 namespace kvsize::engines::exact {
 
+/// Tokens a group of kind `k` holds of a sequence of `context` tokens: full, latent: context;
+/// sliding, chunked: min(context, window) (kv_cache.hpp's layer_tokens_held); a state: none.
+[[nodiscard]] constexpr auto tokens_held(const layer_group& g, std::uint64_t context) -> std::uint64_t {
+  switch (g.kind) {
+    case group_kind::sliding:
+    case group_kind::chunked: return detail::min_of(context, g.window);
+    case group_kind::recurrent_state: return 0;
+    case group_kind::full:
+    case group_kind::latent: break;
+  }
+  return context;
+}
+
 /// Every KV layer of [r.first, r.first + r.count) holds exactly the tokens its attention reads
 /// (full, latent: context; sliding: min(context, W); chunked: min(context, C)); recurrent layers
 /// keep their state in `state_dtype` (default: the compute dtype). Under tensor parallelism each
-/// device holds 1/tp of every figure, rounded up to whole bytes: the ideal shard.
+/// device holds 1/tp of every figure, rounded down to whole bytes: the ideal shard of the totals,
+/// which is why the groups are taken whole (head_split::none) and divided at the end.
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r);
-  s.kv_heads_per_rank = static_cast<std::uint32_t>(detail::ceil_div(effective_kv_heads(m), o.tp));
-  const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
+  s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   bytes per_token{0};
   bytes per_sequence{0};
   bytes prefix{0};
   bytes state{0};
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    const bytes layer = layer_kv_bytes_per_token(m, il, s.kv);
-    const layer_kind k = kind_of_layer(m, il);
-    per_token += layer;
-    per_sequence += layer * layer_tokens_held(m, il, s.context);
-    prefix += layer * detail::prefix_tokens_held(k, detail::window_of(m, k), o.shared_prefix, s.context);
-    if (layer_keeps_state(m, il)) {
-      state += storage_bytes(state_type, m.state.conv_elements + m.state.ssm_elements);
+  for (const layer_group& g : detail::engine_groups(engine_kind::exact, m, o, s, head_split::none)) {
+    if (g.kind == group_kind::recurrent_state) {
+      // One array of conv + ssm elements, as state_bytes_per_sequence counts it.
+      state += storage_bytes(g.types.k, g.conv_elements + g.ssm_elements) * g.layers;
+      continue;
     }
+    const bytes layers = g.row() * g.layers;
+    per_token += layers;
+    per_sequence += layers * tokens_held(g, s.context);
+    prefix += layers * detail::prefix_tokens_held(g.kind, g.window, o.shared_prefix, s.context);
   }
   s.kv_bytes_per_token = per_token / o.tp;
   s.kv_bytes_per_sequence = per_sequence / o.tp;

@@ -66,33 +66,6 @@ struct context_plan {
 }
 
 namespace detail {
-/// K and V bytes of one cell of layer `il`.
-struct row_pair {
-  bytes k{0};
-  bytes v{0};
-};
-[[nodiscard]] constexpr auto layer_rows(const model_spec& m, std::uint32_t il, kv_dtypes t, mla_cache_layout mla)
-    -> row_pair {
-  const layer_kind k = kind_of_layer(m, il);
-  if (k == layer_kind::latent) {
-    switch (mla) {
-      case mla_cache_layout::latent_k_only: return {row_bytes(t.k, kvsize::detail::latent_width(m)), bytes{0}};
-      case mla_cache_layout::latent_k_and_v:
-        return {row_bytes(t.k, kvsize::detail::latent_width(m)), row_bytes(t.v, m.latent.kv_lora_rank)};
-      case mla_cache_layout::expanded: {
-        const std::uint64_t heads = m.attention_heads;
-        return {row_bytes(t.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)),
-                row_bytes(t.v, heads * std::uint64_t{m.latent.v_head_dim})};
-      }
-    }
-  }
-  if (!layer_keeps_kv(m, il)) {
-    return {};
-  }
-  const std::uint64_t heads = kv_heads_of_layer(m, il);
-  return {row_bytes(t.k, heads * effective_head_dim(m)), row_bytes(t.v, heads * effective_head_dim_v(m))};
-}
-
 /// Whether llama.cpp builds an iSWA cache: some layers windowed, some not (an all-sliding model
 /// such as Mistral-7B-v0.1 runs as arch LLAMA without swa_type: one full cache).
 [[nodiscard]] constexpr auto is_iswa(const model_spec& m) -> bool {
@@ -104,26 +77,19 @@ struct row_pair {
 /// Which of llama.cpp's caches a layer range is asked about.
 enum class cache_select : std::uint8_t { all, base, swa };
 
-/// Sizes llama.cpp's caches for layers [r.first, r.first + r.count) (one device of a layer split).
-/// Parts: the non-SWA cache, the SWA cache (iSWA models), the recurrent state (hybrid models).
-[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
-    -> engine_sizing {
+namespace detail {
+/// The three caches of one device before they are filled from the layer groups: the non-SWA
+/// cache, the SWA cache (iSWA models: min(n_ctx, W·(unified ? n_seq : 1) + n_ubatch) cells, padded,
+/// unless --swa-full) and the recurrent state (one cell per sequence, f32).
+struct caches {
+  cache_part base{};
+  cache_part swa{};
+  cache_part rec{};
+};
+[[nodiscard]] constexpr auto empty_caches(const model_spec& m, const engine_options& o, const context_plan& p,
+                                          kv_dtypes kv, bool iswa, bool hybrid) -> caches {
   using kvsize::detail::round_up;
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r);
-  for (dtype t : {s.kv.k, s.kv.v}) {
-    if (!is_cache_type(t)) {
-      throw kvsize::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
-    }
-  }
-  s.kv_heads_per_rank = effective_kv_heads(m);
-  const context_plan p = plan(m, o);
-  s.context = p.n_ctx;
-  s.n_ctx_seq = p.n_ctx_seq;
-  s.n_seq = p.n_seq;
-  const bool iswa = detail::is_iswa(m);
-  const bool hybrid = recurrent_layers(m) != 0;
   const std::uint32_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
-
   // Hybrid memories size their attention cache from n_ctx, plain ones from n_ctx_seq.
   const std::uint64_t base_cells = hybrid ? p.n_ctx : p.n_ctx_seq;
   std::uint64_t swa_cells = base_cells;
@@ -135,41 +101,60 @@ enum class cache_select : std::uint8_t { all, base, swa };
       swa_cells = round_up(std::min(base_cells, want), pad);
     }
   }
-  cache_part base{};
-  base.kind = layer_kind::full;
-  base.cells = base_cells;
-  base.streams = p.n_stream;
-  base.types = s.kv;
-  cache_part swa = base;
-  swa.kind = count_layers(m, layer_kind::sliding) != 0 ? layer_kind::sliding : layer_kind::chunked;
-  swa.window = window;
-  swa.cells = swa_cells;
-  cache_part rec{};
-  rec.kind = layer_kind::none;
-  rec.cells = std::max<std::uint32_t>(1, p.n_seq);
-  rec.streams = 1;
-  rec.types = kv_dtypes::same(dtype::f32);
+  caches c{};
+  c.base = kvsize::detail::part_of(group_kind::full, kv);
+  c.base.cells = base_cells;
+  c.base.streams = p.n_stream;
+  c.swa = c.base;
+  c.swa.group = count_layers(m, layer_kind::sliding) != 0 ? group_kind::sliding : group_kind::chunked;
+  c.swa.kind = kvsize::detail::part_kind(c.swa.group);
+  c.swa.window = window;
+  c.swa.cells = swa_cells;
+  c.rec = kvsize::detail::part_of(group_kind::recurrent_state, kv_dtypes::same(dtype::f32));
+  c.rec.cells = std::max<std::uint32_t>(1, p.n_seq);
+  c.rec.streams = 1;
+  return c;
+}
+}  // namespace detail
+
+/// Sizes llama.cpp's caches for layers [r.first, r.first + r.count) (one device of a layer split):
+/// every KV head on the device (no tensor parallelism), MLA stored as `mla_layout`, the state in f32.
+/// Parts: the non-SWA cache, the SWA cache (iSWA models), the recurrent state (hybrid models).
+[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
+    -> engine_sizing {
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r);
+  for (dtype t : {s.kv.k, s.kv.v}) {
+    if (!is_cache_type(t)) {
+      throw kvsize::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
+    }
+  }
+  s.kv_heads_per_rank = heads_per_rank(head_split::none, effective_kv_heads(m), o.tp);
+  const context_plan p = plan(m, o);
+  s.context = p.n_ctx;
+  s.n_ctx_seq = p.n_ctx_seq;
+  s.n_seq = p.n_seq;
+  const bool iswa = detail::is_iswa(m);
+  const bool hybrid = recurrent_layers(m) != 0;
+  auto [base, swa, rec] = detail::empty_caches(m, o, p, s.kv, iswa, hybrid);
 
   bytes prefix{0};
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    const layer_kind k = kind_of_layer(m, il);
-    if (layer_keeps_kv(m, il)) {
-      const auto rows = detail::layer_rows(m, il, s.kv, o.mla_layout);
-      const bool windowed = iswa && (k == layer_kind::sliding || k == layer_kind::chunked);
-      cache_part& c = windowed ? swa : base;
-      ++c.layers;
-      c.k_per_token += rows.k;
-      c.v_per_token += rows.v;
-      s.kv_bytes_per_token += rows.k + rows.v;
-      const std::uint64_t held = kvsize::detail::prefix_tokens_held(
-          windowed ? k : layer_kind::full, window, o.shared_prefix, std::min(o.context, c.cells));
-      prefix += (rows.k + rows.v) * held;
+  for (const layer_group& g :
+       kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout)) {
+    if (g.kind == group_kind::recurrent_state) {
+      rec.layers += g.layers;
+      rec.k_per_token += g.conv_state * g.layers;
+      rec.v_per_token += g.ssm_state * g.layers;
+      continue;
     }
-    if (layer_keeps_state(m, il)) {
-      ++rec.layers;
-      rec.k_per_token += row_bytes(dtype::f32, m.state.conv_elements);
-      rec.v_per_token += row_bytes(dtype::f32, m.state.ssm_elements);
-    }
+    const bool windowed = iswa && is_windowed(g.kind);
+    cache_part& c = windowed ? swa : base;
+    c.layers += g.layers;
+    c.k_per_token += g.k_row * g.layers;
+    c.v_per_token += g.v_row * g.layers;
+    s.kv_bytes_per_token += g.row() * g.layers;
+    const std::uint64_t held = kvsize::detail::prefix_tokens_held(
+        windowed ? g.kind : group_kind::full, swa.window, o.shared_prefix, std::min(o.context, c.cells));
+    prefix += g.row() * g.layers * held;
   }
   for (cache_part* c : {&base, &swa}) {
     c->k_bytes = c->k_per_token * (c->cells * c->streams);

@@ -13,11 +13,6 @@
 
 namespace kvsize::engines::sglang {
 
-/// KV heads one attention-TP rank holds: max(1, n_kv // tp).
-[[nodiscard]] constexpr auto heads_per_rank(std::uint32_t kv_heads, std::uint32_t tp) -> std::uint32_t {
-  return std::max<std::uint32_t>(1, kv_heads / tp);
-}
-
 /// SGLang's automatic mem_fraction_static (server_args.py, _handle_gpu_memory_settings, late
 /// 2025): reserve = 512 + max(chunked_prefill, 2048)·1.5 + cuda_graph_max_bs·2 + tp·pp/8·1024 MiB,
 /// at least 10 GiB above 60 GiB; fraction = round((mem − reserve) / mem, 3). 0.88 if unknown.
@@ -53,50 +48,31 @@ namespace kvsize::engines::sglang {
   return o.mem_fraction_static != 0 ? o.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
 }
 
-/// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`.
-/// Parts: the full pool (K, V per token; latent: K only), the SWA pool when `swa_pool`, the
-/// mamba state (R = conv, S = ssm per request).
+/// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads
+/// max(1, n_kv // tp). Parts: the full pool (K, V per token; latent: K only), the SWA pool when
+/// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   using kvsize::detail::round_up;
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "sglang");
-  s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
+  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
   s.block_size = o.block_size != 0 ? o.block_size : 1;
-  const dtype conv_type = serving_dtype(engine_kind::sglang, dtype_facts(m));  // the model dtype as served
-  const dtype ssm_type = o.state_dtype ? *o.state_dtype : dtype::f32;  // mamba_ssm_dtype float32
+  const state_dtypes state_type = kvsize::detail::state_types(engine_kind::sglang, m, o);
 
-  cache_part full{};
-  full.kind = layer_kind::full;
-  full.types = s.kv;
+  cache_part full = kvsize::detail::part_of(group_kind::full, s.kv);
   full.block_size = s.block_size;
-  cache_part swa = full;
-  swa.kind = layer_kind::sliding;
+  cache_part swa = kvsize::detail::part_of(group_kind::sliding, s.kv);
+  swa.block_size = s.block_size;
   swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
-  cache_part state{};
-  state.kind = layer_kind::none;
-  state.types = {conv_type, ssm_type};
+  cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {state_type.conv, state_type.ssm});
   const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    const layer_kind k = kind_of_layer(m, il);
-    if (layer_keeps_kv(m, il)) {
-      const bool windowed = o.swa_pool && (k == layer_kind::sliding || k == layer_kind::chunked);
-      cache_part& c = windowed ? swa : full;
-      ++c.layers;
-      if (k == layer_kind::latent) {
-        c.k_per_token += row_bytes(s.kv.k, kvsize::detail::latent_width(m));
-      } else {
-        const std::uint64_t heads = heads_per_rank(kv_heads_of_layer(m, il), o.tp);
-        c.k_per_token += row_bytes(s.kv.k, heads * effective_head_dim(m));
-        c.v_per_token += row_bytes(s.kv.v, heads * effective_head_dim_v(m));
-      }
-    }
-    if (layer_keeps_state(m, il)) {
-      const auto st = kvsize::detail::state_per_rank(m, o.tp);
-      ++state.layers;
-      state.k_per_token += storage_bytes(conv_type, st.conv);
-      state.v_per_token += storage_bytes(ssm_type, st.ssm);
-    }
+  for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::sglang, m, o, s, head_split::replicate)) {
+    const bool is_state = g.kind == group_kind::recurrent_state;
+    cache_part& c = is_state ? state : (o.swa_pool && is_windowed(g.kind) ? swa : full);
+    c.layers += g.layers;
+    c.k_per_token += (is_state ? g.conv_state : g.k_row) * g.layers;  // state: R per request
+    c.v_per_token += (is_state ? g.ssm_state : g.v_row) * g.layers;   // state: S per request
   }
   full.bytes_per_token = full.k_per_token + full.v_per_token;
   swa.bytes_per_token = swa.k_per_token + swa.v_per_token;
@@ -117,7 +93,7 @@ namespace kvsize::engines::sglang {
   // The radix cache holds a shared prefix once, in whole pages.
   s.prefix_bytes_per_sequence =
       full.bytes_per_token * std::min(shared, s.context) +
-      swa.bytes_per_token * kvsize::detail::prefix_tokens_held(layer_kind::sliding, swa.window, shared, s.context);
+      swa.bytes_per_token * kvsize::detail::prefix_tokens_held(group_kind::sliding, swa.window, shared, s.context);
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
   return s;
 }

@@ -15,39 +15,30 @@ namespace kvsize::engines::transformers {
 
 /// Tokens a DynamicCache layer of kind `k` keeps after `tokens` tokens: sliding and chunked
 /// layers (DynamicSlidingWindowLayer) keep the last W − 1 (they return W to attention).
-[[nodiscard]] constexpr auto tokens_kept(layer_kind k, std::uint64_t window, std::uint64_t tokens) -> std::uint64_t {
-  if (k == layer_kind::sliding || k == layer_kind::chunked) {
+[[nodiscard]] constexpr auto tokens_kept(group_kind k, std::uint64_t window, std::uint64_t tokens) -> std::uint64_t {
+  if (is_windowed(k)) {
     return std::min(tokens, window == 0 ? 0 : window - 1);
   }
   return tokens;
 }
 
+/// Heads per rank max(1, n // tp) (the model's attention splits its heads; latent layers cache
+/// K = heads·(nope + rope), V = heads·v_head_dim over the query heads), the state in the compute
+/// dtype unless `state_dtype`, and the logits of `logits_to_keep` positions (every one by default).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "transformers");
-  s.kv_heads_per_rank = std::max<std::uint32_t>(1, effective_kv_heads(m) / o.tp);
-  const dtype state_type = o.state_dtype ? *o.state_dtype : m.compute_dtype;
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    if (layer_keeps_kv(m, il)) {
-      const layer_kind k = kind_of_layer(m, il);
-      bytes per_token{0};
-      if (k == layer_kind::latent) {  // K = heads·(nope + rope), V = heads·v_head_dim, per rank
-        const std::uint64_t heads = std::max<std::uint32_t>(1, m.attention_heads / o.tp);
-        per_token = row_bytes(s.kv.k, heads * (std::uint64_t{m.latent.nope_head_dim} + m.latent.rope_head_dim)) +
-                    row_bytes(s.kv.v, heads * std::uint64_t{m.latent.v_head_dim});
-      } else {
-        per_token = kvsize::detail::attention_bytes_per_token(
-            m, std::max<std::uint32_t>(1, kv_heads_of_layer(m, il) / o.tp), s.kv);
-      }
-      const std::uint64_t window = kvsize::detail::window_of(m, k);
-      s.kv_bytes_per_token += per_token;
-      s.kv_bytes_per_sequence += per_token * tokens_kept(k, window, s.context);
+  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
+  const layer_groups groups = kvsize::detail::engine_groups(engine_kind::transformers, m, o, s, head_split::replicate,
+                                                            mla_cache_layout::expanded);
+  for (const layer_group& g : groups) {
+    if (g.kind == group_kind::recurrent_state) {
+      s.state_bytes_per_sequence += g.state() * g.layers;
+      continue;
     }
-    if (layer_keeps_state(m, il)) {
-      const auto st = kvsize::detail::state_per_rank(m, o.tp);
-      s.state_bytes_per_sequence += storage_bytes(state_type, st.conv) + storage_bytes(state_type, st.ssm);
-    }
+    s.kv_bytes_per_token += g.row() * g.layers;
+    s.kv_bytes_per_sequence += g.row() * g.layers * tokens_kept(g.kind, g.window, s.context);
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;

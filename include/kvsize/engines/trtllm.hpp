@@ -16,71 +16,56 @@ namespace kvsize::engines::trtllm {
 
 inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfig (TRT engines: 64)
 
-/// KV heads one TP rank holds: ceil(n_kv / tp) (the KV cache manager's rule).
-[[nodiscard]] constexpr auto heads_per_rank(std::uint32_t kv_heads, std::uint32_t tp) -> std::uint32_t {
-  return static_cast<std::uint32_t>(kvsize::detail::ceil_div(kv_heads, tp));
+namespace detail {
+/// The part of `s` for attention window `window` (full layers: the context), made on first sight:
+/// parts keep the order in which their first layer appears.
+[[nodiscard]] constexpr auto window_part(engine_sizing& s, std::uint64_t window) -> cache_part& {
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    if (s.parts[i].window == window) {
+      return s.parts[i];
+    }
+  }
+  cache_part p = kvsize::detail::part_of(window < s.context ? group_kind::sliding : group_kind::full, s.kv);
+  p.window = static_cast<std::uint32_t>(window);
+  p.block_size = s.block_size;
+  p.blocks_per_sequence = kvsize::detail::ceil_div(std::min(s.context, window), s.block_size);
+  return s.add_part(p);
 }
+}  // namespace detail
 
 /// One part per attention window (full layers: the context), each with its bytes per token
-/// cs(w) and blocks per sequence ceil(min(context, w) / tokens_per_block). Chunked layers are
-/// sized as full attention (TRT-LLM has no chunked-attention cache). Recurrent layers: the
-/// state per sequence in the serving dtype (or `state_dtype`).
+/// cs(w) and blocks per sequence ceil(min(context, w) / tokens_per_block). KV heads ceil(n_kv / tp)
+/// (the KV cache manager's rule); latent layers K only (SELFKONLY: kv_factor 1). Chunked layers are
+/// sized as full attention (TRT-LLM has no chunked-attention cache). Recurrent layers: the state
+/// per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "trtllm");
-  s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
+  s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   if (s.context == 0) {
     throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
-  const dtype state_type = o.state_dtype ? *o.state_dtype : serving_dtype(engine_kind::trtllm, dtype_facts(m));
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    if (layer_keeps_kv(m, il)) {
-      const layer_kind k = kind_of_layer(m, il);
-      bytes k_row{0};
-      bytes v_row{0};
-      if (k == layer_kind::latent) {  // SELFKONLY: kv_factor 1
-        k_row = row_bytes(s.kv.k, kvsize::detail::latent_width(m));
-      } else {
-        const std::uint64_t heads = heads_per_rank(kv_heads_of_layer(m, il), o.tp);
-        k_row = row_bytes(s.kv.k, heads * effective_head_dim(m));
-        v_row = row_bytes(s.kv.v, heads * effective_head_dim_v(m));
-      }
-      const std::uint64_t window =
-          k == layer_kind::sliding ? std::min<std::uint64_t>(m.sliding_window, s.context) : s.context;
-      std::uint32_t part = s.part_count;
-      for (std::uint32_t i = 0; i < s.part_count; ++i) {
-        if (s.parts[i].window == window) {
-          part = i;
-        }
-      }
-      if (part == s.part_count) {
-        cache_part p{};
-        p.kind = window < s.context ? layer_kind::sliding : layer_kind::full;
-        p.window = static_cast<std::uint32_t>(window);
-        p.block_size = s.block_size;
-        p.blocks_per_sequence = kvsize::detail::ceil_div(std::min(s.context, window), s.block_size);
-        p.types = s.kv;
-        s.add_part(p);
-      }
-      cache_part& p = s.parts[part];
-      ++p.layers;
-      p.k_per_token += k_row;
-      p.v_per_token += v_row;
-      p.bytes_per_token += k_row + v_row;
-      s.kv_bytes_per_token += k_row + v_row;
+  for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil)) {
+    if (g.kind == group_kind::recurrent_state) {
+      s.state_bytes_per_sequence += g.state() * g.layers;
+      continue;
     }
-    if (layer_keeps_state(m, il)) {
-      const auto st = kvsize::detail::state_per_rank(m, o.tp);
-      s.state_bytes_per_sequence += storage_bytes(state_type, st.conv) + storage_bytes(state_type, st.ssm);
-    }
+    const std::uint64_t window =
+        g.kind == group_kind::sliding ? std::min<std::uint64_t>(g.window, s.context) : s.context;
+    cache_part& p = detail::window_part(s, window);
+    p.layers += g.layers;
+    p.k_per_token += g.k_row * g.layers;
+    p.v_per_token += g.v_row * g.layers;
+    p.bytes_per_token += g.row() * g.layers;
+    s.kv_bytes_per_token += g.row() * g.layers;
   }
   const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // block reuse: whole blocks
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     const cache_part& p = s.parts[i];
     s.kv_bytes_per_sequence += p.bytes_per_token * (p.blocks_per_sequence * s.block_size);
-    const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.kind, p.window, shared, s.context);
+    const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
     s.prefix_bytes_per_sequence += p.bytes_per_token * (held / s.block_size * s.block_size);
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;

@@ -30,222 +30,248 @@ inline constexpr bytes fp8_ds_mla_bytes_per_token{656};  ///< 512 fp8 + 4×fp32 
   return o.max_num_batched_tokens != 0 ? o.max_num_batched_tokens : default_max_num_batched_tokens;
 }
 
-/// KV heads one TP rank holds: max(1, n_kv // tp) (replicated when tp > n_kv).
-[[nodiscard]] constexpr auto heads_per_rank(std::uint32_t kv_heads, std::uint32_t tp) -> std::uint32_t {
-  return std::max<std::uint32_t>(1, kv_heads / tp);
-}
-
 namespace detail {
 using kvsize::detail::ceil_div;
 
+/// One KVCacheSpec as vLLM merges them (vllm/v1/core/kv_cache_utils.py): layers of one kind,
+/// window and page, with the block size and KV cache groups vLLM gives them.
 struct spec {
-  layer_kind kind = layer_kind::full;  // none = mamba
-  bytes per_token{0};                  // attention: bytes per token of one layer; mamba: page
+  group_kind kind = group_kind::full;
+  bytes per_token{0};  // attention: bytes per token of one layer; mamba: the page (per request)
   std::uint32_t window = 0;
   std::uint32_t layers = 0;
   std::uint32_t block_size = 0;
   std::uint32_t groups = 0;
   std::uint64_t blocks = 0;  // per request, per group
-  [[nodiscard]] constexpr auto mamba() const -> bool { return kind == layer_kind::none; }
+  [[nodiscard]] constexpr auto mamba() const -> bool { return kind == group_kind::recurrent_state; }
+};
+
+/// The distinct specs of a stage, and what the block size and grouping rules ask of them.
+struct spec_list {
+  std::array<spec, max_cache_parts> at{};
+  std::uint32_t count = 0;
+  bool any_latent = false;
+  bool any_attention = false;
+  bool any_mamba = false;
+  constexpr void add(const spec& x) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (at[i].kind == x.kind && at[i].per_token == x.per_token && at[i].window == x.window) {
+        at[i].layers += x.layers;
+        return;
+      }
+    }
+    if (count == at.size()) {
+      throw kvsize::invalid_argument("kvsize: too many distinct layer specs for vLLM");
+    }
+    at[count++] = x;
+  }
 };
 
 /// Blocks one request of `len` tokens reserves in one group (the specs' max_memory_usage_bytes).
 [[nodiscard]] constexpr auto blocks_per_request(const spec& s, std::uint64_t len, std::uint64_t mnbt)
     -> std::uint64_t {
   switch (s.kind) {
-    case layer_kind::sliding:  // the window need not start on a block boundary: +1
+    case group_kind::sliding:  // the window need not start on a block boundary: +1
       return ceil_div(std::min<std::uint64_t>(s.window - 1ULL + mnbt, len), s.block_size) + 1;
-    case layer_kind::chunked: return ceil_div(std::min<std::uint64_t>(s.window + mnbt, len), s.block_size);
-    case layer_kind::none: return 1;  // one state slot per request (mamba_cache_mode "none")
-    default: return ceil_div(len, s.block_size);
+    case group_kind::chunked: return ceil_div(std::min<std::uint64_t>(s.window + mnbt, len), s.block_size);
+    case group_kind::recurrent_state: return 1;  // one state slot per request (mamba_cache_mode "none")
+    case group_kind::full:
+    case group_kind::latent: break;
   }
+  return ceil_div(len, s.block_size);
 }
-}  // namespace detail
 
-/// Sizes the KV cache of layers [r.first, r.first + r.count) on one TP rank as vLLM v1 does.
-[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
-    -> engine_sizing {
-  using detail::spec;
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r);
-  kvsize::detail::require_plain_types(s.kv, "vllm");
-  s.kv_heads_per_rank = heads_per_rank(effective_kv_heads(m), o.tp);
-  if (s.context == 0) {
-    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
-  }
-  const std::uint64_t mnbt = max_num_batched_tokens(o);
-  // mamba_ssm_cache_dtype "auto": the serving dtype (a float32 config is served in bfloat16).
-  const dtype state_type = o.state_dtype ? *o.state_dtype : serving_dtype(engine_kind::vllm, dtype_facts(m));
-
-  // 1. One spec per layer, merged into distinct specs.
-  std::array<spec, max_cache_parts> specs{};
-  std::uint32_t n_specs = 0;
-  bool any_latent = false;
-  bool any_attention = false;
-  bool any_mamba = false;
-  std::uint32_t attention_kinds = 0;  // bit per kind, for disable_hybrid_kv_cache_manager
-  const auto add = [&](spec x) {
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      if (specs[i].kind == x.kind && specs[i].per_token == x.per_token && specs[i].window == x.window) {
-        ++specs[i].layers;
-        return;
-      }
-    }
-    if (n_specs == specs.size()) {
-      throw kvsize::invalid_argument("kvsize: too many distinct layer specs for vLLM");
-    }
-    x.layers = 1;
-    specs[n_specs++] = x;
-  };
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    if (layer_keeps_kv(m, il)) {
-      const layer_kind k = kind_of_layer(m, il);
-      attention_kinds |= 1U << static_cast<std::uint32_t>(k);
-    }
+/// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes with
+/// fp8_ds_mla); --disable-hybrid-kv-cache-manager with several attention kinds makes windowed
+/// layers full attention (they pay max_model_len).
+[[nodiscard]] constexpr auto specs_of(const layer_groups& groups, const engine_options& o) -> spec_list {
+  std::uint32_t attention_kinds = 0;  // bit per kind
+  for (const layer_group& g : groups) {
+    attention_kinds |= g.kind == group_kind::recurrent_state ? 0U : 1U << static_cast<std::uint32_t>(g.kind);
   }
   const bool unify = o.disable_hybrid_kv_cache_manager && (attention_kinds & (attention_kinds - 1)) != 0;
-  for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
-    if (layer_keeps_kv(m, il)) {
-      layer_kind k = kind_of_layer(m, il);
-      if (unify && (k == layer_kind::sliding || k == layer_kind::chunked)) {
-        k = layer_kind::full;  // the hybrid manager off: windowed layers pay max_model_len
-      }
-      bytes per_token{0};
-      if (k == layer_kind::latent) {
-        any_latent = true;
-        per_token = o.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : row_bytes(s.kv.k, kvsize::detail::latent_width(m));
-      } else {
-        per_token = kvsize::detail::attention_bytes_per_token(m, heads_per_rank(kv_heads_of_layer(m, il), o.tp), s.kv);
-      }
-      any_attention = true;
-      s.kv_bytes_per_token += per_token;
-      add(spec{.kind = k, .per_token = per_token, .window = kvsize::detail::window_of(m, k)});
+  spec_list specs{};
+  for (const layer_group& g : groups) {
+    if (g.kind == group_kind::recurrent_state) {
+      specs.any_mamba = true;
+      specs.add(spec{.kind = g.kind, .per_token = g.state(), .layers = g.layers});
+      continue;
     }
-    if (layer_keeps_state(m, il)) {
-      any_mamba = true;
-      const auto st = kvsize::detail::state_per_rank(m, o.tp);
-      add(spec{.kind = layer_kind::none, .per_token = storage_bytes(state_type, st.conv) + storage_bytes(state_type, st.ssm)});
+    const bool full = unify && is_windowed(g.kind);
+    const bool latent = g.kind == group_kind::latent;
+    specs.any_attention = true;
+    specs.any_latent = specs.any_latent || latent;
+    specs.add(spec{.kind = full ? group_kind::full : g.kind,
+                   .per_token = latent && o.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : g.row(),
+                   .window = full ? 0U : g.window,
+                   .layers = g.layers});
+  }
+  return specs;
+}
+
+/// 2. Block size: --block-size, else the platform's (16) or MLA's (64); with mamba and attention
+/// layers, raised to the smallest multiple of 16 (MLA: 64) whose attention page holds the mamba
+/// page, which is then padded to the attention page (vllm/model_executor/models/config.py
+/// HybridAttentionMambaModelConfig.verify_and_update_config).
+[[nodiscard]] constexpr auto block_size_of(spec_list& specs, const engine_options& o, engine_sizing& s)
+    -> std::uint32_t {
+  std::uint32_t bs = o.block_size != 0 ? o.block_size : (specs.any_latent ? default_mla_block_size : default_block_size);
+  if (!specs.any_mamba || !specs.any_attention) {
+    return bs;
+  }
+  bytes attention_1tok{0};
+  bytes mamba_page{0};
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    if (specs.at[i].mamba()) {
+      mamba_page = max(mamba_page, specs.at[i].per_token);
+    } else if (attention_1tok.count() == 0) {
+      attention_1tok = specs.at[i].per_token;
     }
   }
-
-  // 2. Block size: the platform's, MLA's, or the one a mamba page forces on attention.
-  std::uint32_t bs = o.block_size != 0 ? o.block_size : (any_latent ? default_mla_block_size : default_block_size);
-  if (any_mamba && any_attention) {
-    bytes attention_1tok{0};
-    bytes mamba_page{0};
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      if (specs[i].mamba()) {
-        mamba_page = max(mamba_page, specs[i].per_token);
-      } else if (attention_1tok.count() == 0) {
-        attention_1tok = specs[i].per_token;
-      }
-    }
-    const std::uint64_t align = any_latent ? 64 : 16;
-    const std::uint64_t attention_block =
-        align * kvsize::detail::ceil_div(mamba_page.count(), align * attention_1tok.count());
-    if (bs < attention_block) {
-      bs = static_cast<std::uint32_t>(attention_block);
-      s.mamba_block_size = bs;
-    }
-    const bytes attention_page = attention_1tok * bs;
-    s.mamba_padding_percent = 100.0 * static_cast<double>((attention_page - mamba_page).count()) /
-                              static_cast<double>(mamba_page.count());
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      if (specs[i].mamba()) {
-        specs[i].per_token = attention_page;  // page_size_padded
-      }
+  const std::uint64_t align = specs.any_latent ? 64 : 16;
+  const std::uint64_t attention_block = align * ceil_div(mamba_page.count(), align * attention_1tok.count());
+  if (bs < attention_block) {
+    bs = static_cast<std::uint32_t>(attention_block);
+    s.mamba_block_size = bs;
+  }
+  const bytes attention_page = attention_1tok * bs;
+  s.mamba_padding_percent =
+      100.0 * static_cast<double>((attention_page - mamba_page).count()) / static_cast<double>(mamba_page.count());
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    if (specs.at[i].mamba()) {
+      specs.at[i].per_token = attention_page;  // page_size_padded
     }
   }
-  s.block_size = bs;
-  const auto page_of = [&](const spec& x) { return x.mamba() ? x.per_token : x.per_token * bs; };
+  return bs;
+}
 
-  // 3. Groups.
-  std::uint32_t distinct_types = 0;
-  for (std::uint32_t i = 0; i < n_specs; ++i) {
+/// Bytes of one block of spec `x` with `bs` tokens (a mamba page is per request).
+[[nodiscard]] constexpr auto page_of(const spec& x, std::uint32_t bs) -> bytes {
+  return x.mamba() ? x.per_token : x.per_token * bs;
+}
+
+/// Specs of distinct type (kind and window): one type, however many shapes, is one KV cache group.
+[[nodiscard]] constexpr auto distinct_types(const spec_list& specs) -> std::uint32_t {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
     bool seen = false;
     for (std::uint32_t j = 0; j < i; ++j) {
-      seen = seen || (specs[j].kind == specs[i].kind && specs[j].window == specs[i].window);
+      seen = seen || (specs.at[j].kind == specs.at[i].kind && specs.at[j].window == specs.at[i].window);
     }
-    distinct_types += seen ? 0U : 1U;
+    n += seen ? 0U : 1U;
   }
-  std::uint64_t blocks_per_sequence = 0;
-  if (n_specs == 0) {
-    s.block_size = bs;
-  } else if (distinct_types == 1) {
-    // One spec, or one type of several shapes (UniformTypeKVCacheSpecs): a single group whose
-    // pool block spans every layer.
-    bytes pool{0};
-    std::uint32_t layers = 0;
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      specs[i].block_size = bs;
-      specs[i].groups = 1;
-      specs[i].blocks = detail::blocks_per_request(specs[i], s.context, mnbt);
-      pool += page_of(specs[i]) * specs[i].layers;
-      layers += specs[i].layers;
-      blocks_per_sequence = std::max(blocks_per_sequence, specs[i].blocks);
-    }
-    s.kv_cache_groups = 1;
-    s.group_size = layers;
-    s.pool_block_bytes = pool;
-    s.min_block_size = bs;
-  } else {
-    // Hybrid: unify page sizes (smaller pages hold more tokens), then layer groups of equal size.
-    bytes max_page{0};
-    std::uint32_t min_n = ~0U;
-    std::uint32_t max_n = 0;
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      max_page = max(max_page, page_of(specs[i]));
-      min_n = std::min(min_n, specs[i].layers);
-      max_n = std::max(max_n, specs[i].layers);
-    }
-    const std::uint32_t group_size = 2ULL * max_n < 3ULL * min_n ? max_n : min_n;
-    s.min_block_size = ~0U;
-    for (std::uint32_t i = 0; i < n_specs; ++i) {
-      const bytes page = page_of(specs[i]);
-      if (max_page % page != bytes{0} || (specs[i].mamba() && page != max_page)) {
-        throw kvsize::invalid_argument("kvsize: vLLM cannot unify these layers' page sizes");
-      }
-      specs[i].block_size = bs * static_cast<std::uint32_t>(max_page / page);
-      specs[i].groups = static_cast<std::uint32_t>(kvsize::detail::ceil_div(specs[i].layers, group_size));
-      specs[i].blocks = detail::blocks_per_request(specs[i], s.context, mnbt);
-      s.kv_cache_groups += specs[i].groups;
-      blocks_per_sequence += specs[i].groups * specs[i].blocks;
-      s.min_block_size = std::min(s.min_block_size, specs[i].block_size);
-    }
-    s.group_size = group_size;
-    s.pool_block_bytes = max_page * group_size;
-  }
-  s.blocks_per_sequence = blocks_per_sequence;
+  return n;
+}
 
-  // 4. Bytes, and what prefix caching shares (whole blocks; off for hybrid mamba models).
+/// 3a. One type (UniformTypeKVCacheSpecs): a single group whose pool block spans every layer.
+constexpr void group_uniform(spec_list& specs, std::uint32_t bs, std::uint64_t mnbt, engine_sizing& s) {
+  bytes pool{0};
+  std::uint32_t layers = 0;
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    spec& x = specs.at[i];
+    x.block_size = bs;
+    x.groups = 1;
+    x.blocks = blocks_per_request(x, s.context, mnbt);
+    pool += page_of(x, bs) * x.layers;
+    layers += x.layers;
+    s.blocks_per_sequence = std::max(s.blocks_per_sequence, x.blocks);
+  }
+  s.kv_cache_groups = 1;
+  s.group_size = layers;
+  s.pool_block_bytes = pool;
+  s.min_block_size = bs;
+}
+
+/// 3b. Hybrid: unify page sizes (smaller pages hold more tokens), then layer groups of equal size
+/// (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: group_size = max layers of a type
+/// when that wastes under half of the smallest, else min).
+constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, std::uint64_t mnbt, engine_sizing& s) {
+  bytes max_page{0};
+  std::uint32_t min_n = ~0U;
+  std::uint32_t max_n = 0;
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    max_page = max(max_page, page_of(specs.at[i], bs));
+    min_n = std::min(min_n, specs.at[i].layers);
+    max_n = std::max(max_n, specs.at[i].layers);
+  }
+  const std::uint32_t group_size = 2ULL * max_n < 3ULL * min_n ? max_n : min_n;
+  s.min_block_size = ~0U;
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    spec& x = specs.at[i];
+    const bytes page = page_of(x, bs);
+    if (max_page % page != bytes{0} || (x.mamba() && page != max_page)) {
+      throw kvsize::invalid_argument("kvsize: vLLM cannot unify these layers' page sizes");
+    }
+    x.block_size = bs * static_cast<std::uint32_t>(max_page / page);
+    x.groups = static_cast<std::uint32_t>(ceil_div(x.layers, group_size));
+    x.blocks = blocks_per_request(x, s.context, mnbt);
+    s.kv_cache_groups += x.groups;
+    s.blocks_per_sequence += x.groups * x.blocks;
+    s.min_block_size = std::min(s.min_block_size, x.block_size);
+  }
+  s.group_size = group_size;
+  s.pool_block_bytes = max_page * group_size;
+}
+
+/// 4. Bytes each request is charged, what prefix caching shares (whole blocks; off for hybrid
+/// mamba models), and one cache_part per spec.
+constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_options& o, engine_sizing& s) {
   std::uint64_t prefix_blocks = 0;
-  for (std::uint32_t i = 0; i < n_specs; ++i) {
-    const spec& x = specs[i];
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    const spec& x = specs.at[i];
     const bytes charged = s.pool_block_bytes * (x.groups * x.blocks);
     if (x.mamba()) {
       s.state_bytes_per_sequence += charged;
-    } else if (distinct_types > 1 || i == 0) {
-      s.kv_bytes_per_sequence += distinct_types > 1 ? charged : s.pool_block_bytes * blocks_per_sequence;
+    } else if (types > 1 || i == 0) {
+      s.kv_bytes_per_sequence += types > 1 ? charged : s.pool_block_bytes * s.blocks_per_sequence;
     }
-    if (!any_mamba && !x.mamba()) {
+    if (!specs.any_mamba && !x.mamba()) {
       const std::uint64_t shared = o.shared_prefix / x.block_size * x.block_size;
       const std::uint64_t held = kvsize::detail::prefix_tokens_held(x.kind, x.window, shared, s.context);
       const std::uint64_t blocks = held / x.block_size;
-      prefix_blocks = distinct_types > 1 ? prefix_blocks + x.groups * blocks : std::max(prefix_blocks, blocks);
+      prefix_blocks = types > 1 ? prefix_blocks + x.groups * blocks : std::max(prefix_blocks, blocks);
     }
-    cache_part& p = s.add_part(cache_part{});
-    p.kind = x.kind;
+    cache_part& p = s.add_part(kvsize::detail::part_of(x.kind, s.kv));
     p.layers = x.layers;
     p.window = x.window;
     p.block_size = x.block_size;
     p.groups = x.groups;
-    p.padding_layers = distinct_types > 1 ? x.groups * s.group_size - x.layers : 0;
+    p.padding_layers = types > 1 ? x.groups * s.group_size - x.layers : 0;
     p.blocks_per_sequence = x.blocks;
     p.bytes_per_token = x.mamba() ? x.per_token : x.per_token * x.layers;
-    p.types = s.kv;
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   s.prefix_bytes_per_sequence = s.pool_block_bytes * prefix_blocks;
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+}
+}  // namespace detail
+
+/// Sizes the KV cache of layers [r.first, r.first + r.count) on one TP rank as vLLM v1 does:
+/// KV heads max(1, n_kv // tp) (replicated when tp > n_kv), the state in mamba_ssm_cache_dtype
+/// (auto: the serving dtype), then specs, block size, groups and charges (steps 1-4 above).
+[[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
+    -> engine_sizing {
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r);
+  kvsize::detail::require_plain_types(s.kv, "vllm");
+  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
+  if (s.context == 0) {
+    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
+  }
+  const std::uint64_t mnbt = max_num_batched_tokens(o);
+  detail::spec_list specs =
+      detail::specs_of(kvsize::detail::engine_groups(engine_kind::vllm, m, o, s, head_split::replicate), o);
+  for (std::uint32_t i = 0; i < specs.count; ++i) {
+    s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
+  }
+  const std::uint32_t bs = detail::block_size_of(specs, o, s);
+  s.block_size = bs;
+  const std::uint32_t types = detail::distinct_types(specs);
+  if (types == 1) {
+    detail::group_uniform(specs, bs, mnbt, s);
+  } else if (types > 1) {
+    detail::group_hybrid(specs, bs, mnbt, s);
+  }
+  detail::charge(specs, types, o, s);
   return s;
 }
 
