@@ -174,19 +174,21 @@ struct layer_groups {
   [[nodiscard]] constexpr auto begin() const -> const layer_group* { return group.data(); }
   [[nodiscard]] constexpr auto end() const -> const layer_group* { return group.data() + count; }
   [[nodiscard]] constexpr auto operator[](std::uint32_t i) const -> const layer_group& { return group[i]; }
-  /// Adds one layer of `g`'s shape: to the group of that shape, else as a new group.
-  constexpr void add_layer(layer_group g) {
+  /// Adds one layer of `g`'s shape: to the group of that shape, else as a new group. Returns the
+  /// group's index.
+  constexpr auto add_layer(layer_group g) -> std::uint32_t {
     for (std::uint32_t i = 0; i < count; ++i) {
       if (group[i].same_shape(g)) {
         ++group[i].layers;
-        return;
+        return i;
       }
     }
     if (count == max_layer_groups) {
       throw kvsize::invalid_argument("kvsize: more distinct layer shapes than kvsize::max_layer_groups (32)");
     }
     g.layers = 1;
-    group[count++] = g;
+    group[count] = g;
+    return count++;
   }
   /// Layers of kind `k` over all groups.
   [[nodiscard]] constexpr auto layers_of(group_kind k) const -> std::uint32_t {
@@ -247,6 +249,8 @@ namespace detail {
 
 /// The groups of stage `r` of a spec already checked: the one loop over layers that every engine
 /// sizes from. A layer adds its KV group first, then its state group (the order vLLM registers specs).
+/// Layers of one (kind, KV heads) pair have one shape, so the rows are worked out once per pair
+/// (the last pair seen is tried first: layers come in runs) and once for the state.
 [[nodiscard]] constexpr auto group_layers(const model_spec& m, stage_range r, const group_choices& c) -> layer_groups {
   if (c.tp == 0) {
     throw kvsize::invalid_argument("kvsize: --tp and --pp must be positive");
@@ -254,14 +258,41 @@ namespace detail {
   if (r.first > m.layers || r.count > m.layers - r.first) {
     throw kvsize::invalid_argument("kvsize: pipeline stage out of range");
   }
+  struct pair_seen {
+    layer_kind kind = layer_kind::full;
+    std::uint32_t heads = 0;
+    std::uint32_t group = 0;
+  };
+  std::array<pair_seen, max_layer_groups> seen{};
+  std::uint32_t n_seen = 0;
+  std::uint32_t last = 0;           // index in `seen` of the previous KV layer's pair
+  std::uint32_t state_group = ~0U;  // index of the state group, once made
   layer_groups out{};
   for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
     const layer_kind k = kind_of_layer(m, il);
     if (k != layer_kind::none && k != layer_kind::shared) {
-      out.add_layer(kv_group_of(m, il, k, c));
+      const std::uint32_t heads = kv_heads_of_layer(m, il);
+      if (n_seen == 0 || seen[last].kind != k || seen[last].heads != heads) {
+        last = 0;
+        while (last < n_seen && (seen[last].kind != k || seen[last].heads != heads)) {
+          ++last;
+        }
+      }
+      if (last < n_seen) {
+        ++out.group[seen[last].group].layers;
+      } else {
+        if (n_seen == max_layer_groups) {
+          throw kvsize::invalid_argument("kvsize: more distinct layer shapes than kvsize::max_layer_groups (32)");
+        }
+        seen[n_seen++] = {k, heads, out.add_layer(kv_group_of(m, il, k, c))};
+      }
     }
     if (layer_keeps_state(m, il)) {
-      out.add_layer(state_group_of(m, c));
+      if (state_group == ~0U) {
+        state_group = out.add_layer(state_group_of(m, c));
+      } else {
+        ++out.group[state_group].layers;
+      }
     }
   }
   return out;

@@ -140,11 +140,16 @@ struct caches {
   bytes prefix{0};
   for (const layer_group& g :
        kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout)) {
-    if (g.kind == group_kind::recurrent_state) {
-      rec.layers += g.layers;
-      rec.k_per_token += g.conv_state * g.layers;
-      rec.v_per_token += g.ssm_state * g.layers;
-      continue;
+    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
+      case group_kind::recurrent_state:
+        rec.layers += g.layers;
+        rec.k_per_token += g.conv_state * g.layers;
+        rec.v_per_token += g.ssm_state * g.layers;
+        continue;
+      case group_kind::full:
+      case group_kind::sliding:
+      case group_kind::chunked:
+      case group_kind::latent: break;
     }
     const bool windowed = iswa && is_windowed(g.kind);
     cache_part& c = windowed ? swa : base;

@@ -68,7 +68,14 @@ namespace kvsize::engines::sglang {
   cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {state_type.conv, state_type.ssm});
   const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
   for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::sglang, m, o, s, head_split::replicate)) {
-    const bool is_state = g.kind == group_kind::recurrent_state;
+    bool is_state = false;
+    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be pooled here
+      case group_kind::recurrent_state: is_state = true; break;
+      case group_kind::full:
+      case group_kind::sliding:
+      case group_kind::chunked:
+      case group_kind::latent: break;
+    }
     cache_part& c = is_state ? state : (o.swa_pool && is_windowed(g.kind) ? swa : full);
     c.layers += g.layers;
     c.k_per_token += (is_state ? g.conv_state : g.k_row) * g.layers;  // state: R per request

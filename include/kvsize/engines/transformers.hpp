@@ -33,9 +33,14 @@ namespace kvsize::engines::transformers {
   const layer_groups groups = kvsize::detail::engine_groups(engine_kind::transformers, m, o, s, head_split::replicate,
                                                             mla_cache_layout::expanded);
   for (const layer_group& g : groups) {
-    if (g.kind == group_kind::recurrent_state) {
-      s.state_bytes_per_sequence += g.state() * g.layers;
-      continue;
+    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
+      case group_kind::recurrent_state:
+        s.state_bytes_per_sequence += g.state() * g.layers;
+        continue;
+      case group_kind::full:
+      case group_kind::sliding:
+      case group_kind::chunked:
+      case group_kind::latent: break;
     }
     s.kv_bytes_per_token += g.row() * g.layers;
     s.kv_bytes_per_sequence += g.row() * g.layers * tokens_kept(g.kind, g.window, s.context);

@@ -48,9 +48,14 @@ namespace detail {
   }
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
   for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil)) {
-    if (g.kind == group_kind::recurrent_state) {
-      s.state_bytes_per_sequence += g.state() * g.layers;
-      continue;
+    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
+      case group_kind::recurrent_state:
+        s.state_bytes_per_sequence += g.state() * g.layers;
+        continue;
+      case group_kind::full:
+      case group_kind::sliding:
+      case group_kind::chunked:
+      case group_kind::latent: break;
     }
     const std::uint64_t window =
         g.kind == group_kind::sliding ? std::min<std::uint64_t>(g.window, s.context) : s.context;
