@@ -8,11 +8,12 @@
 // Standard library only, constexpr and allocation-free: a fixed-capacity array and a count.
 //
 // Adding a cache kind (an indexer key cache, compressed entries, a separate conv state, ...): add a
-// `group_kind`, fill its rows in detail::append_layer_groups (the one loop over layers), and give it a
-// name. Every engine's size_stage switches over group_kind without a default, so -Wswitch names each
-// engine that must decide how it pages the new kind; no engine grows a loop of its own. A per-token
-// term that an engine stores beside K and V (DeepSeek-V3.2's indexer keys, which vLLM allocates as a
-// KVCacheSpec of its own) is such a kind, not a field added to every group.
+// `group_kind`, fill its rows in detail::group_layers (the one loop over layers), give it a name, and
+// route it in for_each_group: to the per-token callable if every engine pages it like K/V rows, else
+// to a new callable, which makes each engine's size_stage fail to compile until it says how it pages
+// the kind (and -Wswitch names the engines' own switches over group_kind). No engine grows a loop of
+// its own. A per-token term that an engine stores beside K and V (DeepSeek-V3.2's indexer keys, which
+// vLLM allocates as a KVCacheSpec of its own) is such a kind, not a field added to every group.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -44,7 +45,10 @@ struct kv_row {
 /// An attention layer of which a rank holds `heads` KV heads:
 ///   K = row(t.k, heads × head_dim),  V = row(t.v, heads × head_dim_v).
 [[nodiscard]] constexpr auto attention_row(const model_spec& m, std::uint64_t heads, kv_dtypes t) -> kv_row {
-  return {row_bytes(t.k, heads * effective_head_dim(m)), row_bytes(t.v, heads * effective_head_dim_v(m))};
+  kv_row r{};
+  r.v = row_bytes(t.v, heads * effective_head_dim_v(m));  // V first: the order the queries were tuned in
+  r.k = row_bytes(t.k, heads * effective_head_dim(m));
+  return r;
 }
 
 /// Elements of one MLA latent vector: kv_lora_rank + rope_head_dim (576 for DeepSeek-V3).
@@ -199,6 +203,23 @@ struct layer_groups {
     return n;
   }
 };
+
+/// Calls `on_tokens(g)` for each group that keeps rows per token (full, sliding, chunked, latent)
+/// and `on_state(g)` for each recurrent state, in group order: how an engine reads its groups. A new
+/// kind that an engine must page in its own way (an indexer key cache, ...) gets a callable of its
+/// own here, so every engine's call stops compiling until the engine says how it pages that kind.
+template <class OnTokens, class OnState>
+constexpr void for_each_group(const layer_groups& groups, OnTokens&& on_tokens, OnState&& on_state) {
+  for (const layer_group& g : groups) {
+    switch (g.kind) {
+      case group_kind::recurrent_state: on_state(g); break;
+      case group_kind::full:
+      case group_kind::sliding:
+      case group_kind::chunked:
+      case group_kind::latent: on_tokens(g); break;
+    }
+  }
+}
 
 namespace detail {
 /// The KV group of layer `il` (kind full, sliding, chunked or latent) under `c`.

@@ -341,7 +341,8 @@ namespace detail {
 ///     `--state-dtype`, else the serving dtype (vLLM serves a float32 config in bfloat16).
 ///   SGLang: conv in the serving dtype; SSM in `--state-dtype`, else float32 (server_args.py
 ///     `mamba_ssm_dtype` "float32").
-///   llama.cpp: float32 for both whatever is asked (llama-memory-recurrent.cpp: r_l, s_l are GGML_TYPE_F32).
+///   llama.cpp: float32 for both whatever is asked (src/llama-model.cpp `create_memory` makes its
+///     llama_memory_recurrent with GGML_TYPE_F32 for the r and s tensors).
 [[nodiscard]] constexpr auto state_types(engine_kind e, const model_spec& m, const engine_options& o)
     -> state_dtypes {
   const dtype served = serving_dtype(e, dtype_facts(m));

@@ -35,17 +35,17 @@ namespace kvsize::engines::exact {
   bytes per_sequence{0};
   bytes prefix{0};
   bytes state{0};
-  for (const layer_group& g : detail::engine_groups(engine_kind::exact, m, o, s, head_split::none)) {
-    if (g.kind == group_kind::recurrent_state) {
-      // One array of conv + ssm elements, as state_bytes_per_sequence counts it.
-      state += storage_bytes(g.types.k, g.conv_elements + g.ssm_elements) * g.layers;
-      continue;
-    }
+  const auto add_rows = [&](const layer_group& g) {
     const bytes layers = g.row() * g.layers;
     per_token += layers;
     per_sequence += layers * tokens_held(g, s.context);
     prefix += layers * detail::prefix_tokens_held(g.kind, g.window, o.shared_prefix, s.context);
-  }
+  };
+  const auto add_state = [&](const layer_group& g) {
+    // One array of conv + ssm elements, as state_bytes_per_sequence counts it.
+    state += storage_bytes(g.types.k, g.conv_elements + g.ssm_elements) * g.layers;
+  };
+  for_each_group(detail::engine_groups(engine_kind::exact, m, o, s, head_split::none), add_rows, add_state);
   s.kv_bytes_per_token = per_token / o.tp;
   s.kv_bytes_per_sequence = per_sequence / o.tp;
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;

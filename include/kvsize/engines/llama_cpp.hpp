@@ -135,22 +135,13 @@ struct caches {
   s.n_seq = p.n_seq;
   const bool iswa = detail::is_iswa(m);
   const bool hybrid = recurrent_layers(m) != 0;
-  auto [base, swa, rec] = detail::empty_caches(m, o, p, s.kv, iswa, hybrid);
+  detail::caches caches = detail::empty_caches(m, o, p, s.kv, iswa, hybrid);
+  cache_part& base = caches.base;  // references, not a structured binding: lambdas capture them
+  cache_part& swa = caches.swa;
+  cache_part& rec = caches.rec;
 
   bytes prefix{0};
-  for (const layer_group& g :
-       kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout)) {
-    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
-      case group_kind::recurrent_state:
-        rec.layers += g.layers;
-        rec.k_per_token += g.conv_state * g.layers;
-        rec.v_per_token += g.ssm_state * g.layers;
-        continue;
-      case group_kind::full:
-      case group_kind::sliding:
-      case group_kind::chunked:
-      case group_kind::latent: break;
-    }
+  const auto add_rows = [&](const layer_group& g) {
     const bool windowed = iswa && is_windowed(g.kind);
     cache_part& c = windowed ? swa : base;
     c.layers += g.layers;
@@ -160,7 +151,14 @@ struct caches {
     const std::uint64_t held = kvsize::detail::prefix_tokens_held(
         windowed ? g.kind : group_kind::full, swa.window, o.shared_prefix, std::min(o.context, c.cells));
     prefix += g.row() * g.layers * held;
-  }
+  };
+  const auto add_state = [&](const layer_group& g) {
+    rec.layers += g.layers;
+    rec.k_per_token += g.conv_state * g.layers;  // R: conv
+    rec.v_per_token += g.ssm_state * g.layers;   // S: ssm
+  };
+  for_each_group(kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout),
+                 add_rows, add_state);
   for (cache_part* c : {&base, &swa}) {
     c->k_bytes = c->k_per_token * (c->cells * c->streams);
     c->v_bytes = c->v_per_token * (c->cells * c->streams);

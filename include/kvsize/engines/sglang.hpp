@@ -67,20 +67,15 @@ namespace kvsize::engines::sglang {
   swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
   cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {state_type.conv, state_type.ssm});
   const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
-  for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::sglang, m, o, s, head_split::replicate)) {
-    bool is_state = false;
-    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be pooled here
-      case group_kind::recurrent_state: is_state = true; break;
-      case group_kind::full:
-      case group_kind::sliding:
-      case group_kind::chunked:
-      case group_kind::latent: break;
-    }
-    cache_part& c = is_state ? state : (o.swa_pool && is_windowed(g.kind) ? swa : full);
+  const auto add = [](cache_part& c, const layer_group& g, bytes k, bytes v) {
     c.layers += g.layers;
-    c.k_per_token += (is_state ? g.conv_state : g.k_row) * g.layers;  // state: R per request
-    c.v_per_token += (is_state ? g.ssm_state : g.v_row) * g.layers;   // state: S per request
-  }
+    c.k_per_token += k * g.layers;
+    c.v_per_token += v * g.layers;
+  };
+  for_each_group(
+      kvsize::detail::engine_groups(engine_kind::sglang, m, o, s, head_split::replicate),
+      [&](const layer_group& g) { add(o.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
+      [&](const layer_group& g) { add(state, g, g.conv_state, g.ssm_state); });  // state: R, S per request
   full.bytes_per_token = full.k_per_token + full.v_per_token;
   swa.bytes_per_token = swa.k_per_token + swa.v_per_token;
   state.bytes_per_token = state.k_per_token + state.v_per_token;

@@ -32,19 +32,13 @@ namespace kvsize::engines::transformers {
   s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
   const layer_groups groups = kvsize::detail::engine_groups(engine_kind::transformers, m, o, s, head_split::replicate,
                                                             mla_cache_layout::expanded);
-  for (const layer_group& g : groups) {
-    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
-      case group_kind::recurrent_state:
-        s.state_bytes_per_sequence += g.state() * g.layers;
-        continue;
-      case group_kind::full:
-      case group_kind::sliding:
-      case group_kind::chunked:
-      case group_kind::latent: break;
-    }
-    s.kv_bytes_per_token += g.row() * g.layers;
-    s.kv_bytes_per_sequence += g.row() * g.layers * tokens_kept(g.kind, g.window, s.context);
-  }
+  for_each_group(
+      groups,
+      [&](const layer_group& g) {
+        s.kv_bytes_per_token += g.row() * g.layers;
+        s.kv_bytes_per_sequence += g.row() * g.layers * tokens_kept(g.kind, g.window, s.context);
+      },
+      [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
   s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;

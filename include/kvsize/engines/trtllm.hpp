@@ -47,16 +47,7 @@ namespace detail {
     throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
-  for (const layer_group& g : kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil)) {
-    switch (g.kind) {  // every kind named (-Wswitch): a new group kind must be paged here
-      case group_kind::recurrent_state:
-        s.state_bytes_per_sequence += g.state() * g.layers;
-        continue;
-      case group_kind::full:
-      case group_kind::sliding:
-      case group_kind::chunked:
-      case group_kind::latent: break;
-    }
+  const auto add_rows = [&](const layer_group& g) {
     const std::uint64_t window =
         g.kind == group_kind::sliding ? std::min<std::uint64_t>(g.window, s.context) : s.context;
     cache_part& p = detail::window_part(s, window);
@@ -65,7 +56,9 @@ namespace detail {
     p.v_per_token += g.v_row * g.layers;
     p.bytes_per_token += g.row() * g.layers;
     s.kv_bytes_per_token += g.row() * g.layers;
-  }
+  };
+  for_each_group(kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil), add_rows,
+                 [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
   const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // block reuse: whole blocks
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     const cache_part& p = s.parts[i];

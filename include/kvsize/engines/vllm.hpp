@@ -91,12 +91,7 @@ struct spec_list {
   }
   const bool unify = o.disable_hybrid_kv_cache_manager && (attention_kinds & (attention_kinds - 1)) != 0;
   spec_list specs{};
-  for (const layer_group& g : groups) {
-    if (g.kind == group_kind::recurrent_state) {
-      specs.any_mamba = true;
-      specs.add(spec{.kind = g.kind, .per_token = g.state(), .layers = g.layers});
-      continue;
-    }
+  const auto add_attention = [&](const layer_group& g) {
     const bool full = unify && is_windowed(g.kind);
     const bool latent = g.kind == group_kind::latent;
     specs.any_attention = true;
@@ -105,7 +100,12 @@ struct spec_list {
                    .per_token = latent && o.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : g.row(),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
-  }
+  };
+  const auto add_mamba = [&](const layer_group& g) {
+    specs.any_mamba = true;
+    specs.add(spec{.kind = g.kind, .per_token = g.state(), .layers = g.layers});
+  };
+  for_each_group(groups, add_attention, add_mamba);
   return specs;
 }
 
