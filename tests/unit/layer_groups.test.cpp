@@ -189,3 +189,14 @@ static_assert(make_layer_groups(qwen2_5_7b, bf16_choices).count == 1);
 static_assert(make_layer_groups(gemma_style(), bf16_choices)[1].layers == 2);
 static_assert(make_layer_groups(hybrid_style(), bf16_choices)[0].kind == group_kind::recurrent_state);
 static_assert(make_layer_groups(deepseek_style, bf16_choices)[0].k_row == bytes{1'152});
+
+TEST_CASE("layer groups: for_each_group routes rows and states to their own callables", "[layer_groups]") {
+  const auto g = make_layer_groups(hybrid_style(), bf16_choices);
+  std::uint32_t token_layers = 0;
+  std::uint32_t state_layers = 0;
+  kvsize::for_each_group(
+      g, [&](const kvsize::layer_group& x) { token_layers += x.layers; },
+      [&](const kvsize::layer_group& x) { state_layers += x.layers; });
+  CHECK(token_layers == 2);  // layers 3 and 7
+  CHECK(state_layers == 7);
+}
