@@ -82,18 +82,30 @@ auto engine_flags_footer() -> std::string {
   return out;
 }
 
+/// vLLM's max_num_seqs default in words, from the library's rule (engines/vllm.hpp max_num_seqs).
+auto vllm_max_num_seqs_words() -> std::string {
+  kvsize::engine_options big;
+  big.device_memory = kvsize::GiB * 70;
+  kvsize::engine_options small;
+  small.device_memory = kvsize::GiB * 70 - kvsize::bytes{1};
+  return fmt::format("vLLM: most sequences scheduled at once (default {} on >= 70 GiB devices, else {})",
+                     kvsize::engines::vllm::max_num_seqs(big), kvsize::engines::vllm::max_num_seqs(small));
+}
+
 /// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
 /// names only against the options of its own group, so setting up ~40 options costs ~5 small
 /// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
 /// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
 /// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
 void define_options(CLI::App& app, kvsize::cli::options& o) {
+  using kvsize::cli::default_context;
+  const kvsize::engine_options defaults;  // the library's defaults, which the help names
   app.add_option("config", o.config_path,
                  "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
 
   CLI::Option_group& cache = *app.add_option_group("Sequences and cache");
   cache.add_option("--context", o.context,
-                   "tokens per sequence (default 4096, capped at the model's maximum)")
+                   fmt::format("tokens per sequence (default {}, capped at the model's maximum)", default_context))
       ->check(positive_integer());
   cache.add_option("--batch", o.batch, "sequences held at once (default 1)")
       ->check(positive_integer());
@@ -128,9 +140,10 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM scheduler token budget")
       ->check(positive_integer());
   engine.add_option("--max-num-seqs", o.max_num_seqs,
-                    "vLLM: most sequences scheduled at once (default 1024 on >= 70 GiB devices, else 256)")
+                    vllm_max_num_seqs_words())
       ->check(positive_integer(max_u32));
-  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM budget fraction (default 0.9)")
+  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                    fmt::format("vLLM budget fraction (default {:g})", defaults.gpu_memory_utilization))
       ->check(memory_fraction);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
       ->check(memory_fraction);
@@ -138,12 +151,14 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
                     "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
       ->check(positive_integer());
   engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
-                    "TensorRT-LLM: fraction of the memory left after weights and activations that the KV cache "
-                    "takes (default 0.9)")
+                    fmt::format("TensorRT-LLM: fraction of the memory left after weights and activations that "
+                                "the KV cache takes (default {:g})",
+                                defaults.free_gpu_memory_fraction))
       ->check(memory_fraction);
   engine.add_option("--parallel", o.parallel, "llama.cpp slots (default 1)")
       ->check(positive_integer(max_u32));
-  engine.add_option("--ubatch", o.ubatch, "llama.cpp physical batch (default 512)")
+  engine.add_option("--ubatch", o.ubatch,
+                    fmt::format("llama.cpp physical batch (default {})", kvsize::engines::llama_cpp::default_ubatch))
       ->check(positive_integer(max_u32));
   engine.add_flag("--kv-unified", o.kv_unified,
                   "llama.cpp: one KV buffer shared by all slots");

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <kvsize/bytes.hpp>
+#include <kvsize/capacity.hpp>  // unbounded
 #include <kvsize/fmt.hpp>
 
 namespace kvsize::cli {
@@ -29,6 +32,17 @@ inline auto grouped(std::uint64_t n) -> std::string {
     out.push_back(digits[i]);
   }
   return out;
+}
+
+/// `n`, or "unbounded" for kvsize's `unbounded` (a count no memory limit bounds).
+inline auto count_or_unbounded(std::uint64_t n) -> std::string {
+  return n == unbounded ? std::string{"unbounded"} : grouped(n);
+}
+
+/// Appends fmt's formatting of `args` to `out`.
+template <typename... Args>
+void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
 }
 
 /// "28 KiB (28,672 B)": scaled IEC, then the exact count with thousands separators.
