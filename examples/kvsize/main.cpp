@@ -92,17 +92,9 @@ auto vllm_max_num_seqs_words() -> std::string {
                      kvsize::engines::vllm::max_num_seqs(big), kvsize::engines::vllm::max_num_seqs(small));
 }
 
-/// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
-/// names only against the options of its own group, so setting up ~40 options costs ~5 small
-/// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
-/// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
-/// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
-void define_options(CLI::App& app, kvsize::cli::options& o) {
+/// "Sequences and cache": context, batch, element types, a shared prefix.
+void cache_options(CLI::App& app, kvsize::cli::options& o) {
   using kvsize::cli::default_context;
-  const kvsize::engine_options defaults;  // the library's defaults, which the help names
-  app.add_option("config", o.config_path,
-                 "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
-
   CLI::Option_group& cache = *app.add_option_group("Sequences and cache");
   cache.add_option("--context", o.context,
                    fmt::format("tokens per sequence (default {}, capped at the model's maximum)", default_context))
@@ -119,13 +111,20 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
                    "float/float32): the default of the KV cache, the state and unquantized weights");
   cache.add_option("--shared-prefix", o.shared_prefix, "tokens of a prompt prefix shared by all --batch sequences")
       ->check(positive_integer());
+}
 
+/// "Device": a catalog GPU, or its memory and bandwidth.
+void device_options(CLI::App& app, kvsize::cli::options& o) {
   CLI::Option_group& device = *app.add_option_group("Device");
   device.add_option("--gpu", o.gpu, "a GPU from the catalog (see --list-gpus)");
   device.add_option("--gpu-memory", o.gpu_memory, "memory of one device, e.g. 24GiB or 12.49GB");
   device.add_option("--kv-memory", o.kv_memory, "memory given to the KV cache on one device");
   device.add_option("--bandwidth", o.bandwidth, "peak memory bandwidth of one device, e.g. 936GB/s (overrides --gpu's)");
+}
 
+/// "Engine": which engine, its parallelism and its knobs; the help names the library's defaults.
+void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
+  const kvsize::engine_options defaults;
   CLI::Option_group& engine = *app.add_option_group("Engine");
   engine.add_option("--engine", o.engine,
                     "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
@@ -169,8 +168,11 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--n-gpu-layers", o.gpu_layers,
                     "llama.cpp layers on the GPU: N, auto or all (partial offload is not "
                                  "modelled: every layer is sized on the device)");
+}
 
-  // The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's default.
+/// The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's
+/// default; sweeps. Then what stdout gets.
+void planner_and_output_options(CLI::App& app, kvsize::cli::options& o) {
   CLI::Option_group& plan = *app.add_option_group("Planner (with --gpu or --gpu-memory)");
   plan.add_option("--reserve", o.reserve, "runtime / context overhead outside the KV budget, e.g. 512MiB");
   plan.add_option("--logits", o.logits, "logits kept on the device: all (every position), last, or none");
@@ -190,6 +192,20 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   output.add_flag("--explain", o.explain, "show what each group of layers keeps, and which key decided it");
   output.add_flag("--list-gpus", o.list_gpus, "print the GPU catalog and exit");
   output.add_flag("--version", o.version, "print kvsize's version and exit");
+}
+
+/// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
+/// names only against the options of its own group, so setting up ~40 options costs ~5 small
+/// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
+/// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
+/// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
+void define_options(CLI::App& app, kvsize::cli::options& o) {
+  app.add_option("config", o.config_path,
+                 "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
+  cache_options(app, o);
+  device_options(app, o);
+  engine_knobs(app, o);
+  planner_and_output_options(app, o);
 }
 
 /// Every option name the command line knows: CLI11's long and short names (of the app and of its

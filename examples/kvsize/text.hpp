@@ -77,14 +77,9 @@ inline auto may_break_between(std::string_view before, std::string_view after) -
   const bool number_before = !before.empty() && before.back() >= '0' && before.back() <= '9';
   return !(number_before && std::find(units.begin(), units.end(), unit) != units.end());
 }
-}  // namespace detail
-
-/// `head` then `text`, broken at spaces into lines of at most `width` columns; every line after the
-/// first starts with `hanging` spaces. Each line ends in '\n'. Runs of spaces inside `text` are kept
-/// (engine log lines align their figures with them); a word longer than a line is cut.
-inline auto wrapped(std::string_view head, std::string_view text, std::size_t hanging,
-                    std::size_t width = report_width) -> std::string {
-  // Chunks: words joined where no break is allowed.
+/// `text` split at its spaces into chunks, words joined (by one space) where may_break_between
+/// says no line may break; an empty chunk stands for each extra space of a run.
+inline auto unbreakable_chunks(std::string_view text) -> std::vector<std::string> {
   std::vector<std::string> chunks;
   std::string_view previous;
   bool first = true;
@@ -106,6 +101,16 @@ inline auto wrapped(std::string_view head, std::string_view text, std::size_t ha
     }
     text.remove_prefix(space + 1);
   }
+  return chunks;
+}
+}  // namespace detail
+
+/// `head` then `text`, broken at spaces into lines of at most `width` columns; every line after the
+/// first starts with `hanging` spaces. Each line ends in '\n'. Runs of spaces inside `text` are kept
+/// (engine log lines align their figures with them); a word longer than a line is cut.
+inline auto wrapped(std::string_view head, std::string_view text, std::size_t hanging,
+                    std::size_t width = report_width) -> std::string {
+  const std::vector<std::string> chunks = detail::unbreakable_chunks(text);
   std::string out;
   std::string line{head};
   std::size_t used = columns(head);
