@@ -231,3 +231,45 @@ TEST_CASE("kvsize fields: the text's KV heads are --json's model.kv_heads, for e
     CHECK_THAT(unwrapped, ContainsSubstring(heads));
   }
 }
+
+TEST_CASE("kvsize fields: how one value reads in the text, the JSON and the CSV", "[cli][fields]") {
+  using namespace kvsize::cli;
+  CHECK(csv_of(field_value{}).empty());
+  CHECK(csv_of(field_value{std::uint64_t{18'446'744'073'709'551'615ULL}}) == "18446744073709551615");
+  CHECK(csv_of(field_value{true}) == "true");
+  CHECK(csv_of(field_value{6.0}) == "6");
+  CHECK(csv_of(field_value{0.75}) == "0.75");
+  CHECK(csv_of(field_value{std::string{"q4_K_M"}}) == "q4_K_M");
+  CHECK(csv_of(field_value{std::string{"a,b \"c\""}}) == "\"a,b \"\"c\"\"\"");  // RFC 4180 quoting
+  CHECK(plain_of(field_value{std::string{"a,b"}}) == "a,b");
+  CHECK(json_of(field_value{}).is_null());
+  CHECK(json_of(field_value{std::uint64_t{42}}) == 42);
+
+  point_result p;
+  p.users = 1;
+  p.context = 131'072;
+  p.device_memory = kvsize::bytes{12'490'000'000};
+  p.max_users = kvsize::unbounded;
+  p.max_context = 2'049;
+  p.context_limit = 2'049;
+  p.slot_cap = kvsize::unbounded;
+  p.limited_by = "slots";
+  const auto row = [&](std::string_view key) { return text_row(point_fields, key, p); };
+  CHECK(row("device_memory_bytes")->second == "11.63 GiB (12,490,000,000 B)");
+  CHECK(row("max_users")->first == "max users at 131,072 tokens");
+  CHECK(row("max_users")->second == "unbounded");
+  CHECK(row("max_context")->first == "max context for 1 user");
+  CHECK(row("max_context")->second == "2,049 tokens (the search limit)");
+  CHECK_FALSE(row("slot_cap").has_value());  // unbounded: no row, JSON null, an empty CSV cell
+  CHECK(std::holds_alternative<std::monostate>(point_fields[index_of(point_fields, "slot_cap")].value(p)));
+  p.slot_cap = 256;
+  CHECK(row("slot_cap")->second == "256");
+  CHECK(row("fits")->second == "NO: the scheduler runs at most 256 sequences at once");
+  CHECK_THROWS_AS(filled("{no_such_slot}", p), std::logic_error);
+  CHECK_THROWS_AS(row("no_such_field"), std::logic_error);
+
+  figures_result f;
+  CHECK(text_row(figure_fields, "parameters", f)->second == "unknown (see notes)");
+  CHECK_FALSE(text_row(figure_fields, "weights_bytes", f).has_value());
+  CHECK(json_of(figure_fields[index_of(figure_fields, "weights_bytes")].value(f)).is_null());
+}
