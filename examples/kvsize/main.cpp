@@ -82,18 +82,22 @@ auto engine_flags_footer() -> std::string {
   return out;
 }
 
-/// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
-/// names only against the options of its own group, so setting up ~40 options costs ~5 small
-/// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
-/// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
-/// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
-void define_options(CLI::App& app, kvsize::cli::options& o) {
-  app.add_option("config", o.config_path,
-                 "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
+/// vLLM's max_num_seqs default in words, from the library's rule (engines/vllm.hpp max_num_seqs).
+auto vllm_max_num_seqs_words() -> std::string {
+  kvsize::engine_options big;
+  big.device_memory = kvsize::GiB * 70;
+  kvsize::engine_options small;
+  small.device_memory = kvsize::GiB * 70 - kvsize::bytes{1};
+  return fmt::format("vLLM: most sequences scheduled at once (default {} on >= 70 GiB devices, else {})",
+                     kvsize::engines::vllm::max_num_seqs(big), kvsize::engines::vllm::max_num_seqs(small));
+}
 
+/// "Sequences and cache": context, batch, element types, a shared prefix.
+void cache_options(CLI::App& app, kvsize::cli::options& o) {
+  using kvsize::cli::default_context;
   CLI::Option_group& cache = *app.add_option_group("Sequences and cache");
   cache.add_option("--context", o.context,
-                   "tokens per sequence (default 4096, capped at the model's maximum)")
+                   fmt::format("tokens per sequence (default {}, capped at the model's maximum)", default_context))
       ->check(positive_integer());
   cache.add_option("--batch", o.batch, "sequences held at once (default 1)")
       ->check(positive_integer());
@@ -107,13 +111,20 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
                    "float/float32): the default of the KV cache, the state and unquantized weights");
   cache.add_option("--shared-prefix", o.shared_prefix, "tokens of a prompt prefix shared by all --batch sequences")
       ->check(positive_integer());
+}
 
+/// "Device": a catalog GPU, or its memory and bandwidth.
+void device_options(CLI::App& app, kvsize::cli::options& o) {
   CLI::Option_group& device = *app.add_option_group("Device");
   device.add_option("--gpu", o.gpu, "a GPU from the catalog (see --list-gpus)");
   device.add_option("--gpu-memory", o.gpu_memory, "memory of one device, e.g. 24GiB or 12.49GB");
   device.add_option("--kv-memory", o.kv_memory, "memory given to the KV cache on one device");
   device.add_option("--bandwidth", o.bandwidth, "peak memory bandwidth of one device, e.g. 936GB/s (overrides --gpu's)");
+}
 
+/// "Engine": which engine, its parallelism and its knobs; the help names the library's defaults.
+void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
+  const kvsize::engine_options defaults;
   CLI::Option_group& engine = *app.add_option_group("Engine");
   engine.add_option("--engine", o.engine,
                     "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
@@ -128,9 +139,10 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM scheduler token budget")
       ->check(positive_integer());
   engine.add_option("--max-num-seqs", o.max_num_seqs,
-                    "vLLM: most sequences scheduled at once (default 1024 on >= 70 GiB devices, else 256)")
+                    vllm_max_num_seqs_words())
       ->check(positive_integer(max_u32));
-  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "vLLM budget fraction (default 0.9)")
+  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                    fmt::format("vLLM budget fraction (default {:g})", defaults.gpu_memory_utilization))
       ->check(memory_fraction);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
       ->check(memory_fraction);
@@ -138,12 +150,14 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
                     "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
       ->check(positive_integer());
   engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
-                    "TensorRT-LLM: fraction of the memory left after weights and activations that the KV cache "
-                    "takes (default 0.9)")
+                    fmt::format("TensorRT-LLM: fraction of the memory left after weights and activations that "
+                                "the KV cache takes (default {:g})",
+                                defaults.free_gpu_memory_fraction))
       ->check(memory_fraction);
   engine.add_option("--parallel", o.parallel, "llama.cpp slots (default 1)")
       ->check(positive_integer(max_u32));
-  engine.add_option("--ubatch", o.ubatch, "llama.cpp physical batch (default 512)")
+  engine.add_option("--ubatch", o.ubatch,
+                    fmt::format("llama.cpp physical batch (default {})", kvsize::engines::llama_cpp::default_ubatch))
       ->check(positive_integer(max_u32));
   engine.add_flag("--kv-unified", o.kv_unified,
                   "llama.cpp: one KV buffer shared by all slots");
@@ -154,8 +168,11 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--n-gpu-layers", o.gpu_layers,
                     "llama.cpp layers on the GPU: N, auto or all (partial offload is not "
                                  "modelled: every layer is sized on the device)");
+}
 
-  // The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's default.
+/// The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's
+/// default; sweeps. Then what stdout gets.
+void planner_and_output_options(CLI::App& app, kvsize::cli::options& o) {
   CLI::Option_group& plan = *app.add_option_group("Planner (with --gpu or --gpu-memory)");
   plan.add_option("--reserve", o.reserve, "runtime / context overhead outside the KV budget, e.g. 512MiB");
   plan.add_option("--logits", o.logits, "logits kept on the device: all (every position), last, or none");
@@ -175,6 +192,20 @@ void define_options(CLI::App& app, kvsize::cli::options& o) {
   output.add_flag("--explain", o.explain, "show what each group of layers keeps, and which key decided it");
   output.add_flag("--list-gpus", o.list_gpus, "print the GPU catalog and exit");
   output.add_flag("--version", o.version, "print kvsize's version and exit");
+}
+
+/// The options, in groups: --help prints one section per group, and CLI11 checks a new option's
+/// names only against the options of its own group, so setting up ~40 options costs ~5 small
+/// quadratic checks instead of one large one (callgrind: CLI11's add_option was 40 % of a run).
+/// Engine users' own flags (vLLM --max-model-len, llama.cpp -c, ...) are not options here: the
+/// command line is rewritten to the options they mean before CLI11 sees it (command_line.hpp).
+void define_options(CLI::App& app, kvsize::cli::options& o) {
+  app.add_option("config", o.config_path,
+                 "a model's Hugging Face config.json, a model folder (its config.json), or - for stdin");
+  cache_options(app, o);
+  device_options(app, o);
+  engine_knobs(app, o);
+  planner_and_output_options(app, o);
 }
 
 /// Every option name the command line knows: CLI11's long and short names (of the app and of its

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// kvsize command line: the options of shared/cli-contract.md, as parsed, before any meaning is given.
+// kvsize command line: the options of docs/cli-contract.md, as parsed, before any meaning is given.
 #pragma once
 
 #include <cstdint>

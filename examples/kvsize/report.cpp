@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// kvsize command line: printing the figures.
+// kvsize command line: the human report and --json, rendered from the result model through the
+// field tables (field_tables.hpp); the plan's sections come from plan_report.cpp.
 #include "report.hpp"
+
+#include "field_tables.hpp"
 #include "plan_report.hpp"
+#include "results_of.hpp"
 #include "text.hpp"
 
 #include <fmt/format.h>
@@ -80,15 +84,6 @@ auto explain_groups(const std::vector<hf::layer_group_note>& notes) -> std::vect
   return groups;
 }
 
-auto kv_heads_reported(const model_spec& m) -> std::uint32_t {
-  return count_layers(m, layer_kind::latent) > 0 ? 1U : effective_kv_heads(m);
-}
-
-template <typename... Args>
-void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... args) {
-  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
-}
-
 void row(fmt::memory_buffer& out, std::string_view label, std::string_view value) {
   const std::string text = row_text(label, value, 36);
   out.append(text.data(), text.data() + text.size());
@@ -133,23 +128,34 @@ auto context_words(const sizing& s) -> std::string {
   return fmt::format("{} tokens ({}{})", grouped(s.context), source, engine);
 }
 
-}  // namespace
-
-auto human_report(const sizing& s, bool explain) -> std::string {
-  const model_spec& m = s.config.spec;
-  fmt::memory_buffer out;
-  const auto line = [&out]<typename... Args>(fmt::format_string<Args...> format, Args&&... args) {
-    put(out, format, std::forward<Args>(args)...);
-  };
-
-  prose(out, "", s.config_path, 2);
-  prose(out, "  ", fmt::format("{}: {}", model_name(s), m), 4);
-  if (!s.config.text_config_pointer.empty()) {
-    line("  language model read from {}\n", s.config.text_config_pointer);
+/// The rows of `keys`, each field of `table` rendered from `model`, as row() lays them out.
+template <typename M, std::size_t N, std::size_t K>
+void rows(fmt::memory_buffer& out, const std::array<field<M>, N>& table, const std::array<std::string_view, K>& keys,
+          const M& model) {
+  for (const std::string_view key : keys) {
+    if (const auto r = text_row(table, key, model)) {
+      row(out, r->first, r->second);
+    }
   }
+}
+
+/// The config's path, the model line (model_fields through model_line) and where the language
+/// model was read from.
+void model_section(fmt::memory_buffer& out, const sizing& s) {
+  prose(out, "", s.config_path, 2);
+  prose(out, "  ", filled(model_line, model_of(s)), 4);
+  if (!s.config.text_config_pointer.empty()) {
+    put(out, "  language model read from {}\n", s.config.text_config_pointer);
+  }
+}
+
+/// "KV cache (engine ..., K ..., V ...)", the context, then the KV rows of figure_fields; then the
+/// logits' and the weights' rows.
+void figure_sections(fmt::memory_buffer& out, const sizing& s) {
   const engine_sizing& cache = s.cache;
+  const figures_result f = figures_of(s);
   const bool split = s.engine_opts.tp > 1 || s.engine_opts.pp > 1;
-  line("\n");
+  put(out, "\n");
   prose(out, "",
         fmt::format("KV cache (engine {}, K {}, V {}{})", name(s.engine), name(s.kv.k), name(s.kv.v),
                     split ? fmt::format("; per device: tp {}, pp {}, layers {}-{}", s.engine_opts.tp,
@@ -158,175 +164,125 @@ auto human_report(const sizing& s, bool explain) -> std::string {
                           : std::string{}),
         2);
   row(out, "context", context_words(s));
-  row(out, "per token", exact(cache.kv_bytes_per_token));
-  row(out, "per token without sharing",
-      fmt::format("{}: query heads per KV head {:g}", exact(s.kv_per_token_mha), s.gqa_ratio));
-  row(out, fmt::format("per sequence of {} tokens", grouped(s.context)), exact(cache.kv_bytes_per_sequence));
-  if (s.engine == engine_kind::llama_cpp) {
-    row(out, fmt::format("whole cache ({} slot{})", cache.n_seq, cache.n_seq == 1 ? "" : "s"), exact(cache.kv_bytes));
-  } else {
-    row(out, fmt::format("{} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"), exact(cache.kv_bytes));
-  }
-  if (cache.block_size > 1) {
-    row(out, "allocation unit", fmt::format("blocks of {} tokens", cache.block_size));
-  }
-  if (cache.state_bytes_per_sequence.count() != 0) {
-    row(out, "recurrent state per sequence", exact(cache.state_bytes_per_sequence));
-  }
-  if (cache.prefix_bytes_saved.count() != 0) {
-    row(out, fmt::format("saved by a shared {}-token prefix", grouped(s.engine_opts.shared_prefix)),
-        exact(cache.prefix_bytes_saved));
-  }
-  line("\nLogits ({})\n", name(serving_dtype(s.engine, s.dtype_facts)));
-  row(out, "per position", exact(s.logits_per_token));
-  row(out, fmt::format("all {} positions (naive prefill)", grouped(s.context)), exact(s.logits_prefill));
-
-  line("\nWeights\n");
-  row(out, "parameters", s.parameters ? grouped(*s.parameters) : std::string{"unknown (see notes)"});
-  const auto& terms = s.parameter_terms;
-  if (terms.active != terms.total && terms.active != 0) {
-    row(out, "  active per token (MoE)", grouped(terms.active));
-  }
-  if (terms.mtp + terms.mtp_embeddings != 0) {
-    row(out, "  + multi-token prediction (apart)", grouped(terms.mtp + terms.mtp_embeddings));
-  }
-  if (terms.has_vision) {
-    row(out, "  + vision tower (apart)", grouped(terms.vision));
-  }
-  if (s.weights) {
-    row(out, fmt::format("weights in {}", *s.weights_format),
-        fmt::format("{} = {}", exact(*s.weights), fmt::format("{}", as_si(*s.weights))));
-  }
-
-  std::optional<engine_capacity> capacity_for_log;
-  if (s.capacity) {
-    const auto& c = *s.capacity;
-    const auto& f = c.figures;
-    capacity_for_log = f;
-    line("\n");
-    prose(out, "", fmt::format("KV capacity on {}", c.source), 2);
-    line("  (the engine's KV budget rule; the plan below adds workspace)\n");
-    if (c.device_memory) {
-      row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
-    }
-    if (c.weights_per_device) {
-      row(out, "weights per device", exact(*c.weights_per_device));
-      if (!c.weights_fit) {
-        row(out, "", "the weights DO NOT FIT: nothing is left for the KV cache");
-      }
-    }
-    row(out, "memory for the KV cache", exact(c.kv_budget));
-    row(out, "max tokens", f.max_tokens == unbounded ? std::string{"unbounded"} : grouped(f.max_tokens));
-    row(out, fmt::format("max sequences of {} tokens", grouped(s.context)),
-        f.max_sequences == unbounded ? std::string{"unbounded"} : grouped(f.max_sequences));
-    if (f.max_sequences_shared != f.max_sequences && f.max_sequences_shared != 0) {
-      row(out, "  … with the prefix held once", grouped(f.max_sequences_shared));
-    }
-    const bool at_limit = s.config.spec.max_context != 0 && c.max_context == s.config.spec.max_context;
-    row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
-        fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
-  }
-  line("{}", plan_section(s));
-  const auto log = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
-  if (!log.empty()) {
-    const bool long_lines = std::any_of(log.begin(), log.end(),
-                                        [](const std::string& l) { return columns(l) + 2 > report_width; });
-    line("\nWhat {} logs for this configuration{}\n", name(s.engine),
-         long_lines ? " (long lines wrapped; --json's log_lines has them whole)" : "");
-    for (const auto& l : log) {
-      prose(out, "  ", l, 6);
-    }
-  }
-
-  if (explain) {
-    line("\nLayers (what each keeps, and the key that decided it)\n");
-    for (const auto& g : explain_groups(s.config.layers)) {
-      prose(out, "  ",
-            fmt::format("{} layer{} {}: {}{}", g.count, g.count == 1 ? "" : "s", g.spans, name(g.kind),
-                        g.recurrent ? " + recurrent state" : ""),
-            4);
-      prose(out, "    ", g.reason, 4);
-    }
-  }
-  const bool any_notes = !s.notes.empty() || !s.config.warnings.empty();
-  if (any_notes) {
-    line("\nNotes\n");
-    for (const auto& n : s.config.warnings) {
-      prose(out, "  - ", n, 4);
-    }
-    for (const auto& n : s.notes) {
-      prose(out, "  - ", n, 4);
-    }
-  }
-  line("\nSizes: KiB/MiB/GiB are powers of 1024, kB/MB/GB powers of 1000.\n");
-  return fmt::to_string(out);
+  rows(out, figure_fields, kv_rows, f);
+  put(out, "\nLogits ({})\n", name(serving_dtype(s.engine, s.dtype_facts)));
+  rows(out, figure_fields, logits_rows, f);
+  put(out, "\nWeights\n");
+  rows(out, figure_fields, weights_rows, f);
 }
 
-auto json_report(const sizing& s) -> std::string {
-  const model_spec& m = s.config.spec;
-  nlohmann::ordered_json j;
-  j["model"] = {
-      {"architecture", model_name(s)},
-      {"model_type", s.config.model_type},
-      {"layers", m.layers},
-      {"kv_layers", kv_layers(m)},
-      {"attention_heads", m.attention_heads},
-      {"kv_heads", kv_heads_reported(m)},
-      {"head_dim", effective_head_dim(m)},
-      {"head_dim_v", effective_head_dim_v(m)},
-      {"vocab_size", m.vocab_size},
-      {"dtype", std::string{name(m.compute_dtype)}},
-      {"max_context", m.max_context},
-  };
+/// "KV capacity on ...": the engine's budget rule applied to the device (or --kv-memory).
+void capacity_section(fmt::memory_buffer& out, const sizing& s) {
+  const auto& c = *s.capacity;
+  const auto& f = c.figures;
+  put(out, "\n");
+  prose(out, "", fmt::format("KV capacity on {}", c.source), 2);
+  put(out, "  (the engine's KV budget rule; the plan below adds workspace)\n");
+  if (c.device_memory) {
+    row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
+  }
+  if (c.weights_per_device) {
+    row(out, "weights per device", exact(*c.weights_per_device));
+    if (!c.weights_fit) {
+      row(out, "", "the weights DO NOT FIT: nothing is left for the KV cache");
+    }
+  }
+  row(out, "memory for the KV cache", exact(c.kv_budget));
+  row(out, "max tokens", count_or_unbounded(f.max_tokens));
+  row(out, fmt::format("max sequences of {} tokens", grouped(s.context)),
+      count_or_unbounded(f.max_sequences));
+  if (f.max_sequences_shared != f.max_sequences && f.max_sequences_shared != 0) {
+    row(out, "  … with the prefix held once", grouped(f.max_sequences_shared));
+  }
+  const bool at_limit = s.config.spec.max_context != 0 && c.max_context == s.config.spec.max_context;
+  row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
+      fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
+}
+
+/// The lines the engine logs for this configuration (--json's log_lines).
+auto log_lines(const sizing& s) -> std::vector<std::string> {
+  std::optional<engine_capacity> capacity_for_log;
+  if (s.capacity) {
+    capacity_for_log = s.capacity->figures;
+  }
+  return engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
+}
+
+void log_section(fmt::memory_buffer& out, const sizing& s) {
+  const auto log = log_lines(s);
+  if (log.empty()) {
+    return;
+  }
+  const bool long_lines =
+      std::any_of(log.begin(), log.end(), [](const std::string& l) { return columns(l) + 2 > report_width; });
+  put(out, "\nWhat {} logs for this configuration{}\n", name(s.engine),
+      long_lines ? " (long lines wrapped; --json's log_lines has them whole)" : "");
+  for (const auto& l : log) {
+    prose(out, "  ", l, 6);
+  }
+}
+
+/// --explain: each group of layers, what it keeps and the key that decided it.
+void explain_section(fmt::memory_buffer& out, const sizing& s) {
+  put(out, "\nLayers (what each keeps, and the key that decided it)\n");
+  for (const auto& g : explain_groups(s.config.layers)) {
+    prose(out, "  ",
+          fmt::format("{} layer{} {}: {}{}", g.count, g.count == 1 ? "" : "s", g.spans, name(g.kind),
+                      g.recurrent ? " + recurrent state" : ""),
+          4);
+    prose(out, "    ", g.reason, 4);
+  }
+}
+
+void notes_section(fmt::memory_buffer& out, const sizing& s) {
+  if (s.notes.empty() && s.config.warnings.empty()) {
+    return;
+  }
+  put(out, "\nNotes\n");
+  for (const auto& n : s.config.warnings) {
+    prose(out, "  - ", n, 4);
+  }
+  for (const auto& n : s.notes) {
+    prose(out, "  - ", n, 4);
+  }
+}
+
+/// The inputs of the run as --json gives them: engine, parallelism, context, batch, dtypes.
+void inputs_json(nlohmann::ordered_json& j, const sizing& s) {
   j["engine"] = std::string{name(s.engine)};
   j["tp"] = s.engine_opts.tp;
   j["pp"] = s.engine_opts.pp;
   j["context"] = s.context;
   j["context_source"] = std::string{context_source(s)};
-  const std::uint64_t engine_context = engine_default_context(s.engine, m);
-  j["engine_default_context"] = engine_context != 0 ? nlohmann::ordered_json(engine_context) : nlohmann::ordered_json(nullptr);
+  const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec);
+  j["engine_default_context"] =
+      engine_context != 0 ? nlohmann::ordered_json(engine_context) : nlohmann::ordered_json(nullptr);
   j["serving_dtype"] = std::string{name(serving_dtype(s.engine, s.dtype_facts))};
   j["batch"] = s.batch;
   j["k_dtype"] = std::string{name(s.kv.k)};
   j["v_dtype"] = std::string{name(s.kv.v)};
-  j["kv_bytes_per_token"] = s.cache.kv_bytes_per_token.count();
-  j["kv_bytes_per_token_mha"] = s.kv_per_token_mha.count();
-  j["gqa_ratio"] = s.gqa_ratio;
-  j["kv_bytes_per_sequence"] = s.cache.kv_bytes_per_sequence.count();
-  j["kv_bytes"] = s.cache.kv_bytes.count();
-  j["state_bytes_per_sequence"] = s.cache.state_bytes_per_sequence.count();
-  j["block_size"] = s.cache.block_size;
-  j["kv_heads_per_rank"] = s.cache.kv_heads_per_rank;
-  j["shared_prefix"] = s.engine_opts.shared_prefix;
-  j["prefix_bytes_saved"] = s.cache.prefix_bytes_saved.count();
-  j["logits_bytes_per_token"] = s.logits_per_token.count();
-  j["logits_bytes_prefill"] = s.logits_prefill.count();
-  j["parameters"] = s.parameters ? nlohmann::ordered_json(*s.parameters) : nlohmann::ordered_json(nullptr);
-  j["active_parameters"] = s.parameter_terms.active;
-  j["vision_parameters"] = s.parameter_terms.vision;
-  j["mtp_parameters"] = s.parameter_terms.mtp + s.parameter_terms.mtp_embeddings;
-  j["weights_dtype"] = s.weights_format ? nlohmann::ordered_json(*s.weights_format) : nlohmann::ordered_json(nullptr);
-  j["weights_bytes"] = s.weights ? nlohmann::ordered_json(s.weights->count()) : nlohmann::ordered_json(nullptr);
-  if (s.capacity) {
-    const auto& c = *s.capacity;
-    nlohmann::ordered_json cap;
-    cap["source"] = c.source;
-    cap["device_memory_bytes"] =
-        c.device_memory ? nlohmann::ordered_json(c.device_memory->count()) : nlohmann::ordered_json(nullptr);
-    cap["weights_per_device_bytes"] =
-        c.weights_per_device ? nlohmann::ordered_json(c.weights_per_device->count()) : nlohmann::ordered_json(nullptr);
-    cap["weights_fit"] = c.weights_fit;
-    cap["kv_budget_bytes"] = c.kv_budget.count();
-    cap["max_tokens"] = c.figures.max_tokens;
-    cap["max_sequences"] = c.figures.max_sequences;
-    cap["max_concurrency"] = c.figures.max_concurrency;
-    cap["max_sequences_shared_prefix"] = c.figures.max_sequences_shared;
-    cap["num_blocks"] = c.figures.num_blocks;
-    cap["allocated_bytes"] = c.figures.allocated.count();
-    cap["max_context"] = c.max_context;
-    j["capacity"] = cap;
-  }
-  plan_json(s, j);
+}
+
+auto capacity_json(const capacity_figures& c) -> nlohmann::ordered_json {
+  nlohmann::ordered_json cap;
+  cap["source"] = c.source;
+  cap["device_memory_bytes"] =
+      c.device_memory ? nlohmann::ordered_json(c.device_memory->count()) : nlohmann::ordered_json(nullptr);
+  cap["weights_per_device_bytes"] =
+      c.weights_per_device ? nlohmann::ordered_json(c.weights_per_device->count()) : nlohmann::ordered_json(nullptr);
+  cap["weights_fit"] = c.weights_fit;
+  cap["kv_budget_bytes"] = c.kv_budget.count();
+  cap["max_tokens"] = c.figures.max_tokens;
+  cap["max_sequences"] = c.figures.max_sequences;
+  cap["max_concurrency"] = c.figures.max_concurrency;
+  cap["max_sequences_shared_prefix"] = c.figures.max_sequences_shared;
+  cap["num_blocks"] = c.figures.num_blocks;
+  cap["allocated_bytes"] = c.figures.allocated.count();
+  cap["max_context"] = c.max_context;
+  return cap;
+}
+
+auto layers_json(const sizing& s) -> nlohmann::ordered_json {
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const auto& g : s.config.layers) {
     layers.push_back({{"first_layer", g.first_layer},
@@ -335,12 +291,10 @@ auto json_report(const sizing& s) -> std::string {
                       {"recurrent", g.recurrent},
                       {"reason", g.reason}});
   }
-  j["layers"] = layers;
-  std::optional<engine_capacity> capacity_for_log;
-  if (s.capacity) {
-    capacity_for_log = s.capacity->figures;
-  }
-  j["log_lines"] = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
+  return layers;
+}
+
+auto warnings_json(const sizing& s) -> nlohmann::ordered_json {
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const auto& w : s.config.warnings) {
     warnings.push_back(w);
@@ -348,7 +302,42 @@ auto json_report(const sizing& s) -> std::string {
   for (const auto& w : s.notes) {
     warnings.push_back(w);
   }
-  j["warnings"] = warnings;
+  return warnings;
+}
+
+}  // namespace
+
+auto human_report(const sizing& s, bool explain) -> std::string {
+  fmt::memory_buffer out;
+  model_section(out, s);
+  figure_sections(out, s);
+  if (s.capacity) {
+    capacity_section(out, s);
+  }
+  put(out, "{}", plan_section(s));
+  log_section(out, s);
+  if (explain) {
+    explain_section(out, s);
+  }
+  notes_section(out, s);
+  put(out, "\nSizes: KiB/MiB/GiB are powers of 1024, kB/MB/GB powers of 1000.\n");
+  return fmt::to_string(out);
+}
+
+auto json_report(const sizing& s) -> std::string {
+  nlohmann::ordered_json j;
+  nlohmann::ordered_json model;
+  put_json(model, model_fields, model_of(s));
+  j["model"] = model;
+  inputs_json(j, s);
+  put_json(j, figure_fields, figures_of(s));
+  if (s.capacity) {
+    j["capacity"] = capacity_json(*s.capacity);
+  }
+  plan_json(s, j);
+  j["layers"] = layers_json(s);
+  j["log_lines"] = log_lines(s);
+  j["warnings"] = warnings_json(s);
   return j.dump(2) + "\n";
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// kvsize command line: the human report and the JSON object of shared/cli-contract.md.
+// kvsize command line: the human report and the JSON object of docs/cli-contract.md.
 #pragma once
 
 #include <string>

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <kvsize/bytes.hpp>
+#include <kvsize/capacity.hpp>  // unbounded
 #include <kvsize/fmt.hpp>
 
 namespace kvsize::cli {
@@ -29,6 +32,17 @@ inline auto grouped(std::uint64_t n) -> std::string {
     out.push_back(digits[i]);
   }
   return out;
+}
+
+/// `n`, or "unbounded" for kvsize's `unbounded` (a count no memory limit bounds).
+inline auto count_or_unbounded(std::uint64_t n) -> std::string {
+  return n == unbounded ? std::string{"unbounded"} : grouped(n);
+}
+
+/// Appends fmt's formatting of `args` to `out`.
+template <typename... Args>
+void put(fmt::memory_buffer& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
 }
 
 /// "28 KiB (28,672 B)": scaled IEC, then the exact count with thousands separators.
@@ -63,14 +77,9 @@ inline auto may_break_between(std::string_view before, std::string_view after) -
   const bool number_before = !before.empty() && before.back() >= '0' && before.back() <= '9';
   return !(number_before && std::find(units.begin(), units.end(), unit) != units.end());
 }
-}  // namespace detail
-
-/// `head` then `text`, broken at spaces into lines of at most `width` columns; every line after the
-/// first starts with `hanging` spaces. Each line ends in '\n'. Runs of spaces inside `text` are kept
-/// (engine log lines align their figures with them); a word longer than a line is cut.
-inline auto wrapped(std::string_view head, std::string_view text, std::size_t hanging,
-                    std::size_t width = report_width) -> std::string {
-  // Chunks: words joined where no break is allowed.
+/// `text` split at its spaces into chunks, words joined (by one space) where may_break_between
+/// says no line may break; an empty chunk stands for each extra space of a run.
+inline auto unbreakable_chunks(std::string_view text) -> std::vector<std::string> {
   std::vector<std::string> chunks;
   std::string_view previous;
   bool first = true;
@@ -92,6 +101,16 @@ inline auto wrapped(std::string_view head, std::string_view text, std::size_t ha
     }
     text.remove_prefix(space + 1);
   }
+  return chunks;
+}
+}  // namespace detail
+
+/// `head` then `text`, broken at spaces into lines of at most `width` columns; every line after the
+/// first starts with `hanging` spaces. Each line ends in '\n'. Runs of spaces inside `text` are kept
+/// (engine log lines align their figures with them); a word longer than a line is cut.
+inline auto wrapped(std::string_view head, std::string_view text, std::size_t hanging,
+                    std::size_t width = report_width) -> std::string {
+  const std::vector<std::string> chunks = detail::unbreakable_chunks(text);
   std::string out;
   std::string line{head};
   std::size_t used = columns(head);
