@@ -472,34 +472,7 @@ struct parameter_breakdown {
 // Weight formats
 // ---------------------------------------------------------------------------------------------
 
-/// GGML tensor types a GGUF file stores weights in, with their exact block sizes
-/// (ggml-common.h: block_q4_K = 2 f16 + 12 B of 6-bit scales + 128 B = 144 B per 256, ...).
-enum class ggml_type : std::uint8_t { f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, q2_K, q3_K, q4_K, q5_K, q6_K };
-
-struct ggml_type_traits {
-  std::string_view name;
-  std::uint64_t block_elements;
-  std::uint64_t block_bytes;
-};
-
-namespace detail {
-// clang-format off
-inline constexpr std::array<ggml_type_traits, 14> ggml_table{{
-    {"f32", 1, 4}, {"f16", 1, 2}, {"bf16", 1, 2},
-    {"q8_0", 32, 34}, {"q4_0", 32, 18}, {"q4_1", 32, 20}, {"q5_0", 32, 22}, {"q5_1", 32, 24}, {"iq4_nl", 32, 18},
-    {"q2_K", 256, 84},   // 16 B scales + 64 B quants + 2 f16
-    {"q3_K", 256, 110},  // 32 B hmask + 64 B quants + 12 B scales + f16
-    {"q4_K", 256, 144},  // 2 f16 + 12 B scales + 128 B quants
-    {"q5_K", 256, 176},  // 2 f16 + 12 B scales + 32 B high bits + 128 B quants
-    {"q6_K", 256, 210},  // 128 B low bits + 64 B high bits + 16 B scales + f16
-}};
-// clang-format on
-}  // namespace detail
-
-[[nodiscard]] constexpr auto traits(ggml_type t) -> const ggml_type_traits& {
-  return detail::ggml_table[static_cast<std::uint8_t>(t)];
-}
-[[nodiscard]] constexpr auto name(ggml_type t) -> std::string_view { return traits(t).name; }
+// ggml_type (the GGML tensor types) and its sizes are rows of dtype.hpp's element-type table.
 
 /// llama.cpp's quantization presets (llama-quantize's ftype): a base type plus per-tensor rules.
 enum class gguf_ftype : std::uint8_t {
