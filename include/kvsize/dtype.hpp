@@ -100,6 +100,22 @@ static_assert(static_cast<std::size_t>(ggml_type::q6_K) + 1 == element_types.siz
               "kvsize: every ggml_type has a row of element_types");
 }  // namespace detail
 
+namespace detail {
+/// ASCII case-insensitive equality, for the spellings of element types and presets.
+[[nodiscard]] constexpr auto ascii_iequal(std::string_view a, std::string_view b) -> bool {
+  const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace detail
+
 /// All element types of `dtype`, in declaration order.
 inline constexpr std::array<dtype, dtype_count> all_dtypes = [] {
   std::array<dtype, dtype_count> all{};
@@ -156,26 +172,15 @@ inline constexpr std::array<dtype, dtype_count> all_dtypes = [] {
 /// ASCII case-insensitively. Returns nullopt for anything else, the K-quants included (they are
 /// GGUF tensor types, never a cache or uniform weight type).
 [[nodiscard]] constexpr auto parse_dtype(std::string_view text) -> std::optional<dtype> {
-  const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-  const auto equal = [&](std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
-      return false;
-    }
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (lower(a[i]) != lower(b[i])) {
-        return false;
-      }
-    }
-    return true;
-  };
+  using detail::ascii_iequal;
   for (dtype t : all_dtypes) {  // canonical names first, then the aliases (no alias is another row's name)
-    if (equal(text, name(t))) {
+    if (ascii_iequal(text, name(t))) {
       return t;
     }
   }
   for (dtype t : all_dtypes) {
     for (const std::string_view alias : traits(t).aliases) {
-      if (!alias.empty() && equal(text, alias)) {
+      if (!alias.empty() && ascii_iequal(text, alias)) {
         return t;
       }
     }
