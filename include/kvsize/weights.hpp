@@ -21,6 +21,7 @@
 //   weights_tensor.hpp       weight_tensor, weight_part, tensor_role: one tensor and its vocabulary
 //   weights_enumeration.hpp  for_each_weight: the one enumeration of the tensors (layer by layer)
 //   weights_parameters.hpp   parameters(): parameter_breakdown, a sum over the enumeration
+//   vision_tower.hpp         vision_tower_parameters(): a vision tower and projector from its shape
 //   weights_format.hpp       weights_format, the schemes, llama.cpp presets, --weights-dtype parsing
 //   weights_gguf.hpp         llama.cpp's per-tensor GGUF rules (llama_tensor_get_type)
 //   weights_bytes.hpp        weights_bytes(): bytes in a format, a sum over the enumeration
@@ -29,6 +30,7 @@
 #include "weights_tensor.hpp"
 #include "weights_enumeration.hpp"
 #include "weights_parameters.hpp"
+#include "vision_tower.hpp"
 #include "weights_format.hpp"
 #include "weights_gguf.hpp"
 #include "weights_bytes.hpp"
