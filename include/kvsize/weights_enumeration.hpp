@@ -21,7 +21,9 @@ namespace kvsize {
 namespace detail {
 
 /// Reports the tensors of one decoder layer (or MTP module, `mtp` true: every part becomes
-/// weight_part::mtp) to `f`, dropping empty ones.
+/// weight_part::mtp) to `f`, dropping empty ones. Its members are always inlined: with ~40 call sites
+/// GCC 12 otherwise calls it, and `f` behind it, out of line, which made parameters() 1.3× slower
+/// than the single-function emit_layer it replaced (BENCHMARKS.md, "Weights headers").
 template <class F>
 struct layer_emitter {
   const model_spec& m;
@@ -29,17 +31,17 @@ struct layer_emitter {
   bool mtp;
   F& f;
 
-  constexpr void matrix(weight_part part, tensor_role role, std::uint64_t rows, std::uint64_t cols,
+  [[gnu::always_inline]] constexpr void matrix(weight_part part, tensor_role role, std::uint64_t rows, std::uint64_t cols,
                         std::uint64_t copies = 1) const {
     if (rows != 0 && cols != 0 && copies != 0) {
       f(weight_tensor{mtp ? weight_part::mtp : part, role, il, rows, cols, copies});
     }
   }
-  constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
+  [[gnu::always_inline]] constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
     matrix(part, role, 1, n, copies);
   }
   /// A normalization of `n` features: its weight, and its bias for a LayerNorm with bias.
-  constexpr void norm(weight_part part, std::uint64_t n) const {
+  [[gnu::always_inline]] constexpr void norm(weight_part part, std::uint64_t n) const {
     vector(part, tensor_role::norm, n);
     if (m.weights.norm == norm_kind::layer_norm) {
       vector(part, tensor_role::norm, n);

@@ -28,6 +28,7 @@ enum class weight_part : std::uint8_t {
   vision,          ///< vision tower and projector (not in total)
 };
 inline constexpr std::uint32_t weight_part_count = 12;
+static_assert(static_cast<std::uint32_t>(weight_part::vision) + 1 == weight_part_count, "kvsize: one count per weight_part");
 
 /// A bit of weights_format::unquantized_parts.
 [[nodiscard]] constexpr auto part_bit(weight_part p) -> std::uint16_t {
