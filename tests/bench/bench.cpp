@@ -468,11 +468,11 @@ void print_weights(const std::filesystem::path& dir) {
     }
   }
   const auto n = static_cast<double>(specs.size());
-  struct row {
+  struct weights_row {
     const char* what;
     kvsize::weights_format format;
   };
-  const std::array<row, 5> rows{{
+  const std::array<weights_row, 5> rows{{
       {"weights_bytes, uniform bf16", kvsize::uniform_weights(kvsize::dtype::bf16)},
       {"weights_bytes, GGUF q4_K_M (per-tensor rules)", kvsize::gguf_weights(kvsize::gguf_ftype::q4_K_M)},
       {"weights_bytes, GPTQ 4-bit, group 128", kvsize::gptq_weights(4, 128)},
