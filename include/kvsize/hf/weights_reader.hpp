@@ -160,7 +160,11 @@ namespace weights_detail {
                        ": vision tower of an unknown kind; its parameters are not counted");
     return 0;
   }
-  return kvsize::vision_tower_parameters(v);
+  try {
+    return kvsize::vision_tower_parameters(v);
+  } catch (const kvsize::overflow_error&) {
+    fail(config_errc::out_of_range, vc.pointer(), "the vision tower's parameter count overflows 2^64");
+  }
 }
 
 /// Reads model_spec::weights. Runs after the layer plan (it needs which layers are which).
