@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // kvsize's benchmark (issue 7): the hot path against a hand-written formula, a planner sweep, and
-// parsing + sizing every config in configs/. Run on demand, never as a test:
+// parsing + sizing every config in configs/, parameters and weight bytes of each. Run on demand, never as a test:
 //   tests/bench/run-benchmarks.sh          (builds in Release, runs this, then the process and compile figures)
 //   build/bench/tests/bench/kvsize_bench [--quick] [CONFIG_DIR]
 // Prints Markdown tables. Every figure is the median of several timed batches; allocations are counted
@@ -458,6 +458,46 @@ void print_configs(const std::filesystem::path& dir) {
   std::printf("\nRatio parse_config + sizing / nlohmann::json::parse: %.2f×\n\n", full.ns_per_call / floor.ns_per_call);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Parameters and weight bytes of every config in configs/ (the tensor enumeration of weights.hpp).
+void print_weights(const std::filesystem::path& dir) {
+  std::vector<kvsize::model_spec> specs;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") {
+      specs.push_back(kvsize::hf::load_config(entry.path()).spec);
+    }
+  }
+  const auto n = static_cast<double>(specs.size());
+  struct weights_row {
+    const char* what;
+    kvsize::weights_format format;
+  };
+  const std::array<weights_row, 5> rows{{
+      {"weights_bytes, uniform bf16", kvsize::uniform_weights(kvsize::dtype::bf16)},
+      {"weights_bytes, GGUF q4_K_M (per-tensor rules)", kvsize::gguf_weights(kvsize::gguf_ftype::q4_K_M)},
+      {"weights_bytes, GPTQ 4-bit, group 128", kvsize::gptq_weights(4, 128)},
+      {"weights_bytes, FP8 128 × 128 blocks", kvsize::fp8_weights()},
+      {"weights_bytes, bitsandbytes NF4", kvsize::bnb_4bit_weights()},
+  }};
+  std::printf("### Parameters and weight bytes of every config in configs/ (%zu specs, parsed once)\n\n", specs.size());
+  std::printf("| query | ns per config | allocations per config |\n|---|---:|---:|\n");
+  const timing params = measure([&](std::uint64_t) {
+    for (const auto& m : specs) {
+      keep(kvsize::parameters(*opaque(&m)).total);
+    }
+  });
+  std::printf("| parameters | %.0f | %.0f |\n", params.ns_per_call / n, params.allocs_per_call / n);
+  for (const auto& r : rows) {
+    const timing t = measure([&](std::uint64_t) {
+      for (const auto& m : specs) {
+        keep(kvsize::weights_bytes(*opaque(&m), *opaque(&r.format)));
+      }
+    });
+    std::printf("| %s | %.0f | %.0f |\n", r.what, t.ns_per_call / n, t.allocs_per_call / n);
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
@@ -468,7 +508,7 @@ auto main(int argc, char** argv) -> int {
       g_quick = true;
     } else if (a == "--help" || a == "-h") {
       std::printf("usage: kvsize_bench [--quick] [CONFIG_DIR]\n"
-                  "Prints the hot-path, planner-sweep and config-parsing tables of BENCHMARKS.md.\n"
+                  "Prints the hot-path, planner-sweep, config-parsing and weights tables of BENCHMARKS.md.\n"
                   "CONFIG_DIR: a directory of config.json files (default: the repository's configs/).\n");
       return 0;
     } else if (a.starts_with("-")) {
@@ -493,5 +533,6 @@ auto main(int argc, char** argv) -> int {
   stage("hot path", print_hot_path);
   stage("sweep", print_sweep);
   stage("configs", [&] { print_configs(configs); });
+  stage("weights", [&] { print_weights(configs); });
   return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "../detail/checked.hpp"
 #include "../model_spec.hpp"
+#include "../vision_tower.hpp"
 #include "../weights.hpp"
 #include "aliases.hpp"
 #include "config_view.hpp"
@@ -95,11 +96,10 @@ namespace weights_detail {
 }  // namespace weights_detail
 
 /// Parameters of the vision tower and its projector, from vision_config (0 and a warning when
-/// the tower type is not known). `text_hidden` is the language model's width.
+/// the tower type is not known). `text_hidden` is the language model's width. The formulas are
+/// the core's (kvsize/vision_tower.hpp); this reads the keys, in the order they are checked.
 [[nodiscard]] inline auto read_vision(const json& root, std::uint32_t text_hidden, const std::string& top_type,
                                       std::vector<std::string>& warnings) -> std::uint64_t {
-  using kvsize::detail::checked_add;
-  using kvsize::detail::checked_mul;
   const slot vc = lookup(root, "", "vision_config");
   if (!vc.present()) {
     return 0;
@@ -114,87 +114,57 @@ namespace weights_detail {
   };
   const slot vt = lookup(*vc.value, vc.pointer(), "model_type");
   const std::string type = vt.set() ? read_string(vt) : std::string{};
-  const std::uint64_t H = text_hidden;
+  kvsize::vision_tower v;
+  v.text_hidden = text_hidden;
+  const auto read_vit = [&](kvsize::vision_tower_kind kind) {
+    v.kind = kind;
+    v.hidden = u("hidden_size");
+    v.intermediate = u("intermediate_size");
+    v.layers = u("num_hidden_layers");
+    v.patch = u("patch_size");
+    v.image = u("image_size");
+    v.channels = u("num_channels", 3);
+  };
   if (type == "clip_vision_model") {
-    // CLIPVisionTransformer: class_embedding, patch conv (no bias), position embedding of
-    // (image/patch)^2 + 1, pre_layrnorm, layers (q/k/v/o with bias, 2 LayerNorms, fc1/fc2 with
-    // bias), post_layernorm; LlavaMultiModalProjector: linear_1 (vision → text) and linear_2, with biases.
-    const std::uint64_t d = u("hidden_size");
-    const std::uint64_t inner = u("intermediate_size");
-    const std::uint64_t layers = u("num_hidden_layers");
-    const std::uint64_t p = u("patch_size");
-    const std::uint64_t img = u("image_size");
-    const std::uint64_t ch = u("num_channels", 3);
-    const std::uint64_t pos = (img / p) * (img / p) + 1;
-    std::uint64_t n = d + checked_mul(checked_mul(ch, p * p), d) + checked_mul(pos, d) + 2 * d;
-    const std::uint64_t layer = 4 * (d * d + d) + 4 * d + d * inner + inner + inner * d + d;
-    n = checked_add(n, checked_mul(layers, layer) + 2 * d);
+    read_vit(kvsize::vision_tower_kind::clip);
     if (top_type == "llava" || top_type == "llava_next") {
-      n = checked_add(n, d * H + H + H * H + H);
+      v.projector = kvsize::vision_projector_kind::llava_mlp;
     }
-    return n;
-  }
-  if (type == "siglip_vision_model") {
-    // SiglipVisionTransformer without head: patch conv with bias, position embedding of
-    // (image/patch)^2, layers (q/k/v/o with bias, 2 LayerNorms, fc1/fc2 with bias), post_layernorm;
-    // Gemma3MultiModalProjector: mm_input_projection_weight (vision × text) and mm_soft_emb_norm.
-    const std::uint64_t d = u("hidden_size");
-    const std::uint64_t inner = u("intermediate_size");
-    const std::uint64_t layers = u("num_hidden_layers");
-    const std::uint64_t p = u("patch_size");
-    const std::uint64_t img = u("image_size");
-    const std::uint64_t ch = u("num_channels", 3);
+  } else if (type == "siglip_vision_model") {
+    read_vit(kvsize::vision_tower_kind::siglip);
     const slot head = lookup(*vc.value, vc.pointer(), "vision_use_head");
     if (read_bool_or(head, true)) {
       warnings.push_back(head.pointer() + ": a SigLIP attention-pooling head is not counted");
     }
-    std::uint64_t n = checked_mul(checked_mul(ch, p * p), d) + d + checked_mul((img / p) * (img / p), d);
-    const std::uint64_t layer = 4 * (d * d + d) + 4 * d + d * inner + inner + inner * d + d;
-    n = checked_add(n, checked_mul(layers, layer) + 2 * d);
     if (top_type == "gemma3") {
-      n = checked_add(n, d * H + d);
+      v.projector = kvsize::vision_projector_kind::gemma3;
     }
-    return n;
+  } else if (type == "llama4_vision_model") {
+    read_vit(kvsize::vision_tower_kind::llama4);
+    v.projector_output = u("projector_output_dim");
+    v.projector_input = u("projector_input_dim");
+    v.output_dim = u("vision_output_dim");
+    v.projector = kvsize::vision_projector_kind::llama4;
+  } else if (top_type == "qwen2_5_vl") {
+    v.kind = kvsize::vision_tower_kind::qwen2_5_vl;
+    v.hidden = u("hidden_size");
+    v.intermediate = u("intermediate_size");
+    v.layers = u("depth");
+    v.patch = u("patch_size");
+    v.temporal_patch = u("temporal_patch_size", 2);
+    v.spatial_merge = u("spatial_merge_size", 2);
+    v.channels = u("in_chans", 3);
+    v.output_dim = u("out_hidden_size");
+  } else {
+    warnings.push_back(vc.pointer() + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
+                       ": vision tower of an unknown kind; its parameters are not counted");
+    return 0;
   }
-  if (type == "llama4_vision_model") {
-    // Llama4VisionModel: unfold-conv linear (no bias), class embedding, (image/patch)^2 + 1
-    // positions, layernorm_pre/post (w+b), layers (biased q/k/v/o, fc1/fc2, 2 LayerNorms),
-    // pixel-shuffle MLP fc1 (inner → projector_input_dim) and fc2 (projector_output_dim²), no
-    // biases; Llama4MultiModalProjector: vision_output_dim × text hidden, no bias.
-    const std::uint64_t d = u("hidden_size");
-    const std::uint64_t inner = u("intermediate_size");
-    const std::uint64_t layers = u("num_hidden_layers");
-    const std::uint64_t p = u("patch_size");
-    const std::uint64_t img = u("image_size");
-    const std::uint64_t ch = u("num_channels", 3);
-    const std::uint64_t npatch = (img / p) * (img / p);
-    std::uint64_t n = checked_mul(checked_mul(ch, p * p), d) + d + checked_mul(npatch + 1, d) + 4 * d;
-    n = checked_add(n, checked_mul(layers, 4 * (d * d + d) + (d * inner + inner) + (inner * d + d) + 4 * d));
-    const std::uint64_t out = u("projector_output_dim");
-    n = checked_add(n, checked_mul(inner, u("projector_input_dim")) + out * out);
-    n = checked_add(n, checked_mul(u("vision_output_dim"), H));
-    return n;
+  try {
+    return kvsize::vision_tower_parameters(v);
+  } catch (const kvsize::overflow_error&) {
+    fail(config_errc::out_of_range, vc.pointer(), "the vision tower's parameter count overflows 2^64");
   }
-  if (top_type == "qwen2_5_vl") {
-    // Qwen2_5_VisionTransformer: Conv3d patch embed (no bias); blocks with 2 RMSNorms, fused qkv
-    // and proj with biases, a gated MLP with biases; merger: ln_q, then (d·m²)² and d·m² → out, with biases.
-    const std::uint64_t d = u("hidden_size");
-    const std::uint64_t inner = u("intermediate_size");
-    const std::uint64_t depth = u("depth");
-    const std::uint64_t p = u("patch_size");
-    const std::uint64_t tp = u("temporal_patch_size", 2);
-    const std::uint64_t m = u("spatial_merge_size", 2);
-    const std::uint64_t ch = u("in_chans", 3);
-    const std::uint64_t out = u("out_hidden_size");
-    std::uint64_t n = checked_mul(checked_mul(checked_mul(ch, tp), p * p), d);
-    n = checked_add(n, checked_mul(depth, 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 3 * d * inner + 2 * inner + d));
-    const std::uint64_t mh = d * m * m;
-    n = checked_add(n, d + (mh * mh + mh) + checked_mul(mh, out) + out);
-    return n;
-  }
-  warnings.push_back(vc.pointer() + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
-                     ": vision tower of an unknown kind; its parameters are not counted");
-  return 0;
 }
 
 /// Reads model_spec::weights. Runs after the layer plan (it needs which layers are which).

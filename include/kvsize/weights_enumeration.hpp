@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+// kvsize::for_each_weight: the one enumeration of a model_spec's weight tensors. Parameter counts
+// (weights_parameters.hpp) and weight bytes in every format (weights_bytes.hpp) are sums over it,
+// so a tensor added here is counted everywhere. Part of <kvsize/weights.hpp>.
+//
+// The order is llama.cpp's (model-wide tensors, then block by block), which the GGUF rules'
+// counters rely on (weights_gguf.hpp). Each layer is one call of detail::emit_layer, in steps:
+// mixer norms, attention (full or latent), recurrent mixer, FFN norms, FFN.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint32_t, std::uint64_t
+
+#include "detail/checked.hpp"
+#include "model_spec.hpp"
+#include "weights_shape.hpp"
+#include "weights_tensor.hpp"
+
+namespace kvsize {
+
+namespace detail {
+
+/// Reports the tensors of one decoder layer (or MTP module, `mtp` true: every part becomes
+/// weight_part::mtp) to `f`, dropping empty ones. Its members are always inlined: with ~40 call sites
+/// GCC 12 otherwise calls it, and `f` behind it, out of line, which made parameters() 1.3× slower
+/// than the single-function emit_layer it replaced (BENCHMARKS.md, "Weights headers").
+template <class F>
+struct layer_emitter {
+  const model_spec& m;
+  std::uint32_t il;
+  bool mtp;
+  F& f;
+
+  [[gnu::always_inline]] constexpr void matrix(weight_part part, tensor_role role, std::uint64_t rows, std::uint64_t cols,
+                        std::uint64_t copies = 1) const {
+    if (rows != 0 && cols != 0 && copies != 0) {
+      f(weight_tensor{mtp ? weight_part::mtp : part, role, il, rows, cols, copies});
+    }
+  }
+  [[gnu::always_inline]] constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
+    matrix(part, role, 1, n, copies);
+  }
+  /// A normalization of `n` features: its weight, and its bias for a LayerNorm with bias.
+  [[gnu::always_inline]] constexpr void norm(weight_part part, std::uint64_t n) const {
+    vector(part, tensor_role::norm, n);
+    if (m.weights.norm == norm_kind::layer_norm) {
+      vector(part, tensor_role::norm, n);
+    }
+  }
+};
+
+/// MLA (DeepSeek-V2/V3): Q directly or through the q_lora_rank bottleneck with its norm, the joint
+/// KV down-projection (kv_lora_rank + rope) with its norm, the up-projection to heads × (nope + v), O.
+template <class F>
+constexpr void emit_latent_attention(const layer_emitter<F>& e) {
+  const model_spec& m = e.m;
+  const std::uint64_t hidden = m.hidden_size;
+  const std::uint64_t heads = m.attention_heads;
+  const std::uint64_t nope = m.latent.nope_head_dim;
+  const std::uint64_t rope = m.latent.rope_head_dim;
+  const std::uint64_t vd = m.latent.v_head_dim;
+  const std::uint64_t kvl = m.latent.kv_lora_rank;
+  const std::uint64_t ql = m.weights.q_lora_rank;
+  if (ql != 0) {
+    e.matrix(weight_part::attention, tensor_role::attn_q_a, ql, hidden);
+    e.vector(weight_part::norms, tensor_role::norm, ql);
+    e.matrix(weight_part::attention, tensor_role::attn_q_b, checked_mul(heads, nope + rope), ql);
+  } else {
+    e.matrix(weight_part::attention, tensor_role::attn_q, checked_mul(heads, nope + rope), hidden);
+  }
+  e.matrix(weight_part::attention, tensor_role::attn_kv_a, kvl + rope, hidden);
+  e.vector(weight_part::norms, tensor_role::norm, kvl);
+  e.matrix(weight_part::attention, tensor_role::attn_kv_b, checked_mul(heads, nope + vd), kvl);
+  e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, vd));
+  if (m.weights.o_bias) {
+    e.vector(weight_part::attention, tensor_role::vector, hidden);
+  }
+}
+
+/// Multi-head / grouped-query attention with `kv_heads` KV heads: Q (doubled for an output gate),
+/// K, V (or one fused QKV), their biases, O and its bias, sinks, Q/K norms.
+template <class F>
+constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads) {
+  const model_spec& m = e.m;
+  const weights_shape& w = m.weights;
+  const std::uint64_t hidden = m.hidden_size;
+  const std::uint64_t heads = m.attention_heads;
+  const std::uint64_t hd = effective_head_dim(m);
+  const std::uint64_t hdv = effective_head_dim_v(m);
+  const std::uint64_t q_rows = checked_mul(checked_mul(heads, hd), w.output_gate ? 2U : 1U);
+  const std::uint64_t k_rows = checked_mul(kv_heads, hd);
+  const std::uint64_t v_rows = checked_mul(kv_heads, hdv);
+  if (w.fused_qkv) {
+    e.matrix(weight_part::attention, tensor_role::attn_qkv, checked_add(q_rows, checked_add(k_rows, v_rows)), hidden);
+  } else {
+    e.matrix(weight_part::attention, tensor_role::attn_q, q_rows, hidden);
+    e.matrix(weight_part::attention, tensor_role::attn_k, k_rows, hidden);
+    e.matrix(weight_part::attention, tensor_role::attn_v, v_rows, hidden);
+  }
+  if (m.qkv_bias) {
+    e.vector(weight_part::attention, tensor_role::vector, checked_add(q_rows, checked_add(k_rows, v_rows)));
+  }
+  e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, hdv));
+  if (w.o_bias) {
+    e.vector(weight_part::attention, tensor_role::vector, hidden);
+  }
+  if (w.attention_sinks) {
+    e.vector(weight_part::attention, tensor_role::vector, heads);
+  }
+  if (w.qk_norm == qk_norm_kind::head) {
+    e.vector(weight_part::norms, tensor_role::norm, hd);
+    e.vector(weight_part::norms, tensor_role::norm, hd);
+  } else if (w.qk_norm == qk_norm_kind::full) {
+    e.vector(weight_part::norms, tensor_role::norm, checked_mul(heads, hd));
+    e.vector(weight_part::norms, tensor_role::norm, k_rows);
+  }
+}
+
+/// HF NemotronHMamba2Mixer / Mamba2Mixer: in_proj → [z, x, B, C, dt], conv1d over [x, B, C],
+/// dt_bias, A_log, D (one per head), a gated RMSNorm over d_inner, out_proj.
+template <class F>
+constexpr void emit_mamba2(const layer_emitter<F>& e) {
+  const recurrent_shape& r = e.m.weights.recurrent;
+  const std::uint64_t hidden = e.m.hidden_size;
+  const std::uint64_t heads = r.heads;
+  const std::uint64_t d_inner = checked_mul(heads, r.head_dim);
+  const std::uint64_t bc = checked_mul(checked_mul(2, r.groups), r.state_dim);
+  const std::uint64_t conv = checked_add(d_inner, bc);
+  const std::uint64_t in_rows = checked_add(checked_add(checked_mul(2, d_inner), bc), heads);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, in_rows, hidden);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, in_rows);
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, conv, r.conv_kernel);
+  if (r.conv_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, conv);
+  }
+  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(3, heads));
+  e.vector(weight_part::recurrent, tensor_role::norm, d_inner);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+  }
+}
+
+/// HF JambaMambaMixer: in_proj → [x, z] (2 × d_inner), a depthwise conv1d over x, x_proj →
+/// [dt (dt_rank), B, C (d_state each)], dt_proj (with bias) back to d_inner, A_log (d_inner ×
+/// d_state), D (d_inner), RMSNorms on dt, B and C, out_proj.
+template <class F>
+constexpr void emit_mamba1(const layer_emitter<F>& e) {
+  const recurrent_shape& r = e.m.weights.recurrent;
+  const std::uint64_t hidden = e.m.hidden_size;
+  const std::uint64_t d_inner = r.head_dim;
+  const std::uint64_t d_state = r.state_dim;
+  const std::uint64_t dt_rank = r.dt_rank;
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(2, d_inner), hidden);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(2, d_inner));
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, d_inner, r.conv_kernel);
+  if (r.conv_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, d_inner);
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_x, checked_add(dt_rank, checked_mul(2, d_state)), d_inner);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_dt, d_inner, dt_rank);
+  e.vector(weight_part::recurrent, tensor_role::vector, d_inner);                      // dt_proj bias
+  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(d_inner, d_state));  // A_log
+  e.vector(weight_part::recurrent, tensor_role::vector, d_inner);                      // D
+  e.vector(weight_part::recurrent, tensor_role::norm, checked_add(dt_rank, checked_mul(2, d_state)));
+  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+  }
+}
+
+/// HF Qwen3NextGatedDeltaNet: in_proj_qkvz (2·key + 2·value), in_proj_ba (2 × value heads),
+/// conv1d over [q, k, v], dt_bias and A_log per value head, a gated RMSNorm of one value head, out_proj.
+template <class F>
+constexpr void emit_gated_delta(const layer_emitter<F>& e) {
+  const recurrent_shape& r = e.m.weights.recurrent;
+  const std::uint64_t hidden = e.m.hidden_size;
+  const std::uint64_t heads = r.heads;
+  const std::uint64_t key = checked_mul(r.groups, r.state_dim);
+  const std::uint64_t value = checked_mul(heads, r.head_dim);
+  const std::uint64_t conv = checked_add(checked_mul(2, key), value);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_add(checked_mul(2, key), checked_mul(2, value)), hidden);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(2, heads), hidden);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, conv, r.conv_kernel);
+  if (r.conv_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, conv);
+  }
+  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(2, heads));
+  e.vector(weight_part::recurrent, tensor_role::norm, r.head_dim);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, value);
+}
+
+/// One MLP of `width` (`copies` identical ones: a layer's routed experts): gate and up (or one
+/// fused gate_up; only up when not gated), down, and their biases.
+template <class F>
+constexpr void emit_mlp(const layer_emitter<F>& e, weight_part part, std::uint64_t width, std::uint64_t copies,
+                        bool bias) {
+  const model_spec& m = e.m;
+  const std::uint64_t hidden = m.hidden_size;
+  if (m.gated_mlp) {
+    if (m.weights.fused_gate_up) {
+      e.matrix(part, tensor_role::ffn_gate_up, checked_mul(2, width), hidden, copies);
+    } else {
+      e.matrix(part, tensor_role::ffn_gate, width, hidden, copies);
+      e.matrix(part, tensor_role::ffn_up, width, hidden, copies);
+    }
+  } else {
+    e.matrix(part, tensor_role::ffn_up, width, hidden, copies);
+  }
+  e.matrix(part, tensor_role::ffn_down, hidden, width, copies);
+  if (bias) {
+    e.vector(part, tensor_role::vector, m.gated_mlp ? checked_mul(2, width) : width, copies);
+    e.vector(part, tensor_role::vector, hidden, copies);
+  }
+}
+
+/// The feed-forward block: its norms, then a dense MLP of `ffn_width`, or the routed experts, the
+/// router (its bias, the score-correction buffer) and the shared expert with its gate.
+template <class F>
+constexpr void emit_ffn(const layer_emitter<F>& e, ffn_kind ffn, std::uint64_t ffn_width) {
+  const weights_shape& w = e.m.weights;
+  if (ffn == ffn_kind::none) {
+    return;
+  }
+  for (std::uint64_t i = 0; i < w.norms_per_ffn; ++i) {
+    e.norm(weight_part::norms, e.m.hidden_size);
+  }
+  if (ffn == ffn_kind::dense) {
+    emit_mlp(e, weight_part::mlp, ffn_width, 1, w.mlp_bias);
+  } else if (ffn == ffn_kind::moe) {
+    const moe_shape& x = w.moe;
+    const std::uint64_t width = x.expert_width != 0 ? x.expert_width : e.m.intermediate_size;
+    emit_mlp(e, weight_part::experts_routed, width, x.experts, x.expert_bias);
+    e.matrix(weight_part::router, tensor_role::router, x.experts, e.m.hidden_size);
+    if (x.router_bias) {
+      e.vector(weight_part::router, tensor_role::vector, x.experts);
+    }
+    if (x.score_correction_bias) {
+      e.vector(weight_part::router, tensor_role::correction_bias, x.experts);
+    }
+    if (x.shared_width != 0) {
+      emit_mlp(e, weight_part::experts_shared, x.shared_width, 1, false);
+      if (x.shared_gate) {
+        e.matrix(weight_part::router, tensor_role::shared_expert_gate, 1, e.m.hidden_size);
+      }
+    }
+  }
+}
+
+/// Emits the tensors of one decoder layer (or MTP module, `mtp` true: every part becomes weight_part::mtp).
+template <class F>
+constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind attention_kind, bool recurrent,
+                          std::uint32_t kv_heads, ffn_kind ffn, std::uint64_t ffn_width, bool mtp, F& f) {
+  const layer_emitter<F> e{m, il, mtp, f};
+  const bool has_attention = attention_kind != layer_kind::none;
+  const std::uint64_t mixer_norms = (has_attention || recurrent) ? m.weights.norms_per_mixer : 0U;
+  for (std::uint64_t i = 0; i < mixer_norms; ++i) {
+    e.norm(weight_part::norms, m.hidden_size);
+  }
+  if (attention_kind == layer_kind::latent) {
+    emit_latent_attention(e);
+  } else if (has_attention) {
+    emit_attention(e, kv_heads);
+  }
+  if (recurrent) {
+    switch (m.weights.recurrent.kind) {
+      case recurrent_kind::mamba2: emit_mamba2(e); break;
+      case recurrent_kind::mamba1: emit_mamba1(e); break;
+      case recurrent_kind::gated_delta: emit_gated_delta(e); break;
+      case recurrent_kind::none: break;
+    }
+  }
+  emit_ffn(e, ffn, ffn_width);
+}
+
+/// MTP module `j` (block layers + j): one decoder layer of the model's main attention kind, MoE if
+/// the model has experts, then DeepSeek-V3's enorm, hnorm, shared_head.norm (Qwen3-Next:
+/// pre_fc_norm_embedding, pre_fc_norm_hidden, norm), the 2·hidden → hidden eh_proj, and the
+/// embedding and head copies where the checkpoint stores them.
+template <class F>
+constexpr void emit_mtp_module(const model_spec& m, std::uint32_t il, layer_kind main_attention, F& f) {
+  const weights_shape& w = m.weights;
+  const std::uint64_t hidden = m.hidden_size;
+  const layer_kind k = main_attention == layer_kind::none ? layer_kind::full : main_attention;
+  const ffn_kind ffn = w.moe.experts != 0 ? ffn_kind::moe : ffn_kind::dense;
+  emit_layer(m, il, k, false, effective_kv_heads(m), ffn, m.intermediate_size, true, f);
+  for (int i = 0; i < 3; ++i) {
+    f(weight_tensor{weight_part::mtp, tensor_role::norm, il, 1, hidden, 1});
+    if (w.norm == norm_kind::layer_norm) {
+      f(weight_tensor{weight_part::mtp, tensor_role::norm, il, 1, hidden, 1});
+    }
+  }
+  f(weight_tensor{weight_part::mtp, tensor_role::mtp_projection, il, hidden, checked_mul(2, hidden), 1});
+  if (w.mtp_embeddings) {
+    f(weight_tensor{weight_part::mtp_embeddings, tensor_role::token_embedding, il, m.vocab_size, hidden, 1});
+    f(weight_tensor{weight_part::mtp_embeddings, tensor_role::output, il, m.vocab_size, hidden, 1});
+  }
+}
+
+}  // namespace detail
+
+/// The feed-forward kind of layer `il`, with `inherit` resolved.
+[[nodiscard]] constexpr auto ffn_of_layer(const model_spec& m, std::uint32_t il) -> ffn_kind {
+  const ffn_kind k = il < max_layers ? m.weights.layer[il].ffn : ffn_kind::inherit;
+  if (k != ffn_kind::inherit) {
+    return k;
+  }
+  return (m.weights.moe.experts != 0 && il >= m.weights.moe.first_dense_layers) ? ffn_kind::moe : ffn_kind::dense;
+}
+
+/// Width of layer `il`'s dense MLP.
+[[nodiscard]] constexpr auto ffn_width_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
+  const std::uint32_t own = il < max_layers ? m.weights.layer[il].ffn_width : 0U;
+  return own != 0 ? own : m.intermediate_size;
+}
+
+/// Calls f(const weight_tensor&) for every weight tensor: embeddings, each layer in order, the
+/// final norm, the LM head, the MTP modules, the vision count.
+/// Throws kvsize::invalid_argument for a spec that breaks a rule of validate() (the one about
+/// entries beyond `layers` aside), before calling `f`.
+template <class F>
+constexpr void for_each_weight(const model_spec& m, F&& f) {
+  detail::check_model(m);
+  const weights_shape& w = m.weights;
+  const std::uint64_t hidden = m.hidden_size;
+  const std::uint64_t vocab = m.vocab_size;
+  f(weight_tensor{weight_part::embeddings, tensor_role::token_embedding, no_layer, vocab, hidden, 1});
+  if (w.position_embeddings != 0) {
+    f(weight_tensor{weight_part::embeddings, tensor_role::position_embedding, no_layer, w.position_embeddings, hidden, 1});
+  }
+  layer_kind main_attention = layer_kind::none;  // the first attention layer's kind: the MTP modules'
+  const std::uint32_t layers = m.layers < max_layers ? m.layers : max_layers;
+  for (std::uint32_t il = 0; il < layers; ++il) {
+    const layer_kind k = kind_of_layer(m, il);
+    if (main_attention == layer_kind::none && k != layer_kind::none && k != layer_kind::shared) {
+      main_attention = k == layer_kind::latent ? layer_kind::latent : layer_kind::full;
+    }
+    detail::emit_layer(m, il, k, layer_keeps_state(m, il), kv_heads_of_layer(m, il), ffn_of_layer(m, il),
+                       ffn_width_of_layer(m, il), false, f);
+  }
+  if (w.final_norm) {
+    f(weight_tensor{weight_part::norms, tensor_role::norm, no_layer, 1, hidden, 1});
+    if (w.norm == norm_kind::layer_norm) {
+      f(weight_tensor{weight_part::norms, tensor_role::norm, no_layer, 1, hidden, 1});
+    }
+  }
+  if (!m.tied_embeddings) {
+    f(weight_tensor{weight_part::lm_head, tensor_role::output, no_layer, vocab, hidden, 1});
+  }
+  for (std::uint32_t j = 0; j < w.mtp_layers; ++j) {
+    detail::emit_mtp_module(m, layers + j, main_attention, f);
+  }
+  if (w.vision != 0) {
+    f(weight_tensor{weight_part::vision, tensor_role::vision, no_layer, 1, w.vision, 1});
+  }
+}
+
+}  // namespace kvsize

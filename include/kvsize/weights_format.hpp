@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// kvsize::weights_format: how a checkpoint stores its weights (a uniform element type, a llama.cpp
+// GGUF preset, GPTQ, AWQ, FP8, MXFP4, bitsandbytes) and which tensors it leaves unquantized; the
+// llama.cpp presets (gguf_ftype) and the --weights-dtype spellings. What each scheme costs per
+// tensor is weights_bytes.hpp; the GGUF per-tensor rules are weights_gguf.hpp. Part of
+// <kvsize/weights.hpp>.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>        // std::array
+#include <cstddef>      // std::size_t
+#include <cstdint>      // std::uint8_t, std::uint16_t, std::uint32_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+
+#include "dtype.hpp"
+
+namespace kvsize {
+
+/// llama.cpp's quantization presets (llama-quantize's ftype): a base type plus per-tensor rules.
+enum class gguf_ftype : std::uint8_t {
+  f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, q2_K, q3_K_S, q3_K_M, q3_K_L, q4_K_S, q4_K_M, q5_K_S, q5_K_M, q6_K,
+};
+inline constexpr std::array<std::string_view, 18> gguf_ftype_names{
+    "f32",  "f16",    "bf16",   "q8_0",   "q4_0",   "q4_1",   "q5_0",   "q5_1",   "iq4_nl",
+    "q2_K", "q3_K_S", "q3_K_M", "q3_K_L", "q4_K_S", "q4_K_M", "q5_K_S", "q5_K_M", "q6_K"};
+
+[[nodiscard]] constexpr auto name(gguf_ftype t) -> std::string_view {
+  return gguf_ftype_names[static_cast<std::uint8_t>(t)];
+}
+
+/// The type most tensors of a preset get (llama-quant.cpp: default_type).
+[[nodiscard]] constexpr auto base_type(gguf_ftype t) -> ggml_type {
+  switch (t) {
+    case gguf_ftype::f32: return ggml_type::f32;
+    case gguf_ftype::f16: return ggml_type::f16;
+    case gguf_ftype::bf16: return ggml_type::bf16;
+    case gguf_ftype::q8_0: return ggml_type::q8_0;
+    case gguf_ftype::q4_0: return ggml_type::q4_0;
+    case gguf_ftype::q4_1: return ggml_type::q4_1;
+    case gguf_ftype::q5_0: return ggml_type::q5_0;
+    case gguf_ftype::q5_1: return ggml_type::q5_1;
+    case gguf_ftype::iq4_nl: return ggml_type::iq4_nl;
+    case gguf_ftype::q2_K: return ggml_type::q2_K;
+    case gguf_ftype::q3_K_S:
+    case gguf_ftype::q3_K_M:
+    case gguf_ftype::q3_K_L: return ggml_type::q3_K;
+    case gguf_ftype::q4_K_S:
+    case gguf_ftype::q4_K_M: return ggml_type::q4_K;
+    case gguf_ftype::q5_K_S:
+    case gguf_ftype::q5_K_M: return ggml_type::q5_K;
+    case gguf_ftype::q6_K: return ggml_type::q6_K;
+  }
+  return ggml_type::f16;
+}
+
+/// How weights are stored.
+enum class weights_scheme : std::uint8_t {
+  uniform,   ///< every tensor in `type` (the old weights_bytes(parameters, dtype))
+  gguf,      ///< llama.cpp preset `gguf` with its per-tensor rules
+  gptq,      ///< GPTQ: qweight, qzeros (int32-packed), f16 scales per group, int32 g_idx
+  awq,       ///< AWQ GEMM: qweight, qzeros (int32-packed), f16 scales per group
+  fp8,       ///< FP8 e4m3 weights with float32 scales per block_rows × block_cols block
+  mxfp4,     ///< OCP MX FP4: routed experts as 4-bit + one E8M0 scale per 32 (gpt-oss)
+  bnb_4bit,  ///< bitsandbytes NF4/FP4 (Linear4bit), absmax per bnb_block
+  bnb_8bit,  ///< bitsandbytes LLM.int8 (Linear8bitLt): int8 + one float32 scale per row
+};
+
+/// A weights format and which tensors it leaves unquantized.
+struct weights_format {
+  weights_scheme scheme = weights_scheme::uniform;
+  dtype type = dtype::bf16;                 ///< uniform: the type of every tensor
+  gguf_ftype gguf = gguf_ftype::q8_0;       ///< gguf: the preset
+  std::uint32_t bits = 4;                   ///< gptq, awq
+  std::uint32_t group_size = 128;           ///< gptq, awq: input features per scale; 0: one group (group_size -1)
+  std::uint32_t block_rows = 128;           ///< fp8: output features per scale; 0: all (per-tensor / per-channel)
+  std::uint32_t block_cols = 128;           ///< fp8: input features per scale; 0: all
+  std::uint32_t bnb_block = 64;             ///< bnb_4bit: elements per absmax (bnb blocksize)
+  bool double_quant = false;                ///< bnb_4bit: bnb_4bit_use_double_quant
+  /// Tensors the scheme leaves unquantized are in `unquantized`, or in the model's compute
+  /// dtype if unset (a GPTQ/AWQ checkpoint's config says float16 for them).
+  std::optional<dtype> unquantized{};
+  /// Parts left unquantized on top of the scheme's rule (quantization_config.modules_to_not_convert).
+  std::uint16_t unquantized_parts = 0;
+  bool include_mtp = false;    ///< count the MTP modules (and their copies): a checkpoint's bytes, or speculative decoding
+  bool include_vision = true;  ///< count the vision tower (a GGUF keeps it in a separate mmproj file; counted at f16)
+  friend constexpr auto operator==(const weights_format&, const weights_format&) -> bool = default;
+};
+
+[[nodiscard]] constexpr auto uniform_weights(dtype t) -> weights_format {
+  weights_format f;
+  f.type = t;
+  return f;
+}
+[[nodiscard]] constexpr auto gguf_weights(gguf_ftype t) -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::gguf;
+  f.gguf = t;
+  return f;
+}
+/// GPTQ with `bits` and `group_size` (0: one group per column, config group_size -1).
+[[nodiscard]] constexpr auto gptq_weights(std::uint32_t bits, std::uint32_t group_size) -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::gptq;
+  f.bits = bits;
+  f.group_size = group_size;
+  return f;
+}
+[[nodiscard]] constexpr auto awq_weights(std::uint32_t bits, std::uint32_t group_size) -> weights_format {
+  weights_format f = gptq_weights(bits, group_size);
+  f.scheme = weights_scheme::awq;
+  return f;
+}
+/// FP8 with one float32 scale per block_rows × block_cols (DeepSeek-V3: 128 × 128; 0 × 0 per tensor).
+[[nodiscard]] constexpr auto fp8_weights(std::uint32_t block_rows = 128, std::uint32_t block_cols = 128) -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::fp8;
+  f.block_rows = block_rows;
+  f.block_cols = block_cols;
+  return f;
+}
+[[nodiscard]] constexpr auto mxfp4_weights() -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::mxfp4;
+  return f;
+}
+[[nodiscard]] constexpr auto bnb_4bit_weights(bool double_quant = false) -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::bnb_4bit;
+  f.double_quant = double_quant;
+  return f;
+}
+[[nodiscard]] constexpr auto bnb_8bit_weights() -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::bnb_8bit;
+  return f;
+}
+
+/// ASCII case-insensitive: a llama.cpp preset name ("q4_K_M", "Q8_0", "f16").
+[[nodiscard]] constexpr auto parse_gguf_ftype(std::string_view text) -> std::optional<gguf_ftype> {
+  for (std::size_t i = 0; i < gguf_ftype_names.size(); ++i) {
+    if (detail::ascii_iequal(gguf_ftype_names[i], text)) {
+      return static_cast<gguf_ftype>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+/// A --weights-dtype choice: a llama.cpp preset (q8_0, q4_0, q4_K_M, ...: GGUF layout with its
+/// float32 norms and per-tensor rules), else an element type for every tensor (bf16, fp8, int4).
+[[nodiscard]] constexpr auto parse_weights_format(std::string_view text) -> std::optional<weights_format> {
+  if (const auto g = parse_gguf_ftype(text); g && *g != gguf_ftype::f32 && *g != gguf_ftype::f16 && *g != gguf_ftype::bf16) {
+    return gguf_weights(*g);
+  }
+  if (const auto t = parse_dtype(text)) {
+    return uniform_weights(*t);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kvsize

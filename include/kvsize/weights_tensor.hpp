@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// kvsize::weight_tensor: one weight tensor of a model, as for_each_weight (weights_enumeration.hpp)
+// reports it: which term of the parameter count it belongs to (weight_part), what it is in the
+// quantizers' vocabulary (tensor_role), its layer and its shape. Part of <kvsize/weights.hpp>.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t
+
+#include "detail/checked.hpp"
+#include "dtype.hpp"
+
+namespace kvsize {
+
+/// The term of parameter_breakdown a tensor belongs to.
+enum class weight_part : std::uint8_t {
+  embeddings,      ///< token embedding (+ learned position embedding)
+  lm_head,         ///< untied output projection
+  attention,       ///< attention projections, their biases, sinks (MLA projections included)
+  mlp,             ///< dense MLPs
+  experts_routed,  ///< routed experts of MoE layers
+  experts_shared,  ///< shared (always-on) experts
+  router,          ///< routers, their biases, shared-expert gates
+  norms,           ///< every normalization weight and bias (layer, final, Q/K, MLA's)
+  recurrent,       ///< Mamba2 / gated-delta mixers (their gated norm included)
+  mtp,             ///< multi-token-prediction modules (not in total)
+  mtp_embeddings,  ///< the embedding and head copies MTP modules store (not in total)
+  vision,          ///< vision tower and projector (not in total)
+};
+inline constexpr std::uint32_t weight_part_count = 12;
+static_assert(static_cast<std::uint32_t>(weight_part::vision) + 1 == weight_part_count, "kvsize: one count per weight_part");
+
+/// A bit of weights_format::unquantized_parts.
+[[nodiscard]] constexpr auto part_bit(weight_part p) -> std::uint16_t {
+  return static_cast<std::uint16_t>(1U << static_cast<unsigned>(p));
+}
+
+/// What a tensor is, in the vocabulary the quantizers' rules use.
+enum class tensor_role : std::uint8_t {
+  token_embedding,
+  position_embedding,
+  output,  ///< the LM head
+  attn_q,
+  attn_k,
+  attn_v,
+  attn_qkv,  ///< fused Q/K/V (weights_shape::fused_qkv)
+  attn_output,
+  attn_q_a,   ///< MLA: hidden → q_lora_rank
+  attn_q_b,   ///< MLA: q_lora_rank → heads × (nope + rope)
+  attn_kv_a,  ///< MLA: hidden → kv_lora_rank + rope
+  attn_kv_b,  ///< MLA: kv_lora_rank → heads × (nope + v)
+  ffn_gate,
+  ffn_up,
+  ffn_gate_up,  ///< fused gate and up (weights_shape::fused_gate_up)
+  ffn_down,
+  router,              ///< experts × hidden
+  shared_expert_gate,  ///< 1 × hidden
+  ssm_in,
+  ssm_conv,  ///< depthwise conv1d weight: channels × kernel
+  ssm_out,
+  ssm_x,   ///< Mamba1 x_proj: d_inner → dt_rank + 2 × d_state
+  ssm_dt,  ///< Mamba1 dt_proj: dt_rank → d_inner
+  mtp_projection,   ///< MTP: 2 × hidden → hidden
+  norm,             ///< a 1-D normalization weight or bias
+  vector,           ///< another 1-D tensor: a bias, attention sinks, SSM dt_bias / A_log / D
+  correction_bias,  ///< e_score_correction_bias: a float32 buffer in every checkpoint
+  vision,           ///< the vision tower and projector, as one opaque count
+};
+
+/// Layer index of model-wide tensors.
+inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
+
+/// One weight tensor (or `copies` identical ones: the experts of a layer). A matrix is
+/// rows (output features) × cols (input features, the stored row length); a vector has rows = 1.
+struct weight_tensor {
+  weight_part part = weight_part::embeddings;
+  tensor_role role = tensor_role::vector;
+  std::uint32_t layer = no_layer;  ///< decoder layer; layers + i for MTP module i
+  std::uint64_t rows = 0;
+  std::uint64_t cols = 0;
+  std::uint64_t copies = 1;
+  [[nodiscard]] constexpr auto elements() const -> std::uint64_t {
+    return detail::checked_mul(detail::checked_mul(rows, cols), copies);
+  }
+  [[nodiscard]] constexpr auto is_vector() const -> bool {
+    return role == tensor_role::norm || role == tensor_role::vector || role == tensor_role::correction_bias;
+  }
+  /// A Linear layer's weight inside a decoder block: what GPTQ, AWQ, FP8 and bitsandbytes quantize.
+  [[nodiscard]] constexpr auto is_block_linear() const -> bool {
+    switch (role) {
+      case tensor_role::attn_q:
+      case tensor_role::attn_k:
+      case tensor_role::attn_v:
+      case tensor_role::attn_qkv:
+      case tensor_role::attn_output:
+      case tensor_role::attn_q_a:
+      case tensor_role::attn_q_b:
+      case tensor_role::attn_kv_a:
+      case tensor_role::attn_kv_b:
+      case tensor_role::ffn_gate:
+      case tensor_role::ffn_up:
+      case tensor_role::ffn_gate_up:
+      case tensor_role::ffn_down:
+      case tensor_role::ssm_in:
+      case tensor_role::ssm_out:
+      case tensor_role::ssm_x:
+      case tensor_role::ssm_dt: return true;
+      default: return false;
+    }
+  }
+};
+
+namespace detail {
+/// Bytes of tensor `t` stored as `type`: its rows × cols elements in whole blocks
+/// (storage_bytes), times its copies.
+[[nodiscard]] constexpr auto tensor_bytes(const weight_tensor& t, dtype type) -> std::uint64_t {
+  return checked_mul(storage_bytes(type, checked_mul(t.rows, t.cols)).count(), t.copies);
+}
+}  // namespace detail
+
+}  // namespace kvsize

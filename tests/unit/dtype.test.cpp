@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// kvsize/dtype.hpp: the one element-type table, seen from dtype and from ggml_type.
+#include <catch2/catch_test_macros.hpp>
+
+#include <string_view>
+
+#include <kvsize/dtype.hpp>
+
+namespace {
+using kvsize::dtype;
+using kvsize::ggml_type;
+
+// A ggml_type that shares a dtype's row has the dtype's name and sizes: one row, two views.
+static_assert(&kvsize::traits(ggml_type::q8_0) == &kvsize::traits(dtype::q8_0));
+static_assert(&kvsize::traits(ggml_type::bf16) == &kvsize::traits(dtype::bf16));
+static_assert(kvsize::name(ggml_type::iq4_nl) == kvsize::name(dtype::iq4_nl));
+// ggml-common.h block sizes of the K-quants: 256 elements per super-block.
+static_assert(kvsize::traits(ggml_type::q2_K).block_bytes == 84);
+static_assert(kvsize::traits(ggml_type::q3_K).block_bytes == 110);
+static_assert(kvsize::traits(ggml_type::q4_K).block_bytes == 144);
+static_assert(kvsize::traits(ggml_type::q5_K).block_bytes == 176);
+static_assert(kvsize::traits(ggml_type::q6_K).block_bytes == 210);
+static_assert(kvsize::traits(ggml_type::q6_K).block_elements == 256);
+static_assert(kvsize::name(ggml_type::q4_K) == "q4_K");
+// Aliases are part of the row, and parse in constant expressions.
+static_assert(kvsize::parse_dtype("float8_e4m3fn") == dtype::fp8_e4m3);
+static_assert(kvsize::parse_dtype("HALF") == dtype::f16);
+static_assert(kvsize::all_dtypes.size() == kvsize::dtype_count);
+static_assert(kvsize::all_dtypes.back() == dtype::iq4_nl);
+}  // namespace
+
+TEST_CASE("dtype table: names, aliases and K-quants", "[dtype]") {
+  // Every row's name is unique, and no alias spells another row's name or alias.
+  std::size_t spellings = 0;
+  for (const auto& row : kvsize::detail::element_types) {
+    for (const auto& other : kvsize::detail::element_types) {
+      if (&row == &other) {
+        continue;
+      }
+      CHECK(row.name != other.name);
+      for (const std::string_view a : other.aliases) {
+        CHECK((a.empty() || a != row.name));
+        for (const std::string_view b : row.aliases) {
+          CHECK((a.empty() || a != b));
+        }
+      }
+    }
+    for (const std::string_view a : row.aliases) {
+      spellings += a.empty() ? 0U : 1U;
+    }
+  }
+  CHECK(spellings == 12);  // float32 float fp32 float16 half fp16 bfloat16 fp8 float8_e4m3fn e4m3 float8_e5m2 e5m2
+  // Every dtype alias parses to its row's type.
+  for (const dtype t : kvsize::all_dtypes) {
+    for (const std::string_view a : kvsize::traits(t).aliases) {
+      if (!a.empty()) {
+        CHECK(kvsize::parse_dtype(a) == t);
+      }
+    }
+  }
+  // The K-quants are GGUF tensor types only: parse_dtype refuses them (no K-quant KV cache).
+  CHECK_FALSE(kvsize::parse_dtype("q4_K"));
+  CHECK_FALSE(kvsize::parse_dtype("q6_K"));
+  // bits per element of a K-quant, from its row: q4_K 144 × 8 / 256 = 4.5.
+  const auto& q4k = kvsize::traits(ggml_type::q4_K);
+  CHECK(8 * q4k.block_bytes == 9 * q4k.block_elements / 2);
+}
