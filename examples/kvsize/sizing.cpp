@@ -225,31 +225,30 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   return o;
 }
 
-/// Knobs that only mean something to one engine: warn when they are given to another.
+/// Knobs that only mean something to some engines: warn when they are given to another (each engine
+/// type lists the knobs it reads: reads_knob).
 void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::string>& warnings) {
   struct knob {
     bool given;
     std::string_view flag;
     bool used;
   };
-  const bool vllm = e == engine_kind::vllm;
-  const bool sglang = e == engine_kind::sglang;
-  const bool llama = e == engine_kind::llama_cpp;
-  const bool paged = vllm || sglang || e == engine_kind::trtllm;
+  const auto reads = [&](engine_knob k) { return reads_knob(e, k); };
   const knob knobs[] = {
-      {opts.block_size.has_value(), "--block-size", paged},
-      {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", vllm},
-      {opts.max_num_seqs.has_value(), "--max-num-seqs", vllm},
-      {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", vllm},
-      {opts.mem_fraction_static.has_value(), "--mem-fraction-static", sglang},
-      {opts.max_running_requests.has_value(), "--max-running-requests", sglang},
-      {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction", e == engine_kind::trtllm},
-      {opts.parallel.has_value(), "--parallel", llama},
-      {opts.ubatch.has_value(), "--ubatch", llama},
-      {opts.kv_unified, "--kv-unified", llama},
-      {opts.swa_full, "--swa-full", llama},
-      {opts.flash_attn.has_value(), "--flash-attn", llama},
-      {opts.gpu_layers.has_value(), "--n-gpu-layers", llama},
+      {opts.block_size.has_value(), "--block-size", reads(engine_knob::block_size)},
+      {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", reads(engine_knob::max_num_batched_tokens)},
+      {opts.max_num_seqs.has_value(), "--max-num-seqs", reads(engine_knob::max_num_seqs)},
+      {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", reads(engine_knob::gpu_memory_utilization)},
+      {opts.mem_fraction_static.has_value(), "--mem-fraction-static", reads(engine_knob::mem_fraction_static)},
+      {opts.max_running_requests.has_value(), "--max-running-requests", reads(engine_knob::max_running_requests)},
+      {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction",
+       reads(engine_knob::free_gpu_memory_fraction)},
+      {opts.parallel.has_value(), "--parallel", reads(engine_knob::parallel)},
+      {opts.ubatch.has_value(), "--ubatch", reads(engine_knob::ubatch)},
+      {opts.kv_unified, "--kv-unified", reads(engine_knob::kv_unified)},
+      {opts.swa_full, "--swa-full", reads(engine_knob::swa_full)},
+      {opts.flash_attn.has_value(), "--flash-attn", reads(engine_knob::flash_attn)},
+      {opts.gpu_layers.has_value(), "--n-gpu-layers", reads(engine_knob::gpu_layers)},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {

@@ -10,6 +10,7 @@
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::vllm {
 
@@ -249,13 +250,6 @@ struct spec {
   return s;
 }
 
-/// vLLM's budget: gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch
-/// memory: the caller's engine_overhead, which vLLM measures by profiling).
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::saturating_sub(kvsize::detail::fraction_of(device_memory, o.gpu_memory_utilization),
-                                        weights + o.engine_overhead);
-}
-
 /// Blocks, the logged token count (per group: num_blocks // groups × min block size) and the
 /// logged concurrency (num_blocks / blocks per request).
 [[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
@@ -282,3 +276,76 @@ struct spec {
 }
 
 }  // namespace kvsize::engines::vllm
+
+namespace kvsize {
+
+/// vLLM (v1) as an engine type (see engine_concept.hpp).
+struct vllm_engine : engine_defaults {
+  static constexpr engine_kind kind = engine_kind::vllm;
+  static constexpr std::string_view name = "vllm";
+  static constexpr std::string_view display_name = "vLLM";
+  static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
+                                       engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization;
+  /// A float32 config (or one without dtype) is served in bfloat16: vllm/config/model.py
+  /// `_resolve_auto_dtype` ("Downcast for float32 models": the platform's first supported dtype,
+  /// bfloat16 on compute capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16
+  /// before Ampere, same size). A config without dtype: `_find_dtype` reads the safetensors, else
+  /// float32 → bfloat16.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+    return detail::given_or(f, detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
+  }
+  /// `--kv-cache-dtype auto`: the serving dtype.
+  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
+    return kv_dtypes::same(serving_dtype(f));
+  }
+  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
+    return serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::vllm::size_stage(m, o, r);
+  }
+  /// gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch memory: the
+  /// caller's engine_overhead, which vLLM measures by profiling; vllm/v1/worker/gpu_worker.py
+  /// `determine_available_memory`).
+  [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
+    return {.fraction = o.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
+  }
+  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
+  }
+  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+      -> engine_capacity {
+    return engines::vllm::capacity(s, o, budget);
+  }
+  /// The profile run (gpu_worker.py `determine_available_memory` → model_runner `profile_run`):
+  /// logits of min(max_num_seqs, max_num_batched_tokens) last positions in the compute dtype, the
+  /// same rows in float32 for the dummy sampler run, activations of a max_num_batched_tokens chunk;
+  /// runtime: the 150 MiB redundancy buffer of its suggested --kv-cache-memory
+  /// (requested − (weights + peak activations + non-torch + CUDA graphs) − 150 MiB).
+  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
+      -> workspace_defaults {
+    const std::uint64_t rows = std::min(engines::vllm::max_num_seqs(o), engines::vllm::max_num_batched_tokens(o));
+    return {.positions = logits_kept::last,
+            .last_rows = rows,
+            .last_rows_fixed = true,
+            .activation_tokens = engines::vllm::max_num_batched_tokens(o),
+            .sampler_rows = rows,
+            .runtime = runtime_buffer,
+            .sequences = o.batch,
+            .activation_tp = o.tp};
+  }
+  static constexpr bytes runtime_buffer = MiB * 150;
+  /// The scheduler runs at most max_num_seqs sequences.
+  [[nodiscard]] static constexpr auto slot_cap(const engine_options& o, const engine_capacity& /*c*/)
+      -> std::uint64_t {
+    return engines::vllm::max_num_seqs(o);
+  }
+};
+static_assert(engine<vllm_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"
