@@ -205,7 +205,8 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     capacity_for_log = f;
     line("\n");
     prose(out, "", fmt::format("KV capacity on {}", c.source), 2);
-    line("  (the engine's KV budget rule; the plan below adds workspace)\n");
+    line("{}", c.weights_per_device ? "  (the engine's KV budget rule, after the workspace of the plan below)\n"
+                                    : "  (the engine's KV budget rule; the plan below adds workspace)\n");
     if (c.device_memory) {
       row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
     }

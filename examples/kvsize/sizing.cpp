@@ -425,24 +425,6 @@ auto flash_attn_option(const options& opts) -> std::string_view {
   throw usage_error{fmt::format("{}: expected on, off or auto, got '{}'", opts.flag("--flash-attn"), *opts.flash_attn)};
 }
 
-/// The longest context (≤ limit) at which `batch` sequences fit in the budget, as the engine counts.
-/// Capacity falls as context grows, so a binary search finds it.
-auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, bytes budget, std::uint64_t batch,
-                        std::uint64_t limit) -> std::uint64_t {
-  const auto fits = [&](std::uint64_t context) {
-    o.context = context;
-    try {
-      return engine_capacity_for(m, e, o, budget).max_sequences >= batch;
-    } catch (const kvsize::overflow_error&) {
-      return false;
-    }
-  };
-  if (!fits(1)) {
-    return 0;
-  }
-  return detail::last_true(1, limit, fits);
-}
-
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
 void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_memory, std::uint64_t bandwidth,
                   const std::string& device_source, const workspace_overrides& overrides) {
@@ -751,18 +733,27 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       // last stage a little heavier in reality).
       c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
       c.weights_fit = weights_fit(*device_memory, *c.weights_per_device);
-      c.kv_budget = engine_kv_budget(s.engine, *device_memory, *c.weights_per_device, s.engine_opts);
+      // One budget per device: the engine's rule after its workspace, from the sizing above; the
+      // plan's point and the log lines read the same figures.
+      // `served`: the workspace in the dtype the engine computes in, as the plan's.
+      const device_fit fit = fit_on_device(served, s.engine, s.cache, s.engine_opts, *device_memory,
+                                           *c.weights_per_device, overrides);
+      c.kv_budget = fit.budget.kv;
+      c.figures = fit.capacity;
       if (s.engine != engine_kind::exact) {
         s.notes.push_back(fmt::format(
-            "the {} budget here is its rule applied to device memory minus weights; the engine also subtracts "
-            "what it measures at start-up (activation peak, CUDA graphs, non-torch memory), which a config "
-            "cannot tell. For an exact match with a log, pass the KV memory it reports as --kv-memory",
+            "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
+            "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "
+            "sampler, runtime); CUDA graphs and non-torch memory a config cannot tell. For an exact match with "
+            "a log, pass the KV memory it reports as --kv-memory",
             name(s.engine)));
       }
     }
-    c.figures = engine_capacity_for(m, s.engine, s.engine_opts, c.kv_budget);
+    if (opts.kv_memory) {
+      c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
+    }
     const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
-    c.max_context = engine_max_context(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
+    c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
     s.capacity = c;
   }
 

@@ -40,6 +40,7 @@
 #include "detail/checked.hpp"
 #include "detail/search.hpp"
 #include "dtype.hpp"
+#include "device_fit.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
 #include "workspace.hpp"
@@ -158,14 +159,15 @@ template <engine E>
   p.pp = o.pp;
   p.device_memory = in.device_memory;
   p.weights = in.weights / (std::uint64_t{tp} * o.pp);
-  p.workspace = engine_workspace_as<E>(m, o, in.workspace);
-  o.engine_overhead = p.workspace.total();
   const engine_sizing s = size_cache_as<E>(m, o);
+  const device_fit f = fit_on_device_as<E>(m, s, o, in.device_memory, p.weights, in.workspace);
+  o.engine_overhead = f.budget.workspace;
+  p.workspace = f.workspace;
   p.kv = s.kv_bytes + s.state_bytes_per_sequence * users;
   p.prefix_saved = s.prefix_bytes_saved;
-  p.kv_budget = E::kv_budget(in.device_memory, p.weights, o);
-  p.reserve = detail::saturating_sub(in.device_memory, p.weights + p.workspace.total() + p.kv_budget);
-  const engine_capacity c = E::capacity(s, o, p.kv_budget);
+  p.kv_budget = f.budget.kv;
+  p.reserve = f.budget.reserve;
+  const engine_capacity& c = f.capacity;
   p.admitted = c.max_sequences;
   p.admitted_shared = c.max_sequences_shared;
   p.slot_cap = E::slot_cap(o, c);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <kvsize/device_fit.hpp>
 #include <kvsize/engine.hpp>
 #include <kvsize/planner.hpp>
 #include <kvsize/presets.hpp>
@@ -158,4 +159,44 @@ TEST_CASE("engine: budget rules and their parts", "[engine]") {
     CHECK(kvsize::apply_budget_rule(kvsize::engine_budget_rule(e, o), 80_GiB, 16_GiB, 1_GiB) ==
           kvsize::engine_kv_budget(e, 80_GiB, 16_GiB, kvsize::engine_options{.engine_overhead = 1_GiB}));
   }
+}
+
+TEST_CASE("engine: one budget per device, from one sizing", "[engine][device_fit]") {
+  const kvsize::model_spec& m = kvsize::presets::llama_3_8b;
+  const kvsize::engine_options o{.context = 1'000, .batch = 5};
+  toy_engine::stages_sized = 0;
+  const kvsize::engine_sizing s = kvsize::size_cache_as<toy_engine>(m, o);
+  const kvsize::device_fit f = kvsize::fit_on_device_as<toy_engine>(m, s, o, 16_GiB, 4_GiB);
+  CHECK(toy_engine::stages_sized == 1);  // the fit sizes nothing
+  CHECK(f.budget.workspace == 1_MiB);
+  CHECK(f.budget.kv == 4_GiB - 1_MiB);
+  CHECK(f.budget.reserve == 8_GiB);
+  CHECK(f.budget.device_memory == f.budget.weights + f.budget.workspace + f.budget.reserve + f.budget.kv);
+  CHECK(f.budget.rule.setting == "toy_fraction");
+  CHECK(f.capacity.max_sequences == 7);  // 134 fit, the cap is 7
+
+  // A plan point sizes once per pipeline stage and takes its budget from the same computation.
+  kvsize::plan_inputs in{};
+  in.weights = 4_GiB;
+  in.device_memory = 16_GiB;
+  in.options = o;
+  toy_engine::stages_sized = 0;
+  const kvsize::plan_point p = kvsize::plan_at_as<toy_engine>(m, in, 1'000, 5, 1);
+  CHECK(toy_engine::stages_sized == 1);
+  CHECK(p.kv_budget == f.budget.kv);
+  CHECK(p.reserve == f.budget.reserve);
+
+  // The same for a registered engine, through the enum.
+  const kvsize::engine_options v{.context = 2'048, .batch = 160, .device_memory = 12_GiB};
+  const kvsize::engine_sizing vs = kvsize::size_cache(m, engine_kind::vllm, v);
+  const kvsize::device_fit vf = kvsize::fit_on_device(m, engine_kind::vllm, vs, v, 12_GiB, 4_GiB);
+  CHECK(vf.budget.kv == kvsize::engine_kv_budget(engine_kind::vllm, 12_GiB, 4_GiB,
+                                                 kvsize::engine_options{.engine_overhead = vf.budget.workspace}));
+  CHECK(vf.capacity.num_blocks == kvsize::capacity_of(engine_kind::vllm, vs, v, vf.budget.kv).num_blocks);
+
+  // The longest context in a fixed budget: 5 users at 32,000 B per token each fit in 4 GiB − 1 MiB
+  // up to ⌊4,293,918,720 / (5 × 32,000)⌋ = 26,836 tokens; the search sizes about log2(limit) times.
+  toy_engine::stages_sized = 0;
+  CHECK(kvsize::max_context_in_budget_as<toy_engine>(m, o, 4_GiB - 1_MiB, 5, 100'000) == 26'836);
+  CHECK(toy_engine::stages_sized <= 20);
 }
