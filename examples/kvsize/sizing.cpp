@@ -349,26 +349,14 @@ void check_parallel_split(const options& opts, const model_spec& m, engine_kind 
                                 opts.flag("--tp"), tp, kv, tp, degrees)};
 }
 
-/// Block sizes the engine accepts:
-/// * vLLM: 1, 8, 16, 32, 64, 128 or 256 tokens (CacheConfig's BlockSize literal, the choices of
-///   --block-size, vllm/config/cache.py, v0.11);
-/// * TensorRT-LLM: a power of 2 (its paged-KV kernels address a token by shifting by
-///   log2(tokens_per_block): KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h);
-/// * SGLang: any positive page size (server_args.py --page-size, type=int).
+/// Block sizes the engine accepts (each engine's block_size_refusal says which, and why).
 void check_block_size(const options& opts, engine_kind e) {
   if (!opts.block_size) {
     return;
   }
   const std::uint32_t b = *opts.block_size;
-  if (e == engine_kind::vllm) {
-    constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
-    if (std::find(allowed.begin(), allowed.end(), b) == allowed.end()) {
-      throw usage_error{fmt::format("{} {}: vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens",
-                                    opts.flag("--block-size"), b)};
-    }
-  } else if (e == engine_kind::trtllm && (b & (b - 1)) != 0) {
-    throw usage_error{fmt::format("{} {}: TensorRT-LLM's tokens_per_block must be a power of 2 (e.g. 32 or 64)",
-                                  opts.flag("--block-size"), b)};
+  if (const std::string_view why = block_size_refusal(e, b); !why.empty()) {
+    throw usage_error{fmt::format("{} {}: {}", opts.flag("--block-size"), b, why)};
   }
 }
 
@@ -394,24 +382,19 @@ auto refusal(const std::exception& e) -> std::string_view {
   return what;
 }
 
-/// K/V element types the engine can store, refused under the option that chose them: llama.cpp's
-/// cache types (is_cache_type: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1); the other
-/// engines have no GGML block-quantized cache.
+/// K/V element types the engine can store (its kv_type_refusal), refused under the option that
+/// chose them.
 void check_cache_types(const options& opts, engine_kind e, const kv_dtypes& kv) {
   const auto check = [&](dtype t, const std::optional<std::string>& own, std::string_view own_flag,
                          std::string_view which) {
+    const std::string_view why = kv_type_refusal(e, t);
+    if (why.empty()) {
+      return;
+    }
     const std::string given = own              ? fmt::format("{} {}", opts.flag(own_flag), *own)
                               : opts.kv_dtype ? fmt::format("{} {}", opts.flag("--kv-dtype"), *opts.kv_dtype)
                                               : fmt::format("the model's dtype {} ({})", name(t), which);
-    if (e == engine_kind::llama_cpp && !engines::llama_cpp::is_cache_type(t)) {
-      throw usage_error{fmt::format("{}: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
-                                    "q5_0 and q5_1",
-                                    given)};
-    }
-    if (e != engine_kind::llama_cpp && e != engine_kind::exact && traits(t).block_elements != 1) {
-      throw usage_error{fmt::format("{}: {} has no GGML block-quantized KV cache (q8_0, q4_0, ...){}", given, name(e),
-                                    e == engine_kind::transformers ? "" : "; its 8-bit cache is fp8")};
-    }
+    throw usage_error{fmt::format("{}: {}", given, why)};
   };
   check(kv.k, opts.k_dtype, "--k-dtype", "K");
   check(kv.v, opts.v_dtype, "--v-dtype", "V");
@@ -472,7 +455,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   p.inputs.workspace = overrides;
   std::uint64_t users = s.batch;
   std::uint64_t context = s.context;
-  if (s.engine == engine_kind::llama_cpp && opts.parallel) {
+  if (opts.parallel && reads_knob(s.engine, engine_knob::parallel)) {
     // -c is shared by the -np slots: each user holds its slot's share.
     users = *opts.parallel;
     context = std::max<std::uint64_t>(1, s.context / users);
@@ -485,7 +468,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   } catch (const kvsize::invalid_argument& e) {
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
-  if (s.engine == engine_kind::llama_cpp) {
+  if (reads_knob(s.engine, engine_knob::parallel)) {  // users are slots (llama.cpp's plan_options)
     p.llama_mapping = fmt::format("-np {} -c {}", users, users * context);
   }
 
@@ -585,7 +568,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("{} {} is longer than the sequence ({}): a shared prefix is part of every sequence",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context))};
   }
-  if (opts.flash_attn && engine == engine_kind::llama_cpp) {
+  if (opts.flash_attn && reads_knob(engine, engine_knob::flash_attn)) {
     const std::string_view fa = flash_attn_option(opts);
     if (fa == "off" && traits(s.kv.v).block_elements > 1) {
       // llama_init_from_model (src/llama-context.cpp) refuses it: "V cache quantization requires flash_attn".
@@ -597,7 +580,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                   "its cache: the figures are the same either way",
                                   opts.flag("--flash-attn"), fa));
   }
-  if (opts.gpu_layers && engine == engine_kind::llama_cpp) {
+  if (opts.gpu_layers && reads_knob(engine, engine_knob::gpu_layers)) {
     const std::string& ngl = *opts.gpu_layers;
     const bool number = !ngl.empty() && ngl.find_first_not_of("0123456789") == std::string::npos && ngl.size() <= 9;
     if (!number && ngl != "auto" && ngl != "all") {
@@ -695,7 +678,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
 
-  if (s.engine == engine_kind::llama_cpp && opts.shared_prefix && s.cache.n_ctx_seq != 0 &&
+  if (opts.shared_prefix && s.cache.n_ctx_seq != 0 &&  // llama.cpp: a slot holds n_ctx_seq cells
+     
       *opts.shared_prefix > s.cache.n_ctx_seq) {
     throw usage_error{fmt::format("{} {} is longer than a llama.cpp slot: {} shares {} cells over {} slots, {} each",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context),

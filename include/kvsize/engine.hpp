@@ -131,6 +131,16 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return has_knob(E::knobs, k); });
 }
 
+/// Why engine `e` refuses block size `b` (empty: it accepts it).
+[[nodiscard]] constexpr auto block_size_refusal(engine_kind e, std::uint32_t b) -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::block_size_refusal(b); });
+}
+
+/// Why engine `e` refuses K/V element type `t` (empty: it accepts it).
+[[nodiscard]] constexpr auto kv_type_refusal(engine_kind e, dtype t) -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::kv_type_refusal(t); });
+}
+
 /// Devices a model's layers are split over (llama.cpp: tp × pp; the others: pp).
 [[nodiscard]] constexpr auto layer_split_devices(engine_kind e, const engine_options& o) -> std::uint32_t {
   return visit_engine(e, [&]<engine E>(E) { return E::layer_split_devices(o); });

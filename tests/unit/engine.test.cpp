@@ -200,3 +200,22 @@ TEST_CASE("engine: one budget per device, from one sizing", "[engine][device_fit
   CHECK(kvsize::max_context_in_budget_as<toy_engine>(m, o, 4_GiB - 1_MiB, 5, 100'000) == 26'836);
   CHECK(toy_engine::stages_sized <= 20);
 }
+
+TEST_CASE("engine: what each engine refuses, in its own words", "[engine]") {
+  using kvsize::block_size_refusal;
+  using kvsize::dtype;
+  using kvsize::kv_type_refusal;
+  CHECK(block_size_refusal(engine_kind::vllm, 16).empty());
+  CHECK(block_size_refusal(engine_kind::vllm, 48) == "vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens");
+  CHECK(block_size_refusal(engine_kind::trtllm, 64).empty());
+  CHECK(!block_size_refusal(engine_kind::trtllm, 48).empty());
+  CHECK(block_size_refusal(engine_kind::sglang, 48).empty());
+  CHECK(kv_type_refusal(engine_kind::exact, dtype::q4_0).empty());
+  CHECK(kv_type_refusal(engine_kind::llama_cpp, dtype::q4_0).empty());
+  CHECK(!kv_type_refusal(engine_kind::llama_cpp, dtype::fp8_e4m3).empty());
+  for (engine_kind e : {engine_kind::vllm, engine_kind::sglang, engine_kind::trtllm, engine_kind::transformers}) {
+    CHECK(kv_type_refusal(e, dtype::fp8_e4m3).empty());
+    CHECK(kv_type_refusal(e, dtype::q8_0).starts_with(kvsize::name(e)));
+  }
+  STATIC_REQUIRE(toy_engine::block_size_refusal(3).empty());  // the defaults accept everything
+}

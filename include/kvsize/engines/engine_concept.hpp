@@ -130,6 +130,9 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::slot_cap(o, c) } -> std::same_as<std::uint64_t>;
   { E::valid_tp(m, n, n) } -> std::same_as<bool>;
   { E::plan_options(o, u, u) } -> std::same_as<engine_options>;
+  // What it refuses, in words (empty: accepted): a block size, a K/V element type.
+  { E::block_size_refusal(n) } -> std::same_as<std::string_view>;
+  { E::kv_type_refusal(dtype{}) } -> std::same_as<std::string_view>;
 };
 
 /// Defaults most engines share; an engine type derives from it and replaces what differs.
@@ -159,6 +162,10 @@ struct engine_defaults {
     o.context = context;
     return o;
   }
+  /// Any block size is accepted.
+  [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t /*b*/) -> std::string_view { return {}; }
+  /// Any element type is accepted (as a plain element or a GGML block).
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype /*t*/) -> std::string_view { return {}; }
   /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& m) -> std::uint64_t { return m.max_context; }
 };

@@ -245,6 +245,12 @@ struct llama_cpp_engine : engine_defaults {
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& /*f*/) -> dtype {
     return dtype::f16;
   }
+  /// --cache-type-k / --cache-type-v (is_cache_type).
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return engines::llama_cpp::is_cache_type(t)
+               ? std::string_view{}
+               : "llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0 and q5_1";
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::llama_cpp::size_stage(m, o, r);

@@ -205,6 +205,13 @@ struct sglang_engine : engine_defaults {
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
     return serving_dtype(f);
   }
+  /// No GGML block-quantized cache (any positive page size is accepted: server_args.py
+  /// --page-size, type=int).
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1
+               ? "sglang has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+               : std::string_view{};
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::sglang::size_stage(m, o, r);

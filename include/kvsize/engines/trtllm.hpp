@@ -163,6 +163,17 @@ struct trtllm_engine : engine_defaults {
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
     return serving_dtype(f);
   }
+  /// A power of 2: its paged-KV kernels address a token by shifting by log2(tokens_per_block)
+  /// (KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h).
+  [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
+    return (b & (b - 1)) != 0 ? "TensorRT-LLM's tokens_per_block must be a power of 2 (e.g. 32 or 64)"
+                              : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1
+               ? "trtllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+               : std::string_view{};
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::trtllm::size_stage(m, o, r);

@@ -6,6 +6,7 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
+#include <array>      // std::array
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "../error.hpp"
@@ -300,6 +301,20 @@ struct vllm_engine : engine_defaults {
   }
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
     return serving_dtype(f);
+  }
+  /// CacheConfig's BlockSize literal, the choices of --block-size (vllm/config/cache.py, v0.11).
+  [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
+    constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
+    for (std::uint32_t a : allowed) {
+      if (a == b) {
+        return {};
+      }
+    }
+    return "vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens";
+  }
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1 ? "vllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+                                         : std::string_view{};
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
