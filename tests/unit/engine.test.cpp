@@ -23,7 +23,7 @@ namespace {
 /// A toy engine: every KV layer of a stage costs `row` bytes per token per device, whatever the model;
 /// its budget is half the device minus weights and overhead; its scheduler runs at most 7 sequences;
 /// its workspace is a 1 MiB runtime buffer. It counts how often it is asked to size a stage.
-struct toy_engine : kvsize::engine_defaults {
+struct toy_engine : kvsize::engine_defaults<toy_engine> {
   static constexpr engine_kind kind = engine_kind::exact;  // unregistered: the enum is never dispatched on
   static constexpr std::string_view name = "toy";
   static constexpr std::string_view display_name = "Toy";
@@ -74,7 +74,7 @@ struct toy_engine : kvsize::engine_defaults {
 };
 static_assert(kvsize::engine<toy_engine>);
 
-struct not_an_engine : kvsize::engine_defaults {  // no identity, no sizing
+struct not_an_engine : kvsize::engine_defaults<not_an_engine> {  // no identity, no sizing
 };
 static_assert(!kvsize::engine<not_an_engine>);
 static_assert(!kvsize::engine<int>);

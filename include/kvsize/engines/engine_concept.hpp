@@ -135,8 +135,37 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::kv_type_refusal(dtype{}) } -> std::same_as<std::string_view>;
 };
 
-/// Defaults most engines share; an engine type derives from it and replaces what differs.
+/// A budget rule applied: see budget_rule. fraction_of floors; saturating: 0 when nothing is left.
+[[nodiscard]] constexpr auto apply_budget_rule(const budget_rule& r, bytes device_memory, bytes weights,
+                                               bytes overhead) -> bytes {
+  if (r.of_free) {
+    return detail::fraction_of(detail::saturating_sub(device_memory, weights + overhead + r.margin), r.fraction);
+  }
+  const bytes usable = r.fraction == 1.0 ? device_memory : detail::fraction_of(device_memory, r.fraction);
+  return detail::saturating_sub(usable, weights + overhead + r.margin);
+}
+
+/// Defaults most engines share; an engine type `X` derives from engine_defaults<X> and replaces
+/// what differs (a member of X hides the default of the same name).
+template <class Self>
 struct engine_defaults {
+  /// The cache holds what the layers compute (`--kv-cache-dtype auto`): the serving dtype.
+  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
+    return kv_dtypes::same(Self::serving_dtype(f));
+  }
+  /// Unquantized weights are loaded in the serving dtype.
+  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
+    return Self::serving_dtype(f);
+  }
+  /// The engine's budget rule applied (apply_budget_rule), with the caller's overhead.
+  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+    return apply_budget_rule(Self::budget(o), device_memory, weights, o.engine_overhead);
+  }
+  /// "sequences × bytes per sequence ≤ budget" (plain_capacity).
+  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& /*o*/, bytes budget)
+      -> engine_capacity {
+    return detail::plain_capacity(s, budget);
+  }
   static constexpr engine_knob knobs = engine_knob::none;
   static constexpr std::optional<dtype> kv_8bit = dtype::fp8_e4m3;
   static constexpr std::optional<dtype> kv_4bit = std::nullopt;
@@ -169,15 +198,5 @@ struct engine_defaults {
   /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& m) -> std::uint64_t { return m.max_context; }
 };
-
-/// A budget rule applied: see budget_rule. fraction_of floors; saturating: 0 when nothing is left.
-[[nodiscard]] constexpr auto apply_budget_rule(const budget_rule& r, bytes device_memory, bytes weights,
-                                               bytes overhead) -> bytes {
-  if (r.of_free) {
-    return detail::fraction_of(detail::saturating_sub(device_memory, weights + overhead + r.margin), r.fraction);
-  }
-  const bytes usable = r.fraction == 1.0 ? device_memory : detail::fraction_of(device_memory, r.fraction);
-  return detail::saturating_sub(usable, weights + overhead + r.margin);
-}
 
 }  // namespace kvsize

@@ -48,19 +48,13 @@ namespace kvsize::engines::exact {
 namespace kvsize {
 
 /// The mathematical minimum as an engine type (see engine_concept.hpp).
-struct exact_engine : engine_defaults {
+struct exact_engine : engine_defaults<exact_engine> {
   static constexpr engine_kind kind = engine_kind::exact;
   static constexpr std::string_view name = "exact";
   static constexpr std::string_view display_name = "exact";
   static constexpr std::optional<dtype> kv_4bit = dtype::int4;
   /// The config's dtype: the model as published.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
-  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
-    return kv_dtypes::same(serving_dtype(f));
-  }
-  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
-    return serving_dtype(f);
-  }
   /// No context setting: 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
@@ -69,13 +63,6 @@ struct exact_engine : engine_defaults {
   }
   /// Device memory minus weights minus the caller's overhead.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
-  }
-  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& /*o*/, bytes budget)
-      -> engine_capacity {
-    return detail::plain_capacity(s, budget);
-  }
   /// Nothing: the KV ceiling alone, the lessons' arithmetic.
   [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
       -> workspace_defaults {

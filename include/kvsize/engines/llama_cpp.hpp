@@ -225,7 +225,7 @@ enum class cache_select : std::uint8_t { all, base, swa };
 namespace kvsize {
 
 /// llama.cpp as an engine type (see engine_concept.hpp).
-struct llama_cpp_engine : engine_defaults {
+struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   static constexpr engine_kind kind = engine_kind::llama_cpp;
   static constexpr std::string_view name = "llama.cpp";
   static constexpr std::string_view display_name = "llama.cpp";
@@ -264,13 +264,6 @@ struct llama_cpp_engine : engine_defaults {
   /// 1 GiB margin free: device − weights − overhead − 1 GiB.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule {
     return {.margin = engines::llama_cpp::fit_margin};
-  }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
-  }
-  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& /*o*/, bytes budget)
-      -> engine_capacity {
-    return detail::plain_capacity(s, budget);
   }
   /// The compute buffer's worst case: logits of a whole ubatch (n_ubatch = min(-ub, -b, n_ctx) rows,
   /// float32, every position an output) and its activations (n_ubatch tokens, float32). The output

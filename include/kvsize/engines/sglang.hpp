@@ -183,7 +183,7 @@ namespace kvsize::engines::sglang {
 namespace kvsize {
 
 /// SGLang as an engine type (see engine_concept.hpp).
-struct sglang_engine : engine_defaults {
+struct sglang_engine : engine_defaults<sglang_engine> {
   static constexpr engine_kind kind = engine_kind::sglang;
   static constexpr std::string_view name = "sglang";
   static constexpr std::string_view display_name = "SGLang";
@@ -197,13 +197,6 @@ struct sglang_engine : engine_defaults {
       return detail::given_or(f, dtype::bf16);
     }
     return detail::given_or(f, detail::float32_config(f) ? (f.gemma ? dtype::bf16 : dtype::f16) : f.config_dtype);
-  }
-  /// `--kv-cache-dtype auto` (model_runner.py `configure_kv_cache_dtype`): the serving dtype.
-  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
-    return kv_dtypes::same(serving_dtype(f));
-  }
-  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
-    return serving_dtype(f);
   }
   /// No GGML block-quantized cache (any positive page size is accepted: server_args.py
   /// --page-size, type=int).
@@ -220,9 +213,6 @@ struct sglang_engine : engine_defaults {
   /// the device that is mem_fraction_static × device − weights (− the caller's overhead).
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     return {.fraction = engines::sglang::mem_fraction_static(o), .setting = "mem_fraction_static", .decimals = 3};
-  }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {

@@ -62,7 +62,7 @@ namespace kvsize::engines::transformers {
 namespace kvsize {
 
 /// transformers (generate() with a DynamicCache) as an engine type (see engine_concept.hpp).
-struct transformers_engine : engine_defaults {
+struct transformers_engine : engine_defaults<transformers_engine> {
   static constexpr engine_kind kind = engine_kind::transformers;
   static constexpr std::string_view name = "transformers";
   static constexpr std::string_view display_name = "transformers";
@@ -70,12 +70,6 @@ struct transformers_engine : engine_defaults {
   /// without dtype stays float32 here (v5 would read the checkpoint). DynamicCache holds what the
   /// layers compute.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
-  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
-    return kv_dtypes::same(serving_dtype(f));
-  }
-  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
-    return serving_dtype(f);
-  }
   /// No context setting: 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
@@ -88,13 +82,6 @@ struct transformers_engine : engine_defaults {
   }
   /// Nothing is reserved: device − weights − the caller's overhead.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
-  }
-  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& /*o*/, bytes budget)
-      -> engine_capacity {
-    return detail::plain_capacity(s, budget);
-  }
   /// The lesson's naive forward pass: logits of every position of every sequence (unless
   /// logits_to_keep) in the compute dtype, or float32 with logits_float32; generate()'s float32
   /// sampler copy of the last logits (batch × vocab × 4 B); activations of one forward pass over

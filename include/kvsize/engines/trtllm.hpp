@@ -144,7 +144,7 @@ inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfi
 namespace kvsize {
 
 /// TensorRT-LLM (PyTorch backend) as an engine type (see engine_concept.hpp).
-struct trtllm_engine : engine_defaults {
+struct trtllm_engine : engine_defaults<trtllm_engine> {
   static constexpr engine_kind kind = engine_kind::trtllm;
   static constexpr std::string_view name = "trtllm";
   static constexpr std::string_view display_name = "TensorRT-LLM";
@@ -155,13 +155,6 @@ struct trtllm_engine : engine_defaults {
   /// `ModelConfig.torch_dtype`). float32 stays float32.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
-  }
-  /// KvCacheConfig dtype "auto": the serving dtype.
-  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
-    return kv_dtypes::same(serving_dtype(f));
-  }
-  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
-    return serving_dtype(f);
   }
   /// A power of 2: its paged-KV kernels address a token by shifting by log2(tokens_per_block)
   /// (KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h).
@@ -181,9 +174,6 @@ struct trtllm_engine : engine_defaults {
   /// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     return {.fraction = o.free_gpu_memory_fraction, .of_free = true, .setting = "free_gpu_memory_fraction"};
-  }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {

@@ -281,7 +281,7 @@ struct spec {
 namespace kvsize {
 
 /// vLLM (v1) as an engine type (see engine_concept.hpp).
-struct vllm_engine : engine_defaults {
+struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr engine_kind kind = engine_kind::vllm;
   static constexpr std::string_view name = "vllm";
   static constexpr std::string_view display_name = "vLLM";
@@ -294,13 +294,6 @@ struct vllm_engine : engine_defaults {
   /// float32 → bfloat16.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return detail::given_or(f, detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
-  }
-  /// `--kv-cache-dtype auto`: the serving dtype.
-  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
-    return kv_dtypes::same(serving_dtype(f));
-  }
-  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {
-    return serving_dtype(f);
   }
   /// CacheConfig's BlockSize literal, the choices of --block-size (vllm/config/cache.py, v0.11).
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
@@ -325,9 +318,6 @@ struct vllm_engine : engine_defaults {
   /// `determine_available_memory`).
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     return {.fraction = o.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
-  }
-  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-    return apply_budget_rule(budget(o), device_memory, weights, o.engine_overhead);
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {
