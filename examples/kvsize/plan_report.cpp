@@ -44,20 +44,17 @@ void title(fmt::memory_buffer& out, std::string_view text) {
 /// What the engine's budget rule keeps away from the KV cache, in words.
 auto reserve_rule(const sizing& s) -> std::string {
   const plan_figures& p = *s.plan;
-  const engine_options& o = p.inputs.options;
-  switch (s.engine) {
-    case engine_kind::vllm:
-      return fmt::format("1 − gpu_memory_utilization {:g} of the device", o.gpu_memory_utilization);
-    case engine_kind::sglang: {  // its rule's reserve also holds activations, CUDA graphs and logits
-      engine_options q = o;
-      q.device_memory = p.inputs.device_memory;
-      return fmt::format("1 − mem_fraction_static {:.3f} of the device", engines::sglang::mem_fraction_static(q));
-    }
-    case engine_kind::llama_cpp: return "the --fit margin, 1 GiB";
-    case engine_kind::trtllm:
-      return fmt::format("1 − free_gpu_memory_fraction {:g} of what is left", o.free_gpu_memory_fraction);
-    default: return "none";
+  engine_options o = p.inputs.options;
+  o.device_memory = p.inputs.device_memory;
+  const budget_rule r = engine_budget_rule(s.engine, o);
+  if (r.margin.count() != 0) {
+    return fmt::format("the --fit margin, {}", r.margin);
   }
+  if (r.setting.empty()) {
+    return "none";
+  }
+  const std::string fraction = r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
+  return fmt::format("1 − {} {} of {}", r.setting, fraction, r.of_free ? "what is left" : "the device");
 }
 
 auto logits_words(const workspace_terms& w) -> std::string {
@@ -87,9 +84,9 @@ auto runtime_words(const sizing& s) -> std::string {
   if (s.plan->inputs.workspace.runtime) {
     return "--reserve";
   }
-  return s.engine == engine_kind::vllm
-             ? fmt::format("vLLM's {} redundancy buffer", workspace_constants::vllm_runtime_buffer)
-             : std::string{"none assumed (--reserve SIZE adds it)"};
+  const bytes runtime = s.plan->result.point.workspace.runtime;
+  return runtime.count() != 0 ? fmt::format("{}'s {} redundancy buffer", display_name(s.engine), runtime)
+                              : std::string{"none assumed (--reserve SIZE adds it)"};
 }
 
 /// The plan's own point, with its ceilings and the words the text puts beside its figures.

@@ -177,7 +177,8 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
   const auto& f = c.figures;
   put(out, "\n");
   prose(out, "", fmt::format("KV capacity on {}", c.source), 2);
-  put(out, "  (the engine's KV budget rule; the plan below adds workspace)\n");
+  put(out, "{}", c.weights_per_device ? "  (the engine's KV budget rule, after the workspace of the plan below)\n"
+                                      : "  (the engine's KV budget rule; the plan below adds workspace)\n");
   if (c.device_memory) {
     row(out, "device memory", fmt::format("{} = {}", exact(*c.device_memory), fmt::format("{}", as_si(*c.device_memory))));
   }

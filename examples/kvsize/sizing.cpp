@@ -225,31 +225,30 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   return o;
 }
 
-/// Knobs that only mean something to one engine: warn when they are given to another.
+/// Knobs that only mean something to some engines: warn when they are given to another (each engine
+/// type lists the knobs it reads: reads_knob).
 void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::string>& warnings) {
   struct knob {
     bool given;
     std::string_view flag;
     bool used;
   };
-  const bool vllm = e == engine_kind::vllm;
-  const bool sglang = e == engine_kind::sglang;
-  const bool llama = e == engine_kind::llama_cpp;
-  const bool paged = vllm || sglang || e == engine_kind::trtllm;
+  const auto reads = [&](engine_knob k) { return reads_knob(e, k); };
   const knob knobs[] = {
-      {opts.block_size.has_value(), "--block-size", paged},
-      {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", vllm},
-      {opts.max_num_seqs.has_value(), "--max-num-seqs", vllm},
-      {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", vllm},
-      {opts.mem_fraction_static.has_value(), "--mem-fraction-static", sglang},
-      {opts.max_running_requests.has_value(), "--max-running-requests", sglang},
-      {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction", e == engine_kind::trtllm},
-      {opts.parallel.has_value(), "--parallel", llama},
-      {opts.ubatch.has_value(), "--ubatch", llama},
-      {opts.kv_unified, "--kv-unified", llama},
-      {opts.swa_full, "--swa-full", llama},
-      {opts.flash_attn.has_value(), "--flash-attn", llama},
-      {opts.gpu_layers.has_value(), "--n-gpu-layers", llama},
+      {opts.block_size.has_value(), "--block-size", reads(engine_knob::block_size)},
+      {opts.max_num_batched_tokens.has_value(), "--max-num-batched-tokens", reads(engine_knob::max_num_batched_tokens)},
+      {opts.max_num_seqs.has_value(), "--max-num-seqs", reads(engine_knob::max_num_seqs)},
+      {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", reads(engine_knob::gpu_memory_utilization)},
+      {opts.mem_fraction_static.has_value(), "--mem-fraction-static", reads(engine_knob::mem_fraction_static)},
+      {opts.max_running_requests.has_value(), "--max-running-requests", reads(engine_knob::max_running_requests)},
+      {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction",
+       reads(engine_knob::free_gpu_memory_fraction)},
+      {opts.parallel.has_value(), "--parallel", reads(engine_knob::parallel)},
+      {opts.ubatch.has_value(), "--ubatch", reads(engine_knob::ubatch)},
+      {opts.kv_unified, "--kv-unified", reads(engine_knob::kv_unified)},
+      {opts.swa_full, "--swa-full", reads(engine_knob::swa_full)},
+      {opts.flash_attn.has_value(), "--flash-attn", reads(engine_knob::flash_attn)},
+      {opts.gpu_layers.has_value(), "--n-gpu-layers", reads(engine_knob::gpu_layers)},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {
@@ -350,26 +349,14 @@ void check_parallel_split(const options& opts, const model_spec& m, engine_kind 
                                 opts.flag("--tp"), tp, kv, tp, degrees)};
 }
 
-/// Block sizes the engine accepts:
-/// * vLLM: 1, 8, 16, 32, 64, 128 or 256 tokens (CacheConfig's BlockSize literal, the choices of
-///   --block-size, vllm/config/cache.py, v0.11);
-/// * TensorRT-LLM: a power of 2 (its paged-KV kernels address a token by shifting by
-///   log2(tokens_per_block): KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h);
-/// * SGLang: any positive page size (server_args.py --page-size, type=int).
+/// Block sizes the engine accepts (each engine's block_size_refusal says which, and why).
 void check_block_size(const options& opts, engine_kind e) {
   if (!opts.block_size) {
     return;
   }
   const std::uint32_t b = *opts.block_size;
-  if (e == engine_kind::vllm) {
-    constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
-    if (std::find(allowed.begin(), allowed.end(), b) == allowed.end()) {
-      throw usage_error{fmt::format("{} {}: vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens",
-                                    opts.flag("--block-size"), b)};
-    }
-  } else if (e == engine_kind::trtllm && (b & (b - 1)) != 0) {
-    throw usage_error{fmt::format("{} {}: TensorRT-LLM's tokens_per_block must be a power of 2 (e.g. 32 or 64)",
-                                  opts.flag("--block-size"), b)};
+  if (const std::string_view why = block_size_refusal(e, b); !why.empty()) {
+    throw usage_error{fmt::format("{} {}: {}", opts.flag("--block-size"), b, why)};
   }
 }
 
@@ -395,24 +382,19 @@ auto refusal(const std::exception& e) -> std::string_view {
   return what;
 }
 
-/// K/V element types the engine can store, refused under the option that chose them: llama.cpp's
-/// cache types (is_cache_type: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1); the other
-/// engines have no GGML block-quantized cache.
+/// K/V element types the engine can store (its kv_type_refusal), refused under the option that
+/// chose them.
 void check_cache_types(const options& opts, engine_kind e, const kv_dtypes& kv) {
   const auto check = [&](dtype t, const std::optional<std::string>& own, std::string_view own_flag,
                          std::string_view which) {
+    const std::string_view why = kv_type_refusal(e, t);
+    if (why.empty()) {
+      return;
+    }
     const std::string given = own              ? fmt::format("{} {}", opts.flag(own_flag), *own)
                               : opts.kv_dtype ? fmt::format("{} {}", opts.flag("--kv-dtype"), *opts.kv_dtype)
                                               : fmt::format("the model's dtype {} ({})", name(t), which);
-    if (e == engine_kind::llama_cpp && !engines::llama_cpp::is_cache_type(t)) {
-      throw usage_error{fmt::format("{}: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, "
-                                    "q5_0 and q5_1",
-                                    given)};
-    }
-    if (e != engine_kind::llama_cpp && e != engine_kind::exact && traits(t).block_elements != 1) {
-      throw usage_error{fmt::format("{}: {} has no GGML block-quantized KV cache (q8_0, q4_0, ...){}", given, name(e),
-                                    e == engine_kind::transformers ? "" : "; its 8-bit cache is fp8")};
-    }
+    throw usage_error{fmt::format("{}: {}", given, why)};
   };
   check(kv.k, opts.k_dtype, "--k-dtype", "K");
   check(kv.v, opts.v_dtype, "--v-dtype", "V");
@@ -424,24 +406,6 @@ auto flash_attn_option(const options& opts) -> std::string_view {
     return *setting;
   }
   throw usage_error{fmt::format("{}: expected on, off or auto, got '{}'", opts.flag("--flash-attn"), *opts.flash_attn)};
-}
-
-/// The longest context (≤ limit) at which `batch` sequences fit in the budget, as the engine counts.
-/// Capacity falls as context grows, so a binary search finds it.
-auto engine_max_context(const model_spec& m, engine_kind e, engine_options o, bytes budget, std::uint64_t batch,
-                        std::uint64_t limit) -> std::uint64_t {
-  const auto fits = [&](std::uint64_t context) {
-    o.context = context;
-    try {
-      return engine_capacity_for(m, e, o, budget).max_sequences >= batch;
-    } catch (const kvsize::overflow_error&) {
-      return false;
-    }
-  };
-  if (!fits(1)) {
-    return 0;
-  }
-  return detail::last_true(1, limit, fits);
 }
 
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
@@ -491,7 +455,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   p.inputs.workspace = overrides;
   std::uint64_t users = s.batch;
   std::uint64_t context = s.context;
-  if (s.engine == engine_kind::llama_cpp && opts.parallel) {
+  if (opts.parallel && reads_knob(s.engine, engine_knob::parallel)) {
     // -c is shared by the -np slots: each user holds its slot's share.
     users = *opts.parallel;
     context = std::max<std::uint64_t>(1, s.context / users);
@@ -504,7 +468,7 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
   } catch (const kvsize::invalid_argument& e) {
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
-  if (s.engine == engine_kind::llama_cpp) {
+  if (reads_knob(s.engine, engine_knob::parallel)) {  // users are slots (llama.cpp's plan_options)
     p.llama_mapping = fmt::format("-np {} -c {}", users, users * context);
   }
 
@@ -604,7 +568,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("{} {} is longer than the sequence ({}): a shared prefix is part of every sequence",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context))};
   }
-  if (opts.flash_attn && engine == engine_kind::llama_cpp) {
+  if (opts.flash_attn && reads_knob(engine, engine_knob::flash_attn)) {
     const std::string_view fa = flash_attn_option(opts);
     if (fa == "off" && traits(s.kv.v).block_elements > 1) {
       // llama_init_from_model (src/llama-context.cpp) refuses it: "V cache quantization requires flash_attn".
@@ -616,7 +580,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                   "its cache: the figures are the same either way",
                                   opts.flag("--flash-attn"), fa));
   }
-  if (opts.gpu_layers && engine == engine_kind::llama_cpp) {
+  if (opts.gpu_layers && reads_knob(engine, engine_knob::gpu_layers)) {
     const std::string& ngl = *opts.gpu_layers;
     const bool number = !ngl.empty() && ngl.find_first_not_of("0123456789") == std::string::npos && ngl.size() <= 9;
     if (!number && ngl != "auto" && ngl != "all") {
@@ -714,7 +678,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
 
-  if (s.engine == engine_kind::llama_cpp && opts.shared_prefix && s.cache.n_ctx_seq != 0 &&
+  if (opts.shared_prefix && s.cache.n_ctx_seq != 0 &&  // llama.cpp: a slot holds n_ctx_seq cells
+     
       *opts.shared_prefix > s.cache.n_ctx_seq) {
     throw usage_error{fmt::format("{} {} is longer than a llama.cpp slot: {} shares {} cells over {} slots, {} each",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context),
@@ -752,18 +717,27 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       // last stage a little heavier in reality).
       c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
       c.weights_fit = weights_fit(*device_memory, *c.weights_per_device);
-      c.kv_budget = engine_kv_budget(s.engine, *device_memory, *c.weights_per_device, s.engine_opts);
+      // One budget per device: the engine's rule after its workspace, from the sizing above; the
+      // plan's point and the log lines read the same figures.
+      // `served`: the workspace in the dtype the engine computes in, as the plan's.
+      const device_fit fit = fit_on_device(served, s.engine, s.cache, s.engine_opts, *device_memory,
+                                           *c.weights_per_device, overrides);
+      c.kv_budget = fit.budget.kv;
+      c.figures = fit.capacity;
       if (s.engine != engine_kind::exact) {
         s.notes.push_back(fmt::format(
-            "the {} budget here is its rule applied to device memory minus weights; the engine also subtracts "
-            "what it measures at start-up (activation peak, CUDA graphs, non-torch memory), which a config "
-            "cannot tell. For an exact match with a log, pass the KV memory it reports as --kv-memory",
+            "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
+            "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "
+            "sampler, runtime); CUDA graphs and non-torch memory a config cannot tell. For an exact match with "
+            "a log, pass the KV memory it reports as --kv-memory",
             name(s.engine)));
       }
     }
-    c.figures = engine_capacity_for(m, s.engine, s.engine_opts, c.kv_budget);
+    if (opts.kv_memory) {
+      c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
+    }
     const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
-    c.max_context = engine_max_context(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
+    c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
     s.capacity = c;
   }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <kvsize/device_fit.hpp>
 #include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/weights.hpp>

@@ -4,19 +4,27 @@
 //
 //   kvsize::engine_options o{.context = 32'768, .tp = 2};
 //   const auto s = kvsize::size_cache(model, kvsize::engine_kind::vllm, o);   // per device
-//   const auto c = kvsize::engine_capacity_for(model, kvsize::engine_kind::vllm, o, 44 * kvsize::GiB);
+//   const auto c = kvsize::capacity_of(kvsize::engine_kind::vllm, s, o, 44 * kvsize::GiB);
 //   c.max_tokens;       // vLLM's "GPU KV cache size: N tokens"
 //   c.max_concurrency;  // vLLM's "Maximum concurrency for 32,768 tokens per request: X.XXx"
 //
+// The registry: every engine is a type satisfying kvsize::engine (engines/engine_concept.hpp), defined
+// in its own header, and listed once in `registered_engines` below. Every function here that takes an
+// engine_kind dispatches through visit_engine, the one dispatch site; each has a template twin taking
+// the engine type (`size_cache_as<E>`), which is what the generic code is written against.
 // The log lines themselves are text: see the opt-in <kvsize/engines_fmt.hpp>.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint32_t
+#include <array>        // std::array
+#include <cstdint>      // std::uint32_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
 
 #include "error.hpp"
 #include "bytes.hpp"
 #include "engines/common.hpp"
+#include "engines/engine_concept.hpp"
 #include "engines/exact.hpp"
 #include "engines/llama_cpp.hpp"
 #include "engines/sglang.hpp"
@@ -27,40 +35,136 @@
 
 namespace kvsize {
 
-/// Devices a model's layers are split over. llama.cpp has no tensor parallelism of the cache:
-/// its multi-device mode splits layers, so --tp and --pp both count layer-split devices there.
+/// A list of engine types.
+template <engine... E>
+struct engine_list {
+  static constexpr std::size_t size = sizeof...(E);
+};
+
+/// Every engine kvsize knows, in engine_kind order. Adding an engine: its header, its engine_kind
+/// value, and one entry here.
+using registered_engines =
+    engine_list<exact_engine, vllm_engine, sglang_engine, llama_cpp_engine, trtllm_engine, transformers_engine>;
+
+namespace detail {
+template <class F, engine E, engine... Rest>
+constexpr auto visit_from(engine_kind e, F& f) -> decltype(auto) {
+  if (e == E::kind) {
+    return f(E{});
+  }
+  if constexpr (sizeof...(Rest) == 0) {
+    throw kvsize::invalid_argument("kvsize: unknown engine");
+  } else {
+    return visit_from<F, Rest...>(e, f);
+  }
+}
+template <class F, engine... E>
+constexpr auto visit_list(engine_list<E...> /*list*/, engine_kind e, F& f) -> decltype(auto) {
+  return visit_from<F, E...>(e, f);
+}
+template <engine... E>
+constexpr auto kinds_of(engine_list<E...> /*list*/) -> std::array<engine_kind, sizeof...(E)> {
+  return {E::kind...};
+}
+}  // namespace detail
+
+/// THE dispatch: calls `f(E{})` with the registered engine type whose kind is `e`; every function
+/// below that takes an engine_kind goes through it. Throws kvsize::invalid_argument for a value
+/// no engine is registered under.
+template <class F>
+constexpr auto visit_engine(engine_kind e, F&& f) -> decltype(auto) {
+  return detail::visit_list(registered_engines{}, e, f);
+}
+
+inline constexpr std::array<engine_kind, registered_engines::size> all_engines = detail::kinds_of(registered_engines{});
+
+/// The `--engine` spelling: "exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers".
+[[nodiscard]] constexpr auto name(engine_kind e) -> std::string_view {
+  return visit_engine(e, []<engine E>(E) { return std::string_view{E::name}; });
+}
+
+/// The engine's name as its project writes it: "vLLM", "SGLang", "llama.cpp", "TensorRT-LLM", ...
+[[nodiscard]] constexpr auto display_name(engine_kind e) -> std::string_view {
+  return visit_engine(e, []<engine E>(E) { return std::string_view{E::display_name}; });
+}
+
+/// Parses an engine name (exactly the `--engine` spellings, plus "llama_cpp" and "tensorrt-llm").
+[[nodiscard]] constexpr auto parse_engine(std::string_view text) -> std::optional<engine_kind> {
+  for (engine_kind e : all_engines) {
+    if (text == name(e)) {
+      return e;
+    }
+  }
+  if (text == "llama_cpp") {
+    return engine_kind::llama_cpp;
+  }
+  if (text == "tensorrt-llm") {
+    return engine_kind::trtllm;
+  }
+  return std::nullopt;
+}
+
+/// The element type engine `e` computes in with `--dtype auto` (each engine's rule and its source:
+/// its type's serving_dtype).
+[[nodiscard]] constexpr auto serving_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
+  return visit_engine(e, [&]<engine E>(E) { return E::serving_dtype(f); });
+}
+
+/// The K and V element types engine `e` gives its cache when told nothing.
+[[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes {
+  return visit_engine(e, [&]<engine E>(E) { return E::default_kv_dtypes(f); });
+}
+
+/// The format of unquantized weights as engine `e` loads them (quantized checkpoints keep theirs).
+[[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
+  return visit_engine(e, [&]<engine E>(E) { return E::default_weights_dtype(f); });
+}
+
+/// The context (tokens per sequence) engine `e` sizes when told none: the model's maximum
+/// (`m.max_context`, 0 when unknown) for the serving engines, 0 for exact and transformers.
+[[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m) -> std::uint64_t {
+  return visit_engine(e, [&]<engine E>(E) { return E::default_context(m); });
+}
+
+/// Whether engine `e` reads knob `k` (a knob it does not read is warned about by the CLI).
+[[nodiscard]] constexpr auto reads_knob(engine_kind e, engine_knob k) -> bool {
+  return visit_engine(e, [&]<engine E>(E) { return has_knob(E::knobs, k); });
+}
+
+/// Why engine `e` refuses block size `b` (empty: it accepts it).
+[[nodiscard]] constexpr auto block_size_refusal(engine_kind e, std::uint32_t b) -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::block_size_refusal(b); });
+}
+
+/// Why engine `e` refuses K/V element type `t` (empty: it accepts it).
+[[nodiscard]] constexpr auto kv_type_refusal(engine_kind e, dtype t) -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::kv_type_refusal(t); });
+}
+
+/// Devices a model's layers are split over (llama.cpp: tp × pp; the others: pp).
 [[nodiscard]] constexpr auto layer_split_devices(engine_kind e, const engine_options& o) -> std::uint32_t {
-  return e == engine_kind::llama_cpp ? o.tp * o.pp : o.pp;
+  return visit_engine(e, [&]<engine E>(E) { return E::layer_split_devices(o); });
 }
 
 /// The sizing of layers `r` on one device (one TP rank).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, engine_kind e, const engine_options& o,
                                         detail::stage_range r) -> engine_sizing {
-  switch (e) {
-    case engine_kind::exact: return engines::exact::size_stage(m, o, r);
-    case engine_kind::vllm: return engines::vllm::size_stage(m, o, r);
-    case engine_kind::sglang: return engines::sglang::size_stage(m, o, r);
-    case engine_kind::llama_cpp: return engines::llama_cpp::size_stage(m, o, r);
-    case engine_kind::trtllm: return engines::trtllm::size_stage(m, o, r);
-    case engine_kind::transformers: return engines::transformers::size_stage(m, o, r);
-  }
-  throw kvsize::invalid_argument("kvsize: unknown engine");
+  return visit_engine(e, [&]<engine E>(E) { return E::size_stage(m, o, r); });
 }
 
-/// What engine `e` allocates for model `m` on one device: one TP rank of the pipeline stage
-/// whose cache is largest (for llama.cpp: the device with the most layers' cache).
-/// Throws kvsize::invalid_argument for an invalid model or option, kvsize::overflow_error on overflow.
-[[nodiscard]] constexpr auto size_cache(const model_spec& m, engine_kind e, const engine_options& o)
-    -> engine_sizing {
+/// What engine E allocates for model `m` on one device: one TP rank of the pipeline stage whose
+/// cache is largest (for llama.cpp: the device with the most layers' cache).
+template <engine E>
+[[nodiscard]] constexpr auto size_cache_as(const model_spec& m, const engine_options& o) -> engine_sizing {
   detail::check_options(m, o);
-  const std::uint32_t stages = layer_split_devices(e, o);
+  const std::uint32_t stages = E::layer_split_devices(o);
   if (stages > m.layers) {
     throw kvsize::invalid_argument("kvsize: more devices in the layer split than layers");
   }
   engine_sizing best{};
   bytes best_bytes{0};
   for (std::uint32_t stage = 0; stage < stages; ++stage) {
-    const engine_sizing s = size_stage(m, e, o, detail::pp_stage(m.layers, stages, stage));
+    const engine_sizing s = E::size_stage(m, o, detail::pp_stage(m.layers, stages, stage));
     const bytes total = s.kv_bytes_per_sequence + s.state_bytes_per_sequence + s.kv_bytes;
     if (stage == 0 || total > best_bytes) {
       best = s;
@@ -70,22 +174,29 @@ namespace kvsize {
   return best;
 }
 
-/// What fits in `kv_budget` bytes on one device, counted as engine `e` counts it.
-[[nodiscard]] constexpr auto engine_capacity_for(const model_spec& m, engine_kind e, const engine_options& o,
-                                                 bytes kv_budget) -> engine_capacity {
-  const engine_sizing s = size_cache(m, e, o);
-  switch (e) {
-    case engine_kind::exact: return engines::exact::capacity(s, kv_budget);
-    case engine_kind::vllm: return engines::vllm::capacity(s, o, kv_budget);
-    case engine_kind::sglang: return engines::sglang::capacity(s, o, kv_budget);
-    case engine_kind::llama_cpp: return engines::llama_cpp::capacity(s, kv_budget);
-    case engine_kind::trtllm: return engines::trtllm::capacity(s, o, kv_budget);
-    case engine_kind::transformers: return engines::transformers::capacity(s, kv_budget);
-  }
-  throw kvsize::invalid_argument("kvsize: unknown engine");
+/// size_cache_as for engine `e`.
+/// Throws kvsize::invalid_argument for an invalid model or option, kvsize::overflow_error on overflow.
+[[nodiscard]] constexpr auto size_cache(const model_spec& m, engine_kind e, const engine_options& o)
+    -> engine_sizing {
+  return visit_engine(e, [&]<engine E>(E) { return size_cache_as<E>(m, o); });
 }
 
-/// How engine `e` turns one device's memory and the weights it holds into a KV budget:
+/// What fits in `kv_budget` bytes on one device, counted as engine `e` counts it, from a sizing `s`
+/// the engine made (size_cache with the same options): nothing is sized again.
+[[nodiscard]] constexpr auto capacity_of(engine_kind e, const engine_sizing& s, const engine_options& o,
+                                         bytes kv_budget) -> engine_capacity {
+  return visit_engine(e, [&]<engine E>(E) { return E::capacity(s, o, kv_budget); });
+}
+
+/// size_cache, then capacity_of: for one question. A caller that has the sizing passes it to
+/// capacity_of instead of sizing again.
+[[nodiscard]] constexpr auto engine_capacity_for(const model_spec& m, engine_kind e, const engine_options& o,
+                                                 bytes kv_budget) -> engine_capacity {
+  return capacity_of(e, size_cache(m, e, o), o, kv_budget);
+}
+
+/// How engine `e` turns one device's memory and the weights it holds into a KV budget
+/// (budget_rule; each engine's type says why):
 ///   exact, transformers: memory − weights − overhead
 ///   vLLM:      gpu_memory_utilization × memory − weights − overhead (peak activations, non-torch)
 ///   SGLang:    mem_fraction_static (given, or its auto rule) × memory − weights − overhead
@@ -93,15 +204,12 @@ namespace kvsize {
 ///   TRT-LLM:   (memory − weights − overhead) × free_gpu_memory_fraction
 [[nodiscard]] constexpr auto engine_kv_budget(engine_kind e, bytes device_memory, bytes weights_per_device,
                                               const engine_options& o) -> bytes {
-  switch (e) {
-    case engine_kind::exact: return engines::exact::kv_budget(device_memory, weights_per_device, o);
-    case engine_kind::vllm: return engines::vllm::kv_budget(device_memory, weights_per_device, o);
-    case engine_kind::sglang: return engines::sglang::kv_budget(device_memory, weights_per_device, o);
-    case engine_kind::llama_cpp: return engines::llama_cpp::kv_budget(device_memory, weights_per_device, o);
-    case engine_kind::trtllm: return engines::trtllm::kv_budget(device_memory, weights_per_device, o);
-    case engine_kind::transformers: return engines::transformers::kv_budget(device_memory, weights_per_device, o);
-  }
-  throw kvsize::invalid_argument("kvsize: unknown engine");
+  return visit_engine(e, [&]<engine E>(E) { return E::kv_budget(device_memory, weights_per_device, o); });
+}
+
+/// Engine `e`'s budget rule (its fraction and margin) for options `o`.
+[[nodiscard]] constexpr auto engine_budget_rule(engine_kind e, const engine_options& o) -> budget_rule {
+  return visit_engine(e, [&]<engine E>(E) { return E::budget(o); });
 }
 
 }  // namespace kvsize

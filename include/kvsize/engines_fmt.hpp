@@ -147,6 +147,28 @@ inline void trtllm_lines(std::vector<std::string>& out, const engine_sizing& s,
                             "cache ({}).",
                             gib(c->allocated), c->max_tokens));
 }
+
+/// Each engine's lines, chosen by overload on its type; an engine without an overload here (exact,
+/// transformers, a new one) logs nothing.
+template <engine E>
+inline void lines_of(E /*engine*/, std::vector<std::string>& /*out*/, const model_spec& /*m*/,
+                     const engine_sizing& /*s*/, const std::optional<engine_capacity>& /*c*/) {}
+inline void lines_of(vllm_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
+                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
+  vllm_lines(out, s, c);
+}
+inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, const model_spec& m,
+                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
+  sglang_lines(out, m, s, c);
+}
+inline void lines_of(llama_cpp_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
+                     const engine_sizing& s, const std::optional<engine_capacity>& /*c*/) {
+  llama_cpp_lines(out, s);
+}
+inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
+                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
+  trtllm_lines(out, s, c);
+}
 }  // namespace detail
 
 /// The lines `e` would log about this cache (vLLM, SGLang and TRT-LLM figures need the
@@ -156,24 +178,17 @@ inline void trtllm_lines(std::vector<std::string>& out, const engine_sizing& s,
     -> std::vector<std::string> {
   (void)o;
   std::vector<std::string> out;
-  switch (e) {
-    case engine_kind::vllm: detail::vllm_lines(out, s, c); break;
-    case engine_kind::sglang: detail::sglang_lines(out, m, s, c); break;
-    case engine_kind::llama_cpp: detail::llama_cpp_lines(out, s); break;
-    case engine_kind::trtllm: detail::trtllm_lines(out, s, c); break;
-    case engine_kind::exact:
-    case engine_kind::transformers: break;
-  }
+  visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, m, s, c); });
   return out;
 }
 
-/// The same, sizing and (when a budget is given) capacity computed here.
+/// The same, sizing (once) and, when a budget is given, its capacity computed here.
 [[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,
                                            std::optional<bytes> kv_budget = std::nullopt) -> std::vector<std::string> {
   const engine_sizing s = size_cache(m, e, o);
   std::optional<engine_capacity> c;
   if (kv_budget) {
-    c = engine_capacity_for(m, e, o, *kv_budget);
+    c = capacity_of(e, s, o, *kv_budget);
   }
   return engine_log_lines(m, e, o, s, c);
 }

@@ -40,6 +40,7 @@
 #include "detail/checked.hpp"
 #include "detail/search.hpp"
 #include "dtype.hpp"
+#include "device_fit.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
 #include "workspace.hpp"
@@ -138,60 +139,18 @@ struct plan_result {
   decode_cost decode;
 };
 
-namespace detail {
-
-/// The engine's knobs for `users` sequences of `context` tokens at tensor-parallel degree `tp`.
-[[nodiscard]] constexpr auto plan_options(engine_kind e, engine_options o, std::uint64_t context, std::uint64_t users,
-                                          std::uint32_t tp) -> engine_options {
-  o.tp = tp;
-  o.batch = users;
-  if (e == engine_kind::llama_cpp) {
-    if (users > 0xFFFF'FFFFULL) {
-      throw kvsize::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
-    }
-    o.parallel = static_cast<std::uint32_t>(users);
-    o.context = checked_mul(context, users);  // -c: every slot holds `context` cells
-  } else {
-    o.context = context;
-  }
-  return o;
-}
-
-/// The scheduler's cap on running sequences.
-[[nodiscard]] constexpr auto slot_cap(engine_kind e, const engine_options& o, const engine_capacity& c)
-    -> std::uint64_t {
-  switch (e) {
-    case engine_kind::vllm: return engines::vllm::max_num_seqs(o);
-    case engine_kind::sglang: return c.max_running_requests;
-    default: return unbounded;
-  }
-}
-
-/// Whether tensor-parallel degree `tp` is a valid split of `m` for engine `e`: attention heads
-/// divisible by tp, and KV heads divisible by tp or tp by the KV heads (replication); llama.cpp
-/// splits layers instead: tp × pp ≤ layers.
-[[nodiscard]] constexpr auto valid_tp(const model_spec& m, engine_kind e, std::uint32_t tp, std::uint32_t pp) -> bool {
-  if (tp == 0) {
-    return false;
-  }
-  if (e == engine_kind::llama_cpp) {
-    return std::uint64_t{tp} * pp <= m.layers;
-  }
-  const std::uint32_t kv = effective_kv_heads(m);
-  return m.attention_heads % tp == 0 && (kv % tp == 0 || tp % kv == 0);
-}
-
-}  // namespace detail
-
-/// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`.
+/// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`,
+/// for engine E: one sizing, its capacity in the engine's budget (nothing sized twice).
 /// Throws kvsize::invalid_argument for an option the engine refuses, kvsize::overflow_error on overflow.
-[[nodiscard]] constexpr auto plan_at(const model_spec& m, const plan_inputs& in, std::uint64_t context,
-                                     std::uint64_t users, std::uint32_t tp) -> plan_point {
+template <engine E>
+[[nodiscard]] constexpr auto plan_at_as(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                        std::uint64_t users, std::uint32_t tp) -> plan_point {
   if (users == 0 || context == 0) {
     throw kvsize::invalid_argument("kvsize: a plan needs at least one user and one token");
   }
-  const engine_kind e = in.engine;
-  engine_options o = detail::plan_options(e, in.options, context, users, tp);
+  engine_options base = in.options;
+  base.tp = tp;
+  engine_options o = E::plan_options(base, context, users);
   o.device_memory = in.device_memory;
   plan_point p{};
   p.context = context;
@@ -200,17 +159,18 @@ namespace detail {
   p.pp = o.pp;
   p.device_memory = in.device_memory;
   p.weights = in.weights / (std::uint64_t{tp} * o.pp);
-  p.workspace = engine_workspace(m, e, o, in.workspace);
-  o.engine_overhead = p.workspace.total();
-  const engine_sizing s = size_cache(m, e, o);
+  const engine_sizing s = size_cache_as<E>(m, o);
+  const device_fit f = fit_on_device_as<E>(m, s, o, in.device_memory, p.weights, in.workspace);
+  o.engine_overhead = f.budget.workspace;
+  p.workspace = f.workspace;
   p.kv = s.kv_bytes + s.state_bytes_per_sequence * users;
   p.prefix_saved = s.prefix_bytes_saved;
-  p.kv_budget = engine_kv_budget(e, in.device_memory, p.weights, o);
-  p.reserve = detail::saturating_sub(in.device_memory, p.weights + p.workspace.total() + p.kv_budget);
-  const engine_capacity c = engine_capacity_for(m, e, o, p.kv_budget);
+  p.kv_budget = f.budget.kv;
+  p.reserve = f.budget.reserve;
+  const engine_capacity& c = f.capacity;
   p.admitted = c.max_sequences;
   p.admitted_shared = c.max_sequences_shared;
-  p.slot_cap = detail::slot_cap(e, o, c);
+  p.slot_cap = E::slot_cap(o, c);
   if (!weights_fit(in.device_memory, p.weights, p.workspace.total())) {
     p.limited_by = plan_limit::weights;
   } else if (p.admitted < users) {
@@ -219,14 +179,21 @@ namespace detail {
   return p;
 }
 
+/// plan_at_as for `in.engine`.
+[[nodiscard]] constexpr auto plan_at(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                     std::uint64_t users, std::uint32_t tp) -> plan_point {
+  return visit_engine(in.engine, [&]<engine E>(E) { return plan_at_as<E>(m, in, context, users, tp); });
+}
+
 namespace detail {
 
 /// Whether `users` fit at `context` (with the prefix held once if `shared`); an overflow or a
 /// configuration the engine refuses counts as not fitting.
+template <engine E>
 [[nodiscard]] constexpr auto plan_fits(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                        std::uint64_t users, std::uint32_t tp, bool shared = false) -> bool {
   try {
-    const plan_point p = plan_at(m, in, context, users, tp);
+    const plan_point p = plan_at_as<E>(m, in, context, users, tp);
     if (p.limited_by == plan_limit::weights) {
       return false;
     }
@@ -245,54 +212,71 @@ inline constexpr std::uint64_t max_users_searched = 1ULL << 40;
 
 /// The most users that fit at `context` (0 if not one does). Workspace grows with the users, so the
 /// engine's admission at one user bounds the search from above.
-[[nodiscard]] constexpr auto plan_max_users(const model_spec& m, const plan_inputs& in, std::uint64_t context,
-                                            std::uint32_t tp, bool shared = false) -> std::uint64_t {
+template <engine E>
+[[nodiscard]] constexpr auto plan_max_users_as(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                               std::uint32_t tp, bool shared = false) -> std::uint64_t {
   detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
-  if (!detail::plan_fits(m, in, context, 1, tp, shared)) {
+  if (!detail::plan_fits<E>(m, in, context, 1, tp, shared)) {
     return 0;
   }
-  const plan_point one = plan_at(m, in, context, 1, tp);
+  const plan_point one = plan_at_as<E>(m, in, context, 1, tp);
   std::uint64_t hi = shared ? one.admitted_shared : one.admitted;
   hi = std::min(hi, detail::max_users_searched);
-  return detail::last_true(1, hi, [&](std::uint64_t u) { return detail::plan_fits(m, in, context, u, tp, shared); });
+  return detail::last_true(1, hi, [&](std::uint64_t u) { return detail::plan_fits<E>(m, in, context, u, tp, shared); });
+}
+
+/// plan_max_users_as for `in.engine`.
+[[nodiscard]] constexpr auto plan_max_users(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                            std::uint32_t tp, bool shared = false) -> std::uint64_t {
+  return visit_engine(in.engine, [&]<engine E>(E) { return plan_max_users_as<E>(m, in, context, tp, shared); });
 }
 
 /// The longest context (≤ limit) at which `users` fit (0 if not even one token does).
-[[nodiscard]] constexpr auto plan_max_context(const model_spec& m, const plan_inputs& in, std::uint64_t users,
-                                              std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
+template <engine E>
+[[nodiscard]] constexpr auto plan_max_context_as(const model_spec& m, const plan_inputs& in, std::uint64_t users,
+                                                 std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
   detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
-  if (limit == 0 || !detail::plan_fits(m, in, 1, users, tp)) {
+  if (limit == 0 || !detail::plan_fits<E>(m, in, 1, users, tp)) {
     return 0;
   }
-  return detail::last_true(1, limit, [&](std::uint64_t t) { return detail::plan_fits(m, in, t, users, tp); });
+  return detail::last_true(1, limit, [&](std::uint64_t t) { return detail::plan_fits<E>(m, in, t, users, tp); });
+}
+
+/// plan_max_context_as for `in.engine`.
+[[nodiscard]] constexpr auto plan_max_context(const model_spec& m, const plan_inputs& in, std::uint64_t users,
+                                              std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
+  return visit_engine(in.engine, [&]<engine E>(E) { return plan_max_context_as<E>(m, in, users, tp, limit); });
 }
 
 namespace detail {
 
+template <engine E>
 [[nodiscard]] constexpr auto plan_kv_option(const model_spec& m, plan_inputs in, std::uint64_t context,
                                           std::uint64_t users, dtype t, std::uint64_t limit) -> kv_option {
   kv_option k{};
   k.kv = kv_dtypes::same(t);
   in.options.kv = k.kv;
   try {
-    const plan_point p = plan_at(m, in, context, users, in.options.tp);
+    const plan_point p = plan_at_as<E>(m, in, context, users, in.options.tp);
     k.available = true;
     k.fits = p.fits();
     k.kv_bytes = p.kv;
   } catch (const kvsize::invalid_argument&) {
     return k;  // not offered by the engine, or the model's rows are not whole blocks of `t`
   }
-  k.max_users = plan_max_users(m, in, context, in.options.tp);
-  k.max_context = plan_max_context(m, in, users, in.options.tp, limit);
+  k.max_users = plan_max_users_as<E>(m, in, context, in.options.tp);
+  k.max_context = plan_max_context_as<E>(m, in, users, in.options.tp, limit);
   return k;
 }
 
 }  // namespace detail
 
-/// The plan for `in.options.batch` users of `in.options.context` tokens each (for llama.cpp too:
-/// the planner sets its slots and -c from them). Throws kvsize::invalid_argument when the question itself is
-/// invalid for the engine (e.g. a GGML cache type in vLLM), kvsize::overflow_error on overflow.
-[[nodiscard]] constexpr auto plan(const model_spec& m, const plan_inputs& in) -> plan_result {
+/// The plan for `in.options.batch` users of `in.options.context` tokens each, for engine E (for
+/// llama.cpp too: its plan_options sets the slots and -c from them; `in.engine` is not read).
+/// Throws kvsize::invalid_argument when the question itself is invalid for the engine (e.g. a GGML
+/// cache type in vLLM), kvsize::overflow_error on overflow.
+template <engine E>
+[[nodiscard]] constexpr auto plan_as(const model_spec& m, const plan_inputs& in) -> plan_result {
   const std::uint64_t context = in.options.context != 0 ? in.options.context : m.max_context;
   if (context == 0) {
     throw kvsize::invalid_argument("kvsize: a plan needs a context");
@@ -303,29 +287,38 @@ namespace detail {
   const std::uint32_t tp = in.options.tp;
   plan_result r{};
   r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(m.max_context, context);
-  r.point = plan_at(m, base, context, users, tp);
-  r.max_users = plan_max_users(m, base, context, tp);
-  r.max_context = plan_max_context(m, base, users, tp, r.context_limit);
+  r.point = plan_at_as<E>(m, base, context, users, tp);
+  r.max_users = plan_max_users_as<E>(m, base, context, tp);
+  r.max_context = plan_max_context_as<E>(m, base, users, tp, r.context_limit);
   for (std::uint32_t t : {1U, 2U, 4U, 8U}) {
-    if (detail::valid_tp(m, in.engine, t, in.options.pp) && detail::plan_fits(m, base, context, users, t)) {
+    if (E::valid_tp(m, t, in.options.pp) && detail::plan_fits<E>(m, base, context, users, t)) {
       r.min_tp = t;
       break;
     }
   }
-  const bool llama = in.engine == engine_kind::llama_cpp;
-  r.kv_8bit = detail::plan_kv_option(m, base, context, users, llama ? dtype::q8_0 : dtype::fp8_e4m3, r.context_limit);
-  if (in.engine == engine_kind::exact || llama) {
-    r.kv_4bit = detail::plan_kv_option(m, base, context, users, llama ? dtype::q4_0 : dtype::int4, r.context_limit);
-  } else {
-    r.kv_4bit.kv = kv_dtypes::same(dtype::int4);  // not offered by this engine's KV cache
-  }
+  // The engine's 8-bit and 4-bit caches; one it does not offer is reported unavailable.
+  const auto option = [&](std::optional<dtype> t, dtype shown) {
+    if (!t) {
+      kv_option k{};
+      k.kv = kv_dtypes::same(shown);
+      return k;
+    }
+    return detail::plan_kv_option<E>(m, base, context, users, *t, r.context_limit);
+  };
+  r.kv_8bit = option(E::kv_8bit, dtype::fp8_e4m3);
+  r.kv_4bit = option(E::kv_4bit, dtype::int4);
   r.prefix.shared_prefix = in.options.shared_prefix;
   r.prefix.saved = r.point.prefix_saved;
-  r.prefix.max_users = in.options.shared_prefix != 0 ? plan_max_users(m, base, context, tp, true) : r.max_users;
+  r.prefix.max_users = in.options.shared_prefix != 0 ? plan_max_users_as<E>(m, base, context, tp, true) : r.max_users;
   r.decode.traffic = decode_traffic{r.point.weights, r.point.kv};
   r.decode.bandwidth = in.bandwidth;
   r.decode.seconds_per_token = in.bandwidth != 0 ? r.decode.traffic.seconds_at(in.bandwidth) : 0.0;
   return r;
+}
+
+/// plan_as for `in.engine`.
+[[nodiscard]] constexpr auto plan(const model_spec& m, const plan_inputs& in) -> plan_result {
+  return visit_engine(in.engine, [&]<engine E>(E) { return plan_as<E>(m, in); });
 }
 
 }  // namespace kvsize

@@ -2,6 +2,7 @@
 // Workspace: the memory a serving engine needs on a device besides the weights and the KV cache —
 // the logits, the activations of a forward pass, the sampler's float32 copy and the runtime's own
 // overhead — as explicit terms, each with the engine's documented default and each overridable.
+// Engine-generic: each engine's defaults are its type's `workspace` (engines/<engine>.hpp).
 // Standard library only, constexpr, allocation-free.
 //
 //   kvsize::engine_options o{.context = 2'048, .batch = 160};
@@ -22,37 +23,10 @@
 #include "bytes.hpp"
 #include "detail/checked.hpp"
 #include "dtype.hpp"
-#include "engines/common.hpp"
-#include "engines/llama_cpp.hpp"
-#include "engines/vllm.hpp"
+#include "engine.hpp"
 #include "model_spec.hpp"
 
 namespace kvsize {
-
-/// Which positions' logits a forward pass keeps.
-enum class logits_kept : std::uint8_t {
-  none,  ///< none on the device (llama.cpp keeps its output buffer in host memory; SGLang's reserve covers them)
-  last,  ///< the last position of each sequence (serving engines; decoding)
-  all,   ///< every position of every sequence (a naive forward pass, transformers without logits_to_keep)
-};
-
-[[nodiscard]] constexpr auto name(logits_kept k) -> std::string_view {
-  switch (k) {
-    case logits_kept::none: return "none";
-    case logits_kept::last: return "last";
-    case logits_kept::all: return "all";
-  }
-  return "?";
-}
-
-/// Engines' documented constants used by the workspace defaults (sources: shared/reference/engines.md).
-namespace workspace_constants {
-/// vLLM: the fixed redundancy buffer of its suggested --kv-cache-memory
-/// (gpu_worker.py: requested − (weights + peak activations + non-torch + CUDA graphs) − 150 MiB).
-inline constexpr bytes vllm_runtime_buffer = MiB * 150;
-/// TensorRT-LLM (PyTorch flow): max_num_tokens, the tokens of the profiling forward pass (default 8192).
-inline constexpr std::uint64_t trtllm_max_num_tokens = 8'192;
-}  // namespace workspace_constants
 
 /// Every workspace term can be replaced; unset fields take the engine's default.
 struct workspace_overrides {
@@ -124,104 +98,52 @@ struct workspace_terms {
 }
 
 
-/// The workspace engine `e` needs on one device for `o.batch` sequences of `o.context` tokens.
-/// Engine defaults (each replaced by the matching override):
-///   exact         nothing: the KV ceiling alone, the lessons' arithmetic.
-///   vLLM          logits: min(max_num_seqs, max_num_batched_tokens) last positions in the compute dtype;
-///                 sampler: the same rows in float32 (max_num_seqs × vocab × 4 B, the profile's dummy
-///                 sampler run); activations: a chunk of max_num_batched_tokens tokens (profile_run);
-///                 runtime: 150 MiB (the redundancy buffer of its suggested --kv-cache-memory).
-///   SGLang        nothing: its mem_fraction_static rule reserves 512 MiB + 1.5 × chunked prefill
-///                 + 2 × cuda-graph batch + tp·pp/8 GiB outside the pool for all of these.
-///   llama.cpp     the compute buffer: logits of a whole ubatch (n_ubatch = min(-ub, -b, n_ctx) rows,
-///                 float32) and its activations (n_ubatch tokens, float32); the output buffer
-///                 (n_vocab × n_seq × 4 B) is host memory and not counted; the --fit 1 GiB margin is
-///                 the engine's reserve (engine_kv_budget), not workspace.
-///   TensorRT-LLM  logits: the last position of each sequence, float32 sampler copy of the same rows;
-///                 activations: max_num_tokens = 8192 tokens (the profiling forward pass).
-///   transformers  logits: every position of every sequence (unless logits_to_keep) in the compute
-///                 dtype, or float32 with logits_float32 — the lesson's naive forward pass;
-///                 sampler: generate()'s float32 copy of the last logits (batch × vocab × 4 B);
-///                 activations: one forward pass over batch × context tokens.
+/// The workspace engine E needs on one device for `o.batch` sequences of `o.context` tokens:
+/// the engine's defaults (E::workspace: which positions' logits, rows, activation tokens and dtype,
+/// sampler rows, runtime buffer; each engine's type documents its own and why), each replaced by
+/// the matching override, turned into bytes:
+///   logits       logits_rows × vocab × sizeof(compute dtype, or float32)
+///                (rows: `last` → the engine's last rows; `all` → context × sequences)
+///   activations  activation_bytes(activation_tokens, dtype, the engine's activation tp)
+///   sampler      sampler_rows × vocab × 4 B
+///   runtime      the engine's runtime buffer, or the override (the CLI's --reserve)
 /// Activations are counted per tensor-parallel rank (activation_peak_elements); logits and sampler
 /// rows are whole on every rank (the vocabulary is gathered before sampling).
-[[nodiscard]] constexpr auto engine_workspace(const model_spec& m, engine_kind e, const engine_options& o,
-                                              const workspace_overrides& w = {}) -> workspace_terms {
+template <engine E>
+[[nodiscard]] constexpr auto engine_workspace_as(const model_spec& m, const engine_options& o,
+                                                 const workspace_overrides& w = {}) -> workspace_terms {
   using detail::checked_mul;
   detail::check_model(m);
-  workspace_terms t{};
   const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
-  const std::uint64_t batch = e == engine_kind::llama_cpp ? o.parallel : o.batch;
-
-  // Engine defaults.
-  logits_kept positions = logits_kept::none;
-  bool float32 = false;
-  std::uint64_t last_rows = batch;
-  std::uint64_t act_tokens = 0;
-  dtype act_dtype = m.compute_dtype;
-  std::uint64_t sampler_rows = 0;
-  bytes runtime{0};
-  switch (e) {
-    case engine_kind::exact:
-    case engine_kind::sglang: break;
-    case engine_kind::vllm:
-      positions = logits_kept::last;
-      // the profile's dummy sampler run: min(max_num_seqs, max_num_batched_tokens) rows
-      last_rows = std::min(engines::vllm::max_num_seqs(o), engines::vllm::max_num_batched_tokens(o));
-      sampler_rows = last_rows;
-      act_tokens = engines::vllm::max_num_batched_tokens(o);
-      runtime = workspace_constants::vllm_runtime_buffer;
-      break;
-    case engine_kind::llama_cpp: {
-      // the compute buffer's worst case: every position of a ubatch is an output
-      engine_options p = o;
-      p.context = context;
-      positions = logits_kept::last;
-      float32 = true;
-      last_rows = engines::llama_cpp::plan(m, p).n_ubatch;
-      act_tokens = last_rows;
-      act_dtype = dtype::f32;
-      break;
-    }
-    case engine_kind::trtllm:
-      positions = logits_kept::last;
-      sampler_rows = batch;
-      act_tokens = workspace_constants::trtllm_max_num_tokens;
-      break;
-    case engine_kind::transformers:
-      positions = o.logits_to_keep != 0 ? logits_kept::last : logits_kept::all;
-      last_rows = o.logits_to_keep != 0 ? checked_mul(std::min(o.logits_to_keep, context), batch) : batch;
-      float32 = o.logits_float32;
-      sampler_rows = batch;
-      act_tokens = checked_mul(batch, context);
-      break;
-  }
-
-  // Overrides of the assumptions, then of the terms themselves.
-  if (w.logits_positions) {
+  const workspace_defaults d = E::workspace(m, o);
+  logits_kept positions = d.positions;
+  std::uint64_t last_rows = d.last_rows;
+  if (w.logits_positions) {  // overrides of the assumptions, then of the terms themselves
     positions = *w.logits_positions;
-    if (positions == logits_kept::last && e != engine_kind::vllm && e != engine_kind::llama_cpp) {
-      last_rows = batch;
+    if (positions == logits_kept::last && !d.last_rows_fixed) {
+      last_rows = d.sequences;
     }
   }
-  float32 = w.logits_float32.value_or(float32);
-  act_tokens = w.activation_tokens.value_or(act_tokens);
-  sampler_rows = w.sampler_rows.value_or(sampler_rows);
-
+  workspace_terms t{};
   t.logits_positions = positions;
-  t.logits_dtype = float32 ? dtype::f32 : m.compute_dtype;
-  t.logits_rows = positions == logits_kept::all ? checked_mul(context, batch)
+  t.logits_dtype = w.logits_float32.value_or(d.logits_float32) ? dtype::f32 : m.compute_dtype;
+  t.logits_rows = positions == logits_kept::all ? checked_mul(context, d.sequences)
                                                 : (positions == logits_kept::last ? last_rows : 0);
   t.logits = w.logits ? *w.logits : storage_bytes(t.logits_dtype, checked_mul(t.logits_rows, m.vocab_size));
-  t.activation_tokens = act_tokens;
-  t.activation_dtype = act_dtype;
-  // llama.cpp splits layers, not tensors, over devices: each device runs whole layers.
-  const std::uint32_t tp = e == engine_kind::llama_cpp ? 1U : o.tp;
-  t.activations = w.activations ? *w.activations : activation_bytes(m, act_tokens, act_dtype, tp);
-  t.sampler_rows = sampler_rows;
-  t.sampler = w.sampler ? *w.sampler : storage_bytes(dtype::f32, checked_mul(sampler_rows, m.vocab_size));
-  t.runtime = w.runtime ? *w.runtime : runtime;
+  t.activation_tokens = w.activation_tokens.value_or(d.activation_tokens);
+  t.activation_dtype = d.activation_dtype.value_or(m.compute_dtype);
+  t.activations = w.activations ? *w.activations
+                                : activation_bytes(m, t.activation_tokens, t.activation_dtype, d.activation_tp);
+  t.sampler_rows = w.sampler_rows.value_or(d.sampler_rows);
+  t.sampler = w.sampler ? *w.sampler : storage_bytes(dtype::f32, checked_mul(t.sampler_rows, m.vocab_size));
+  t.runtime = w.runtime ? *w.runtime : d.runtime;
   return t;
+}
+
+/// engine_workspace_as for engine `e`.
+[[nodiscard]] constexpr auto engine_workspace(const model_spec& m, engine_kind e, const engine_options& o,
+                                              const workspace_overrides& w = {}) -> workspace_terms {
+  return visit_engine(e, [&]<engine E>(E) { return engine_workspace_as<E>(m, o, w); });
 }
 
 }  // namespace kvsize

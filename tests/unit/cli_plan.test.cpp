@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
@@ -228,7 +229,10 @@ TEST_CASE("kvsize --json: --logits and --reserve are workspace terms; --reserve 
   CHECK(p.at("limited_by") == "memory");
   // ⌊(9,402,571,392 − 536,870,912) / (58,720,256 + 303,872)⌋ = ⌊150.2⌋ = 150.
   CHECK(p.at("max_users") == 150);
-  CHECK(j.at("capacity").at("kv_budget_bytes") == 9'402'571'392ULL - 536'870'912ULL);
+  // One budget per device (issue 12): the capacity block's budget is the plan's, after the whole
+  // workspace (it used to subtract only --reserve: 9,402,571,392 − 536,870,912, a second budget).
+  CHECK(j.at("capacity").at("kv_budget_bytes") == 9'402'571'392ULL - 536'870'912ULL - 48'619'520ULL);
+  CHECK(j.at("capacity").at("kv_budget_bytes") == p.at("kv_budget_bytes"));
 }
 
 TEST_CASE("kvsize --csv: one row per point, every term in bytes, adding up", "[cli][plan][csv]") {
@@ -376,4 +380,32 @@ TEST_CASE("kvsize: bad planner options exit 2 with one message", "[cli][plan]") 
     CHECK_THAT(r.err, ContainsSubstring(c.message_part));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("kvsize --json: one KV budget per device: capacity, plan and log lines agree", "[cli][plan]") {
+  // README's RTX 3060 vLLM example: the capacity block used to print 144 sequences in device memory
+  // minus weights while the plan, after vLLM's workspace, admitted 129.
+  for (const std::string engine : {"exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers"}) {
+    CAPTURE(engine);
+    const auto j = json_of(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine " + engine);
+    const auto& c = j.at("capacity");
+    const auto& p = j.at("plan");
+    CHECK(c.at("kv_budget_bytes") == p.at("kv_budget_bytes"));
+    if (engine != "llama.cpp") {  // llama.cpp's plan gives every one of 160 slots 2,048 cells
+      CHECK(c.at("max_sequences") == p.at("admitted"));
+    }
+  }
+  const auto vllm = json_of(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm");
+  CHECK(vllm.at("capacity").at("max_sequences") == 129);
+  CHECK(vllm.at("plan").at("max_users") == 129);
+  // vLLM's "Available KV cache memory" line is the same budget.
+  const double gib = static_cast<double>(vllm.at("plan").at("kv_budget_bytes").get<std::uint64_t>()) / 1'073'741'824.0;
+  bool logged = false;
+  for (const auto& line : vllm.at("log_lines")) {
+    if (line.get<std::string>().starts_with("Available KV cache memory: ")) {
+      logged = true;
+      CHECK(line.get<std::string>() == fmt::format("Available KV cache memory: {:.2f} GiB", gib));
+    }
+  }
+  CHECK(logged);
 }

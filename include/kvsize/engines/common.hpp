@@ -24,51 +24,6 @@ namespace kvsize {
 /// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
 enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
 
-inline constexpr std::array<engine_kind, 6> all_engines{engine_kind::exact,   engine_kind::vllm,
-                                                        engine_kind::sglang,  engine_kind::llama_cpp,
-                                                        engine_kind::trtllm,  engine_kind::transformers};
-
-/// The `--engine` spelling: "exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers".
-[[nodiscard]] constexpr auto name(engine_kind e) -> std::string_view {
-  switch (e) {
-    case engine_kind::exact: return "exact";
-    case engine_kind::vllm: return "vllm";
-    case engine_kind::sglang: return "sglang";
-    case engine_kind::llama_cpp: return "llama.cpp";
-    case engine_kind::trtllm: return "trtllm";
-    case engine_kind::transformers: return "transformers";
-  }
-  return "?";
-}
-
-/// The engine's name as its project writes it: "vLLM", "SGLang", "llama.cpp", "TensorRT-LLM", ...
-[[nodiscard]] constexpr auto display_name(engine_kind e) -> std::string_view {
-  switch (e) {
-    case engine_kind::exact: return "exact";
-    case engine_kind::vllm: return "vLLM";
-    case engine_kind::sglang: return "SGLang";
-    case engine_kind::llama_cpp: return "llama.cpp";
-    case engine_kind::trtllm: return "TensorRT-LLM";
-    case engine_kind::transformers: return "transformers";
-  }
-  return "?";
-}
-
-/// Parses an engine name (exactly the `--engine` spellings, plus "llama_cpp" and "tensorrt-llm").
-[[nodiscard]] constexpr auto parse_engine(std::string_view text) -> std::optional<engine_kind> {
-  for (engine_kind e : all_engines) {
-    if (text == name(e)) {
-      return e;
-    }
-  }
-  if (text == "llama_cpp") {
-    return engine_kind::llama_cpp;
-  }
-  if (text == "tensorrt-llm") {
-    return engine_kind::trtllm;
-  }
-  return std::nullopt;
-}
 
 /// Every knob of the CLI contract, with the engines' defaults. A 0 means "the engine's default".
 struct engine_options {
@@ -132,82 +87,15 @@ struct config_dtype_facts {
 }
 
 /// The element type engine `e` computes in (its weights when unquantized, activations, and the
-/// KV cache unless told otherwise) when started with its default `--dtype auto`:
-///   exact: the config's dtype (the model as published).
-///   vLLM: float32 (or no dtype) becomes bfloat16: vllm/config/model.py `_resolve_auto_dtype`
-///     ("Downcast for float32 models": the platform's first supported dtype, bfloat16 on compute
-///     capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16 before Ampere, same
-///     size). A config without dtype: `_find_dtype` reads the safetensors, else float32 → bfloat16.
-///   SGLang: python/sglang/srt/configs/model_config.py `_get_and_verify_dtype`: float32 (or absent)
-///     becomes float16, bfloat16 for model_type gemma*; server_args.py forces bfloat16 for gpt-oss
-///     with mxfp4 weights ("use bf16 for mxfp4 triton kernels").
-///   llama.cpp: ggml computes activations and logits in f32 whatever the weights (its recurrent
-///     state is f32 too); the weights are the GGUF's types (default_weights_dtype).
-///   TensorRT-LLM (PyTorch backend): the config's dtype; bfloat16 when it names none
-///     (tensorrt_llm/_torch/model_config.py `ModelConfig.torch_dtype`). float32 stays float32.
-///   transformers (v5 `from_pretrained(dtype="auto")`): the config's dtype (v4 loaded float32
-///     unless told); a config without dtype stays float32 here (v5 would read the checkpoint).
-[[nodiscard]] constexpr auto serving_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
-  if (f.given && e != engine_kind::llama_cpp) {
-    return f.config_dtype;  // `--dtype float32` is honoured: the auto rules below are for dtype=auto
-  }
-  const bool float32 = !f.named || f.config_dtype == dtype::f32;
-  switch (e) {
-    case engine_kind::vllm: return float32 ? dtype::bf16 : f.config_dtype;
-    case engine_kind::sglang:
-      if (f.mxfp4) {
-        return dtype::bf16;
-      }
-      return float32 ? (f.gemma ? dtype::bf16 : dtype::f16) : f.config_dtype;
-    case engine_kind::llama_cpp: return dtype::f32;
-    case engine_kind::trtllm: return f.named ? f.config_dtype : dtype::bf16;
-    case engine_kind::exact:
-    case engine_kind::transformers: return f.config_dtype;
-  }
-  return f.config_dtype;
-}
+/// KV cache unless told otherwise) when started with its default `--dtype auto`. Each engine's rule,
+/// with its source, is its type's `serving_dtype` (include/kvsize/engines/<engine>.hpp); this is the
+/// dispatch, defined in <kvsize/engine.hpp> (declared here because start_sizing and the engines'
+/// size_stage read it).
+[[nodiscard]] constexpr auto serving_dtype(engine_kind e, const config_dtype_facts& f) -> dtype;
 
-/// The K and V element types engine `e` gives its cache when told nothing:
-///   llama.cpp: f16 for both, whatever the model (common/common.h `cache_type_k = GGML_TYPE_F16`,
-///     `cache_type_v = GGML_TYPE_F16`; -ctk / -ctv change them).
-///   vLLM (`--kv-cache-dtype auto`), SGLang (`--kv-cache-dtype auto`, model_runner.py
-///     `configure_kv_cache_dtype`), TensorRT-LLM (KvCacheConfig dtype "auto") and transformers
-///     (DynamicCache holds what the layers compute): the serving dtype above.
-///   exact: the config's dtype.
-[[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes {
-  return kv_dtypes::same(e == engine_kind::llama_cpp ? dtype::f16 : serving_dtype(e, f));
-}
-
-/// The format of unquantized weights as engine `e` loads them: its serving dtype; llama.cpp: the
-/// f16 GGUF convert_hf_to_gguf.py writes by default (--outtype f16). Quantized checkpoints keep
-/// their format.
-[[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
-  return e == engine_kind::llama_cpp ? dtype::f16 : serving_dtype(e, f);
-}
-
-/// The context (tokens per sequence) engine `e` sizes when told none: the model's maximum
-/// (`m.max_context`, 0 when unknown) for the serving engines, 0 for exact and transformers, which
-/// have no such setting.
-///   vLLM: max_model_len defaults to the length derived from the config (vllm/config/model.py
-///     `_get_and_verify_max_len`).
-///   SGLang: context_length defaults to the model's (python/sglang/srt/configs/model_config.py
-///     `_derive_context_length`, from get_context_length of the config).
-///   llama.cpp: -c defaults to 0, "context the model was trained with" (common/common.h
-///     `n_ctx = 0`; llama-context.cpp takes hparams.n_ctx_train); --fit, on by default, may then
-///     lower it to fit the device (not below fit_params_min_ctx, 4,096).
-///   TensorRT-LLM: max_seq_len, when not given, is inferred from the model config
-///     (tensorrt_llm/_torch/pyexecutor/model_engine.py `_init_max_seq_len`).
-[[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m) -> std::uint64_t {
-  switch (e) {
-    case engine_kind::vllm:
-    case engine_kind::sglang:
-    case engine_kind::llama_cpp:
-    case engine_kind::trtllm: return m.max_context;
-    case engine_kind::exact:
-    case engine_kind::transformers: return 0;
-  }
-  return 0;
-}
+/// The K and V element types engine `e` gives its cache when told nothing (its type's
+/// `default_kv_dtypes`); defined in <kvsize/engine.hpp>.
+[[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes;
 
 /// Most distinct pools / caches / layer groups a sizing describes.
 inline constexpr std::size_t max_cache_parts = 8;

@@ -3,9 +3,11 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <string_view>  // std::string_view
 #include <cstdint>  // std::uint32_t, std::uint64_t
 
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::exact {
 
@@ -55,13 +57,36 @@ namespace kvsize::engines::exact {
   return s;
 }
 
-/// Device memory minus weights minus the caller's overhead.
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return detail::saturating_sub(device_memory, weights + o.engine_overhead);
-}
-
-[[nodiscard]] constexpr auto capacity(const engine_sizing& s, bytes budget) -> engine_capacity {
-  return detail::plain_capacity(s, budget);
-}
-
 }  // namespace kvsize::engines::exact
+
+namespace kvsize {
+
+/// The mathematical minimum as an engine type (see engine_concept.hpp).
+struct exact_engine : engine_defaults<exact_engine> {
+  static constexpr engine_kind kind = engine_kind::exact;
+  static constexpr std::string_view name = "exact";
+  static constexpr std::string_view display_name = "exact";
+  static constexpr std::optional<dtype> kv_4bit = dtype::int4;
+  /// The config's dtype: the model as published.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
+  /// No context setting: 0.
+  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::exact::size_stage(m, o, r);
+  }
+  /// Device memory minus weights minus the caller's overhead.
+  [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }
+  /// Nothing: the KV ceiling alone, the lessons' arithmetic.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
+      -> workspace_defaults {
+    return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp};
+  }
+};
+static_assert(engine<exact_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

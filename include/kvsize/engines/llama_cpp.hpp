@@ -6,11 +6,13 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>         // std::min
+#include <string_view>  // std::string_view
 #include <cstdint>           // std::uint32_t, std::uint64_t
 #include <initializer_list>  // range-for over two parts
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::llama_cpp {
 
@@ -206,14 +208,87 @@ struct caches {
   return total;
 }
 
-/// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
-/// 1 GiB margin free: device − weights − overhead − 1 GiB.
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::saturating_sub(device_memory, weights + o.engine_overhead + fit_margin);
-}
-
-[[nodiscard]] constexpr auto capacity(const engine_sizing& s, bytes budget) -> engine_capacity {
-  return kvsize::detail::plain_capacity(s, budget);
-}
-
 }  // namespace kvsize::engines::llama_cpp
+
+namespace kvsize {
+
+/// llama.cpp as an engine type (see engine_concept.hpp).
+struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
+  static constexpr engine_kind kind = engine_kind::llama_cpp;
+  static constexpr std::string_view name = "llama.cpp";
+  static constexpr std::string_view display_name = "llama.cpp";
+  static constexpr engine_knob knobs = engine_knob::parallel | engine_knob::ubatch | engine_knob::kv_unified |
+                                       engine_knob::swa_full | engine_knob::flash_attn | engine_knob::gpu_layers;
+  static constexpr std::optional<dtype> kv_8bit = dtype::q8_0;
+  static constexpr std::optional<dtype> kv_4bit = dtype::q4_0;
+  /// ggml computes activations and logits in f32 whatever the weights (its recurrent state is f32
+  /// too), and `--dtype` is not a llama.cpp option.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& /*f*/) -> dtype { return dtype::f32; }
+  /// f16 for both, whatever the model (common/common.h `cache_type_k = GGML_TYPE_F16`,
+  /// `cache_type_v = GGML_TYPE_F16`; -ctk / -ctv change them).
+  [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& /*f*/) -> kv_dtypes {
+    return kv_dtypes::same(dtype::f16);
+  }
+  /// The f16 GGUF convert_hf_to_gguf.py writes by default (--outtype f16).
+  [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& /*f*/) -> dtype {
+    return dtype::f16;
+  }
+  /// --cache-type-k / --cache-type-v (is_cache_type).
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return engines::llama_cpp::is_cache_type(t)
+               ? std::string_view{}
+               : "llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0 and q5_1";
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::llama_cpp::size_stage(m, o, r);
+  }
+  /// No tensor parallelism of the cache: its multi-device mode splits layers, so --tp and --pp both
+  /// count layer-split devices.
+  [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint32_t {
+    return o.tp * o.pp;
+  }
+  /// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
+  /// 1 GiB margin free: device − weights − overhead − 1 GiB.
+  [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule {
+    return {.margin = engines::llama_cpp::fit_margin};
+  }
+  /// The compute buffer's worst case: logits of a whole ubatch (n_ubatch = min(-ub, -b, n_ctx) rows,
+  /// float32, every position an output) and its activations (n_ubatch tokens, float32). The output
+  /// buffer (n_vocab × n_seq × 4 B) is host memory and not counted; the --fit margin is the budget's.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
+    engine_options p = o;
+    p.context = o.context != 0 ? o.context : m.max_context;
+    const std::uint64_t ubatch = engines::llama_cpp::plan(m, p).n_ubatch;
+    return {.positions = logits_kept::last,
+            .logits_float32 = true,
+            .last_rows = ubatch,
+            .last_rows_fixed = true,
+            .activation_tokens = ubatch,
+            .activation_dtype = dtype::f32,
+            .sequences = o.parallel,
+            .activation_tp = 1};  // each device of a layer split runs whole layers
+  }
+  /// Layers, not heads, are split: tp × pp devices, each with at least one layer.
+  [[nodiscard]] static constexpr auto valid_tp(const model_spec& m, std::uint32_t tp, std::uint32_t pp) -> bool {
+    return tp != 0 && std::uint64_t{tp} * pp <= m.layers;
+  }
+  /// Users are slots: `-np users -c users × context`, so that every slot holds `context` cells.
+  [[nodiscard]] static constexpr auto plan_options(engine_options o, std::uint64_t context, std::uint64_t users)
+      -> engine_options {
+    if (users > 0xFFFF'FFFFULL) {
+      throw kvsize::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
+    }
+    o.batch = users;
+    o.parallel = static_cast<std::uint32_t>(users);
+    o.context = detail::checked_mul(context, users);
+    return o;
+  }
+};
+static_assert(engine<llama_cpp_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

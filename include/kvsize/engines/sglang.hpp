@@ -7,9 +7,11 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
+#include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::sglang {
 
@@ -100,13 +102,6 @@ namespace kvsize::engines::sglang {
   return s;
 }
 
-/// rest = free_after_load − free_before_load·(1 − mem_fraction_static); with nothing else on
-/// the device that is mem_fraction_static × device − weights (− the caller's overhead).
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::saturating_sub(kvsize::detail::fraction_of(device_memory, mem_fraction_static(o)),
-                                        weights + o.engine_overhead);
-}
-
 /// #tokens = budget // cell, floored to the page size; with a mamba state, the budget is first
 /// split r : 1 (mamba_full_memory_ratio) between state slots and tokens; with a SWA pool,
 /// cell = full + ratio × swa. max_running_requests = min(max(int(N / context · 512), 2048), 4096).
@@ -162,3 +157,61 @@ namespace kvsize::engines::sglang {
 }
 
 }  // namespace kvsize::engines::sglang
+
+namespace kvsize {
+
+/// SGLang as an engine type (see engine_concept.hpp).
+struct sglang_engine : engine_defaults<sglang_engine> {
+  static constexpr engine_kind kind = engine_kind::sglang;
+  static constexpr std::string_view name = "sglang";
+  static constexpr std::string_view display_name = "SGLang";
+  static constexpr engine_knob knobs =
+      engine_knob::block_size | engine_knob::mem_fraction_static | engine_knob::max_running_requests;
+  /// python/sglang/srt/configs/model_config.py `_get_and_verify_dtype`: float32 (or absent) becomes
+  /// float16, bfloat16 for model_type gemma*; server_args.py forces bfloat16 for gpt-oss with mxfp4
+  /// weights ("use bf16 for mxfp4 triton kernels").
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+    if (f.mxfp4) {
+      return detail::given_or(f, dtype::bf16);
+    }
+    return detail::given_or(f, detail::float32_config(f) ? (f.gemma ? dtype::bf16 : dtype::f16) : f.config_dtype);
+  }
+  /// No GGML block-quantized cache (any positive page size is accepted: server_args.py
+  /// --page-size, type=int).
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1
+               ? "sglang has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+               : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::sglang::size_stage(m, o, r);
+  }
+  /// rest = free_after_load − free_before_load·(1 − mem_fraction_static); with nothing else on
+  /// the device that is mem_fraction_static × device − weights (− the caller's overhead).
+  [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
+    return {.fraction = engines::sglang::mem_fraction_static(o), .setting = "mem_fraction_static", .decimals = 3};
+  }
+  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+      -> engine_capacity {
+    return engines::sglang::capacity(s, o, budget);
+  }
+  /// Nothing: the mem_fraction_static rule reserves 512 MiB + 1.5 × chunked prefill + 2 × cuda-graph
+  /// batch + tp·pp/8 GiB outside the pool for logits, activations and graphs.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
+      -> workspace_defaults {
+    return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp};
+  }
+  /// The scheduler's max_running_requests (given, or its rule from the pool's tokens).
+  [[nodiscard]] static constexpr auto slot_cap(const engine_options& /*o*/, const engine_capacity& c)
+      -> std::uint64_t {
+    return c.max_running_requests;
+  }
+};
+static_assert(engine<sglang_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

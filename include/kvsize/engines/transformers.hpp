@@ -7,9 +7,11 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
+#include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::transformers {
 
@@ -45,13 +47,51 @@ namespace kvsize::engines::transformers {
   return s;  // a batch's rows are independent tensors: no prefix is shared
 }
 
-/// Nothing is reserved: device − weights − the caller's overhead.
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::saturating_sub(device_memory, weights + o.engine_overhead);
-}
-
-[[nodiscard]] constexpr auto capacity(const engine_sizing& s, bytes budget) -> engine_capacity {
-  return kvsize::detail::plain_capacity(s, budget);
-}
-
 }  // namespace kvsize::engines::transformers
+
+namespace kvsize {
+
+/// transformers (generate() with a DynamicCache) as an engine type (see engine_concept.hpp).
+struct transformers_engine : engine_defaults<transformers_engine> {
+  static constexpr engine_kind kind = engine_kind::transformers;
+  static constexpr std::string_view name = "transformers";
+  static constexpr std::string_view display_name = "transformers";
+  /// v5 `from_pretrained(dtype="auto")`: the config's dtype (v4 loaded float32 unless told); a config
+  /// without dtype stays float32 here (v5 would read the checkpoint). DynamicCache holds what the
+  /// layers compute.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
+  /// No context setting: 0.
+  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1 ? "transformers has no GGML block-quantized KV cache (q8_0, q4_0, ...)"
+                                         : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::transformers::size_stage(m, o, r);
+  }
+  /// Nothing is reserved: device − weights − the caller's overhead.
+  [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }
+  /// The lesson's naive forward pass: logits of every position of every sequence (unless
+  /// logits_to_keep) in the compute dtype, or float32 with logits_float32; generate()'s float32
+  /// sampler copy of the last logits (batch × vocab × 4 B); activations of one forward pass over
+  /// batch × context tokens.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
+    const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
+    const bool keep = o.logits_to_keep != 0;
+    return {.positions = keep ? logits_kept::last : logits_kept::all,
+            .logits_float32 = o.logits_float32,
+            .last_rows = keep ? detail::checked_mul(std::min(o.logits_to_keep, context), o.batch) : o.batch,
+            .activation_tokens = detail::checked_mul(o.batch, context),
+            .sampler_rows = o.batch,
+            .sequences = o.batch,
+            .activation_tp = o.tp};
+  }
+};
+static_assert(engine<transformers_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

@@ -7,10 +7,12 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
+#include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::trtllm {
 
@@ -71,12 +73,6 @@ namespace detail {
   return s;
 }
 
-/// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::fraction_of(kvsize::detail::saturating_sub(device_memory, weights + o.engine_overhead),
-                                     o.free_gpu_memory_fraction);
-}
-
 /// One window: max_tokens = budget / bytes_per_token, blocks = ceil(max_tokens / tpb), and the
 /// pool is blocks × tpb tokens ("Allocated X GiB for max tokens in paged KV cache (N)").
 /// Several windows: each pool gets share(w) = cs(w)·w / Σ cs·w of the budget, blocks(w) =
@@ -127,3 +123,61 @@ namespace detail {
 }
 
 }  // namespace kvsize::engines::trtllm
+
+namespace kvsize {
+
+/// TensorRT-LLM (PyTorch backend) as an engine type (see engine_concept.hpp).
+struct trtllm_engine : engine_defaults<trtllm_engine> {
+  static constexpr engine_kind kind = engine_kind::trtllm;
+  static constexpr std::string_view name = "trtllm";
+  static constexpr std::string_view display_name = "TensorRT-LLM";
+  static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::free_gpu_memory_fraction;
+  /// max_num_tokens, the tokens of the profiling forward pass (default 8192).
+  static constexpr std::uint64_t max_num_tokens = 8'192;
+  /// The config's dtype; bfloat16 when it names none (tensorrt_llm/_torch/model_config.py
+  /// `ModelConfig.torch_dtype`). float32 stays float32.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+    return detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
+  }
+  /// A power of 2: its paged-KV kernels address a token by shifting by log2(tokens_per_block)
+  /// (KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h).
+  [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
+    return (b & (b - 1)) != 0 ? "TensorRT-LLM's tokens_per_block must be a power of 2 (e.g. 32 or 64)"
+                              : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1
+               ? "trtllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+               : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::trtllm::size_stage(m, o, r);
+  }
+  /// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
+  [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
+    return {.fraction = o.free_gpu_memory_fraction, .of_free = true, .setting = "free_gpu_memory_fraction"};
+  }
+  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+      -> engine_capacity {
+    return engines::trtllm::capacity(s, o, budget);
+  }
+  /// Logits of the last position of each sequence, a float32 sampler copy of the same rows, and the
+  /// activations of the profiling forward pass of max_num_tokens tokens.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
+      -> workspace_defaults {
+    return {.positions = logits_kept::last,
+            .last_rows = o.batch,
+            .activation_tokens = max_num_tokens,
+            .sampler_rows = o.batch,
+            .sequences = o.batch,
+            .activation_tp = o.tp};
+  }
+};
+static_assert(engine<trtllm_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

@@ -6,10 +6,12 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::max, std::min
+#include <array>      // std::array
 #include <cstdint>    // std::uint32_t, std::uint64_t
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "engine_concept.hpp"
 
 namespace kvsize::engines::vllm {
 
@@ -275,13 +277,6 @@ constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_
   return s;
 }
 
-/// vLLM's budget: gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch
-/// memory: the caller's engine_overhead, which vLLM measures by profiling).
-[[nodiscard]] constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
-  return kvsize::detail::saturating_sub(kvsize::detail::fraction_of(device_memory, o.gpu_memory_utilization),
-                                        weights + o.engine_overhead);
-}
-
 /// Blocks, the logged token count (per group: num_blocks // groups × min block size) and the
 /// logged concurrency (num_blocks / blocks per request).
 [[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
@@ -308,3 +303,80 @@ constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_
 }
 
 }  // namespace kvsize::engines::vllm
+
+namespace kvsize {
+
+/// vLLM (v1) as an engine type (see engine_concept.hpp).
+struct vllm_engine : engine_defaults<vllm_engine> {
+  static constexpr engine_kind kind = engine_kind::vllm;
+  static constexpr std::string_view name = "vllm";
+  static constexpr std::string_view display_name = "vLLM";
+  static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
+                                       engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization;
+  /// A float32 config (or one without dtype) is served in bfloat16: vllm/config/model.py
+  /// `_resolve_auto_dtype` ("Downcast for float32 models": the platform's first supported dtype,
+  /// bfloat16 on compute capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16
+  /// before Ampere, same size). A config without dtype: `_find_dtype` reads the safetensors, else
+  /// float32 → bfloat16.
+  [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+    return detail::given_or(f, detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
+  }
+  /// CacheConfig's BlockSize literal, the choices of --block-size (vllm/config/cache.py, v0.11).
+  [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
+    constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
+    for (std::uint32_t a : allowed) {
+      if (a == b) {
+        return {};
+      }
+    }
+    return "vLLM's block size is one of 1, 8, 16, 32, 64, 128 or 256 tokens";
+  }
+  [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
+    return traits(t).block_elements != 1 ? "vllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
+                                         : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
+      -> engine_sizing {
+    return engines::vllm::size_stage(m, o, r);
+  }
+  /// gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch memory: the
+  /// caller's engine_overhead, which vLLM measures by profiling; vllm/v1/worker/gpu_worker.py
+  /// `determine_available_memory`).
+  [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
+    return {.fraction = o.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
+  }
+  [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
+      -> engine_capacity {
+    return engines::vllm::capacity(s, o, budget);
+  }
+  /// The profile run (gpu_worker.py `determine_available_memory` → model_runner `profile_run`):
+  /// logits of min(max_num_seqs, max_num_batched_tokens) last positions in the compute dtype, the
+  /// same rows in float32 for the dummy sampler run, activations of a max_num_batched_tokens chunk;
+  /// runtime: the 150 MiB redundancy buffer of its suggested --kv-cache-memory
+  /// (requested − (weights + peak activations + non-torch + CUDA graphs) − 150 MiB).
+  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
+      -> workspace_defaults {
+    const std::uint64_t rows = std::min(engines::vllm::max_num_seqs(o), engines::vllm::max_num_batched_tokens(o));
+    return {.positions = logits_kept::last,
+            .last_rows = rows,
+            .last_rows_fixed = true,
+            .activation_tokens = engines::vllm::max_num_batched_tokens(o),
+            .sampler_rows = rows,
+            .runtime = runtime_buffer,
+            .sequences = o.batch,
+            .activation_tp = o.tp};
+  }
+  static constexpr bytes runtime_buffer = MiB * 150;
+  /// The scheduler runs at most max_num_seqs sequences.
+  [[nodiscard]] static constexpr auto slot_cap(const engine_options& o, const engine_capacity& /*c*/)
+      -> std::uint64_t {
+    return engines::vllm::max_num_seqs(o);
+  }
+};
+static_assert(engine<vllm_engine>);
+
+}  // namespace kvsize
+
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
+// engine header; this one is already complete here).
+#include "../engine.hpp"

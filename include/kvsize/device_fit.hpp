@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// One budget per device: from ONE sizing, the KV budget of one device with its parts (device memory,
+// weights, the workspace the engine profiles, the engine's rule), and what fits in it. The planner's
+// points, the CLI's "KV capacity" and the engine's log lines all come from this one computation.
+// Standard library only, constexpr, allocation-free.
+//
+//   const auto s = kvsize::size_cache(model, kvsize::engine_kind::vllm, o);
+//   const auto f = kvsize::fit_on_device(model, kvsize::engine_kind::vllm, s, o, 24 * kvsize::GiB, weights);
+//   f.budget.kv;           // what vLLM's rule leaves for the KV cache after its profiling run
+//   f.capacity.max_tokens; // its "GPU KV cache size"
+//
+// Why the workspace is subtracted: every serving engine sizes its cache from what is left AFTER its
+// own profiling (vLLM gpu_worker.py `determine_available_memory`: requested memory − weights − peak
+// activations − non-torch memory; TensorRT-LLM's profiling forward pass; llama.cpp reserves its
+// compute buffer before the cache). The workspace terms are kvsize's estimate of that profile.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint64_t
+
+#include "error.hpp"
+#include "bytes.hpp"
+#include "detail/search.hpp"
+#include "engine.hpp"
+#include "model_spec.hpp"
+#include "workspace.hpp"
+
+namespace kvsize {
+
+/// The KV budget of one device, with its parts:
+///   kv = rule(device_memory, weights, workspace)        (apply_budget_rule)
+///   device_memory = weights + workspace + reserve + kv  (when the weights and workspace fit)
+struct device_budget {
+  bytes device_memory{0};
+  bytes weights{0};    ///< weights on this device
+  bytes workspace{0};  ///< the engine's workspace (logits, activations, sampler, runtime): its overhead
+  budget_rule rule{};  ///< the engine's fraction and margin
+  bytes reserve{0};    ///< kept away from the KV cache by the rule beyond weights and workspace
+  bytes kv{0};         ///< what the rule leaves for the KV cache
+};
+
+/// One device's budget and what fits in it, from one sizing.
+struct device_fit {
+  device_budget budget{};
+  workspace_terms workspace{};  ///< the terms of budget.workspace
+  engine_capacity capacity{};   ///< what fits in budget.kv, as the engine counts
+};
+
+/// The budget and capacity of one device for engine E, from the sizing `s` E made with options `o`
+/// (nothing is sized again). `o.engine_overhead` is replaced by the workspace; `o.device_memory` by
+/// `device_memory` (the engines' memory-dependent defaults read it).
+template <engine E>
+[[nodiscard]] constexpr auto fit_on_device_as(const model_spec& m, const engine_sizing& s, engine_options o,
+                                              bytes device_memory, bytes weights_per_device,
+                                              const workspace_overrides& w = {}) -> device_fit {
+  device_fit f{};
+  o.device_memory = device_memory;
+  f.workspace = engine_workspace_as<E>(m, o, w);
+  o.engine_overhead = f.workspace.total();
+  f.budget.device_memory = device_memory;
+  f.budget.weights = weights_per_device;
+  f.budget.workspace = f.workspace.total();
+  f.budget.rule = E::budget(o);
+  f.budget.kv = E::kv_budget(device_memory, weights_per_device, o);
+  f.budget.reserve = detail::saturating_sub(device_memory, weights_per_device + f.budget.workspace + f.budget.kv);
+  f.capacity = E::capacity(s, o, f.budget.kv);
+  return f;
+}
+
+/// fit_on_device_as for engine `e`.
+[[nodiscard]] constexpr auto fit_on_device(const model_spec& m, engine_kind e, const engine_sizing& s,
+                                           const engine_options& o, bytes device_memory, bytes weights_per_device,
+                                           const workspace_overrides& w = {}) -> device_fit {
+  return visit_engine(e, [&]<engine E>(E) { return fit_on_device_as<E>(m, s, o, device_memory, weights_per_device, w); });
+}
+
+/// The longest context (≤ limit) at which `batch` sequences fit in a fixed KV budget, as engine E
+/// counts them (its capacity's max_sequences); 0 if not even one token does. Capacity falls as the
+/// context grows, so a binary search finds it: about log2(limit) sizings. An overflow counts as
+/// not fitting.
+template <engine E>
+[[nodiscard]] constexpr auto max_context_in_budget_as(const model_spec& m, engine_options o, bytes kv_budget,
+                                                      std::uint64_t batch, std::uint64_t limit) -> std::uint64_t {
+  const auto fits = [&](std::uint64_t context) {
+    o.context = context;
+    try {
+      return E::capacity(size_cache_as<E>(m, o), o, kv_budget).max_sequences >= batch;
+    } catch (const kvsize::overflow_error&) {
+      return false;
+    }
+  };
+  if (!fits(1)) {
+    return 0;
+  }
+  return detail::last_true(1, limit, fits);
+}
+
+/// max_context_in_budget_as for engine `e`.
+[[nodiscard]] constexpr auto max_context_in_budget(const model_spec& m, engine_kind e, const engine_options& o,
+                                                   bytes kv_budget, std::uint64_t batch, std::uint64_t limit)
+    -> std::uint64_t {
+  return visit_engine(e, [&]<engine E>(E) { return max_context_in_budget_as<E>(m, o, kv_budget, batch, limit); });
+}
+
+}  // namespace kvsize
