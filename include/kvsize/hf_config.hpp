@@ -18,6 +18,7 @@
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
 #include <iostream>     // std::cin
+#include <span>         // std::span
 #include <istream>      // std::istream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -29,11 +30,13 @@
 #include "error.hpp"  // kvsize::invalid_argument, kvsize::overflow_error
 #include "hf/config_view.hpp"
 #include "hf/error.hpp"
+#include "hf/families.hpp"
 #include "hf/json_reader.hpp"
 #include "hf/json_text.hpp"
 #include "hf/layer_plan.hpp"
 #include "hf/model_reader.hpp"
 #include "hf/parsed_config.hpp"
+#include "hf/quantization_reader.hpp"
 #include "hf/weights_reader.hpp"
 #include "model_spec.hpp"
 
@@ -68,8 +71,10 @@ namespace detail {
   return out;
 }
 
-/// Reads a parsed document. The file name is added by the caller.
-[[nodiscard]] inline auto read_document(const json& root, std::vector<std::string> warnings) -> parsed_config {
+/// Reads a parsed document. The file name is added by the caller. `table` holds the families
+/// kvsize knows (families.hpp); a test may bring its own.
+[[nodiscard]] inline auto read_document(const json& root, std::vector<std::string> warnings,
+                                        std::span<const family> table = families) -> parsed_config {
   parsed_config out;
   out.warnings = std::move(warnings);
   if (!root.is_object()) {
@@ -99,7 +104,7 @@ namespace detail {
     }
   }
   out.model_type = mt;
-  const family* fam = find_family(mt);
+  const family* fam = find_family(mt, table);
   const json& object = text.present() ? *text.value : root;
   const config_view v(object, out.text_config_pointer, fam, text.present(), out.warnings);
   const std::size_t first_assumption = out.warnings.size();
@@ -120,8 +125,8 @@ namespace detail {
   std::vector<std::string> kv_notes;
   if (!facts.latent) {
     // block_configs gives each block's KV heads (the plan reads them) only when it decides the layers.
-    if (choose_plan_source(v, mt, false) != plan_source::block_configs) {
-      m.kv_heads = read_kv_heads(v, mt, m.attention_heads, kv_notes);
+    if (choose_plan_source(v, false) != plan_source::block_configs) {
+      m.kv_heads = read_kv_heads(v, m.attention_heads, kv_notes);
     }
     if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
       m.head_dim = read_u32(hd, 1, 1U << 16U);
@@ -140,8 +145,7 @@ namespace detail {
   }
   read_max_context(v, out);
   read_dtype(root, text, out);
-  read_weights_facts(root, v, mt, out);
-  read_quantization(root, out);
+  read_weights_facts(root, v, out);
 
   layer_plan plan = plan_layers(v, facts);
   m.sliding_window = plan.sliding_window;
