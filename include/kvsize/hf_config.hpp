@@ -13,13 +13,13 @@
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cerrno>       // errno
-#include <charconv>     // std::to_chars
 #include <cstdint>      // std::uint32_t
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
 #include <iostream>     // std::cin
 #include <span>         // std::span
 #include <istream>      // std::istream
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::error_code
@@ -34,6 +34,7 @@
 #include "hf/json_reader.hpp"
 #include "hf/json_text.hpp"
 #include "hf/layer_plan.hpp"
+#include "hf/layer_reason.hpp"
 #include "hf/model_reader.hpp"
 #include "hf/parsed_config.hpp"
 #include "hf/quantization_reader.hpp"
@@ -42,34 +43,6 @@
 
 namespace kvsize::hf {
 namespace detail {
-
-/// "{i}" → the layer index, or "a..b" for a group; then `suffix`. One allocation.
-[[nodiscard]] inline auto render_reason(const std::string& reason, std::uint32_t first, std::uint32_t count,
-                                        std::string_view suffix = {}) -> std::string {
-  char index[24];  // "4294967295..4294967295"
-  char* end = std::to_chars(index, index + 10, first).ptr;
-  if (count != 1) {
-    *end++ = '.';
-    *end++ = '.';
-    end = std::to_chars(end, end + 10, first + count - 1).ptr;
-  }
-  const std::string_view idx(index, static_cast<std::size_t>(end - index));
-  std::size_t holes = 0;
-  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", at + 3)) {
-    ++holes;
-  }
-  std::string out;
-  out.reserve(reason.size() + holes * idx.size() + suffix.size());
-  std::size_t from = 0;
-  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", from)) {
-    out.append(reason, from, at - from);
-    out += idx;
-    from = at + 3;
-  }
-  out.append(reason, from);
-  out += suffix;
-  return out;
-}
 
 /// Reads a parsed document. The file name is added by the caller. `table` holds the families
 /// kvsize knows (families.hpp); a test may bring its own.
@@ -188,7 +161,8 @@ namespace detail {
     groups += same(i - 1, i) ? 0U : 1U;
   }
   out.layers.reserve(groups);
-  const std::string kv_suffix = kv_notes.empty() ? std::string{} : "; " + kv_notes.front();
+  const std::optional<layer_reason> kv_note =
+      kv_notes.empty() ? std::nullopt : std::optional<layer_reason>({"", reason_rule::note, kv_notes.front(), {}});
   for (std::uint32_t i = 0; i < m.layers;) {
     std::uint32_t j = i + 1;
     const auto& d = plan.layer[i];
@@ -196,10 +170,12 @@ namespace detail {
       ++j;
     }
     const bool attends = d.kind == layer_kind::full || d.kind == layer_kind::sliding || d.kind == layer_kind::chunked;
-    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent,
-                                          render_reason(plan.reasons[d.reason], i, j - i,
-                                                        attends && d.kv_heads == 0 ? std::string_view(kv_suffix)
-                                                                                   : std::string_view{})});
+    layer_reasons why = plan.reasons[d.reason];
+    if (attends && d.kv_heads == 0 && kv_note) {
+      why.push_back(*kv_note);
+    }
+    std::string rendered = render_reason(why, i, j - i);
+    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent, std::move(rendered), std::move(why)});
     i = j;
   }
   if (fam == nullptr) {

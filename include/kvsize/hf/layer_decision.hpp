@@ -11,11 +11,12 @@
 
 #include "../model_spec.hpp"
 #include "json_reader.hpp"
+#include "layer_reason.hpp"
 
 namespace kvsize::hf::detail {
 
-/// One layer's decision. Its reason is layer_plan::reasons[reason]; the text may hold "{i}",
-/// replaced by the layer index (or range) when consecutive equal decisions are grouped.
+/// One layer's decision. Its reason is layer_plan::reasons[reason] (layer_reason.hpp: data, with
+/// the layer index put in when it is rendered).
 struct layer_decision {
   layer_kind kind = layer_kind::full;
   bool recurrent = false;
@@ -48,33 +49,35 @@ struct layer_plan {
   /// When source is hybrid_override_pattern: the checked pattern, one of "M*-E" per layer.
   std::string hybrid_pattern;
   std::vector<layer_decision> layer;
-  /// The distinct reasons (a model has a handful, not one per layer): equal texts have equal
+  /// The distinct reasons (a model has a handful, not one per layer): equal reasons have equal
   /// indices, so layers compare their reasons by index.
-  std::vector<std::string> reasons;
+  std::vector<layer_reasons> reasons;
   std::uint32_t sliding_window = 0;
   std::uint32_t attention_chunk = 0;
   recurrent_state state{};
 
-  /// The index of `text` in `reasons`, added if new.
-  auto intern(std::string text) -> std::uint32_t {
+  /// The index of `why` in `reasons`, added if new.
+  auto intern(layer_reasons why) -> std::uint32_t {
     for (std::size_t k = 0; k < reasons.size(); ++k) {
-      if (reasons[k] == text) {
+      if (reasons[k] == why) {
         return static_cast<std::uint32_t>(k);
       }
     }
-    reasons.push_back(std::move(text));
+    reasons.push_back(std::move(why));
     return static_cast<std::uint32_t>(reasons.size() - 1);
   }
-  /// Sets every layer's reason to `text`.
-  void set_all_reasons(std::string text) {
-    const std::uint32_t r = intern(std::move(text));
+  /// The index of the one-clause reason `why`.
+  auto intern(layer_reason why) -> std::uint32_t { return intern(layer_reasons{std::move(why)}); }
+  /// Sets every layer's reason to `why`.
+  void set_all_reasons(layer_reason why) {
+    const std::uint32_t r = intern(std::move(why));
     for (auto& d : layer) {
       d.reason = r;
     }
   }
-  /// Appends `suffix` to the reason of every layer `pred` selects.
+  /// Adds the clause `more` to the reason of every layer `pred` selects.
   template <class Pred>
-  void append_reason(Pred pred, const std::string& suffix) {
+  void append_reason(Pred pred, const layer_reason& more) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> done;  // old reason → new
     for (auto& d : layer) {
       if (!pred(d)) {
@@ -90,7 +93,9 @@ struct layer_plan {
         }
       }
       if (!found) {
-        to = intern(reasons[d.reason] + suffix);
+        layer_reasons longer = reasons[d.reason];
+        longer.push_back(more);
+        to = intern(std::move(longer));
         done.emplace_back(d.reason, to);
       }
       d.reason = to;
@@ -105,7 +110,7 @@ struct plan_facts {
   std::uint32_t heads = 0;
   std::uint32_t hidden = 0;
   bool latent = false;
-  std::string latent_reason;
+  layer_reason latent_reason;  ///< when latent: kv_lora_rank's reason
 };
 
 }  // namespace kvsize::hf::detail

@@ -17,12 +17,13 @@ inline auto str(const json& v) -> std::string { return v.is_string() ? "\"" + pr
 
 inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p) {
   require_array(lt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
-  const std::string at = lt.pointer() + "[{i}] = ";
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = i > 0 && *e.value == (*lt.value)[i - 1] ? p.layer[i - 1].reason : p.intern(at + str(*e.value));
+    d.reason = i > 0 && *e.value == (*lt.value)[i - 1]
+                   ? p.layer[i - 1].reason
+                   : p.intern({lt.pointer(), reason_rule::list_element, str(*e.value), {}});
     if (t == "full_attention" || t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "sliding_attention") {
@@ -52,12 +53,12 @@ inline void read_block_configs(const slot& bc, const plan_facts& f, layer_plan& 
     const slot linear = lookup(*att.value, att.pointer(), "replace_with_linear");
     if (read_bool_or(no_op, false)) {
       d.kind = layer_kind::none;
-      d.reason = p.intern(bc.pointer() + "/{i}/attention/no_op = true: no attention, no KV");
+      d.reason = p.intern({bc.pointer(), reason_rule::block_entry, "no_op = true: no attention, no KV", {}});
       continue;
     }
     if (read_bool_or(linear, false)) {
       d.kind = layer_kind::none;
-      d.reason = p.intern(bc.pointer() + "/{i}/attention/replace_with_linear = true: a linear map, no KV");
+      d.reason = p.intern({bc.pointer(), reason_rule::block_entry, "replace_with_linear = true: a linear map, no KV", {}});
       continue;
     }
     const slot window = lookup(*att.value, att.pointer(), "window_length");
@@ -73,9 +74,10 @@ inline void read_block_configs(const slot& bc, const plan_facts& f, layer_plan& 
     }
     d.kind = layer_kind::full;
     d.kv_heads = f.heads / n;
-    d.reason = p.intern(bc.pointer() + "/{i}/attention/n_heads_in_group = " + std::to_string(n) + ": " +
-                        std::to_string(f.heads) + " / " + std::to_string(n) + " = " + std::to_string(d.kv_heads) +
-                        " KV heads");
+    d.reason = p.intern({bc.pointer(), reason_rule::block_entry,
+                         "n_heads_in_group = " + std::to_string(n) + ": " + std::to_string(f.heads) + " / " +
+                             std::to_string(n) + " = " + std::to_string(d.kv_heads) + " KV heads",
+                         {}});
   }
 }
 
@@ -86,12 +88,11 @@ inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan
          "expected " + std::to_string(f.layers) + " characters (one per layer, num_hidden_layers), got " +
              std::to_string(pattern.size()));
   }
-  const std::string at = hop.pointer() + "[{i}] = '";
   std::uint32_t ids[4] = {};  // M, *, -, E: interned on first use
   bool have[4] = {};
   const auto reason = [&](std::size_t k, const char* text) {
     if (!have[k]) {
-      ids[k] = p.intern(at + text);
+      ids[k] = p.intern({hop.pointer(), reason_rule::list_element, std::string("'") + text, {}});
       have[k] = true;
     }
     return ids[k];
@@ -114,12 +115,13 @@ inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan
 
 inline void read_block_types(const slot& lbt, const plan_facts& f, layer_plan& p) {
   require_array(lbt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
-  const std::string at = lbt.pointer() + "[{i}] = ";
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lbt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = i > 0 && *e.value == (*lbt.value)[i - 1] ? p.layer[i - 1].reason : p.intern(at + str(*e.value));
+    d.reason = i > 0 && *e.value == (*lbt.value)[i - 1]
+                   ? p.layer[i - 1].reason
+                   : p.intern({lbt.pointer(), reason_rule::list_element, str(*e.value), {}});
     if (t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "mamba") {

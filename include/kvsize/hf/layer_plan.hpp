@@ -124,7 +124,8 @@ inline void apply_kv_sharing(const config_view& v, const plan_facts& f, layer_pl
     fail(config_errc::inconsistent, shared.pointer(),
          "expected fewer than num_hidden_layers (" + std::to_string(f.layers) + "), got " + std::to_string(n));
   }
-  const std::uint32_t r = p.intern(text(shared) + ": layer {i} reuses the KV of an earlier layer of its type");
+  const std::uint32_t r = p.intern(
+      {shared.pointer(), reason_rule::layer_test, text(shared) + ": ", " reuses the KV of an earlier layer of its type"});
   for (std::uint32_t i = f.layers - n; i < f.layers; ++i) {
     p.layer[i] = {layer_kind::shared, false, 0, r};
   }
@@ -152,19 +153,19 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   if (sliding) {
     p.sliding_window = read_u32(sw, 1);
     p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::sliding; },
-                    "; window from " + sw.pointer() + " = " + std::to_string(p.sliding_window));
+                    {sw.pointer(), reason_rule::window_from, std::to_string(p.sliding_window), {}});
   }
   if (chunked) {
     const slot chunk = v.get("attention_chunk_size");
     p.attention_chunk = read_u32(chunk, 1);
     p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::chunked; },
-                    "; chunk from " + chunk.pointer() + " = " + std::to_string(p.attention_chunk));
+                    {chunk.pointer(), reason_rule::chunk_from, std::to_string(p.attention_chunk), {}});
   }
   if (recurrent) {
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
                                                            : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
-    p.append_reason([](const layer_decision& d) { return d.recurrent; }, "; " + s.note);
+    p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});
   }
 }
 
@@ -175,7 +176,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
 [[nodiscard]] inline auto plan_layers(const config_view& v, const plan_facts& f) -> layer_plan {
   using namespace plan_detail;
   layer_plan p;
-  p.layer.assign(f.layers, layer_decision{layer_kind::full, false, 0, p.intern("no per-layer key: full attention")});
+  p.layer.assign(f.layers, layer_decision{layer_kind::full, false, 0, p.intern({"", reason_rule::no_layer_key, "", ""})});
   p.source = choose_plan_source(v, f.latent);
   warn_unread_layer_keys(v, f.latent);
   const recurrence rec = plan_from_source(v, f, p);

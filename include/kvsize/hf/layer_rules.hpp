@@ -41,8 +41,10 @@ inline void plan_full_attention_interval(const config_view& v, const plan_facts&
   } else {
     v.warn(v.base() + "/full_attention_interval is absent; took 4, the default of transformers' Qwen3NextConfig");
   }
-  periodic(p, every, {layer_kind::full, false, 0, p.intern(why + ": layer {i} is full attention")},
-           {layer_kind::none, true, 0, p.intern(why + ": layer {i} is linear attention (gated delta), no KV")});
+  const std::string& at = fai.pointer();
+  periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::layer_test, why + ": ", " is full attention"})},
+           {layer_kind::none, true, 0,
+            p.intern({at, reason_rule::layer_test, why + ": ", " is linear attention (gated delta), no KV"})});
 }
 
 /// JambaConfig: attention iff i % attn_layer_period == attn_layer_offset (defaults 8 and 4), else Mamba.
@@ -56,8 +58,9 @@ inline void plan_jamba_period(const config_view& v, const plan_facts& f, layer_p
          "expected less than attn_layer_period (" + std::to_string(period) + "), got " + std::to_string(offset));
   }
   const auto why = [&](bool att) {
-    return p.intern("layer {i} % attn_layer_period (" + std::to_string(period) + ") " + (att ? "==" : "!=") +
-                    " attn_layer_offset (" + std::to_string(offset) + "): " + (att ? "attention" : "Mamba, no KV"));
+    return p.intern({per.pointer(), reason_rule::layer_test, "",
+                     " % attn_layer_period (" + std::to_string(period) + ") " + (att ? "==" : "!=") +
+                         " attn_layer_offset (" + std::to_string(offset) + "): " + (att ? "attention" : "Mamba, no KV")});
   };
   const std::uint32_t attention = why(true);
   const std::uint32_t mamba = why(false);
@@ -69,7 +72,8 @@ inline void plan_jamba_period(const config_view& v, const plan_facts& f, layer_p
 
 /// FalconH1DecoderLayer: attention and a Mamba2 mixer side by side in every layer.
 inline void plan_falcon_h1(layer_plan& p) {
-  const std::uint32_t r = p.intern("Falcon-H1: every layer runs attention and Mamba2 in parallel (KV and state)");
+  const std::uint32_t r = p.intern(
+      {"", reason_rule::model_wide, "Falcon-H1: every layer runs attention and Mamba2 in parallel (KV and state)", {}});
   for (auto& d : p.layer) {
     d = {layer_kind::full, true, 0, r};
   }
@@ -82,11 +86,13 @@ inline void plan_qwen_window(const config_view& v, const plan_facts& f, layer_pl
   const slot sw = v.get("sliding_window");
   if (!on) {
     const std::string why = use.set() ? text(use) : use.pointer() + " absent (Qwen2Config default false)";
-    p.set_all_reasons(why + ": no window" + (sw.set() ? ", " + sw.pointer() + " is not used" : std::string{}));
+    p.set_all_reasons({use.pointer(), reason_rule::model_wide,
+                       why + ": no window" + (sw.set() ? ", " + sw.pointer() + " is not used" : std::string{}), {}});
     return;
   }
   if (!sw.set()) {
-    p.set_all_reasons(text(use) + " but " + sw.pointer() + " is " + (sw.present() ? "null" : "absent") + ": no window");
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide,
+                       text(use) + " but " + sw.pointer() + " is " + (sw.present() ? "null" : "absent") + ": no window", {}});
     return;
   }
   const slot mwl = v.get("max_window_layers");
@@ -103,8 +109,8 @@ inline void plan_qwen_window(const config_view& v, const plan_facts& f, layer_pl
     first = std::min<std::uint32_t>(first, f.layers);
   }
   const auto why = [&](bool slides) {
-    return p.intern(text(use) + " and layer {i} " + (slides ? ">=" : "<") + " " + mwl.pointer() + " (" +
-                    std::to_string(first) + ")");
+    return p.intern({mwl.pointer(), reason_rule::layer_test, text(use) + " and ",
+                     std::string(" ") + (slides ? ">=" : "<") + " " + mwl.pointer() + " (" + std::to_string(first) + ")"});
   };
   const std::uint32_t sliding = why(true);
   const std::uint32_t full = why(false);
@@ -122,6 +128,7 @@ inline void plan_periodic_window(const config_view& v, const plan_facts& f, laye
   const family& fam = v.facts();
   const slot sw = v.get("sliding_window");
   std::uint32_t every = fam.pattern;
+  std::string at;  // the key that set the period, if one did
   std::string why = fam.window == window_rule::alternate
                         ? std::string("Gemma 2 alternation (HF Gemma2Config.layer_types: (i + 1) % 2 != 0 slides)")
                         : "(i + 1) % " + std::to_string(every) + " != 0 slides, period from " + std::string(fam.source);
@@ -130,13 +137,14 @@ inline void plan_periodic_window(const config_view& v, const plan_facts& f, laye
     if (pat.set()) {
       every = read_u32(pat, 1, std::max<std::uint32_t>(f.layers, 1));
       why = "(i + 1) % " + pat.pointer() + " (" + std::to_string(every) + ") != 0 slides";
+      at = pat.pointer();
     }
   }
   if (sw.present() && sw.value->is_null()) {
-    p.set_all_reasons(sw.pointer() + " = null: no window");
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide, sw.pointer() + " = null: no window", {}});
   } else {
-    periodic(p, every, {layer_kind::full, false, 0, p.intern(why + "; layer {i} is global")},
-             {layer_kind::sliding, false, 0, p.intern(why + "; layer {i} slides")});
+    periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::layer_test, why + "; ", " is global"})},
+             {layer_kind::sliding, false, 0, p.intern({at, reason_rule::layer_test, why + "; ", " slides"})});
   }
 }
 
@@ -147,7 +155,8 @@ inline void plan_periodic_window(const config_view& v, const plan_facts& f, laye
 inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& p) {
   const slot chunk = v.get("attention_chunk_size");
   if (!chunk.set()) {
-    p.set_all_reasons(chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking");
+    p.set_all_reasons({chunk.pointer(), reason_rule::model_wide,
+                       chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking", {}});
     return;
   }
   const slot nrl = v.get("no_rope_layers");
@@ -160,7 +169,8 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
       const slot e = element(nrl, i);
       const bool rope = read_integer(e, 0, 1) == 1;
       if (!have[rope]) {
-        ids[rope] = p.intern(nrl.pointer() + "[{i}] = " + (rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global"));
+        ids[rope] = p.intern({nrl.pointer(), reason_rule::list_element,
+                              rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global", {}});
         have[rope] = true;
       }
       p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0, ids[rope]};
@@ -172,8 +182,10 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
   const std::string why = nrl.pointer() + (empty ? " = [] (empty, so derived)" : " absent") + " and " +
                           (interval.set() ? text(interval) : interval.pointer() + " absent (Llama4TextConfig default 4)") +
                           ": (i + 1) % " + std::to_string(every);
-  periodic(p, every, {layer_kind::full, false, 0, p.intern(why + " == 0 is a global NoPE layer")},
-           {layer_kind::chunked, false, 0, p.intern(why + " != 0 is a chunked RoPE layer")});
+  const std::string& at = interval.pointer();
+  periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0 is a global NoPE layer", {}})},
+           {layer_kind::chunked, false, 0,
+            p.intern({at, reason_rule::model_wide, why + " != 0 is a chunked RoPE layer", {}})});
 }
 
 /// MistralAttention / Phi3Attention & co.: a non-null sliding_window applies to every layer, unless
@@ -182,15 +194,17 @@ inline void plan_plain_window(const config_view& v, const plan_facts& f, layer_p
   const slot use = v.get("use_sliding_window");
   const slot sw = v.get("sliding_window");
   if (use.set() && !read_bool(use)) {
-    p.set_all_reasons(text(use) + ": no window");
+    p.set_all_reasons({use.pointer(), reason_rule::model_wide, text(use) + ": no window", {}});
   } else if (sw.present() && sw.value->is_null()) {
-    p.set_all_reasons(sw.pointer() + " = null: no window");
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide, sw.pointer() + " = null: no window", {}});
   } else if (sw.present()) {
     if (v.fam() == nullptr) {
       v.warn("assumed " + sw.pointer() + " applies to every layer, as in Mistral v0.1 (unknown model_type)");
     }
-    const std::uint32_t r = p.intern(sw.pointer() + " applies to every layer (HF " +
-                                     (f.model_type.empty() ? std::string("Mistral") : f.model_type) + " attention)");
+    const std::uint32_t r = p.intern({sw.pointer(), reason_rule::model_wide,
+                                      sw.pointer() + " applies to every layer (HF " +
+                                          (f.model_type.empty() ? std::string("Mistral") : f.model_type) + " attention)",
+                                      {}});
     for (auto& d : p.layer) {
       d = {layer_kind::sliding, false, 0, r};
     }

@@ -216,7 +216,7 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
 
 /// Latent attention (DeepSeek-V2/V3/R1, Kimi-K2): kv_lora_rank set and not null (vLLM is_deepseek_mla).
 [[nodiscard]] inline auto read_latent(const config_view& v, const std::string& mt, kvsize::model_spec& m,
-                                      std::string& reason) -> bool {
+                                      layer_reason& reason) -> bool {
   const slot rank = v.get("kv_lora_rank");
   if (!rank.set()) {
     return false;
@@ -237,7 +237,9 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
   m.head_dim = m.latent.nope_head_dim + m.latent.rope_head_dim;
   m.head_dim_v = m.latent.v_head_dim;
   const slot kvh = v.get_first(keys::kv_heads);
-  reason = rank.pointer() + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer() + " (" +
+  reason.pointer = rank.pointer();
+  reason.rule = reason_rule::model_wide;
+  reason.value = rank.pointer() + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer() + " (" +
            std::to_string(m.latent.rope_head_dim) + ") = " +
            std::to_string(m.latent.kv_lora_rank + m.latent.rope_head_dim) +
            " elements per token: latent attention, one vector for all heads" +
