@@ -15,15 +15,21 @@ namespace kvsize::hf::detail::plan_detail {
 /// A value as the reasons quote it: a string in quotes, anything else as describe() writes it.
 inline auto str(const json& v) -> std::string { return v.is_string() ? "\"" + printable(v.get<std::string>()) + "\"" : describe(v); }
 
+/// The reason of entry `i` of a per-layer list of strings: the previous layer's when the entry
+/// repeats it (so equal runs group), else "{list}[i] = {entry}".
+inline auto entry_reason(const slot& list, std::uint32_t i, layer_plan& p) -> std::uint32_t {
+  const json& e = (*list.value)[i];
+  return i > 0 && e == (*list.value)[i - 1] ? p.layer[i - 1].reason
+                                            : p.intern({list.pointer(), reason_rule::list_element, str(e), {}});
+}
+
 inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p) {
   require_array(lt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = i > 0 && *e.value == (*lt.value)[i - 1]
-                   ? p.layer[i - 1].reason
-                   : p.intern({lt.pointer(), reason_rule::list_element, str(*e.value), {}});
+    d.reason = entry_reason(lt, i, p);
     if (t == "full_attention" || t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "sliding_attention") {
@@ -119,9 +125,7 @@ inline void read_block_types(const slot& lbt, const plan_facts& f, layer_plan& p
     const slot e = element(lbt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
-    d.reason = i > 0 && *e.value == (*lbt.value)[i - 1]
-                   ? p.layer[i - 1].reason
-                   : p.intern({lbt.pointer(), reason_rule::list_element, str(*e.value), {}});
+    d.reason = entry_reason(lbt, i, p);
     if (t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "mamba") {

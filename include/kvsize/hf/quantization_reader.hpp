@@ -57,6 +57,27 @@ namespace kvsize::hf::detail {
   return bits;
 }
 
+/// The weights_format a quantization_config is sized with; nullopt for a scheme kvsize does not size.
+[[nodiscard]] inline auto weights_format_of(const quantization_config& c) -> std::optional<weights_format> {
+  std::optional<weights_format> f;
+  if (c.method == "fp8") {
+    f = c.weight_block_size ? fp8_weights((*c.weight_block_size)[0], (*c.weight_block_size)[1]) : fp8_weights(0, 0);
+  } else if (c.method == "gptq" || c.method == "awq") {
+    const std::uint32_t b = c.bits.value_or(4);
+    const std::uint32_t g = c.group_size.value_or(128);
+    f = c.method == "gptq" ? gptq_weights(b, g) : awq_weights(b, g);
+  } else if (c.method == "mxfp4") {
+    f = mxfp4_weights();
+  } else if (c.method == "bitsandbytes" || c.load_in_4bit || c.load_in_8bit) {
+    if (c.load_in_4bit) {
+      f = bnb_4bit_weights(c.bnb_4bit_use_double_quant);
+    } else if (c.load_in_8bit) {
+      f = bnb_8bit_weights();
+    }
+  }
+  return f;
+}
+
 /// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
 /// object. parsed_config::quantization_method and quantization_bits are its method and bits.
 inline void read_quantization_config(const json& root, parsed_config& out) {
@@ -107,22 +128,7 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
   c.bnb_4bit_quant_type = str("bnb_4bit_quant_type");
   c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
 
-  std::optional<weights_format> f;
-  if (c.method == "fp8") {
-    f = c.weight_block_size ? fp8_weights((*c.weight_block_size)[0], (*c.weight_block_size)[1]) : fp8_weights(0, 0);
-  } else if (c.method == "gptq" || c.method == "awq") {
-    const std::uint32_t b = c.bits.value_or(4);
-    const std::uint32_t g = c.group_size.value_or(128);
-    f = c.method == "gptq" ? gptq_weights(b, g) : awq_weights(b, g);
-  } else if (c.method == "mxfp4") {
-    f = mxfp4_weights();
-  } else if (c.method == "bitsandbytes" || c.load_in_4bit || c.load_in_8bit) {
-    if (c.load_in_4bit) {
-      f = bnb_4bit_weights(c.bnb_4bit_use_double_quant);
-    } else if (c.load_in_8bit) {
-      f = bnb_8bit_weights();
-    }
-  }
+  std::optional<weights_format> f = weights_format_of(c);
   if (f) {
     f->unquantized_parts = kept;
     if (out.dtype_key.empty()) {
