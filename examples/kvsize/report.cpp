@@ -34,7 +34,7 @@ namespace {
 struct explain_group {
   layer_kind kind;
   bool recurrent;
-  std::string reason;  ///< with "[7]"-style indices written "[i]"
+  std::string reason;  ///< rendered for any one of its layers (hf::reason_index::any_layer)
   std::uint32_t count = 0;
   std::string spans;   ///< "0-6, 9, 11-13"
 };
@@ -43,22 +43,7 @@ auto explain_groups(const std::vector<hf::layer_group_note>& notes) -> std::vect
   std::vector<explain_group> groups;
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges;
   for (const auto& n : notes) {
-    std::string reason;
-    for (std::size_t i = 0; i < n.reason.size(); ++i) {
-      const std::size_t close = n.reason.find(']', i);
-      const bool layer_word = n.reason.compare(i, 6, "layer ") == 0 && i + 6 < n.reason.size() &&
-                              n.reason[i + 6] >= '0' && n.reason[i + 6] <= '9';
-      if (n.reason[i] == '[' && close != std::string::npos && close > i + 1 &&
-          n.reason.find_first_not_of("0123456789", i + 1) == close) {
-        reason += "[i]";
-        i = close;
-      } else if (layer_word) {  // "layer 6..10 slides", "layer 11 is global"
-        reason += "layer i";
-        i = n.reason.find_first_not_of("0123456789.", i + 6) - 1;
-      } else {
-        reason += n.reason[i];
-      }
-    }
+    const std::string reason = hf::render_reason(n.why, n.first_layer, n.count, hf::reason_index::any_layer);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const explain_group& g) {
       return g.kind == n.kind && g.recurrent == n.recurrent && g.reason == reason;
     });

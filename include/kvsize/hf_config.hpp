@@ -13,15 +13,17 @@
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cerrno>       // errno
-#include <charconv>     // std::to_chars
 #include <cstdint>      // std::uint32_t
 #include <filesystem>   // std::filesystem::path
 #include <fstream>      // std::ifstream
 #include <iostream>     // std::cin
+#include <span>         // std::span
 #include <istream>      // std::istream
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <system_error> // std::error_code
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include <nlohmann/json.hpp>
@@ -29,54 +31,28 @@
 #include "error.hpp"  // kvsize::invalid_argument, kvsize::overflow_error
 #include "hf/config_view.hpp"
 #include "hf/error.hpp"
+#include "hf/families.hpp"
 #include "hf/json_reader.hpp"
 #include "hf/json_text.hpp"
 #include "hf/layer_plan.hpp"
+#include "hf/layer_reason.hpp"
 #include "hf/model_reader.hpp"
 #include "hf/parsed_config.hpp"
+#include "hf/quantization_reader.hpp"
 #include "hf/weights_reader.hpp"
 #include "model_spec.hpp"
 
 namespace kvsize::hf {
 namespace detail {
 
-/// "{i}" → the layer index, or "a..b" for a group; then `suffix`. One allocation.
-[[nodiscard]] inline auto render_reason(const std::string& reason, std::uint32_t first, std::uint32_t count,
-                                        std::string_view suffix = {}) -> std::string {
-  char index[24];  // "4294967295..4294967295"
-  char* end = std::to_chars(index, index + 10, first).ptr;
-  if (count != 1) {
-    *end++ = '.';
-    *end++ = '.';
-    end = std::to_chars(end, end + 10, first + count - 1).ptr;
-  }
-  const std::string_view idx(index, static_cast<std::size_t>(end - index));
-  std::size_t holes = 0;
-  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", at + 3)) {
-    ++holes;
-  }
-  std::string out;
-  out.reserve(reason.size() + holes * idx.size() + suffix.size());
-  std::size_t from = 0;
-  for (std::size_t at = reason.find("{i}"); at != std::string::npos; at = reason.find("{i}", from)) {
-    out.append(reason, from, at - from);
-    out += idx;
-    from = at + 3;
-  }
-  out.append(reason, from);
-  out += suffix;
-  return out;
-}
-
-/// Reads a parsed document. The file name is added by the caller.
-[[nodiscard]] inline auto read_document(const json& root, std::vector<std::string> warnings) -> parsed_config {
-  parsed_config out;
-  out.warnings = std::move(warnings);
+/// Where the language model is, and its model_type: the root's, the text config's, or the
+/// text model a composite model_type implies. Sets architecture, text_config_pointer and model_type.
+inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<std::string, slot> {
   if (!root.is_object()) {
     fail(config_errc::wrong_type, "", "expected a JSON object at the top level, got " + describe(root));
   }
   const slot root_type = lookup(root, "", "model_type");
-  const std::string top_type = root_type.set() ? read_string(root_type) : std::string{};
+  std::string top_type = root_type.set() ? read_string(root_type) : std::string{};
   if (const slot arch = lookup(root, "", "architectures"); arch.set()) {
     if (!arch.value->is_array()) {
       fail(config_errc::wrong_type, arch.pointer(), "expected an array of strings, got " + describe(*arch.value));
@@ -99,12 +75,12 @@ namespace detail {
     }
   }
   out.model_type = mt;
-  const family* fam = find_family(mt);
-  const json& object = text.present() ? *text.value : root;
-  const config_view v(object, out.text_config_pointer, fam, text.present(), out.warnings);
-  const std::size_t first_assumption = out.warnings.size();
+  return {std::move(top_type), text};
+}
 
-  auto& m = out.spec;
+/// Layers, heads, widths, vocabulary; then latent attention, or KV heads and head widths.
+inline void read_attention_shape(const config_view& v, const std::string& mt, kvsize::model_spec& m, plan_facts& facts,
+                                 std::vector<std::string>& kv_notes) {
   const slot layers_slot = v.get_first(keys::layers);
   m.layers = require_count(v, keys::layers, mt);
   if (m.layers > kvsize::max_layers) {
@@ -114,36 +90,33 @@ namespace detail {
   m.attention_heads = require_count(v, keys::heads, mt, 1U << 20U);
   m.hidden_size = require_count(v, keys::hidden, mt, 1U << 24U);
   m.vocab_size = require_count(v, keys::vocab, mt, 1U << 28U);
-
-  plan_facts facts{mt, m.layers, m.attention_heads, m.hidden_size, false, {}};
+  facts = plan_facts{mt, m.layers, m.attention_heads, m.hidden_size, false, {}};
   facts.latent = read_latent(v, mt, m, facts.latent_reason);
-  std::vector<std::string> kv_notes;
-  if (!facts.latent) {
-    // block_configs gives each block's KV heads (the plan reads them) only when it decides the layers.
-    if (choose_plan_source(v, mt, false) != plan_source::block_configs) {
-      m.kv_heads = read_kv_heads(v, mt, m.attention_heads, kv_notes);
-    }
-    if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
-      m.head_dim = read_u32(hd, 1, 1U << 16U);
-    } else {
-      const slot hidden = v.get_first(keys::hidden);
-      if (m.hidden_size % m.attention_heads != 0) {
-        fail(config_errc::inconsistent, hidden.pointer(),
-             "expected a multiple of num_attention_heads (" + std::to_string(m.attention_heads) +
-                 ") when head_dim is absent, got " + std::to_string(m.hidden_size));
-      }
-      m.head_dim = m.hidden_size / m.attention_heads;
-    }
-    if (const slot hdv = v.get_first(keys::head_dim_v); hdv.set()) {
-      m.head_dim_v = read_u32(hdv, 1, 1U << 16U);
-    }
+  if (facts.latent) {
+    return;
   }
-  read_max_context(v, out);
-  read_dtype(root, text, out);
-  read_weights_facts(root, v, mt, out);
-  read_quantization(root, out);
+  // block_configs gives each block's KV heads (the plan reads them) only when it decides the layers.
+  if (choose_plan_source(v, false) != plan_source::block_configs) {
+    m.kv_heads = read_kv_heads(v, m.attention_heads, kv_notes);
+  }
+  if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
+    m.head_dim = read_u32(hd, 1, 1U << 16U);
+  } else {
+    const slot hidden = v.get_first(keys::hidden);
+    if (m.hidden_size % m.attention_heads != 0) {
+      fail(config_errc::inconsistent, hidden.pointer(),
+           "expected a multiple of num_attention_heads (" + std::to_string(m.attention_heads) +
+               ") when head_dim is absent, got " + std::to_string(m.hidden_size));
+    }
+    m.head_dim = m.hidden_size / m.attention_heads;
+  }
+  if (const slot hdv = v.get_first(keys::head_dim_v); hdv.set()) {
+    m.head_dim_v = read_u32(hdv, 1, 1U << 16U);
+  }
+}
 
-  layer_plan plan = plan_layers(v, facts);
+/// The plan's decisions into the spec: window, chunk, state, and each layer's kind and KV heads.
+inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
   m.sliding_window = plan.sliding_window;
   m.attention_chunk = plan.attention_chunk;
   m.state = plan.state;
@@ -171,51 +144,89 @@ namespace detail {
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
   }
-  read_weights_shape(root, v, mt, top_type, plan, out);
-  read_quantization_config(root, out);
-  // Group consecutive equal decisions; the first KV-head note goes on attention groups.
+}
+
+/// Groups consecutive equal decisions into parsed_config::layers; the first KV-head note goes on
+/// attention groups.
+inline void group_layers(const layer_plan& plan, const std::vector<std::string>& kv_notes, parsed_config& out) {
+  const std::uint32_t layers = out.spec.layers;
   const auto same = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = plan.layer[a];
     const auto& y = plan.layer[b];
     return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.reason == y.reason;
   };
-  std::size_t groups = m.layers == 0 ? 0 : 1;
-  for (std::uint32_t i = 1; i < m.layers; ++i) {
+  std::size_t groups = layers == 0 ? 0 : 1;
+  for (std::uint32_t i = 1; i < layers; ++i) {
     groups += same(i - 1, i) ? 0U : 1U;
   }
   out.layers.reserve(groups);
-  const std::string kv_suffix = kv_notes.empty() ? std::string{} : "; " + kv_notes.front();
-  for (std::uint32_t i = 0; i < m.layers;) {
+  const std::optional<layer_reason> kv_note =
+      kv_notes.empty() ? std::nullopt : std::optional<layer_reason>({"", reason_rule::note, kv_notes.front(), {}});
+  for (std::uint32_t i = 0; i < layers;) {
     std::uint32_t j = i + 1;
     const auto& d = plan.layer[i];
-    while (j < m.layers && same(i, j)) {
+    while (j < layers && same(i, j)) {
       ++j;
     }
     const bool attends = d.kind == layer_kind::full || d.kind == layer_kind::sliding || d.kind == layer_kind::chunked;
-    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent,
-                                          render_reason(plan.reasons[d.reason], i, j - i,
-                                                        attends && d.kv_heads == 0 ? std::string_view(kv_suffix)
-                                                                                   : std::string_view{})});
+    layer_reasons why = plan.reasons[d.reason];
+    if (attends && d.kv_heads == 0 && kv_note) {
+      why.push_back(*kv_note);
+    }
+    std::string rendered = render_reason(why, i, j - i);
+    out.layers.push_back(layer_group_note{i, j - i, d.kind, d.recurrent, std::move(rendered), std::move(why)});
     i = j;
   }
+}
+
+/// An unknown model_type: one warning, before the assumptions it lists, saying what was assumed.
+inline void note_generic_decoder(const config_view& v, const plan_facts& facts, const std::vector<std::string>& kv_notes,
+                                 std::size_t first_assumption, parsed_config& out) {
+  const std::string& mt = out.model_type;
+  std::string list;
+  for (std::size_t k = first_assumption; k < out.warnings.size(); ++k) {
+    list += (list.empty() ? "" : "; ") + out.warnings[k];
+  }
+  out.warnings.insert(out.warnings.begin() + static_cast<std::ptrdiff_t>(first_assumption),
+                      "model_type " + (mt.empty() ? std::string("absent") : "\"" + printable(mt) + "\" unknown") +
+                          ": sized as a generic decoder from the standard keys, assuming: every layer keeps full K and V "
+                          "unless layer_types or sliding_window say otherwise; " +
+                          (facts.latent ? std::string("latent attention from kv_lora_rank")
+                                        : (kv_notes.empty() ? std::string("KV heads per block") : kv_notes.front())) +
+                          "; head_dim " + std::to_string(out.spec.head_dim) +
+                          (v.get_first(keys::head_dim).set() ? " as given" : " = hidden_size / num_attention_heads") +
+                          "; a gated (SwiGLU) MLP; no recurrent layers unless a hybrid key says so; and: " +
+                          (list.empty() ? std::string("nothing else") : list));
+}
+
+/// Reads a parsed document. The file name is added by the caller. `table` holds the families
+/// kvsize knows (families.hpp); a test may bring its own.
+[[nodiscard]] inline auto read_document(const json& root, std::vector<std::string> warnings,
+                                        std::span<const family> table = families) -> parsed_config {
+  parsed_config out;
+  out.warnings = std::move(warnings);
+  const auto [top_type, text] = read_model_type(root, out);
+  const std::string& mt = out.model_type;
+  const family* fam = find_family(mt, table);
+  const config_view v(text.present() ? *text.value : root, out.text_config_pointer, fam, text.present(), out.warnings);
+  const std::size_t first_assumption = out.warnings.size();
+
+  plan_facts facts;
+  std::vector<std::string> kv_notes;
+  read_attention_shape(v, mt, out.spec, facts, kv_notes);
+  read_max_context(v, out);
+  read_dtype(root, text, out);
+  read_weights_facts(root, v, out);
+  const layer_plan plan = plan_layers(v, facts);
+  apply_plan(plan, out.spec);
+  read_weights_shape(root, v, mt, top_type, plan, out);
+  read_quantization_config(root, out);
+  group_layers(plan, kv_notes, out);
   if (fam == nullptr) {
-    std::string list;
-    for (std::size_t k = first_assumption; k < out.warnings.size(); ++k) {
-      list += (list.empty() ? "" : "; ") + out.warnings[k];
-    }
-    out.warnings.insert(out.warnings.begin() + static_cast<std::ptrdiff_t>(first_assumption),
-                        "model_type " + (mt.empty() ? std::string("absent") : "\"" + printable(mt) + "\" unknown") +
-                            ": sized as a generic decoder from the standard keys, assuming: every layer keeps full K and V "
-                            "unless layer_types or sliding_window say otherwise; " +
-                            (facts.latent ? std::string("latent attention from kv_lora_rank")
-                                          : (kv_notes.empty() ? std::string("KV heads per block") : kv_notes.front())) +
-                            "; head_dim " + std::to_string(m.head_dim) +
-                            (v.get_first(keys::head_dim).set() ? " as given" : " = hidden_size / num_attention_heads") +
-                            "; a gated (SwiGLU) MLP; no recurrent layers unless a hybrid key says so; and: " +
-                            (list.empty() ? std::string("nothing else") : list));
+    note_generic_decoder(v, facts, kv_notes, first_assumption, out);
   }
   try {
-    kvsize::validate(m);
+    kvsize::validate(out.spec);
   } catch (const kvsize::invalid_argument& e) {
     fail(config_errc::inconsistent, "", e.what());
   }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Key spellings per quantity, as data: the union of what transformers (attribute_map), vLLM
 // (vllm/config/model.py), SGLang (configs/model_config.py) and llama.cpp (convert_hf_to_gguf.py)
-// accept. See shared/reference/engines.md §6. The first present, non-null key wins.
+// accept (vLLM get_total_num_kv_heads / _get_and_verify_max_len; SGLang ModelConfig; llama.cpp
+// convert_hf_to_gguf.py TextModel.find_hparam). The first present, non-null key wins. Every key
+// read under more than one spelling is listed here, and only here.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -39,10 +41,25 @@ inline constexpr std::array<std::string_view, 4> qkv_bias{"qkv_bias", "add_qkv_b
 /// Sub-configs that hold the language model of a multimodal checkpoint (HF get_text_config;
 /// vLLM get_hf_text_config). thinker_config.text_config (Qwen-Omni) is handled by the reader.
 inline constexpr std::array<std::string_view, 3> text_config{"text_config", "llm_config", "language_config"};
-/// Weight bits in quantization_config (GPTQ/AWQ: bits; some: weight_bits; compressed-tensors: num_bits).
-inline constexpr std::array<std::string_view, 3> quant_bits{"bits", "weight_bits", "num_bits"};
+/// Rows of a learned position table (GPT-2 / GPT-BigCode wpe).
+inline constexpr std::array<std::string_view, 2> positions{"n_positions", "max_position_embeddings"};
 
-// Recurrent state (Mamba2 / Mamba1 / gated delta), engines.md §6 "SSM dims".
+// quantization_config (read once, by quantization_reader.hpp).
+/// Weight bits (GPTQ/AWQ: bits; some: weight_bits; compressed-tensors: num_bits; AutoAWQ: w_bit).
+inline constexpr std::array<std::string_view, 4> quant_bits{"bits", "weight_bits", "num_bits", "w_bit"};
+/// Quantization group (GPTQ/AWQ: group_size; AutoAWQ: q_group_size).
+inline constexpr std::array<std::string_view, 2> quant_group{"group_size", "q_group_size"};
+
+// Mixture of experts.
+/// Routed experts: Mixtral/Llama 4/gpt-oss num_local_experts, Qwen-MoE num_experts, DeepSeek/GLM/Nemotron-H n_routed_experts.
+inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "num_experts", "n_routed_experts"};
+inline constexpr std::array<std::string_view, 2> experts_per_token{"num_experts_per_tok", "moe_topk"};
+inline constexpr std::array<std::string_view, 1> expert_width{"moe_intermediate_size"};
+/// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H moe_shared_expert_intermediate_size.
+inline constexpr std::array<std::string_view, 2> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"};
+
+// Recurrent state (Mamba2 / Mamba1 / gated delta): transformers Mamba2Config / JambaConfig /
+// FalconH1Config / NemotronHConfig spellings, as vLLM's MambaStateShapeCalculator reads them.
 inline constexpr std::array<std::string_view, 3> ssm_state{"ssm_state_size", "mamba_d_state", "state_size"};
 inline constexpr std::array<std::string_view, 3> conv_kernel{"conv_kernel", "mamba_d_conv", "d_conv"};
 inline constexpr std::array<std::string_view, 2> n_groups{"n_groups", "mamba_n_groups"};

@@ -4,7 +4,8 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <iterator>     // std::size
+#include <functional>   // std::less
+#include <iterator>     // std::size, std::begin, std::end
 #include <set>          // std::set
 #include <span>         // std::span
 #include <string>       // std::string
@@ -25,8 +26,13 @@ namespace kvsize::hf::detail {
 /// and keeps every model key, so defaults are applied only to nested configs: an absent key at
 /// the top level is an error, not a guess.
 /// The class defaults of `fam` (a null json when it has none), parsed once per process from the
-/// compiled-in text.
-[[nodiscard]] inline auto nested_defaults(const family& fam) -> const json& {
+/// compiled-in text. A row of another table (a test's toy family) is parsed into `own`.
+[[nodiscard]] inline auto nested_defaults(const family& fam, json& own) -> const json& {
+  const std::less<const family*> before;  // a total order, also for pointers into other arrays
+  if (before(&fam, std::begin(families)) || !before(&fam, std::end(families))) {
+    own = fam.nested_defaults.empty() ? json() : json::parse(fam.nested_defaults);  // the caller's text
+    return own;
+  }
   static const std::vector<json> parsed = [] {
     std::vector<json> all;
     all.reserve(std::size(families));
@@ -44,7 +50,7 @@ class config_view {
               std::vector<std::string>& warnings)
       : object_(object), base_(std::move(base)), family_(fam), warnings_(warnings) {
     if (nested && fam != nullptr && !fam->nested_defaults.empty()) {
-      defaults_ = &nested_defaults(*fam);
+      defaults_ = &nested_defaults(*fam, own_defaults_);
     }
   }
   config_view(const config_view&) = delete;
@@ -52,7 +58,10 @@ class config_view {
 
   [[nodiscard]] auto object() const -> const json& { return object_; }
   [[nodiscard]] auto base() const -> const std::string& { return base_; }
+  /// The family's row; null for a model_type kvsize does not know.
   [[nodiscard]] auto fam() const -> const family* { return family_; }
+  /// The family's facts: its row, or the generic decoder's for an unknown model_type.
+  [[nodiscard]] auto facts() const -> const family& { return family_ != nullptr ? *family_ : generic_family; }
 
   /// The key, or the class default for it (recorded in the warnings once), or an absent slot.
   [[nodiscard]] auto get(std::string_view key) const -> slot {
@@ -103,6 +112,7 @@ class config_view {
   std::string base_;
   const family* family_;
   std::vector<std::string>& warnings_;
+  json own_defaults_;  // a foreign row's parsed defaults
   const json* defaults_ = nullptr;
   mutable std::set<std::string> warned_;
 };

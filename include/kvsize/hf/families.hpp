@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// What kvsize knows per model_type: which rule places sliding windows, the MLP and embedding
-// facts of the family, and the transformers class defaults for keys a nested config omits.
+// What kvsize knows per model_type, as data: one row per family, every per-family fact a named
+// field (designated initialisers; a field left out has the generic decoder's value). The readers
+// (model_reader.hpp, layer_plan.hpp, the weights readers) ask the row, never the model_type
+// string. Adding a family = one row here (+ a layer rule in layer_rules.hpp only if it places its
+// layers in a way no layer_rule below describes).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <array>        // std::array
 #include <cstdint>      // std::uint8_t, std::uint32_t
+#include <span>         // std::span
 #include <string_view>  // std::string_view
 
 namespace kvsize::hf::detail {
@@ -23,70 +26,201 @@ enum class window_rule : std::uint8_t {
               ///< (i + 1) % no_rope_layer_interval != 0, interval 4; HF Llama4TextConfig)
 };
 
+/// Which rule places the layers when no per-layer key (layer_types, block_configs, ...) is set.
+enum class layer_rule : std::uint8_t {
+  window,                   ///< every layer attends; the family's window_rule says which slide
+  full_attention_interval,  ///< Qwen3-Next: every n-th layer is full attention, the others gated delta
+  jamba_period,             ///< Jamba: attention iff i % attn_layer_period == attn_layer_offset, else Mamba
+  falcon_h1,                ///< Falcon-H1: attention and Mamba2 in every layer
+};
+
+/// The recurrent mixer of a family's state-keeping layers (when a layer key does not say).
+enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta };
+
+/// How the K/V head count is found (vLLM get_total_num_kv_heads' special cases).
+enum class kv_heads_rule : std::uint8_t {
+  standard,            ///< num_key_value_heads & aliases; a present multi_query key is read too
+  falcon_multi_query,  ///< FalconConfig: multi_query defaults to true (1 KV head)
+  mpt_attn_config,     ///< MPT: attn_config.attn_type / attn_config.kv_n_heads
+  chatglm,             ///< ChatGLM: multi_query_attention + multi_query_group_num
+};
+
+/// The normalisation layers (weights_shape.hpp norm_kind), and whether a key chooses.
+enum class norm_rule : std::uint8_t {
+  rms,                        ///< RMSNorm: weight only
+  layer_norm,                 ///< LayerNorm: weight and bias
+  layer_norm_no_bias,         ///< CohereLayerNorm: weight only
+  layer_norm_unless_no_bias,  ///< MPT: LayerNorm, without bias when no_bias is true
+};
+
+/// Whether attention and MLP share one input norm, and who decides.
+enum class block_rule : std::uint8_t {
+  sequential,  ///< input_layernorm → attention, post_attention_layernorm → MLP
+  parallel,    ///< one input_layernorm feeds attention and MLP (Cohere, Phi)
+  falcon,      ///< FalconDecoderLayer: new_decoder_architecture / parallel_attn decide
+};
+
+/// Q/K normalisation inside attention.
+enum class qk_norm_rule : std::uint8_t {
+  none,
+  head,              ///< RMSNorm over head_dim (Qwen3, Gemma 3)
+  head_if_use_key,   ///< head, when use_qk_norm is true (Glm4Moe)
+  full_if_use_key,   ///< CohereLayerNorm over (heads, head_dim), when use_qk_norm is true
+};
+
+/// The o_proj and MLP biases when no mlp_bias / attention_bias key says otherwise.
+enum class linear_bias_rule : std::uint8_t {
+  none,
+  always,            ///< GPT-2, GPT-BigCode, GPT-NeoX
+  unless_no_bias,    ///< MPT: unless no_bias is true
+  add_bias_linear,   ///< ChatGLM: the add_bias_linear key (default false)
+  like_qkv,          ///< Falcon: the same switch as the Q/K/V bias
+};
+
+/// What an `attention_bias` key does to o_proj.
+enum class attention_bias_rule : std::uint8_t {
+  sets_o_bias,  ///< LlamaAttention & co.: o_proj bias = attention_bias
+  ignored,      ///< the modeling code does not read the key (Qwen2: fixed biases; ChatGLM)
+  no_o_bias,    ///< Glm4MoeAttention: q/k/v biased by the key, o_proj never
+};
+
 /// Facts of one model_type. Sources are transformers' configuration_*.py / modeling_*.py.
 struct family {
-  std::string_view model_type;
+  std::string_view model_type = {};
+  std::string_view source = {};  ///< the config class that documents the defaults (its name first)
+
+  // Layers and attention.
+  layer_rule layers = layer_rule::window;
   window_rule window = window_rule::plain;
-  std::uint32_t pattern = 0;       ///< default period for `pattern` (sliding_window_pattern)
-  bool gated_mlp = true;           ///< gate + up + down; false for GELU/ReLU² two-matrix MLPs
-  bool tied = false;               ///< the config class's tie_word_embeddings default
-  bool qkv_bias = false;           ///< Q/K/V bias when no key says
-  bool qkv_bias_fixed = false;     ///< the modeling code ignores the keys (Qwen2: always biased)
-  bool latent = false;             ///< a multi-head latent attention family (vLLM's MLA list)
-  std::string_view source;         ///< the config class that documents the defaults
-  std::string_view nested_defaults;  ///< JSON: class defaults for keys a nested text_config omits
+  std::uint32_t pattern = 0;      ///< default period for `pattern` (sliding_window_pattern)
+  bool pattern_key = true;        ///< `pattern`: the period may come from sliding_window_pattern
+  bool latent = false;            ///< a multi-head latent attention family (vLLM's MLA list)
+  kv_heads_rule kv_heads = kv_heads_rule::standard;
+  mixer_rule mixer = mixer_rule::mamba2;
+
+  // MLP, embeddings.
+  bool gated_mlp = true;          ///< gate + up + down; false for GELU/ReLU² two-matrix MLPs
+  bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2Config n_inner None, FalconConfig)
+  bool tied = false;              ///< the config class's tie_word_embeddings default
+  std::uint32_t learned_positions = 0;  ///< rows of a learned position table when no key says (0: none)
+
+  // Block layout, norms.
+  norm_rule norm = norm_rule::rms;
+  bool sandwich_norms = false;    ///< Gemma 2/3: pre- and post- norms around attention and MLP
+  block_rule block = block_rule::sequential;
+  bool new_decoder_default = false;  ///< block_rule::falcon: new_decoder_architecture's default
+  qk_norm_rule qk_norm = qk_norm_rule::none;
+  bool output_gate = false;       ///< q_proj also produces a per-head output gate (Qwen3-Next)
+  bool attention_sinks = false;   ///< one learned sink logit per head (gpt-oss)
+
+  // Fused tensors, biases.
+  bool fused_qkv = false;
+  bool fused_gate_up = false;
+  bool qkv_bias = false;          ///< Q/K/V bias when no key says
+  bool qkv_bias_fixed = false;    ///< the modeling code ignores the keys (Qwen2: always biased)
+  linear_bias_rule linear_bias = linear_bias_rule::none;
+  attention_bias_rule attention_bias = attention_bias_rule::sets_o_bias;
+
+  // Mixture of experts.
+  std::string_view experts_key = {};   ///< non-empty: every MoE layer routes; the count's key when it is missing
+  bool single_expert_dense = false;  ///< 1 expert is a dense MLP (JambaDecoderLayer: num_experts > 1)
+  bool expert_layer_period = false;  ///< MoE iff il % expert_layer_period == expert_layer_offset (Jamba)
+  bool expert_biases = false;     ///< router and experts biased (GptOssTopKRouter, gate_up/down_proj_bias)
+  bool shared_expert_gate = false;   ///< shared_expert_gate: Linear(hidden, 1) on the shared expert
+  bool shared_expert_is_mlp = false; ///< the shared expert is an MLP of intermediate_size (Llama4TextMoe)
+  std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
+  bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
+
+  // Multi-token prediction.
+  bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)
+  std::uint32_t mtp_default = 0;  ///< MTP layers when num_nextn_predict_layers is absent
+  std::string_view mtp_default_note = {};  ///< why, for the warning
+
+  std::string_view nested_defaults = {};  ///< JSON: class defaults for keys a nested text_config omits
 };
+
+/// The generic decoder: what a model_type kvsize does not know is sized as (tied embeddings is
+/// PretrainedConfig's default).
+inline constexpr family generic_family{.model_type = "", .source = "PretrainedConfig", .tied = true};
 
 // clang-format off
 inline constexpr family families[] = {
     // Llama and relatives. LlamaConfig: vocab 32000, hidden 4096, intermediate 11008, 32 layers,
     // 32 heads, num_key_value_heads None (→ heads), max_position_embeddings 2048, untied.
-    {"llama", window_rule::plain, 0, true, false, false, false, false, "LlamaConfig (transformers models/llama/configuration_llama.py)",
-     R"({"vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"max_position_embeddings":2048})"},
-    {"mistral", window_rule::plain, 0, true, false, false, false, false, "MistralConfig (models/mistral/configuration_mistral.py)", ""},
-    {"mixtral", window_rule::plain, 0, true, false, false, false, false, "MixtralConfig (models/mixtral/configuration_mixtral.py)", ""},
-    {"ministral", window_rule::plain, 0, true, false, false, false, false, "MinistralConfig", ""},
-    {"phi3", window_rule::plain, 0, true, false, false, false, false, "Phi3Config (models/phi3/configuration_phi3.py)", ""},
-    {"phi", window_rule::plain, 0, false, false, true, false, false, "PhiConfig (models/phi/configuration_phi.py)", ""},
-    {"nemotron-nas", window_rule::plain, 0, true, false, false, false, false, "DeciLMConfig (nvidia remote code)", ""},
+    {.model_type = "llama", .source = "LlamaConfig (transformers models/llama/configuration_llama.py)",
+     .nested_defaults = R"({"vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"max_position_embeddings":2048})"},
+    {.model_type = "mistral", .source = "MistralConfig (models/mistral/configuration_mistral.py)"},
+    {.model_type = "mixtral", .source = "MixtralConfig (models/mixtral/configuration_mixtral.py)", .experts_key = "num_local_experts"},
+    {.model_type = "ministral", .source = "MinistralConfig"},
+    // Phi3DecoderLayer: qkv_proj and gate_up_proj are fused.
+    {.model_type = "phi3", .source = "Phi3Config (models/phi3/configuration_phi3.py)", .fused_qkv = true, .fused_gate_up = true},
+    // PhiDecoderLayer: one LayerNorm feeds attention and a GELU fc1/fc2 MLP in parallel.
+    {.model_type = "phi", .source = "PhiConfig (models/phi/configuration_phi.py)", .gated_mlp = false,
+     .norm = norm_rule::layer_norm, .block = block_rule::parallel, .qkv_bias = true},
+    {.model_type = "nemotron-nas", .source = "DeciLMConfig (nvidia remote code)"},
     // Qwen: Qwen2Attention has bias=True on q/k/v regardless of attention_bias; Qwen3 reads attention_bias.
-    {"qwen2", window_rule::qwen, 0, true, false, true, true, false, "Qwen2Config (models/qwen2/configuration_qwen2.py)", ""},
-    {"qwen2_moe", window_rule::qwen, 0, true, false, true, true, false, "Qwen2MoeConfig (models/qwen2_moe/configuration_qwen2_moe.py)", ""},
-    {"qwen2_vl", window_rule::qwen, 0, true, false, true, true, false, "Qwen2VLConfig (models/qwen2_vl/configuration_qwen2_vl.py)", ""},
-    {"qwen2_5_vl", window_rule::qwen, 0, true, false, true, true, false, "Qwen2_5_VLConfig (models/qwen2_5_vl/configuration_qwen2_5_vl.py)", ""},
-    {"qwen2_5_vl_text", window_rule::qwen, 0, true, false, true, true, false, "Qwen2_5_VLTextConfig", ""},
-    {"qwen3", window_rule::qwen, 0, true, false, false, false, false, "Qwen3Config (models/qwen3/configuration_qwen3.py)", ""},
-    {"qwen3_moe", window_rule::qwen, 0, true, false, false, false, false, "Qwen3MoeConfig (models/qwen3_moe/configuration_qwen3_moe.py)", ""},
-    {"qwen3_next", window_rule::qwen, 0, true, false, false, false, false, "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)", ""},
+    {.model_type = "qwen2", .source = "Qwen2Config (models/qwen2/configuration_qwen2.py)", .window = window_rule::qwen,
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+    {.model_type = "qwen2_moe", .source = "Qwen2MoeConfig (models/qwen2_moe/configuration_qwen2_moe.py)", .window = window_rule::qwen,
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored,
+     .experts_key = "num_experts", .shared_expert_gate = true},
+    {.model_type = "qwen2_vl", .source = "Qwen2VLConfig (models/qwen2_vl/configuration_qwen2_vl.py)", .window = window_rule::qwen,
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+    {.model_type = "qwen2_5_vl", .source = "Qwen2_5_VLConfig (models/qwen2_5_vl/configuration_qwen2_5_vl.py)", .window = window_rule::qwen,
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+    {.model_type = "qwen2_5_vl_text", .source = "Qwen2_5_VLTextConfig", .window = window_rule::qwen,
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+    {.model_type = "qwen3", .source = "Qwen3Config (models/qwen3/configuration_qwen3.py)", .window = window_rule::qwen,
+     .qk_norm = qk_norm_rule::head},
+    {.model_type = "qwen3_moe", .source = "Qwen3MoeConfig (models/qwen3_moe/configuration_qwen3_moe.py)", .window = window_rule::qwen,
+     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts"},
+    // Qwen3NextAttention: q_proj → 2 × heads × head_dim (query and gate). Qwen3-Next checkpoints
+    // hold one MTP module (mtp.*), which vLLM's Qwen3NextMTP loads.
+    {.model_type = "qwen3_next", .source = "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)",
+     .layers = layer_rule::full_attention_interval, .window = window_rule::qwen, .mixer = mixer_rule::gated_delta,
+     .qk_norm = qk_norm_rule::head, .output_gate = true, .experts_key = "num_experts", .shared_expert_gate = true,
+     .mtp_default = 1,
+     .mtp_default_note = "Qwen3-Next checkpoints hold one MTP module (mtp.*), which vLLM's Qwen3NextMTP loads for "
+                         "speculative decoding; it is in parameters().mtp, not in total"},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
-    {"gemma", window_rule::plain, 0, true, true, false, false, false, "GemmaConfig (models/gemma/configuration_gemma.py)", ""},
+    {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true},
     // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,
     // and @19f53461 before layer_types existed): vocab 256000, hidden 2304, intermediate 9216,
     // 26 layers, 8 heads, 4 KV heads, head_dim 256, max_position_embeddings 8192, sliding_window
     // 4096, tied; layer_types default: layer i slides iff (i + 1) % 2 != 0. See
-    // docs/research/transformers-defaults.md.
-    {"gemma2", window_rule::alternate, 2, true, true, false, false, false, "Gemma2Config (models/gemma2/configuration_gemma2.py)",
-     R"({"vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096})"},
+    // docs/research/transformers-defaults.md. Gemma2DecoderLayer: input, post_attention,
+    // pre_feedforward and post_feedforward layernorms.
+    {.model_type = "gemma2", .source = "Gemma2Config (models/gemma2/configuration_gemma2.py)", .window = window_rule::alternate,
+     .pattern = 2, .tied = true, .sandwich_norms = true,
+     .nested_defaults = R"({"vocab_size":256000,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":8192,"sliding_window":4096})"},
     // Gemma3TextConfig: vocab 262208, hidden 2304, intermediate 9216, 26 layers, 8 heads, 4 kv heads,
     // head_dim 256, max_position_embeddings 131072, sliding_window 4096, sliding_window_pattern 6.
-    {"gemma3_text", window_rule::pattern, 6, true, true, false, false, false, "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
-     R"({"vocab_size":262208,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":4096,"sliding_window_pattern":6})"},
-    {"gemma3", window_rule::pattern, 6, true, true, false, false, false, "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)", ""},
+    {.model_type = "gemma3_text", .source = "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
+     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .qk_norm = qk_norm_rule::head,
+     .nested_defaults = R"({"vocab_size":262208,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":4096,"sliding_window_pattern":6})"},
+    {.model_type = "gemma3", .source = "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
+     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .qk_norm = qk_norm_rule::head},
     // Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py @01854809, the same
     // in @c5d9fba1): vocab 262400, hidden 2048, intermediate 16384, 35 layers, 8 heads, 2 KV heads,
     // head_dim 256, max_position_embeddings 32768, sliding_window 512, num_kv_shared_layers 15, tied;
     // layer_types default: layer i is full iff (i + 1) % 5 == 0. No sliding_window_pattern key.
-    {"gemma3n_text", window_rule::pattern, 5, true, true, false, false, false, "Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py)",
-     R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
-    {"gemma3n", window_rule::pattern, 5, true, true, false, false, false, "Gemma3nTextConfig", ""},
-    {"cohere", window_rule::plain, 0, true, true, false, false, false, "CohereConfig (models/cohere/configuration_cohere.py)", ""},
+    {.model_type = "gemma3n_text", .source = "Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py)",
+     .window = window_rule::pattern, .pattern = 5, .pattern_key = false, .tied = true,
+     .nested_defaults = R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
+    {.model_type = "gemma3n", .source = "Gemma3nTextConfig", .window = window_rule::pattern, .pattern = 5, .pattern_key = false,
+     .tied = true},
+    // CohereDecoderLayer: one CohereLayerNorm (weight only) feeds attention and MLP in parallel.
+    {.model_type = "cohere", .source = "CohereConfig (models/cohere/configuration_cohere.py)", .tied = true,
+     .norm = norm_rule::layer_norm_no_bias, .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key},
     // Cohere2Config (transformers models/cohere2/configuration_cohere2.py @008e5743; @eab64a0e had
     // sliding_window_pattern as an attribute, now it is read from the kwargs for old configs, default
     // 4 in both): vocab 256000, hidden 8192, intermediate 22528, 40 layers, 64 heads,
     // num_key_value_heads None (→ heads), head_dim always hidden / heads, max_position_embeddings
     // 8192, sliding_window 4096, tied.
-    {"cohere2", window_rule::pattern, 4, true, true, false, false, false, "Cohere2Config (transformers models/cohere2/configuration_cohere2.py)",
-     R"({"vocab_size":256000,"hidden_size":8192,"intermediate_size":22528,"num_hidden_layers":40,"num_attention_heads":64,"max_position_embeddings":8192,"sliding_window":4096,"sliding_window_pattern":4})"},
+    {.model_type = "cohere2", .source = "Cohere2Config (transformers models/cohere2/configuration_cohere2.py)",
+     .window = window_rule::pattern, .pattern = 4, .tied = true, .norm = norm_rule::layer_norm_no_bias,
+     .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key,
+     .nested_defaults = R"({"vocab_size":256000,"hidden_size":8192,"intermediate_size":22528,"num_hidden_layers":40,"num_attention_heads":64,"max_position_embeddings":8192,"sliding_window":4096,"sliding_window_pattern":4})"},
     // Llama4TextConfig (transformers models/llama4/configuration_llama4.py @008e5743, the same
     // values in @b17cfe48): vocab 202048, hidden 5120, intermediate 8192, 48 layers, 40 heads, 8 KV
     // heads, head_dim 128, max_position_embeddings 131072, attention_chunk_size 8192,
@@ -94,32 +228,68 @@ inline constexpr family families[] = {
     // intermediate_size_mlp 16384, interleave_moe_layer_step 1 (checked @008e5743: the dataclass
     // fields of Llama4TextConfig); no_rope_layers absent or [] → int((i + 1) % interval != 0),
     // and layer_types → "chunked_attention" where that is 1, else "full_attention".
-    {"llama4_text", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig (transformers models/llama4/configuration_llama4.py)",
-     R"({"vocab_size":202048,"hidden_size":5120,"intermediate_size":8192,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"max_position_embeddings":131072,"attention_chunk_size":8192,"num_local_experts":16,"num_experts_per_tok":1,"intermediate_size_mlp":16384,"interleave_moe_layer_step":1})"},
-    {"llama4", window_rule::chunked, 4, true, false, false, false, false, "Llama4TextConfig", ""},
-    {"gpt_oss", window_rule::plain, 0, true, false, true, false, false, "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)", ""},
-    // Latent attention: vLLM's MLA list (config/model.py is_deepseek_mla).
-    {"deepseek_v2", window_rule::plain, 0, true, false, false, false, true, "DeepseekV2Config", ""},
-    {"deepseek_v3", window_rule::plain, 0, true, false, false, false, true, "DeepseekV3Config (models/deepseek_v3/configuration_deepseek_v3.py)", ""},
-    {"deepseek_v32", window_rule::plain, 0, true, false, false, false, true, "DeepseekV32Config", ""},
-    {"kimi_k2", window_rule::plain, 0, true, false, false, false, true, "DeepseekV3Config (Kimi-K2 remote code)", ""},
-    {"longcat_flash", window_rule::plain, 0, true, false, false, false, true, "LongcatFlashConfig", ""},
-    {"minicpm3", window_rule::plain, 0, true, false, false, false, true, "MiniCPM3Config", ""},
-    {"glm4_moe", window_rule::plain, 0, true, false, false, false, false, "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)", ""},
-    {"chatglm", window_rule::plain, 0, true, false, false, false, false, "ChatGLMConfig (THUDM remote code)", ""},
-    // Two-matrix MLPs (GELU / ReLU²): gpt2, gpt_neox, falcon, mpt, nemotron_h.
-    {"gpt2", window_rule::plain, 0, false, true, true, false, false, "GPT2Config (models/gpt2/configuration_gpt2.py)", ""},
-    {"gpt_bigcode", window_rule::plain, 0, false, true, true, false, false, "GPTBigCodeConfig", ""},
-    {"gpt_neox", window_rule::plain, 0, false, false, true, false, false, "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py)", ""},
-    {"falcon", window_rule::plain, 0, false, true, false, false, false, "FalconConfig (models/falcon/configuration_falcon.py)", ""},
-    {"RefinedWeb", window_rule::plain, 0, false, true, false, false, false, "RWConfig (tiiuae remote code)", ""},
-    {"RefinedWebModel", window_rule::plain, 0, false, true, false, false, false, "RWConfig (tiiuae remote code)", ""},
-    {"mpt", window_rule::plain, 0, false, true, false, false, false, "MptConfig (models/mpt/configuration_mpt.py)", ""},
-    {"nemotron_h", window_rule::plain, 0, false, false, false, false, false, "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)", ""},
+    // Llama4TextMoe.shared_expert: a Llama4TextMLP of intermediate_size; dense layers use intermediate_size_mlp.
+    {.model_type = "llama4_text", .source = "Llama4TextConfig (transformers models/llama4/configuration_llama4.py)",
+     .window = window_rule::chunked, .pattern = 4, .experts_key = "num_local_experts", .shared_expert_is_mlp = true,
+     .dense_width_key = "intermediate_size_mlp",
+     .nested_defaults = R"({"vocab_size":202048,"hidden_size":5120,"intermediate_size":8192,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,"max_position_embeddings":131072,"attention_chunk_size":8192,"num_local_experts":16,"num_experts_per_tok":1,"intermediate_size_mlp":16384,"interleave_moe_layer_step":1})"},
+    {.model_type = "llama4", .source = "Llama4TextConfig", .window = window_rule::chunked, .pattern = 4,
+     .experts_key = "num_local_experts", .shared_expert_is_mlp = true, .dense_width_key = "intermediate_size_mlp"},
+    // GptOssAttention.sinks: one logit per head; GptOssTopKRouter: Linear with bias; experts'
+    // gate_up_proj_bias and down_proj_bias.
+    {.model_type = "gpt_oss", .source = "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)", .attention_sinks = true,
+     .qkv_bias = true, .experts_key = "num_local_experts", .expert_biases = true},
+    // Latent attention: vLLM's MLA list (config/model.py is_deepseek_mla). DeepseekV3Config,
+    // NemotronHConfig and Glm4MoeConfig spell the expert count n_routed_experts.
+    {.model_type = "deepseek_v2", .source = "DeepseekV2Config", .latent = true, .experts_key = "n_routed_experts"},
+    {.model_type = "deepseek_v3", .source = "DeepseekV3Config (models/deepseek_v3/configuration_deepseek_v3.py)", .latent = true,
+     .experts_key = "n_routed_experts", .mtp_embeddings = true},
+    {.model_type = "deepseek_v32", .source = "DeepseekV32Config", .latent = true, .experts_key = "n_routed_experts",
+     .mtp_embeddings = true},
+    {.model_type = "kimi_k2", .source = "DeepseekV3Config (Kimi-K2 remote code)", .latent = true,
+     .experts_key = "n_routed_experts", .mtp_embeddings = true},
+    {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
+    {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
+    // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
+    {.model_type = "glm4_moe", .source = "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)",
+     .qk_norm = qk_norm_rule::head_if_use_key, .attention_bias = attention_bias_rule::no_o_bias,
+     .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true},
+    // ChatGLM (THUDM remote code, modeling_chatglm.py): query_key_value and dense_h_to_4h fused;
+    // add_bias_linear for dense and the MLP; add_qkv_bias for query_key_value.
+    {.model_type = "chatglm", .source = "ChatGLMConfig (THUDM remote code)", .kv_heads = kv_heads_rule::chatglm,
+     .fused_qkv = true, .fused_gate_up = true, .linear_bias = linear_bias_rule::add_bias_linear,
+     .attention_bias = attention_bias_rule::ignored},
+    // Two-matrix MLPs (GELU / ReLU²): gpt2, gpt_neox, falcon, mpt, nemotron_h. GPT2Config
+    // n_positions 1024, GPTBigCodeConfig 2048: the rows of wpe.
+    {.model_type = "gpt2", .source = "GPT2Config (models/gpt2/configuration_gpt2.py)", .gated_mlp = false, .ffn_4x_hidden = true,
+     .tied = true, .learned_positions = 1024, .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true,
+     .linear_bias = linear_bias_rule::always},
+    {.model_type = "gpt_bigcode", .source = "GPTBigCodeConfig", .gated_mlp = false, .tied = true, .learned_positions = 2048,
+     .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always},
+    {.model_type = "gpt_neox", .source = "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py)", .gated_mlp = false,
+     .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always},
+    // Falcon: FalconConfig (transformers) and RWConfig (tiiuae remote code, "RefinedWeb" = the
+    // 40B/180B new decoder architecture, "RefinedWebModel" = 7B). multi_query defaults to true.
+    {.model_type = "falcon", .source = "FalconConfig (models/falcon/configuration_falcon.py)",
+     .kv_heads = kv_heads_rule::falcon_multi_query, .gated_mlp = false, .ffn_4x_hidden = true, .tied = true,
+     .norm = norm_rule::layer_norm, .block = block_rule::falcon, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+    {.model_type = "RefinedWeb", .source = "RWConfig (tiiuae remote code)", .kv_heads = kv_heads_rule::falcon_multi_query,
+     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .block = block_rule::falcon,
+     .new_decoder_default = true, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+    {.model_type = "RefinedWebModel", .source = "RWConfig (tiiuae remote code)", .kv_heads = kv_heads_rule::falcon_multi_query,
+     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .block = block_rule::falcon,
+     .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+    {.model_type = "mpt", .source = "MptConfig (models/mpt/configuration_mpt.py)", .kv_heads = kv_heads_rule::mpt_attn_config,
+     .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .fused_qkv = true,
+     .linear_bias = linear_bias_rule::unless_no_bias},
+    // NemotronH: routes only in its 'E' blocks (hybrid_override_pattern), with e_score_correction_bias.
+    {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)", .gated_mlp = false,
+     .score_correction_bias = true},
     // Hybrids with Mamba state.
-    {"jamba", window_rule::plain, 0, true, false, false, false, false, "JambaConfig (models/jamba/configuration_jamba.py)", ""},
-    {"granitemoehybrid", window_rule::plain, 0, true, false, false, false, false, "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)", ""},
-    {"falcon_h1", window_rule::plain, 0, true, false, false, false, false, "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", ""},
+    {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
+     .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true},
+    {.model_type = "granitemoehybrid", .source = "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)"},
+    {.model_type = "falcon_h1", .source = "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", .layers = layer_rule::falcon_h1},
 };
 // clang-format on
 
@@ -129,7 +299,7 @@ inline constexpr family families[] = {
 /// "gemma" (not "gemma2"); transformers
 /// models/paligemma/configuration_paligemma.py @04d596e6).
 struct composite {
-  std::string_view model_type;
+  std::string_view model_type = {};
   std::string_view text_model_type;
 };
 inline constexpr composite composites[] = {
@@ -143,13 +313,20 @@ inline constexpr composite composites[] = {
     {"qwen2_5_vl", "qwen2_5_vl_text"},
 };
 
-[[nodiscard]] constexpr auto find_family(std::string_view model_type) -> const family* {
-  for (const auto& f : families) {
+/// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.
+[[nodiscard]] constexpr auto find_family(std::string_view model_type, std::span<const family> table = families)
+    -> const family* {
+  for (const auto& f : table) {
     if (f.model_type == model_type) {
       return &f;
     }
   }
   return nullptr;
+}
+
+/// The config class's name: the first word of `source` ("GPT2Config (models/...)" → "GPT2Config").
+[[nodiscard]] constexpr auto config_class(const family& f) -> std::string_view {
+  return f.source.substr(0, f.source.find(' '));
 }
 
 [[nodiscard]] constexpr auto default_text_model_type(std::string_view model_type) -> std::string_view {

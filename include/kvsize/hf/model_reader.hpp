@@ -94,15 +94,16 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
 }
 
 /// K/V heads of a non-latent model, with the families' special keys first (vLLM get_total_num_kv_heads).
-[[nodiscard]] inline auto read_kv_heads(const config_view& v, const std::string& mt, std::uint32_t heads,
-                                        std::vector<std::string>& notes) -> std::uint32_t {
+[[nodiscard]] inline auto read_kv_heads(const config_view& v, std::uint32_t heads, std::vector<std::string>& notes)
+    -> std::uint32_t {
   const auto flag = [&](std::string_view key, bool fallback) { return read_bool_or(v.get(key), fallback); };
   const slot chain = v.get_first(keys::kv_heads);
-  const bool falcon = mt == "falcon" || mt == "RefinedWeb" || mt == "RefinedWebModel";
+  const kv_heads_rule rule = v.facts().kv_heads;
+  const bool falcon = rule == kv_heads_rule::falcon_multi_query;
   const bool new_arch = flag("new_decoder_architecture", false);
   std::uint32_t kv = 0;
   slot decided = chain;
-  if (mt == "mpt") {
+  if (rule == kv_heads_rule::mpt_attn_config) {
     const slot attn = v.get("attn_config");
     if (attn.present()) {
       require_object(attn);
@@ -117,7 +118,7 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
         decided = n;
       }
     }
-  } else if (mt == "chatglm") {
+  } else if (rule == kv_heads_rule::chatglm) {
     const slot mqa = v.get("multi_query_attention");
     if (!read_bool_or(mqa, false)) {
       notes.push_back(mqa.pointer() + " is not true: " + std::to_string(heads) + " KV heads (multi-head attention)");
@@ -172,14 +173,14 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
   out.spec.max_context = best;
 }
 
-inline void read_weights_facts(const json& root, const config_view& v, const std::string& mt, parsed_config& out) {
-  const family* fam = v.fam();
+inline void read_weights_facts(const json& root, const config_view& v, parsed_config& out) {
+  const family& facts = v.facts();
   auto& m = out.spec;
   const std::uint32_t hidden = m.hidden_size;
   const slot inter = v.get_first(keys::intermediate);
   if (inter.set()) {
     m.intermediate_size = read_u32(inter, 1);
-  } else if (mt == "gpt2" || mt == "falcon" || mt == "RefinedWeb" || mt == "RefinedWebModel") {
+  } else if (facts.ffn_4x_hidden) {
     m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
     out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
                            " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
@@ -190,15 +191,15 @@ inline void read_weights_facts(const json& root, const config_view& v, const std
     out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") +
                            ": intermediate_size left 0 (per-layer or MoE widths are not read)");
   }
-  m.gated_mlp = fam != nullptr ? fam->gated_mlp : true;
-  if (fam != nullptr && fam->qkv_bias_fixed) {
-    m.qkv_bias = fam->qkv_bias;
+  m.gated_mlp = facts.gated_mlp;
+  if (facts.qkv_bias_fixed) {
+    m.qkv_bias = facts.qkv_bias;
   } else if (const slot b = v.get_first(keys::qkv_bias); b.set()) {
     m.qkv_bias = read_bool(b);
   } else if (const slot nb = v.get("no_bias"); nb.set()) {
     m.qkv_bias = !read_bool(nb);
   } else {
-    m.qkv_bias = fam != nullptr && fam->qkv_bias;
+    m.qkv_bias = facts.qkv_bias;
   }
   slot tie = v.get("tie_word_embeddings");
   if (!tie.set() && !v.base().empty()) {
@@ -207,31 +208,15 @@ inline void read_weights_facts(const json& root, const config_view& v, const std
   if (tie.set()) {
     m.tied_embeddings = read_bool(tie);
   } else {
-    m.tied_embeddings = fam != nullptr ? fam->tied : true;
+    m.tied_embeddings = facts.tied;
     out.warnings.push_back(std::string("tie_word_embeddings is absent; took ") + (m.tied_embeddings ? "true" : "false") +
-                           ", the default of " + (fam != nullptr ? std::string(fam->source) : "PretrainedConfig"));
-  }
-}
-
-inline void read_quantization(const json& root, parsed_config& out) {
-  const slot q = lookup(root, "", "quantization_config");
-  if (!q.set()) {
-    return;
-  }
-  require_object(q);
-  const slot method = lookup(*q.value, q.pointer(), "quant_method");
-  if (method.set()) {
-    out.quantization_method = read_string(method);
-  }
-  const slot bits = lookup_first(*q.value, q.pointer(), keys::quant_bits);
-  if (bits.set()) {
-    out.quantization_bits = read_u32(bits, 1, 64);
+                           ", the default of " + std::string(facts.source));
   }
 }
 
 /// Latent attention (DeepSeek-V2/V3/R1, Kimi-K2): kv_lora_rank set and not null (vLLM is_deepseek_mla).
 [[nodiscard]] inline auto read_latent(const config_view& v, const std::string& mt, kvsize::model_spec& m,
-                                      std::string& reason) -> bool {
+                                      layer_reason& reason) -> bool {
   const slot rank = v.get("kv_lora_rank");
   if (!rank.set()) {
     return false;
@@ -252,13 +237,14 @@ inline void read_quantization(const json& root, parsed_config& out) {
   m.head_dim = m.latent.nope_head_dim + m.latent.rope_head_dim;
   m.head_dim_v = m.latent.v_head_dim;
   const slot kvh = v.get_first(keys::kv_heads);
-  reason = rank.pointer() + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer() + " (" +
+  reason.pointer = rank.pointer();
+  reason.rule = reason_rule::model_wide;
+  reason.value = rank.pointer() + " (" + std::to_string(m.latent.kv_lora_rank) + ") + " + rope.pointer() + " (" +
            std::to_string(m.latent.rope_head_dim) + ") = " +
            std::to_string(m.latent.kv_lora_rank + m.latent.rope_head_dim) +
            " elements per token: latent attention, one vector for all heads" +
            (kvh.set() ? "; " + kvh.pointer() + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{});
-  const family* fam = v.fam();
-  if (fam == nullptr || !fam->latent) {
+  if (!v.facts().latent) {
     v.warn("model_type \"" + printable(mt) + "\" has kv_lora_rank: read as multi-head latent attention (DeepSeek-V2 style)");
   }
   return true;

@@ -11,17 +11,20 @@
 
 #include "../model_spec.hpp"
 #include "../weights.hpp"
+#include "layer_reason.hpp"
 
 namespace kvsize::hf {
 
 /// Consecutive layers that keep the same thing, and the key(s) that decided it, e.g.
-///   {first_layer 3, count 1, sliding, false, "/layer_types[3] = \"sliding_attention\"; window from /sliding_window = 128"}
+///   {first_layer 3, count 1, sliding, false, "/layer_types[3] = \"sliding_attention\"; window from /sliding_window = 128",
+///    {{"/layer_types", list_element, "\"sliding_attention\""}, {"/sliding_window", window_from, "128"}}}
 struct layer_group_note {
   std::uint32_t first_layer = 0;
   std::uint32_t count = 0;
   kvsize::layer_kind kind = kvsize::layer_kind::full;  ///< resolved: never inherit
   bool recurrent = false;                              ///< keeps the model's recurrent state
-  std::string reason;
+  std::string reason;    ///< `why` rendered for these layers (render_reason, reason_index::layers)
+  layer_reasons why;     ///< the same, as data: no layer index in it (layer_reason.hpp)
 };
 
 /// quantization_config, as written, and the weights_format kvsize sizes it with.

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// The per-layer keys of a config.json, read into a layer_plan: layer_types, block_configs
+// (DeciLM / Nemotron-NAS), hybrid_override_pattern (Nemotron-H), layers_block_type (Granite 4
+// hybrid). Each checks its key (one entry per layer) and gives every layer a kind and a reason.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint32_t
+#include <string>   // std::string
+
+#include "layer_decision.hpp"
+
+namespace kvsize::hf::detail::plan_detail {
+
+/// A value as the reasons quote it: a string in quotes, anything else as describe() writes it.
+inline auto str(const json& v) -> std::string { return v.is_string() ? "\"" + printable(v.get<std::string>()) + "\"" : describe(v); }
+
+/// The reason of entry `i` of a per-layer list of strings: the previous layer's when the entry
+/// repeats it (so equal runs group), else "{list}[i] = {entry}".
+inline auto entry_reason(const slot& list, std::uint32_t i, layer_plan& p) -> std::uint32_t {
+  const json& e = (*list.value)[i];
+  return i > 0 && e == (*list.value)[i - 1] ? p.layer[i - 1].reason
+                                            : p.intern({list.pointer(), reason_rule::list_element, str(e), {}});
+}
+
+inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p) {
+  require_array(lt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const slot e = element(lt, i);
+    const std::string_view t = read_string_ref(e);
+    auto& d = p.layer[i];
+    d.reason = entry_reason(lt, i, p);
+    if (t == "full_attention" || t == "attention") {
+      d.kind = layer_kind::full;
+    } else if (t == "sliding_attention") {
+      d.kind = layer_kind::sliding;
+    } else if (t == "chunked_attention") {
+      d.kind = layer_kind::chunked;
+    } else if (t == "linear_attention" || t == "mamba") {
+      d.kind = layer_kind::none;
+      d.recurrent = true;
+    } else {
+      fail(config_errc::unsupported, e.pointer(),
+           "expected one of \"full_attention\", \"attention\", \"sliding_attention\", \"chunked_attention\", "
+           "\"linear_attention\", \"mamba\", got " + str(*e.value));
+    }
+  }
+}
+
+inline void read_block_configs(const slot& bc, const plan_facts& f, layer_plan& p) {
+  require_array(bc, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const slot block = element(bc, i);
+    require_object(block);
+    const slot att = lookup(*block.value, block.pointer(), "attention");
+    require_object(att);
+    auto& d = p.layer[i];
+    const slot no_op = lookup(*att.value, att.pointer(), "no_op");
+    const slot linear = lookup(*att.value, att.pointer(), "replace_with_linear");
+    if (read_bool_or(no_op, false)) {
+      d.kind = layer_kind::none;
+      d.reason = p.intern({bc.pointer(), reason_rule::block_entry, "no_op = true: no attention, no KV", {}});
+      continue;
+    }
+    if (read_bool_or(linear, false)) {
+      d.kind = layer_kind::none;
+      d.reason = p.intern({bc.pointer(), reason_rule::block_entry, "replace_with_linear = true: a linear map, no KV", {}});
+      continue;
+    }
+    const slot window = lookup(*att.value, att.pointer(), "window_length");
+    if (window.set()) {
+      fail(config_errc::unsupported, window.pointer(),
+           "expected null (per-block attention windows are not supported), got " + describe(*window.value));
+    }
+    const slot group = lookup(*att.value, att.pointer(), "n_heads_in_group");
+    const std::uint32_t n = read_u32(group, 1, f.heads);
+    if (f.heads % n != 0) {
+      fail(config_errc::inconsistent, group.pointer(),
+           "expected a divisor of num_attention_heads (" + std::to_string(f.heads) + "), got " + std::to_string(n));
+    }
+    d.kind = layer_kind::full;
+    d.kv_heads = f.heads / n;
+    d.reason = p.intern({bc.pointer(), reason_rule::block_entry,
+                         "n_heads_in_group = " + std::to_string(n) + ": " + std::to_string(f.heads) + " / " +
+                             std::to_string(n) + " = " + std::to_string(d.kv_heads) + " KV heads",
+                         {}});
+  }
+}
+
+inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan& p) {
+  const std::string pattern = read_string(hop);
+  if (pattern.size() != f.layers) {
+    fail(config_errc::inconsistent, hop.pointer(),
+         "expected " + std::to_string(f.layers) + " characters (one per layer, num_hidden_layers), got " +
+             std::to_string(pattern.size()));
+  }
+  std::uint32_t ids[4] = {};  // M, *, -, E: interned on first use
+  bool have[4] = {};
+  const auto reason = [&](std::size_t k, const char* text) {
+    if (!have[k]) {
+      ids[k] = p.intern({hop.pointer(), reason_rule::list_element, std::string("'") + text, {}});
+      have[k] = true;
+    }
+    return ids[k];
+  };
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    auto& d = p.layer[i];
+    const char c = pattern[i];
+    switch (c) {
+      case 'M': d = {layer_kind::none, true, 0, reason(0, "M': Mamba2 block, no KV")}; break;
+      case '*': d = {layer_kind::full, false, 0, reason(1, "*': attention block")}; break;
+      case '-': d = {layer_kind::none, false, 0, reason(2, "-': MLP block, no KV")}; break;
+      case 'E': d = {layer_kind::none, false, 0, reason(3, "E': MoE block, no KV")}; break;
+      default:
+        fail(config_errc::unsupported, hop.pointer(),
+             "expected only 'M' (Mamba2), '*' (attention), '-' (MLP) or 'E' (MoE), got '" +
+                 printable(std::string(1, c)) + "' at index " + std::to_string(i));
+    }
+  }
+}
+
+inline void read_block_types(const slot& lbt, const plan_facts& f, layer_plan& p) {
+  require_array(lbt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const slot e = element(lbt, i);
+    const std::string_view t = read_string_ref(e);
+    auto& d = p.layer[i];
+    d.reason = entry_reason(lbt, i, p);
+    if (t == "attention") {
+      d.kind = layer_kind::full;
+    } else if (t == "mamba") {
+      d.kind = layer_kind::none;
+      d.recurrent = true;
+    } else {
+      fail(config_errc::unsupported, e.pointer(), "expected \"attention\" or \"mamba\", got " + str(*e.value));
+    }
+  }
+}
+
+}  // namespace kvsize::hf::detail::plan_detail

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// The families' layer rules: how a model places its layers when no per-layer key is set. The row
+// of families.hpp selects one (layer_rule, and for layer_rule::window its window_rule); each
+// function here fills every layer of the plan with a kind and a reason.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>  // std::min, std::max
+#include <cstdint>    // std::uint32_t, std::int32_t
+#include <limits>     // std::numeric_limits
+#include <string>     // std::string
+
+#include "config_view.hpp"
+#include "families.hpp"
+#include "layer_decision.hpp"
+
+namespace kvsize::hf::detail::plan_detail {
+
+inline constexpr std::uint32_t max_window = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
+
+/// Every `every`-th layer (1-based) is `on`, the others `off`: Qwen3-Next's full_attention_interval,
+/// Gemma 3's sliding_window_pattern, Llama 4's no-RoPE interval.
+inline void periodic(layer_plan& p, std::uint32_t every, const layer_decision& on, const layer_decision& off) {
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(p.layer.size()); ++i) {
+    p.layer[i] = ((i + 1) % every == 0) ? on : off;
+  }
+}
+
+/// "/key = value", the way a reason quotes a key.
+inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + describe(*s.value); }
+
+/// Qwen3NextConfig: layer_types = ["linear_attention" if (i + 1) % full_attention_interval else
+/// "full_attention"], full_attention_interval default 4.
+inline void plan_full_attention_interval(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot fai = v.get("full_attention_interval");
+  std::uint32_t every = 4;
+  std::string why = "full_attention_interval absent: Qwen3NextConfig default 4";
+  if (fai.set()) {
+    every = read_u32(fai, 1, f.layers, config_errc::inconsistent);
+    why = text(fai);
+  } else {
+    v.warn(v.base() + "/full_attention_interval is absent; took 4, the default of transformers' Qwen3NextConfig");
+  }
+  const std::string& at = fai.pointer();
+  periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::layer_test, why + ": ", " is full attention"})},
+           {layer_kind::none, true, 0,
+            p.intern({at, reason_rule::layer_test, why + ": ", " is linear attention (gated delta), no KV"})});
+}
+
+/// JambaConfig: attention iff i % attn_layer_period == attn_layer_offset (defaults 8 and 4), else Mamba.
+inline void plan_jamba_period(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot per = v.get("attn_layer_period");
+  const slot off = v.get("attn_layer_offset");
+  const std::uint32_t period = per.set() ? read_u32(per, 1, f.layers) : 8U;
+  const std::uint32_t offset = off.set() ? read_u32(off, 0, f.layers) : 4U;
+  if (offset >= period) {
+    fail(config_errc::inconsistent, off.pointer(),
+         "expected less than attn_layer_period (" + std::to_string(period) + "), got " + std::to_string(offset));
+  }
+  const auto why = [&](bool att) {
+    return p.intern({per.pointer(), reason_rule::layer_test, "",
+                     " % attn_layer_period (" + std::to_string(period) + ") " + (att ? "==" : "!=") +
+                         " attn_layer_offset (" + std::to_string(offset) + "): " + (att ? "attention" : "Mamba, no KV")});
+  };
+  const std::uint32_t attention = why(true);
+  const std::uint32_t mamba = why(false);
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const bool att = i % period == offset;
+    p.layer[i] = {att ? layer_kind::full : layer_kind::none, !att, 0, att ? attention : mamba};
+  }
+}
+
+/// FalconH1DecoderLayer: attention and a Mamba2 mixer side by side in every layer.
+inline void plan_falcon_h1(layer_plan& p) {
+  const std::uint32_t r = p.intern(
+      {"", reason_rule::model_wide, "Falcon-H1: every layer runs attention and Mamba2 in parallel (KV and state)", {}});
+  for (auto& d : p.layer) {
+    d = {layer_kind::full, true, 0, r};
+  }
+}
+
+/// HF Qwen2Attention: sliding_window applies iff use_sliding_window and layer_idx >= max_window_layers.
+inline void plan_qwen_window(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot use = v.get("use_sliding_window");
+  const bool on = read_bool_or(use, false);
+  const slot sw = v.get("sliding_window");
+  if (!on) {
+    const std::string why = use.set() ? text(use) : use.pointer() + " absent (Qwen2Config default false)";
+    p.set_all_reasons({use.pointer(), reason_rule::model_wide,
+                       why + ": no window" + (sw.set() ? ", " + sw.pointer() + " is not used" : std::string{}), {}});
+    return;
+  }
+  if (!sw.set()) {
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide,
+                       text(use) + " but " + sw.pointer() + " is " + (sw.present() ? "null" : "absent") + ": no window", {}});
+    return;
+  }
+  const slot mwl = v.get("max_window_layers");
+  std::uint32_t first = 28;  // Qwen2Config default
+  if (mwl.set()) {
+    first = read_u32(mwl, 0, f.layers == 0 ? 0U : 1U << 30U);
+    if (first > f.layers) {
+      fail(config_errc::inconsistent, mwl.pointer(),
+           "expected at most num_hidden_layers (" + std::to_string(f.layers) + ") with use_sliding_window true, got " +
+               std::to_string(first));
+    }
+  } else {
+    v.warn(mwl.pointer() + " is absent; took 28, the default of transformers' Qwen2Config");
+    first = std::min<std::uint32_t>(first, f.layers);
+  }
+  const auto why = [&](bool slides) {
+    return p.intern({mwl.pointer(), reason_rule::layer_test, text(use) + " and ",
+                     std::string(" ") + (slides ? ">=" : "<") + " " + mwl.pointer() + " (" + std::to_string(first) + ")"});
+  };
+  const std::uint32_t sliding = why(true);
+  const std::uint32_t full = why(false);
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const bool slides = i >= first;
+    p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0, slides ? sliding : full};
+  }
+}
+
+/// Gemma2Config / Cohere2Config / Gemma3TextConfig / Gemma3nTextConfig (transformers
+/// models/<name>/configuration_<name>.py): layer_types absent → "sliding_attention" iff
+/// (i + 1) % period != 0. Gemma 2's period is 2; Cohere2 and Gemma 3 take it from the older
+/// sliding_window_pattern key (defaults 4 and 6); Gemma 3n's is a fixed 5 (no such key).
+inline void plan_periodic_window(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const family& fam = v.facts();
+  const slot sw = v.get("sliding_window");
+  std::uint32_t every = fam.pattern;
+  std::string at;  // the key that set the period, if one did
+  std::string why = fam.window == window_rule::alternate
+                        ? std::string("Gemma 2 alternation (HF Gemma2Config.layer_types: (i + 1) % 2 != 0 slides)")
+                        : "(i + 1) % " + std::to_string(every) + " != 0 slides, period from " + std::string(fam.source);
+  if (fam.window == window_rule::pattern && fam.pattern_key) {
+    const slot pat = v.get("sliding_window_pattern");
+    if (pat.set()) {
+      every = read_u32(pat, 1, std::max<std::uint32_t>(f.layers, 1));
+      why = "(i + 1) % " + pat.pointer() + " (" + std::to_string(every) + ") != 0 slides";
+      at = pat.pointer();
+    }
+  }
+  if (sw.present() && sw.value->is_null()) {
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide, sw.pointer() + " = null: no window", {}});
+  } else {
+    periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::layer_test, why + "; ", " is global"})},
+             {layer_kind::sliding, false, 0, p.intern({at, reason_rule::layer_test, why + "; ", " slides"})});
+  }
+}
+
+/// Llama4TextConfig (transformers models/llama4/configuration_llama4.py): no_rope_layers, when
+/// absent or empty ([] is falsy there), is int((i + 1) % no_rope_layer_interval != 0), interval
+/// default 4; layer_types (newer transformers) is "chunked_attention" where no_rope_layers[i] is 1
+/// (a RoPE layer), else "full_attention" (a NoPE layer, global).
+inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot chunk = v.get("attention_chunk_size");
+  if (!chunk.set()) {
+    p.set_all_reasons({chunk.pointer(), reason_rule::model_wide,
+                       chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking", {}});
+    return;
+  }
+  const slot nrl = v.get("no_rope_layers");
+  const bool empty = nrl.set() && nrl.value->is_array() && nrl.value->empty();
+  if (nrl.set() && !empty) {
+    require_array(nrl, f.layers, "one per layer");
+    std::uint32_t ids[2] = {};  // NoPE, RoPE: interned on first use, in layer order
+    bool have[2] = {};
+    for (std::uint32_t i = 0; i < f.layers; ++i) {
+      const slot e = element(nrl, i);
+      const bool rope = read_integer(e, 0, 1) == 1;
+      if (!have[rope]) {
+        ids[rope] = p.intern({nrl.pointer(), reason_rule::list_element,
+                              rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global", {}});
+        have[rope] = true;
+      }
+      p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0, ids[rope]};
+    }
+    return;
+  }
+  const slot interval = v.get("no_rope_layer_interval");
+  const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
+  const std::string why = nrl.pointer() + (empty ? " = [] (empty, so derived)" : " absent") + " and " +
+                          (interval.set() ? text(interval) : interval.pointer() + " absent (Llama4TextConfig default 4)") +
+                          ": (i + 1) % " + std::to_string(every);
+  const std::string& at = interval.pointer();
+  periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0 is a global NoPE layer", {}})},
+           {layer_kind::chunked, false, 0,
+            p.intern({at, reason_rule::model_wide, why + " != 0 is a chunked RoPE layer", {}})});
+}
+
+/// MistralAttention / Phi3Attention & co.: a non-null sliding_window applies to every layer, unless
+/// use_sliding_window is false.
+inline void plan_plain_window(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot use = v.get("use_sliding_window");
+  const slot sw = v.get("sliding_window");
+  if (use.set() && !read_bool(use)) {
+    p.set_all_reasons({use.pointer(), reason_rule::model_wide, text(use) + ": no window", {}});
+  } else if (sw.present() && sw.value->is_null()) {
+    p.set_all_reasons({sw.pointer(), reason_rule::model_wide, sw.pointer() + " = null: no window", {}});
+  } else if (sw.present()) {
+    if (v.fam() == nullptr) {
+      v.warn("assumed " + sw.pointer() + " applies to every layer, as in Mistral v0.1 (unknown model_type)");
+    }
+    const std::uint32_t r = p.intern({sw.pointer(), reason_rule::model_wide,
+                                      sw.pointer() + " applies to every layer (HF " +
+                                          (f.model_type.empty() ? std::string("Mistral") : f.model_type) + " attention)",
+                                      {}});
+    for (auto& d : p.layer) {
+      d = {layer_kind::sliding, false, 0, r};
+    }
+  }
+}
+
+/// The family's rule, as its row selects it.
+inline void plan_by_family_rule(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const family& fam = v.facts();
+  switch (fam.layers) {
+    case layer_rule::full_attention_interval: plan_full_attention_interval(v, f, p); return;
+    case layer_rule::jamba_period: plan_jamba_period(v, f, p); return;
+    case layer_rule::falcon_h1: plan_falcon_h1(p); return;
+    case layer_rule::window: break;
+  }
+  switch (fam.window) {
+    case window_rule::qwen: plan_qwen_window(v, f, p); return;
+    case window_rule::alternate:
+    case window_rule::pattern: plan_periodic_window(v, f, p); return;
+    case window_rule::chunked: plan_chunked(v, f, p); return;
+    case window_rule::plain: plan_plain_window(v, f, p); return;
+  }
+}
+
+}  // namespace kvsize::hf::detail::plan_detail

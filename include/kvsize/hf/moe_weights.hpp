@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// model_spec::weights, the mixture of experts: the routed experts, top-k, expert and shared
+// widths, and which layers keep a dense MLP (DeepSeek first_k_dense_replace / moe_layer_freq,
+// Qwen-MoE decoder_sparse_step / mlp_only_layers, Llama 4 interleave_moe_layer_step, Jamba
+// expert_layer_period). The family's row says whether it routes and how (families.hpp).
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>    // std::max
+#include <cstdint>      // std::uint32_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
+
+#include "../detail/checked.hpp"
+#include "../model_spec.hpp"
+#include "aliases.hpp"
+#include "config_view.hpp"
+#include "families.hpp"
+#include "layer_decision.hpp"
+#include "parsed_config.hpp"
+
+namespace kvsize::hf::detail::weights_detail {
+
+/// A count key that may be absent (nullopt); present keys are range-checked.
+[[nodiscard]] inline auto optional_count(const slot& s, std::uint32_t min = 1, std::uint32_t max = 1U << 24U)
+    -> std::optional<std::uint32_t> {
+  if (!s.set()) {
+    return std::nullopt;
+  }
+  return read_u32(s, min, max);
+}
+
+/// Layer indices listed in an array (mlp_only_layers, moe_layers).
+[[nodiscard]] inline auto read_index_list(const slot& s, std::uint32_t layers) -> std::vector<std::uint32_t> {
+  std::vector<std::uint32_t> out;
+  if (!s.set()) {
+    return out;
+  }
+  if (!s.value->is_array()) {
+    fail(config_errc::wrong_type, s.pointer(), "expected an array of layer indices, got " + describe(*s.value));
+  }
+  for (std::size_t i = 0; i < s.value->size(); ++i) {
+    out.push_back(read_u32(element(s, i), 0, layers == 0 ? 0 : layers - 1));
+  }
+  return out;
+}
+
+/// The routed-expert count. Where the architecture routes every MoE layer's tokens to experts, 0
+/// experts is no model (transformers MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock /
+/// DeepseekV3MoE take the top-k of a router with one logit per expert; vLLM's FusedMoE has no
+/// 0-expert form), so 0 is out_of_range there. Elsewhere 0 means dense: GraniteMoeHybridDecoderLayer
+/// builds block_sparse_moe only "if config.num_local_experts > 0", and JambaDecoderLayer uses
+/// "JambaSparseMoeBlock if num_experts > 1 else JambaMLP" (so 1 expert is dense there too). A
+/// Nemotron-H pattern with 'E' blocks routes as well.
+[[nodiscard]] inline auto read_routed_experts(const config_view& v, const layer_plan& plan, std::string_view mt)
+    -> std::uint32_t {
+  const family& fam = v.facts();
+  const slot experts = v.get_first(keys::experts);
+  const bool moe_blocks = plan.hybrid_pattern.find('E') != std::string::npos;
+  const bool routes = moe_blocks || !fam.experts_key.empty();
+  if (routes && !experts.set()) {
+    // A routing architecture without its expert count would be sized as a dense model: a wrong
+    // number. Every published config of these families names the count, so its absence is an error,
+    // not a default. The pointer names the key the family spells (its row's experts_key; NemotronHConfig:
+    // n_routed_experts).
+    const std::string_view key = moe_blocks ? std::string_view("n_routed_experts") : fam.experts_key;
+    const std::string why = moe_blocks ? v.base() + "/hybrid_override_pattern has MoE blocks ('E')"
+                                       : "model_type " + std::string(mt) + " routes tokens to experts";
+    fail(experts.present() ? config_errc::wrong_type : config_errc::missing_key,
+         experts.present() ? experts.pointer() : v.base() + "/" + std::string(key),
+         "expected the number of routed experts (" + list_keys(keys::experts) + ") as " + why + ", got " +
+             (experts.present() ? describe(*experts.value) : std::string("nothing")));
+  }
+  return experts.set() ? read_u32(experts, routes ? 1 : 0, 1U << 16U) : 0;
+}
+
+/// Top-k, expert width, shared expert(s), router extras.
+inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m, kvsize::moe_shape& e,
+                              std::vector<std::string>& warnings) {
+  const family& fam = v.facts();
+  const slot k = v.get_first(keys::experts_per_token);
+  if (const auto top = optional_count(k, 1, 1U << 16U)) {
+    if (*top > e.experts) {
+      fail(config_errc::inconsistent, k.pointer(),
+           "expected at most the number of experts (" + std::to_string(e.experts) + "), got " + std::to_string(*top));
+    }
+    e.experts_per_token = *top;
+  } else {
+    warnings.push_back(k.pointer() + " is absent: active parameters count every expert");
+  }
+  if (const auto width = optional_count(v.get_first(keys::expert_width))) {
+    e.expert_width = *width;
+  }
+  if (const auto sw = optional_count(v.get_first(keys::shared_expert_width), 0)) {
+    e.shared_width = *sw;
+  }
+  if (const slot ns = v.get("n_shared_experts"); ns.set() && e.shared_width == 0) {
+    const std::uint32_t n = read_u32(ns, 0, 1U << 10U);
+    e.shared_width = static_cast<std::uint32_t>(
+        kvsize::detail::checked_mul(n, e.expert_width != 0 ? e.expert_width : m.intermediate_size));
+  }
+  if (fam.shared_expert_is_mlp) {
+    e.shared_width = m.intermediate_size;
+  }
+  if (fam.shared_expert_gate && e.shared_width != 0) {
+    e.shared_gate = true;
+  }
+  const slot topk_method = v.get("topk_method");
+  if ((topk_method.set() && read_string(topk_method) == "noaux_tc") || fam.score_correction_bias) {
+    e.score_correction_bias = true;
+  }
+}
+
+/// Jamba: MoE iff il % expert_layer_period == expert_layer_offset (JambaConfig: 2 and 1); other
+/// families: every layer ({1, 0}).
+[[nodiscard]] inline auto read_expert_period(const config_view& v, std::uint32_t layers)
+    -> std::pair<std::uint32_t, std::uint32_t> {
+  if (!v.facts().expert_layer_period) {
+    return {1, 0};
+  }
+  const slot period = v.get("expert_layer_period");
+  const slot offset = v.get("expert_layer_offset");
+  const std::uint32_t p = period.set() ? read_u32(period, 1, std::max<std::uint32_t>(layers, 1)) : 2U;
+  const std::uint32_t o = offset.set() ? read_u32(offset, 0, 1U << 16U) : 1U;
+  if (o >= p) {
+    fail(config_errc::inconsistent, offset.pointer(),
+         "expected expert_layer_offset below expert_layer_period (" + std::to_string(p) + "), got " +
+             std::to_string(o));
+  }
+  return {p, o};
+}
+
+/// Layers whose MLP stays dense, by the family rules the keys spell.
+inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsize::moe_shape& e,
+                              kvsize::weights_shape& w) {
+  const slot freq = v.get("moe_layer_freq");  // DeepSeek: MoE iff il >= k and il % freq == 0
+  const slot step = v.get("decoder_sparse_step");  // Qwen-MoE: MoE iff (il + 1) % step == 0, not in mlp_only_layers
+  const slot interleave = v.get("interleave_moe_layer_step");  // Llama 4: MoE iff (il + 1) % step == 0
+  const std::vector<std::uint32_t> mlp_only = read_index_list(v.get("mlp_only_layers"), L);
+  const std::uint32_t f = freq.set() ? read_u32(freq, 1, std::max<std::uint32_t>(L, 1)) : 1U;
+  const std::uint32_t s = step.set() ? read_u32(step, 1, std::max<std::uint32_t>(L, 1)) : 1U;
+  const std::uint32_t il4 = interleave.set() ? read_u32(interleave, 1, std::max<std::uint32_t>(L, 1)) : 1U;
+  std::uint32_t dense_width = 0;
+  if (const std::string_view key = v.facts().dense_width_key; !key.empty()) {
+    if (const slot mlp = v.get(key); mlp.set()) {
+      dense_width = read_u32(mlp, 1);
+    }
+  }
+  const auto [period, offset] = read_expert_period(v, L);
+  for (std::uint32_t il = 0; il < L; ++il) {
+    bool moe = il >= e.first_dense_layers;
+    moe = moe && il % f == 0 && (il + 1) % s == 0 && (il + 1) % il4 == 0;
+    moe = moe && il % period == offset;
+    for (const auto i : mlp_only) {
+      moe = moe && i != il;
+    }
+    if (!moe && il >= e.first_dense_layers) {
+      w.layer[il].ffn = ffn_kind::dense;
+      w.layer[il].ffn_width = dense_width;
+    }
+  }
+}
+
+/// The mixture of experts, when the model has one (more than 0 experts; more than 1 where one
+/// expert is a dense MLP).
+inline void read_moe(const config_view& v, const layer_plan& plan, std::string_view mt, parsed_config& out) {
+  auto& m = out.spec;
+  auto& w = m.weights;
+  const std::uint32_t routed = read_routed_experts(v, plan, mt);
+  if (routed <= (v.facts().single_expert_dense ? 1U : 0U)) {
+    return;
+  }
+  auto& e = w.moe;
+  e.experts = routed;
+  read_expert_shape(v, m, e, out.warnings);
+  const slot first = v.get("first_k_dense_replace");
+  if (first.set()) {
+    e.first_dense_layers = read_u32(first, 0, m.layers, config_errc::inconsistent);
+  }
+  read_dense_layers(v, m.layers, e, w);
+}
+
+}  // namespace kvsize::hf::detail::weights_detail

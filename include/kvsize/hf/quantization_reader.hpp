@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// quantization_config, read once: the scheme as written (parsed_config::quantization) and the
+// weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes), plus which parts of
+// the model modules_to_not_convert keeps unquantized.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint16_t, std::uint32_t, std::int64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "../dtype.hpp"
+#include "../weights.hpp"
+#include "aliases.hpp"
+#include "json_reader.hpp"
+#include "parsed_config.hpp"
+
+namespace kvsize::hf::detail {
+
+/// modules_to_not_convert / llm_int8_skip_modules patterns → weights_format::unquantized_parts.
+[[nodiscard]] inline auto parts_of_patterns(const slot& s, std::vector<std::string>& names,
+                                            std::vector<std::string>& warnings) -> std::uint16_t {
+  std::uint16_t bits = 0;
+  if (!s.set()) {
+    return 0;
+  }
+  if (!s.value->is_array()) {
+    fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
+  }
+  for (std::size_t i = 0; i < s.value->size(); ++i) {
+    const std::string name = read_string(element(s, i));
+    names.push_back(name);
+    const auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
+    const auto ends = [&](std::string_view tail) {
+      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (has("lm_head")) {
+      bits |= part_bit(weight_part::lm_head);
+    } else if (has("embed")) {
+      bits |= part_bit(weight_part::embeddings);
+    } else if (has("self_attn") || has("attention") || ends("attn")) {
+      bits |= part_bit(weight_part::attention);
+    } else if (has("router") || ends(".gate") || name == "gate" || has("shared_expert_gate")) {
+      bits |= part_bit(weight_part::router);
+    } else if (has("shared_expert")) {
+      bits |= part_bit(weight_part::experts_shared);
+    } else if (has("vision") || has("visual") || has("multi_modal_projector")) {
+      bits |= part_bit(weight_part::vision);
+    } else {
+      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) +
+                         "\": not a module kvsize can map to a part of the model; assumed quantized");
+    }
+  }
+  return bits;
+}
+
+/// The weights_format a quantization_config is sized with; nullopt for a scheme kvsize does not size.
+[[nodiscard]] inline auto weights_format_of(const quantization_config& c) -> std::optional<weights_format> {
+  std::optional<weights_format> f;
+  if (c.method == "fp8") {
+    f = c.weight_block_size ? fp8_weights((*c.weight_block_size)[0], (*c.weight_block_size)[1]) : fp8_weights(0, 0);
+  } else if (c.method == "gptq" || c.method == "awq") {
+    const std::uint32_t b = c.bits.value_or(4);
+    const std::uint32_t g = c.group_size.value_or(128);
+    f = c.method == "gptq" ? gptq_weights(b, g) : awq_weights(b, g);
+  } else if (c.method == "mxfp4") {
+    f = mxfp4_weights();
+  } else if (c.method == "bitsandbytes" || c.load_in_4bit || c.load_in_8bit) {
+    if (c.load_in_4bit) {
+      f = bnb_4bit_weights(c.bnb_4bit_use_double_quant);
+    } else if (c.load_in_8bit) {
+      f = bnb_8bit_weights();
+    }
+  }
+  return f;
+}
+
+/// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
+/// object. parsed_config::quantization_method and quantization_bits are its method and bits.
+inline void read_quantization_config(const json& root, parsed_config& out) {
+  const slot q = lookup(root, "", "quantization_config");
+  if (!q.set()) {
+    return;
+  }
+  require_object(q);
+  quantization_config c;
+  c.pointer = q.pointer();
+  const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer(), k); };
+  const auto str = [&](std::string_view k) -> std::string {
+    const slot s = key(k);
+    return s.set() ? read_string(s) : std::string{};
+  };
+  const auto boolean = [&](std::string_view k) -> std::optional<bool> {
+    const slot s = key(k);
+    return s.set() ? std::optional<bool>(read_bool(s)) : std::nullopt;
+  };
+  c.method = str("quant_method");
+  const slot bits = lookup_first(*q.value, q.pointer(), keys::quant_bits);
+  if (bits.set()) {
+    c.bits = read_u32(bits, 1, 64);
+  }
+  const slot group = lookup_first(*q.value, q.pointer(), keys::quant_group);
+  if (group.set()) {
+    if (group.value->is_number_integer() && !group.value->is_number_unsigned() && group.value->get<std::int64_t>() == -1) {
+      c.group_size = 0;  // -1: one group over all input features
+    } else {
+      c.group_size = read_u32(group, 1, 1U << 24U);
+    }
+  }
+  c.desc_act = boolean("desc_act");
+  c.sym = boolean("sym");
+  c.zero_point = boolean("zero_point");
+  c.fmt = str("fmt");
+  c.activation_scheme = str("activation_scheme");
+  c.version = str("version");
+  if (const slot wbs = key("weight_block_size"); wbs.set()) {
+    require_array(wbs, 2, "[output block, input block]");
+    c.weight_block_size = std::array<std::uint32_t, 2>{read_u32(element(wbs, 0), 1, 1U << 20U),
+                                                       read_u32(element(wbs, 1), 1, 1U << 20U)};
+  }
+  std::uint16_t kept = parts_of_patterns(key("modules_to_not_convert"), c.modules_to_not_convert, out.warnings);
+  kept |= parts_of_patterns(key("llm_int8_skip_modules"), c.modules_to_not_convert, out.warnings);
+  c.load_in_4bit = boolean("load_in_4bit").value_or(false);
+  c.load_in_8bit = boolean("load_in_8bit").value_or(false);
+  c.bnb_4bit_quant_type = str("bnb_4bit_quant_type");
+  c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
+
+  std::optional<weights_format> f = weights_format_of(c);
+  if (f) {
+    f->unquantized_parts = kept;
+    if (out.dtype_key.empty()) {
+      f->unquantized = kvsize::dtype::bf16;
+      out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
+                             " leaves unquantized are taken as bfloat16 (no dtype key)");
+    }
+  } else {
+    out.warnings.push_back(q.pointer() + "/quant_method = \"" + printable(c.method) +
+                           "\": a scheme kvsize does not size; weights_format left unset");
+  }
+  c.format = f;
+  if (key("quant_method").set()) {
+    out.quantization_method = c.method;
+  }
+  out.quantization_bits = c.bits;
+  out.quantization = std::move(c);
+}
+
+}  // namespace kvsize::hf::detail
+
