@@ -31,6 +31,7 @@
 #include <array>      // std::array
 #include <cstdint>    // std::uint8_t, std::uint32_t, std::uint64_t
 #include <initializer_list>  // range-for over the tp degrees
+#include <optional>   // std::optional
 #include <string_view>
 
 #include "error.hpp"
@@ -139,12 +140,12 @@ struct plan_result {
   decode_cost decode;
 };
 
-/// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`,
-/// for engine E: one sizing, its capacity in the engine's budget (nothing sized twice).
-/// Throws kvsize::invalid_argument for an option the engine refuses, kvsize::overflow_error on overflow.
+namespace detail {
+
+/// The engine's options for `users` sequences of `context` tokens at tensor-parallel degree `tp`.
 template <engine E>
-[[nodiscard]] constexpr auto plan_at_as(const model_spec& m, const plan_inputs& in, std::uint64_t context,
-                                        std::uint64_t users, std::uint32_t tp) -> plan_point {
+[[nodiscard]] constexpr auto plan_options_at(const plan_inputs& in, std::uint64_t context, std::uint64_t users,
+                                             std::uint32_t tp) -> engine_options {
   if (users == 0 || context == 0) {
     throw kvsize::invalid_argument("kvsize: a plan needs at least one user and one token");
   }
@@ -152,6 +153,15 @@ template <engine E>
   base.tp = tp;
   engine_options o = E::plan_options(base, context, users);
   o.device_memory = in.device_memory;
+  return o;
+}
+
+/// Every term of the point whose options are `o` (plan_options_at), from the sizing `s` engine E
+/// made with them: the device's budget and capacity (fit_on_device_as), no sizing.
+template <engine E>
+[[nodiscard]] constexpr auto plan_point_of(const model_spec& m, const plan_inputs& in, engine_options o,
+                                           const engine_sizing& s, std::uint64_t context, std::uint64_t users,
+                                           std::uint32_t tp) -> plan_point {
   plan_point p{};
   p.context = context;
   p.users = users;
@@ -159,7 +169,6 @@ template <engine E>
   p.pp = o.pp;
   p.device_memory = in.device_memory;
   p.weights = in.weights / (std::uint64_t{tp} * o.pp);
-  const engine_sizing s = size_cache_as<E>(m, o);
   const device_fit f = fit_on_device_as<E>(m, s, o, in.device_memory, p.weights, in.workspace);
   o.engine_overhead = f.budget.workspace;
   p.workspace = f.workspace;
@@ -179,6 +188,18 @@ template <engine E>
   return p;
 }
 
+}  // namespace detail
+
+/// Every term of `users` sequences of `context` tokens on one device at tensor-parallel degree `tp`,
+/// for engine E: one sizing, its capacity in the engine's budget (nothing sized twice).
+/// Throws kvsize::invalid_argument for an option the engine refuses, kvsize::overflow_error on overflow.
+template <engine E>
+[[nodiscard]] constexpr auto plan_at_as(const model_spec& m, const plan_inputs& in, std::uint64_t context,
+                                        std::uint64_t users, std::uint32_t tp) -> plan_point {
+  const engine_options o = detail::plan_options_at<E>(in, context, users, tp);
+  return detail::plan_point_of<E>(m, in, o, size_cache_as<E>(m, o), context, users, tp);
+}
+
 /// plan_at_as for `in.engine`.
 [[nodiscard]] constexpr auto plan_at(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                      std::uint64_t users, std::uint32_t tp) -> plan_point {
@@ -187,17 +208,22 @@ template <engine E>
 
 namespace detail {
 
+/// Whether a point fits (with the prefix held once if `shared`), given that computing it threw
+/// nothing.
+[[nodiscard]] constexpr auto point_fits(const plan_point& p, bool shared) -> bool {
+  if (p.limited_by == plan_limit::weights) {
+    return false;
+  }
+  return (shared ? p.admitted_shared : p.admitted) >= p.users;
+}
+
 /// Whether `users` fit at `context` (with the prefix held once if `shared`); an overflow or a
 /// configuration the engine refuses counts as not fitting.
 template <engine E>
 [[nodiscard]] constexpr auto plan_fits(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                        std::uint64_t users, std::uint32_t tp, bool shared = false) -> bool {
   try {
-    const plan_point p = plan_at_as<E>(m, in, context, users, tp);
-    if (p.limited_by == plan_limit::weights) {
-      return false;
-    }
-    return (shared ? p.admitted_shared : p.admitted) >= users;
+    return point_fits(plan_at_as<E>(m, in, context, users, tp), shared);
   } catch (const kvsize::overflow_error&) {
     return false;
   } catch (const kvsize::invalid_argument&) {
@@ -208,21 +234,68 @@ template <engine E>
 /// Most users searched when nothing else bounds them.
 inline constexpr std::uint64_t max_users_searched = 1ULL << 40;
 
+/// The points of one (context, tp) for any number of users, from ONE sizing where engine E's sizing
+/// is affine in the users (E::with_users): the sizing's batch terms are recomputed and the
+/// workspace (closed-form in the users: workspace.hpp) and budget re-derived, so a search over the
+/// users costs no sizing. Where it is not (llama.cpp: users are slots and change -c), or where the
+/// layers are split over devices (size_cache_as keeps the stage with the most bytes, which the
+/// batch can change), every point is sized as plan_at_as does.
+template <engine E>
+struct users_points {
+  const model_spec& m;
+  const plan_inputs& in;
+  std::uint64_t context;
+  std::uint32_t tp;
+  std::optional<engine_sizing> sized{};  ///< a sizing at this context and tp, for some number of users
+
+  /// The point for `users`: plan_at_as(m, in, context, users, tp), the same terms and the same throws.
+  [[nodiscard]] constexpr auto at(std::uint64_t users) -> plan_point {
+    const engine_options o = plan_options_at<E>(in, context, users, tp);
+    if (sized && E::layer_split_devices(o) == 1) {
+      check_options(m, o);  // what size_cache_as checks first
+      if (const std::optional<engine_sizing> s = E::with_users(m, o, *sized)) {
+        return plan_point_of<E>(m, in, o, *s, context, users, tp);
+      }
+    }
+    const engine_sizing s = size_cache_as<E>(m, o);
+    sized = s;
+    return plan_point_of<E>(m, in, o, s, context, users, tp);
+  }
+  /// plan_fits for `users`.
+  [[nodiscard]] constexpr auto fits(std::uint64_t users, bool shared) -> bool {
+    try {
+      return point_fits(at(users), shared);
+    } catch (const kvsize::overflow_error&) {
+      return false;
+    } catch (const kvsize::invalid_argument&) {
+      return false;
+    }
+  }
+};
+
+/// plan_max_users_as through `points` (its context and tp): the most users that fit, 0 if not one.
+template <engine E>
+[[nodiscard]] constexpr auto max_users_of(users_points<E>& points, bool shared) -> std::uint64_t {
+  if (!points.fits(1, shared)) {
+    return 0;
+  }
+  const plan_point one = points.at(1);
+  std::uint64_t hi = shared ? one.admitted_shared : one.admitted;
+  hi = std::min(hi, max_users_searched);
+  return last_true(1, hi, [&](std::uint64_t u) { return points.fits(u, shared); });
+}
+
 }  // namespace detail
 
 /// The most users that fit at `context` (0 if not one does). Workspace grows with the users, so the
-/// engine's admission at one user bounds the search from above.
+/// engine's admission at one user bounds the search from above. One sizing where the engine's
+/// sizing is affine in the users (detail::users_points); else one per user count probed.
 template <engine E>
 [[nodiscard]] constexpr auto plan_max_users_as(const model_spec& m, const plan_inputs& in, std::uint64_t context,
                                                std::uint32_t tp, bool shared = false) -> std::uint64_t {
   detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
-  if (!detail::plan_fits<E>(m, in, context, 1, tp, shared)) {
-    return 0;
-  }
-  const plan_point one = plan_at_as<E>(m, in, context, 1, tp);
-  std::uint64_t hi = shared ? one.admitted_shared : one.admitted;
-  hi = std::min(hi, detail::max_users_searched);
-  return detail::last_true(1, hi, [&](std::uint64_t u) { return detail::plan_fits<E>(m, in, context, u, tp, shared); });
+  detail::users_points<E> points{m, in, context, tp};
+  return detail::max_users_of(points, shared);
 }
 
 /// plan_max_users_as for `in.engine`.
@@ -256,15 +329,16 @@ template <engine E>
   kv_option k{};
   k.kv = kv_dtypes::same(t);
   in.options.kv = k.kv;
+  users_points<E> points{m, in, context, in.options.tp};  // the point's sizing answers max_users too
   try {
-    const plan_point p = plan_at_as<E>(m, in, context, users, in.options.tp);
+    const plan_point p = points.at(users);
     k.available = true;
     k.fits = p.fits();
     k.kv_bytes = p.kv;
   } catch (const kvsize::invalid_argument&) {
     return k;  // not offered by the engine, or the model's rows are not whole blocks of `t`
   }
-  k.max_users = plan_max_users_as<E>(m, in, context, in.options.tp);
+  k.max_users = max_users_of(points, false);
   k.max_context = plan_max_context_as<E>(m, in, users, in.options.tp, limit);
   return k;
 }
@@ -287,11 +361,14 @@ template <engine E>
   const std::uint32_t tp = in.options.tp;
   plan_result r{};
   r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(m.max_context, context);
-  r.point = plan_at_as<E>(m, base, context, users, tp);
-  r.max_users = plan_max_users_as<E>(m, base, context, tp);
+  detail::users_points<E> points{m, base, context, tp};  // the point's sizing answers every users question
+  r.point = points.at(users);
+  r.max_users = detail::max_users_of(points, false);
   r.max_context = plan_max_context_as<E>(m, base, users, tp, r.context_limit);
   for (std::uint32_t t : {1U, 2U, 4U, 8U}) {
-    if (E::valid_tp(m, t, in.options.pp) && detail::plan_fits<E>(m, base, context, users, t)) {
+    // At the asked tp the point itself answers (it was computed without a throw).
+    if (E::valid_tp(m, t, in.options.pp) &&
+        (t == tp ? detail::point_fits(r.point, false) : detail::plan_fits<E>(m, base, context, users, t))) {
       r.min_tp = t;
       break;
     }
@@ -309,7 +386,7 @@ template <engine E>
   r.kv_4bit = option(E::kv_4bit, dtype::int4);
   r.prefix.shared_prefix = in.options.shared_prefix;
   r.prefix.saved = r.point.prefix_saved;
-  r.prefix.max_users = in.options.shared_prefix != 0 ? plan_max_users_as<E>(m, base, context, tp, true) : r.max_users;
+  r.prefix.max_users = in.options.shared_prefix != 0 ? detail::max_users_of(points, true) : r.max_users;
   r.decode.traffic = decode_traffic{r.point.weights, r.point.kv};
   r.decode.bandwidth = in.bandwidth;
   r.decode.seconds_per_token = in.bandwidth != 0 ? r.decode.traffic.seconds_at(in.bandwidth) : 0.0;

@@ -130,6 +130,7 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::slot_cap(o, c) } -> std::same_as<std::uint64_t>;
   { E::valid_tp(m, n, n) } -> std::same_as<bool>;
   { E::plan_options(o, u, u) } -> std::same_as<engine_options>;
+  { E::with_users(m, o, s) } -> std::same_as<std::optional<engine_sizing>>;
   // What it refuses, in words (empty: accepted): a block size, a K/V element type.
   { E::block_size_refusal(n) } -> std::same_as<std::string_view>;
   { E::kv_type_refusal(dtype{}) } -> std::same_as<std::string_view>;
@@ -190,6 +191,19 @@ struct engine_defaults {
     o.batch = users;
     o.context = context;
     return o;
+  }
+  /// The planner's cheap users question: the sizing `s`, made with options that differ from `o` in
+  /// the batch only, as size_stage would make it for `o` (o.batch sequences), or none where the
+  /// engine's sizing is not affine in the batch. Here it is: size_stage reads the batch only in
+  /// kv_bytes = per sequence × batch and prefix_bytes_saved = prefix per sequence × (batch − 1), so
+  /// those two are recomputed (the same products, the same overflow checks) and nothing is sized
+  /// again. An engine whose size_stage reads the batch elsewhere replaces this (transformers:
+  /// logits; llama.cpp: slots change -c, so none).
+  [[nodiscard]] static constexpr auto with_users(const model_spec& /*m*/, const engine_options& o, engine_sizing s)
+      -> std::optional<engine_sizing> {
+    s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+    s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+    return s;
   }
   /// Any block size is accepted.
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t /*b*/) -> std::string_view { return {}; }

@@ -284,6 +284,13 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
     o.context = detail::checked_mul(context, users);
     return o;
   }
+  /// Not affine in the users: users are slots, and plan_options sets -c = users × context, which
+  /// llama.cpp pads (n_ctx to a multiple of 256) and splits into cells per slot, and the ubatch
+  /// (min(-ub, -b, n_ctx)) follows n_ctx; the planner sizes every user count it asks about.
+  [[nodiscard]] static constexpr auto with_users(const model_spec& /*m*/, const engine_options& /*o*/,
+                                                const engine_sizing& /*s*/) -> std::optional<engine_sizing> {
+    return std::nullopt;
+  }
 };
 static_assert(engine<llama_cpp_engine>);
 

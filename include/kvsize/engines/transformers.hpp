@@ -9,6 +9,7 @@
 #include <algorithm>  // std::max, std::min
 #include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
+#include <optional>   // std::optional
 
 #include "common.hpp"
 #include "engine_concept.hpp"
@@ -69,6 +70,15 @@ struct transformers_engine : engine_defaults<transformers_engine> {
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::transformers::size_stage(m, o, r);
+  }
+  /// Affine in the batch: the KV allocation and the logits (engines::transformers::size_stage's
+  /// last two products) for o.batch sequences; nothing is sized again.
+  [[nodiscard]] static constexpr auto with_users(const model_spec& m, const engine_options& o, engine_sizing s)
+      -> std::optional<engine_sizing> {
+    s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+    const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
+    s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
+    return s;
   }
   /// Nothing is reserved: device − weights − the caller's overhead.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }
