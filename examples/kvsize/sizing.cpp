@@ -203,18 +203,22 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.kv = s.kv;
   o.tp = opts.tp;
   o.pp = opts.pp;
-  o.block_size = opts.block_size.value_or(0);
-  o.shared_prefix = opts.shared_prefix.value_or(0);
-  o.max_num_batched_tokens = opts.max_num_batched_tokens.value_or(0);
-  o.max_num_seqs = opts.max_num_seqs.value_or(0);                  // 0: vLLM's default for the device
-  o.max_running_requests = opts.max_running_requests.value_or(0);  // 0: SGLang's rule
-  if (opts.free_gpu_memory_fraction) {
-    o.free_gpu_memory_fraction = *opts.free_gpu_memory_fraction;
-  }
-  o.gpu_memory_utilization = opts.gpu_memory_utilization.value_or(0.9);
-  o.mem_fraction_static = opts.mem_fraction_static.value_or(0.0);
-  o.parallel = opts.parallel.value_or(1);
-  o.ubatch = opts.ubatch.value_or(512);
+  // A knob not given keeps the library's default (engine_options{}; 0 there: the engine's rule).
+  const auto given = [](const auto& option, auto& field) {
+    if (option) {
+      field = *option;
+    }
+  };
+  given(opts.block_size, o.block_size);
+  given(opts.shared_prefix, o.shared_prefix);
+  given(opts.max_num_batched_tokens, o.max_num_batched_tokens);
+  given(opts.max_num_seqs, o.max_num_seqs);
+  given(opts.max_running_requests, o.max_running_requests);
+  given(opts.free_gpu_memory_fraction, o.free_gpu_memory_fraction);
+  given(opts.gpu_memory_utilization, o.gpu_memory_utilization);
+  given(opts.mem_fraction_static, o.mem_fraction_static);
+  given(opts.parallel, o.parallel);
+  given(opts.ubatch, o.ubatch);
   o.kv_unified = opts.kv_unified;
   o.swa_full = opts.swa_full;
   if (s.dtype_facts.given && (s.engine == engine_kind::vllm || s.engine == engine_kind::trtllm)) {
