@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kvsize/engines/llama_cpp.hpp against public llama.cpp (and Ollama) logs (engine_logs_support.hpp says how the cases read a log).
+// kvsize/engines/llama_cpp.hpp against public llama.cpp (and Ollama) logs (engine_logs_support.hpp says
+// how the cases read a log).
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
@@ -59,8 +60,8 @@ TEST_CASE("llama.cpp L1: OLMoE-1B-7B, q8_0 cache, 8192 cells over two NPU sessio
 }
 
 TEST_CASE("llama.cpp L2: gpt-oss-20b iSWA, q8_0, -b 128 over four NPU sessions", "[engines][llama.cpp][sliding][quantized]") {
-  // llama.cpp Snapdragon/Hexagon doc (find_string id 1131611191), `--ctx-size 8192 --batch-size
-  // 128 -ctk q8_0 -ctv q8_0`: n_ubatch = min(512, 128) = 128 → SWA cells pad256(128 + 128) = 256.
+  // ggml-org/llama.cpp docs/backend/snapdragon/developer.md (the Hexagon NPU), `--ctx-size 8192
+  // --batch-size 128 -ctk q8_0 -ctv q8_0`: n_ubatch = min(512, 128) = 128 → SWA cells pad256(128 + 128) = 256.
   const model_spec& m = config("openai__gpt-oss-20b.config.json");
   const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::q8_0), .ubatch = 128};
   const auto ls = llama(m, o);
@@ -80,7 +81,7 @@ TEST_CASE("llama.cpp L2: gpt-oss-20b iSWA, q8_0, -b 128 over four NPU sessions",
 }
 
 TEST_CASE("llama.cpp L3: gpt-oss-20b at 131072 cells, ubatch 512 and 2048", "[engines][llama.cpp][sliding]") {
-  // find_string ids 32713047379 and 59932672849 (two llama-server logs on Metal): "size = 3072.00
+  // Two public llama-server logs on Metal: "size = 3072.00
   // MiB (131072 cells,  12 layers,  1/1 seqs), K (f16): 1536.00 MiB, V (f16): 1536.00 MiB";
   // SWA "size = 768 cells" / "18.00 MiB" at -ub 512 and "size = 2304 cells" / "54.00 MiB" at -ub 2048.
   const model_spec& m = config("openai__gpt-oss-20b.config.json");
@@ -112,7 +113,7 @@ TEST_CASE("llama.cpp L4: Qwen2.5-Coder-32B, q8_0 K and V, 32768 cells on two GPU
 }
 
 TEST_CASE("llama.cpp L5: Llama-3.1-70B at 4096 over two RPC servers", "[engines][llama.cpp][gqa]") {
-  // find_string id 21146195652 (a how-to README): "llama_kv_cache_unified: size = 1280.00 MiB (
+  // A public how-to README: "llama_kv_cache_unified: size = 1280.00 MiB (
   // 4096 cells,  80 layers,  1/1 seqs), K (f16):  640.00 MiB, V (f16):  640.00 MiB"; RPC buffers
   // 656.00 MiB (41 layers) and 624.00 MiB (39 layers). The class was named llama_kv_cache_unified.
   const model_spec& m = config("meta-llama__Llama-3.1-70B.config.json");
@@ -124,7 +125,7 @@ TEST_CASE("llama.cpp L5: Llama-3.1-70B at 4096 over two RPC servers", "[engines]
 }
 
 TEST_CASE("llama.cpp L6: Qwen3-8B (R1 distill) at 131072, unified, GPU + CPU", "[engines][llama.cpp][gqa]") {
-  // find_string id 43394454807 (an LM Studio log): "size = 18432.00 MiB (131072 cells,  36 layers,
+  // A public LM Studio log: "size = 18432.00 MiB (131072 cells,  36 layers,
   // 1/ 1 seqs), K (f16): 9216.00 MiB, V (f16): 9216.00 MiB"; CUDA0 9728.00 MiB (19 layers), CPU
   // 8704.00 MiB (17 layers). That build printed "%2u/%2u seqs"; the figures are compared.
   const model_spec& m = config("Qwen__Qwen3-8B.config.json");
@@ -138,7 +139,7 @@ TEST_CASE("llama.cpp L6: Qwen3-8B (R1 distill) at 131072, unified, GPU + CPU", "
 }
 
 TEST_CASE("llama.cpp L7: gemma-2-2b, 4 unified slots: the SWA cache capped at n_ctx", "[engines][llama.cpp][sliding]") {
-  // find_string id 46940380535: both caches "size =  416.00 MiB (  8192 cells,  13 layers,  4/1
+  // A public llama-server log, both caches "size =  416.00 MiB (  8192 cells,  13 layers,  4/1
   // seqs), K (f16):  208.00 MiB, V (f16):  208.00 MiB": pad256(min(8192, 4096·4 + 512)) = 8192.
   const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::f16), .parallel = 4,
                          .kv_unified = true};
@@ -164,7 +165,7 @@ TEST_CASE("llama.cpp L8: gemma-3-270m, -np 3 pads each slot up and allocates mor
 }
 
 TEST_CASE("llama.cpp L10: DeepSeek-R1 in the early-2025 expanded layout", "[engines][llama.cpp][latent]") {
-  // find_string id 21240145461: "KV self size  = 19520.00 MiB, K (f16): 11712.00 MiB, V (f16):
+  // A public llama.cpp log: "KV self size  = 19520.00 MiB, K (f16): 11712.00 MiB, V (f16):
   // 7808.00 MiB" at n_ctx 4096 (per layer n_embd_k_gqa = 24576, n_embd_v_gqa = 16384).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 4'096, .kv = kvsize::kv_dtypes::same(dtype::f16),
@@ -176,7 +177,7 @@ TEST_CASE("llama.cpp L10: DeepSeek-R1 in the early-2025 expanded layout", "[engi
 }
 
 TEST_CASE("llama.cpp L11: DeepSeek-R1 expanded, 4 × 2048 in one buffer over 8 GPUs", "[engines][llama.cpp][latent]") {
-  // find_string ids 12972183120 / 13321593286: n_seq_max 4, n_ctx 8192 in one 8192-cell buffer
+  // Two public llama.cpp logs: n_seq_max 4, n_ctx 8192 in one 8192-cell buffer
   // (that build's cache was unified): "KV self size  = 39040.00 MiB, K (f16): 23424.00 MiB, V (f16):
   // 15616.00 MiB"; ROCm0–5 5120.00 MiB (8 layers each), ROCm6 4480.00 (7), ROCm7 3840.00 (6).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
@@ -192,7 +193,7 @@ TEST_CASE("llama.cpp L11: DeepSeek-R1 expanded, 4 × 2048 in one buffer over 8 G
 }
 
 TEST_CASE("llama.cpp L12: DeepSeek-R1 with K in q5_0 and V in f16", "[engines][llama.cpp][latent][quantized]") {
-  // find_string id 49073766711: "type_k = 'q5_0', type_v = 'f16'", "KV self size  = 11834.00 MiB,
+  // A public llama.cpp log: "type_k = 'q5_0', type_v = 'f16'", "KV self size  = 11834.00 MiB,
   // K (q5_0): 4026.00 MiB, V (f16): 7808.00 MiB"; CUDA0 970.00 MiB (5 layers), CPU 10864.00 (56).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 4'096, .kv = kvsize::kv_dtypes{dtype::q5_0, dtype::f16},
@@ -205,7 +206,7 @@ TEST_CASE("llama.cpp L12: DeepSeek-R1 with K in q5_0 and V in f16", "[engines][l
 }
 
 TEST_CASE("llama.cpp L13: DeepSeek-R1 latent K 576 + V 512 (mid-2025), 16384 cells, 4 GPUs", "[engines][llama.cpp][latent]") {
-  // find_string id 17743082571: "KV self size  = 2074.00 MiB, K (f16): 1098.00 MiB, V (f16):
+  // A public llama.cpp log: "KV self size  = 2074.00 MiB, K (f16): 1098.00 MiB, V (f16):
   // 976.00 MiB"; CUDA0–3 510 / 408 / 408 / 748 MiB (15 / 12 / 12 / 22 layers).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 16'384, .kv = kvsize::kv_dtypes::same(dtype::f16),

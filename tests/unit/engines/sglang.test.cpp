@@ -72,7 +72,7 @@ TEST_CASE("SGLang S2: Llama-3.1-8B on an H100, and its mem_fraction_static budge
 }
 
 TEST_CASE("SGLang S3: QwQ-32B at TP 4 on 24 GB cards", "[engines][sglang][gqa]") {
-  // find_string id 47376055009 (a README): "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB,
+  // A public README: "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB,
   // V size: 1.42 GB" (Qwen2 architecture, Qwen2.5-32B shape: 64 layers, 8 KV heads → 2 per rank).
   CHECK(has_line(sglang_at(qwen2_5_32b, {.tp = 4}, 46'611),
                  "KV Cache is allocated. #tokens: 46611, K size: 1.42 GB, V size: 1.42 GB"));
@@ -87,14 +87,14 @@ TEST_CASE("SGLang S4: DeepSeek-R1, latent 576 replicated on every rank", "[engin
 }
 
 TEST_CASE("SGLang S5: Kimi-K2.5 (Kimi-K2 text model) at TP 8", "[engines][sglang][latent]") {
-  // find_string id 1272019175 (an 8×MI355X benchmark log): "KV Cache is allocated. #tokens:
+  // A public 8×MI355X benchmark log: "KV Cache is allocated. #tokens:
   // 2454421, KV size: 160.63 GB".
   CHECK(has_line(sglang_at(config("moonshotai__Kimi-K2-Instruct.config.json"), {.tp = 8}, 2'454'421),
                  "KV Cache is allocated. #tokens: 2454421, KV size: 160.63 GB"));
 }
 
 TEST_CASE("SGLang S7: LFM2-700M, conv-state slots and tokens", "[engines][sglang][hybrid]") {
-  // find_string id 46415979912: "Mamba Cache is allocated. max_mamba_cache_size: 85292,
+  // A public SGLang log: "Mamba Cache is allocated. max_mamba_cache_size: 85292,
   // conv_state size: 4.88GB, ssm_state size: 0.00GB" and "KV Cache is allocated. #tokens: 473854,
   // K size: 2.71 GB, V size: 2.71 GB". Given both counts, both lines are exact (the state pool
   // has one dummy slot more). The split of the budget between them is NOT reproduced: a 0.9 : 1
@@ -119,7 +119,7 @@ TEST_CASE("SGLang S7: LFM2-700M, conv-state slots and tokens", "[engines][sglang
 }
 
 TEST_CASE("SGLang S9: Grok-2 at TP 8, and max_running_requests", "[engines][sglang][gqa]") {
-  // find_string id 45518106035 (a committed server log): "KV Cache is allocated. #tokens: 903439,
+  // A server log committed to a public repository: "KV Cache is allocated. #tokens: 903439,
   // K size: 13.79 GB, V size: 13.79 GB", "max_total_num_tokens=903439, ... max_running_requests=
   // 3529, context_len=131072".
   const engine_options o{.context = 131'072, .tp = 8};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kvsize/engines/transformers.hpp against the transformers maintainers' figures and source (engine_logs_support.hpp says how the cases read a log).
+// kvsize/engines/transformers.hpp against the transformers maintainers' figures and source
+// (engine_logs_support.hpp says how the cases read a log).
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>

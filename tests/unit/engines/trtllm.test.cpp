@@ -46,7 +46,7 @@ TEST_CASE("TRT-LLM T1: Qwen1.5-7B (MHA), 64 tokens per block: 631 blocks of 21.8
 }
 
 TEST_CASE("TRT-LLM T2: Llama-3.1-8B with an 8-bit cache on a 32 GB GPU", "[engines][trtllm][fp8]") {
-  // find_string id 26725295630: "available: 17.83 GiB", "Number of blocks in KV cache primary pool:
+  // A public TensorRT-LLM log: "available: 17.83 GiB", "Number of blocks in KV cache primary pool:
   // 8219", "Number of tokens per block: 32.", "Allocated 16.05 GiB for max tokens in paged KV cache
   // (263008)" (no trailing period in that build).
   const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
@@ -59,7 +59,7 @@ TEST_CASE("TRT-LLM T2: Llama-3.1-8B with an 8-bit cache on a 32 GB GPU", "[engin
 }
 
 TEST_CASE("TRT-LLM T3: Llama-3.1-8B, 64 tokens per block, 3445 blocks", "[engines][trtllm][gqa]") {
-  // NVIDIA Dynamo example (find_string id 6858746206): "Number of tokens per block: 64.",
+  // An NVIDIA Dynamo example (github.com/ai-dynamo/dynamo): "Number of tokens per block: 64.",
   // "[MemUsageChange] Allocated 26.91 GiB for max tokens in paged KV cache (220480)."
   const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
   const engine_options o{.context = 131'072, .block_size = 64};
@@ -69,7 +69,7 @@ TEST_CASE("TRT-LLM T3: Llama-3.1-8B, 64 tokens per block, 3445 blocks", "[engine
 }
 
 TEST_CASE("TRT-LLM T4: Qwen3-0.6B (Qwen3-Reranker) on an H100", "[engines][trtllm][gqa]") {
-  // find_string id 66094399229: "[MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV
+  // A public TensorRT-LLM log: "[MemUsageChange] Allocated 68.69 GiB for max tokens in paged KV
   // cache (643136)." = 20,098 blocks of 32 tokens × 114,688 B.
   const model_spec& m = config("Qwen__Qwen3-0.6B.config.json");
   CHECK(has_line(lines(m, engine_kind::trtllm, {}, bytes{643'136ULL * 114'688}),
@@ -88,7 +88,7 @@ TEST_CASE("TRT-LLM T6: the memory FAQ's 7B MHA engine with an 8-bit cache", "[en
 }
 
 TEST_CASE("TRT-LLM T8: 1.42 GiB free, 82 blocks", "[engines][trtllm][mha]") {
-  // GRPS guide (find_string id 18200949182): "available: 1.42 GiB", "Number of blocks in KV cache
+  // The GRPS guide: "available: 1.42 GiB", "Number of blocks in KV cache
   // primary pool: 82", "Allocated 1.28 GiB ..." at 64 tokens per block and 262,144 B/token.
   const model_spec& m = config("meta-llama__Llama-2-7b-hf.config.json");
   const engine_options o{.kv = kvsize::kv_dtypes::same(dtype::int8), .block_size = 64};

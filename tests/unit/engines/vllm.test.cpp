@@ -123,7 +123,7 @@ TEST_CASE("vLLM A7: Llama-3.1-8B with an EAGLE draft layer in the same pool", "[
 }
 
 TEST_CASE("vLLM A8: granite-4.0-micro (head_dim 64), 131k tokens", "[engines][vllm][gqa]") {
-  // find_string id 22371651172 (a README with a vLLM 0.11.0 log): "Available KV cache memory:
+  // IBM Cloud Code Engine fleet tutorial (vLLM 0.11.0 log): "Available KV cache memory:
   // 35.34 GiB", "GPU KV cache size: 463,136 tokens", "Maximum concurrency for 131,072 tokens per
   // request: 3.53x".
   CHECK(vllm_reproduces(granite_4_micro, {.context = 131'072}, 35.34,
@@ -149,7 +149,7 @@ TEST_CASE("vLLM A9: Qwen2.5-72B GPTQ on a 48 GB card (v0 budget line)", "[engine
 }
 
 TEST_CASE("vLLM A10: gemma-3-1b, sliding-window groups and padding layers", "[engines][vllm][sliding]") {
-  // find_string id 45665312624 (a README with a vLLM 0.13.0 log): "Available KV cache memory:
+  // A public README with a vLLM 0.13.0 log: "Available KV cache memory:
   // 25.39 GiB", "Add 2 padding layers, may waste at most 9.09% KV cache memory", "GPU KV cache
   // size: 950,864 tokens", "Maximum concurrency for 2,048 tokens per request: 461.21x".
   // 22 sliding + 4 full layers → groups of 4: 6 sliding groups (2 padding slots) + 1 full group.
@@ -189,7 +189,7 @@ TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "
 }
 
 TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2", "[engines][vllm][hybrid]") {
-  // find_string id 7292846353 (a committed vLLM 0.10.2 log): "Setting attention block size to 544
+  // A vLLM 0.10.2 log committed to a public repository: "Setting attention block size to 544
   // tokens ...", "Padding mamba page size by 1.49% ...", "Available KV cache memory: 44.59 GiB",
   // "GPU KV cache size: 973,760 tokens", "Maximum concurrency for 262,144 tokens per request:
   // 14.77x". Loaded from the Thinking variant's config (same architecture as Instruct).
@@ -209,7 +209,7 @@ TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2"
 }
 
 TEST_CASE("vLLM A14: Mistral-Small-3.2-24B with --block-size 128", "[engines][vllm][gqa]") {
-  // llm-d capacity planner validation (find_string id 27349653019; thread
+  // llm-d capacity planner validation (thread
   // https://github.com/llm-d-incubation/llm-d-planner/issues/194): "28.20 GiB / 184,832 tokens",
   // "1,444 total" blocks, "vLLM Actual 11.55x" at max-model-len 16000.
   const engine_options o{.context = 16'000, .block_size = 128};
