@@ -115,7 +115,7 @@ TEST_CASE("weights_bytes: MXFP4 reproduces gpt-oss's index total_size", "[weight
   CHECK(b.quantized == bytes{9'555'148'800});
   CHECK(b.scales == bytes{597'196'800});
   CHECK(b.total == bytes{13'761'264'768});
-  // gpt-oss-120b: the tensor bytes 65,248,815,744 of a checkpoint inventory (id 59724567210).
+  // gpt-oss-120b: the tensor bytes 65,248,815,744 of a public checkpoint inventory.
   const auto big = load("openai__gpt-oss-120b");
   CHECK(kvsize::weights_bytes(big.spec, *big.quantization->format) == bytes{65'248'815'744});
 }
@@ -128,7 +128,7 @@ TEST_CASE("weights_bytes: GGUF presets with llama.cpp's per-tensor rules", "[wei
   const auto llama2 = load("meta-llama__Llama-2-7b-hf").spec;
   CHECK(kvsize::weights_bytes(llama2, kvsize::gguf_weights(gguf_ftype::q4_0)) == bytes{3'825'065'984});
   // Q4_K_M of Llama-3.1-8B: llama-server /v1/models meta {n_params 8030261248, size 4912898048}
-  // (id 55787068532). q4_K base, output q6_K, attn_v and ffn_down q6_K on the 16 use_more_bits layers.
+  // (a public log). q4_K base, output q6_K, attn_v and ffn_down q6_K on the 16 use_more_bits layers.
   const auto llama3 = load("meta-llama__Llama-3.1-8B").spec;
   CHECK(kvsize::weights_bytes(llama3, kvsize::gguf_weights(gguf_ftype::q4_K_M)) == bytes{4'912'898'048});
   // Q8_0: every matrix 34 B per 32 (output too, under q8_0), norms f32:
@@ -187,7 +187,7 @@ TEST_CASE("weights_bytes: GGUF, published llama-bench sizes", "[weights][bytes][
   const bytes mixtral_q4km = kvsize::weights_bytes(mixtral, kvsize::gguf_weights(gguf_ftype::q4_K_M));
   CHECK(mixtral_q4km == bytes{28'447'727'616});
   // Published, rounded: llama-bench "llama 8x7B Q4_K - Medium | 26.49 GiB | 46.70 B" (Vulkan,
-  // build 067de93; a public benchmark table, find_string id 70644669334). The old rule (attn_k
+  // build 067de93; a public benchmark table). The old rule (attn_k
   // left at q4_K: 32 × 2,097,152 B less, 28,380,618,752 = 26.43 GiB) falls outside 26.49.
   constexpr std::uint64_t gib = 1'073'741'824;
   CHECK(mixtral_q4km.count() * 1000 >= 26'485 * gib);

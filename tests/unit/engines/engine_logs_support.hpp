@@ -35,12 +35,16 @@
 
 namespace kvsize::test::engine_logs {
 
+// The names the cases use unqualified (a test file's `using namespace kvsize::test::engine_logs;`
+// brings them in with the helpers).
 using namespace kvsize::literals;
 using kvsize::bytes;
+using kvsize::dtype;
 using kvsize::engine_kind;
 using kvsize::engine_options;
 using kvsize::GiB;
 using kvsize::layer_kind;
+using kvsize::MiB;
 using kvsize::model_spec;
 
 /// The spec of configs/<file>, read once.

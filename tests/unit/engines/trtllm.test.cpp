@@ -1,23 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize/engines/trtllm.hpp against public TensorRT-LLM logs (engine_logs_support.hpp says how the cases read a log).
-#include <catch2/catch_test_macros.hpp>
+#include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "engine_logs_support.hpp"
-
-using namespace kvsize::literals;
-using kvsize::bytes;
-using kvsize::dtype;
-using kvsize::engine_kind;
-using kvsize::engine_options;
-using kvsize::GiB;
-using kvsize::layer_kind;
-using kvsize::MiB;
-using kvsize::model_spec;
 using namespace kvsize::test::engine_logs;
 
 // ─────────────────────────────────────────── TensorRT-LLM ───────────────────────────────────────────
