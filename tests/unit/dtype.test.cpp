@@ -4,7 +4,11 @@
 
 #include <string_view>
 
+#include <kvsize/bytes.hpp>
 #include <kvsize/dtype.hpp>
+#include <kvsize/error.hpp>
+
+using kvsize::bytes;
 
 namespace {
 using kvsize::dtype;
@@ -64,4 +68,31 @@ TEST_CASE("dtype table: names, aliases and K-quants", "[dtype]") {
   // bits per element of a K-quant, from its row: q4_K 144 × 8 / 256 = 4.5.
   const auto& q4k = kvsize::traits(ggml_type::q4_K);
   CHECK(8 * q4k.block_bytes == 9 * q4k.block_elements / 2);
+}
+
+TEST_CASE("dtype: names and aliases parse, unknown spellings do not", "[dtype]") {
+  REQUIRE(kvsize::parse_dtype("bfloat16") == kvsize::dtype::bf16);
+  REQUIRE(kvsize::parse_dtype("BF16") == kvsize::dtype::bf16);
+  REQUIRE(kvsize::parse_dtype("fp8") == kvsize::dtype::fp8_e4m3);
+  REQUIRE(kvsize::parse_dtype("float16") == kvsize::dtype::f16);
+  REQUIRE(kvsize::parse_dtype("q8_0") == kvsize::dtype::q8_0);
+  REQUIRE_FALSE(kvsize::parse_dtype("fp9"));
+  REQUIRE_FALSE(kvsize::parse_dtype(""));
+  for (kvsize::dtype t : kvsize::all_dtypes) {
+    REQUIRE(kvsize::parse_dtype(kvsize::name(t)) == t);  // every canonical name round-trips
+  }
+}
+
+TEST_CASE("dtype: GGML block types have exact sizes and refuse partial blocks", "[dtype]") {
+  // ggml-common.h: q8_0 34 B / 32, q4_0 18 / 32, q4_1 20 / 32, q5_0 22 / 32, q5_1 24 / 32, iq4_nl 18 / 32.
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::q8_0, 128) == bytes{136});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::q4_0, 128) == bytes{72});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::q4_1, 128) == bytes{80});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::q5_0, 128) == bytes{88});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::q5_1, 128) == bytes{96});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::iq4_nl, 128) == bytes{72});
+  REQUIRE(kvsize::row_bytes(kvsize::dtype::int4, 128) == bytes{64});
+  REQUIRE_THROWS_AS(kvsize::row_bytes(kvsize::dtype::q8_0, 80), kvsize::invalid_argument);  // 80 % 32 ≠ 0
+  REQUIRE(kvsize::storage_bytes(kvsize::dtype::q8_0, 80) == bytes{3 * 34});           // weights round up
+  REQUIRE(kvsize::bits_per_element(kvsize::dtype::q4_0) == 4.5);
 }

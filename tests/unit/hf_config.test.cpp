@@ -55,16 +55,6 @@ auto llama_with(const std::string& extra) -> std::string {
 
 }  // namespace
 
-TEST_CASE("config_errc: each code has its name", "[hf]") {
-  CHECK(kvsize::hf::name(config_errc::syntax) == "syntax");
-  CHECK(kvsize::hf::name(config_errc::missing_key) == "missing_key");
-  CHECK(kvsize::hf::name(config_errc::wrong_type) == "wrong_type");
-  CHECK(kvsize::hf::name(config_errc::out_of_range) == "out_of_range");
-  CHECK(kvsize::hf::name(config_errc::inconsistent) == "inconsistent");
-  CHECK(kvsize::hf::name(config_errc::unsupported) == "unsupported");
-  CHECK(kvsize::hf::name(config_errc::io) == "io");
-}
-
 TEST_CASE("parse_config: every real config in configs/ parses, and its layer notes cover every layer", "[hf][corpus]") {
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator(configs_dir())) {

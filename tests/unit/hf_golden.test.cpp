@@ -15,7 +15,7 @@
 //   * compute dtype: `dtype` over `torch_dtype`; when a config has neither (GPT-2, GPT-OSS) the config
 //     means float32: transformers' PretrainedConfig leaves torch_dtype None and from_pretrained then loads
 //     in torch's default float32; vLLM's _get_and_verify_dtype reads a missing dtype as torch.float32.
-//     The parser assumes bfloat16 there instead (with a warning); see the [!mayfail] case for those rows.
+//     The parser reads float32 there too (with a warning); the "without dtype or torch_dtype" case checks it.
 //   * recurrent state per sequence, in the compute dtype (the comment on kvsize::recurrent_state):
 //       Mamba2      conv = (d_conv − 1) × (d_inner + 2 × n_groups × d_state), ssm = n_heads × head_dim × d_state
 //       gated delta conv = (d_conv − 1) × (2 × k_heads × k_dim + v_heads × v_dim), ssm = v_heads × k_dim × v_dim
@@ -550,8 +550,8 @@ TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figure
     CHECK(m.attention_chunk == g.chunk);
   }
 
-  // Bytes, at the row's dtype given explicitly (for the rows whose config names no dtype, whether the
-  // parser's default matches is the separate [!mayfail] case below).
+  // Bytes, at the row's dtype given explicitly (for the rows whose config names no dtype, that the
+  // parser's default is that dtype is the separate "without dtype or torch_dtype" case below).
   const dtype t = g.compute;
   CHECK(kvsize::kv_bytes_per_token(m, t).count() == g.kv_per_token);
   CHECK(kvsize::kv_bytes_per_token(m, dtype::fp8_e4m3).count() == g.kv_per_token_fp8);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Every figure of the two source lessons (shared/seeds/000: "KV Cache", lesson 02 of the AI
-// Systems chapter; shared/seeds/004: "KV cache: why LLM memory grows with context length"),
+// Every figure of the two source lessons ("KV Cache", lesson 02 of the AI Systems chapter, and
+// "KV cache: why LLM memory grows with context length"; README.md, "The two lessons, as tests"),
 // reproduced from the library. Each expected value names the lesson section it comes from.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>

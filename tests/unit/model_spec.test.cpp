@@ -16,6 +16,7 @@
 
 using Catch::Matchers::ContainsSubstring;
 using kvsize::bytes;
+namespace presets = kvsize::presets;
 
 /// `expr` throws kvsize::invalid_argument, and its message contains `words`.
 #define REQUIRE_REFUSED(expr, words)                     \
@@ -212,4 +213,20 @@ TEST_CASE("model_spec: every preset and every uniform, windowed and per-layer-he
   m = base_spec();
   m.kv_heads = 1;
   REQUIRE(kvsize::kv_bytes_per_token(m) == bytes{32 * 512});
+}
+
+TEST_CASE("model_spec: validate names the broken invariant", "[model_spec]") {
+  kvsize::model_spec m = presets::llama_3_8b;
+  REQUIRE_NOTHROW(kvsize::validate(m));
+  m.kv_heads = 5;
+  REQUIRE_THROWS_WITH(kvsize::validate(m), ContainsSubstring("not a multiple of kv_heads"));
+  m = presets::llama_3_8b;
+  m.attention = kvsize::layer_kind::sliding;
+  REQUIRE_THROWS_WITH(kvsize::validate(m), ContainsSubstring("sliding_window"));
+  m = presets::llama_3_8b;
+  m.layer[40].kind = kvsize::layer_kind::full;  // beyond the 32 layers
+  REQUIRE_THROWS_WITH(kvsize::validate(m), ContainsSubstring("beyond"));
+  m = presets::llama_3_8b;
+  m.layers = 0;
+  REQUIRE_THROWS_WITH(kvsize::validate(m), ContainsSubstring("layers must be positive"));
 }

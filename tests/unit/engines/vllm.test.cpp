@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// kvsize/engines/vllm.hpp against public vLLM logs (engine_logs_support.hpp says how the cases read a log).
+#include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
+
+using namespace kvsize::test::engine_logs;
+
+namespace {
+
+auto vllm_reproduces(const model_spec& m, const engine_options& o, double available_gib,
+                     const std::vector<std::string>& expected) -> bool {
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  return some_budget_prints_as(available_gib, s.pool_block_bytes, [&](bytes b) {
+    const auto ls = lines(m, engine_kind::vllm, o, b);
+    return std::all_of(expected.begin(), expected.end(), [&](const std::string& e) { return has_line(ls, e); });
+  });
+}
+
+// Models not in configs/, from their config.json values.
+// Qwen/Qwen3-14B: 40 layers, 40 heads, 8 KV heads, head_dim 128, bf16.
+constexpr model_spec qwen3_14b{.layers = 40, .attention_heads = 40, .kv_heads = 8, .head_dim = 128,
+                               .hidden_size = 5'120, .vocab_size = 151'936};
+// ibm-granite/granite-4.0-micro: 40 layers ("attention" only), 40 heads, 8 KV heads, hidden 2560 → 64.
+constexpr model_spec granite_4_micro{.layers = 40, .attention_heads = 40, .kv_heads = 8, .hidden_size = 2'560,
+                                     .vocab_size = 100'352};
+// mistralai/Mistral-Small-3.2-24B-Instruct-2506 text model: 40 layers, 32 heads, 8 KV heads, head_dim 128.
+constexpr model_spec mistral_small_3_2{.layers = 40, .attention_heads = 32, .kv_heads = 8, .head_dim = 128,
+                                       .hidden_size = 5'120, .vocab_size = 131'072};
+// deepseek-ai/DeepSeek-R1-Distill-Qwen-14B (Qwen2.5-14B shape): 48 layers, 40 heads, 8 KV heads, 128.
+constexpr model_spec r1_distill_qwen_14b{.layers = 48, .attention_heads = 40, .kv_heads = 8, .head_dim = 128,
+                                         .hidden_size = 5'120, .vocab_size = 152'064};
+
+}  // namespace
+
+// ─────────────────────────────────────────────── vLLM ───────────────────────────────────────────────
+
+TEST_CASE("vLLM A1: the v1 token and concurrency lines from num_blocks", "[engines][vllm]") {
+  // vllm-project/vllm PR #13596 (https://github.com/vllm-project/vllm/pull/13596): "# GPU blocks:
+  // 127626" became "GPU KV cache size: 2,042,016 tokens" / "Maximum concurrency for 2,048 tokens
+  // per request: 997.08x". Model not stated; any uniform model with the same num_blocks prints the
+  // same, so the budget is 127,626 pool blocks of Llama-3.1-8B (2 MiB each).
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  const engine_options o{.context = 2'048};
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(s.pool_block_bytes == 2_MiB);
+  const auto ls = lines(m, engine_kind::vllm, o, s.pool_block_bytes * 127'626);
+  CHECK(has_line(ls, "GPU KV cache size: 2,042,016 tokens"));
+  CHECK(has_line(ls, "Maximum concurrency for 2,048 tokens per request: 997.08x"));
+}
+
+TEST_CASE("vLLM A2: Llama-3.1-8B on an RTX 3090 at 20k and 29k tokens", "[engines][vllm][gqa]") {
+  // vllm-project/vllm#10517 (https://github.com/vllm-project/vllm/issues/10517): v0 logs
+  // "kv_cache_size=3.81GiB", "# GPU blocks: 1952", "Maximum concurrency for 20000 tokens per
+  // request: 1.56x"; at 29000: "kv_cache_size=2.89GiB", "1478" blocks, "0.82x", "(23648)" tokens.
+  // v0 printed tokens/max_len; v1's blocks / cdiv(len, 16) gives the same two decimals here.
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  engine_options o{.context = 20'000};
+  CHECK(some_budget_prints_as(3.81, 2_MiB, [&](bytes b) {
+    const auto c = kvsize::engine_capacity_for(m, engine_kind::vllm, o, b);
+    return c.num_blocks == 1'952 && rounded(c.max_concurrency, 2) == 1.56;
+  }));
+  o.context = 29'000;
+  CHECK(some_budget_prints_as(2.89, 2_MiB, [&](bytes b) {
+    const auto c = kvsize::engine_capacity_for(m, engine_kind::vllm, o, b);
+    return c.num_blocks == 1'478 && c.max_tokens == 23'648 && rounded(c.max_concurrency, 2) == 0.82;
+  }));
+}
+
+TEST_CASE("vLLM A3: Qwen3-14B, 32k tokens", "[engines][vllm][gqa]") {
+  // LMCache/LMCache#1739 (https://github.com/LMCache/LMCache/issues/1739): "Available KV cache
+  // memory: 6.51 GiB", "GPU KV cache size: 42,656 tokens", "Maximum concurrency for 32,768 tokens
+  // per request: 1.30x".
+  CHECK(vllm_reproduces(qwen3_14b, {.context = 32'768}, 6.51,
+                        {"GPU KV cache size: 42,656 tokens", "Maximum concurrency for 32,768 tokens per request: 1.30x"}));
+}
+
+TEST_CASE("vLLM A4: Qwen3-0.6B on an A100-80GB", "[engines][vllm][gqa]") {
+  // vllm-project/vllm PR #24577 (https://github.com/vllm-project/vllm/pull/24577), mgoin's BF16
+  // run: "Available KV cache memory: 69.66 GiB", "GPU KV cache size: 652,144 tokens",
+  // "Maximum concurrency for 4,096 tokens per request: 159.21x".
+  CHECK(vllm_reproduces(config("Qwen__Qwen3-0.6B.config.json"), {.context = 4'096}, 69.66,
+                        {"GPU KV cache size: 652,144 tokens", "Maximum concurrency for 4,096 tokens per request: 159.21x"}));
+}
+
+TEST_CASE("vLLM A5: Qwen3-30B-A3B with an fp8 cache, and the max-length error", "[engines][vllm][fp8]") {
+  // vllm-project/vllm#25350 (https://github.com/vllm-project/vllm/issues/25350): "Available KV
+  // cache memory: 10.55 GiB", "GPU KV cache size: 230,528 tokens", "Maximum concurrency for
+  // 100,000 tokens per request: 2.31x"; at --max-model-len 221000: "(10.12 GiB KV cache is
+  // needed ...". The model is inferred from 49,152 B/token = 48 layers × 4 KV heads × 128 × 2 × 1 B.
+  const model_spec& m = config("Qwen__Qwen3-30B-A3B.config.json");
+  engine_options o{.context = 100'000, .kv = kvsize::kv_dtypes::same(dtype::fp8_e4m3)};
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, o).kv_bytes_per_token == bytes{49'152});
+  CHECK(vllm_reproduces(m, o, 10.55,
+                        {"GPU KV cache size: 230,528 tokens", "Maximum concurrency for 100,000 tokens per request: 2.31x"}));
+  o.context = 221'000;
+  CHECK(rounded(kvsize::size_cache(m, engine_kind::vllm, o).kv_bytes_per_sequence.in(GiB), 2) == 10.12);
+}
+
+TEST_CASE("vLLM A7: Llama-3.1-8B with an EAGLE draft layer in the same pool", "[engines][vllm][gqa]") {
+  // vllm-project/vllm#19996 (https://github.com/vllm-project/vllm/issues/19996): "Available KV
+  // cache memory: 51.63 GiB", "GPU KV cache size: 410,128 tokens", "Maximum concurrency for
+  // 131,072 tokens per request: 3.13x". Only reproducible when the EAGLE draft's one decoder layer
+  // (8 KV heads × 128) shares the group: 33 layers.
+  model_spec m = config("meta-llama__Llama-3.1-8B.config.json");
+  m.layers = 33;
+  CHECK(vllm_reproduces(m, {.context = 131'072}, 51.63,
+                        {"GPU KV cache size: 410,128 tokens", "Maximum concurrency for 131,072 tokens per request: 3.13x"}));
+}
+
+TEST_CASE("vLLM A8: granite-4.0-micro (head_dim 64), 131k tokens", "[engines][vllm][gqa]") {
+  // IBM Cloud Code Engine fleet tutorial (vLLM 0.11.0 log): "Available KV cache memory:
+  // 35.34 GiB", "GPU KV cache size: 463,136 tokens", "Maximum concurrency for 131,072 tokens per
+  // request: 3.53x".
+  CHECK(vllm_reproduces(granite_4_micro, {.context = 131'072}, 35.34,
+                        {"GPU KV cache size: 463,136 tokens", "Maximum concurrency for 131,072 tokens per request: 3.53x"}));
+}
+
+TEST_CASE("vLLM A9: Qwen2.5-72B GPTQ on a 48 GB card (v0 budget line)", "[engines][vllm][gqa]") {
+  // vllm-project/vllm#11230 (https://github.com/vllm-project/vllm/issues/11230): total 47.74 GiB,
+  // peak_torch 40.87 GiB, non_torch 4.09 GiB, util 0.95 → "kv_cache_size=0.39GiB", "# GPU
+  // blocks: 80", "Maximum concurrency for 8192 tokens per request: 0.16x", "(1280)" tokens.
+  // v0 subtracts peak_torch (weights included) and non_torch: our weights = 40.87, overhead = 4.09.
+  const model_spec& m = config("Qwen__Qwen2.5-72B.config.json");
+  engine_options o{.context = 8'192, .gpu_memory_utilization = 0.95};
+  o.engine_overhead = bytes{static_cast<std::uint64_t>(4.09 * static_cast<double>(GiB.count()))};
+  const bytes total{static_cast<std::uint64_t>(47.74 * static_cast<double>(GiB.count()))};
+  const bytes weights{static_cast<std::uint64_t>(40.87 * static_cast<double>(GiB.count()))};
+  const bytes budget = kvsize::engine_kv_budget(engine_kind::vllm, total, weights, o);
+  CHECK(rounded(budget.in(GiB), 2) == 0.39);
+  const auto c = kvsize::engine_capacity_for(m, engine_kind::vllm, o, budget);
+  CHECK(c.num_blocks == 80);
+  CHECK(c.max_tokens == 1'280);
+  CHECK(rounded(c.max_concurrency, 2) == 0.16);
+}
+
+TEST_CASE("vLLM A10: gemma-3-1b, sliding-window groups and padding layers", "[engines][vllm][sliding]") {
+  // A public README with a vLLM 0.13.0 log: "Available KV cache memory:
+  // 25.39 GiB", "Add 2 padding layers, may waste at most 9.09% KV cache memory", "GPU KV cache
+  // size: 950,864 tokens", "Maximum concurrency for 2,048 tokens per request: 461.21x".
+  // 22 sliding + 4 full layers → groups of 4: 6 sliding groups (2 padding slots) + 1 full group.
+  const engine_options o{.context = 2'048};
+  const auto s = kvsize::size_cache(gemma3_1b, engine_kind::vllm, o);
+  CHECK(s.kv_cache_groups == 7);
+  CHECK(s.group_size == 4);
+  CHECK(s.blocks_per_sequence == 128 + 6 * 129);  // full cdiv(2048,16); sliding cdiv(min(511+8192,2048),16)+1
+  CHECK(vllm_reproduces(gemma3_1b, o, 25.39,
+                        {"Add 2 padding layers, may waste at most 9.09% KV cache memory",
+                         "GPU KV cache size: 950,864 tokens", "Maximum concurrency for 2,048 tokens per request: 461.21x"}));
+}
+
+TEST_CASE("vLLM A11: DeepSeek-V3.2 (latent, block 64) at TP 8 × PP 4", "[engines][vllm][latent]") {
+  // vllm-project/vllm#31903 (https://github.com/vllm-project/vllm/issues/31903): "GPU KV cache
+  // size: 1,214,464 tokens", "Maximum concurrency for 163,840 tokens per request: 7.41x". The
+  // available memory is not in the excerpt: given 18,976 blocks (= 1,214,464 / 64). DeepSeek-R1's
+  // config has V3.2's attention shape (61 layers, latent 512 + 64).
+  const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
+  const engine_options o{.context = 163'840, .tp = 8, .pp = 4};
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(s.block_size == 64);
+  CHECK(s.stage_layers == 16);  // 61 layers over 4 stages: 15, 15, 16, 15
+  CHECK(s.kv_bytes_per_token == bytes{16 * 576 * 2});  // latent replicated on every TP rank
+  const auto ls = lines(m, engine_kind::vllm, o, s.pool_block_bytes * 18'976);
+  CHECK(has_line(ls, "GPU KV cache size: 1,214,464 tokens"));
+  CHECK(has_line(ls, "Maximum concurrency for 163,840 tokens per request: 7.41x"));
+}
+
+TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
+  // opea-project/GenAIExamples PR #1762 (https://github.com/opea-project/GenAIExamples/pull/1762):
+  // "... the maximum number of tokens that can be stored in KV cache (21840)" with the default
+  // VLLM_CPU_KVCACHE_SPACE of 4 GiB.
+  const auto c = kvsize::engine_capacity_for(r1_distill_qwen_14b, engine_kind::vllm, {.context = 131'072}, 4_GiB);
+  CHECK(c.num_blocks == 1'365);
+  CHECK(c.max_tokens == 21'840);
+}
+
+TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2", "[engines][vllm][hybrid]") {
+  // A vLLM 0.10.2 log committed to a public repository: "Setting attention block size to 544
+  // tokens ...", "Padding mamba page size by 1.49% ...", "Available KV cache memory: 44.59 GiB",
+  // "GPU KV cache size: 973,760 tokens", "Maximum concurrency for 262,144 tokens per request:
+  // 14.77x". Loaded from the Thinking variant's config (same architecture as Instruct).
+  const model_spec& m = config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  const engine_options o{.context = 262'144, .tp = 2};
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(s.block_size == 544);
+  CHECK(s.kv_cache_groups == 4);  // 12 attention layers: 1 group; 36 DeltaNet layers: 3 groups
+  CHECK(s.blocks_per_sequence == 482 + 3);
+  CHECK(vllm_reproduces(m, o, 44.59,
+                        {"Setting attention block size to 544 tokens to ensure that attention page size is >= mamba "
+                         "page size.",
+                         "Padding mamba page size by 1.49% to ensure that mamba page size and attention page size are "
+                         "exactly equal.",
+                         "GPU KV cache size: 973,760 tokens",
+                         "Maximum concurrency for 262,144 tokens per request: 14.77x"}));
+}
+
+TEST_CASE("vLLM A14: Mistral-Small-3.2-24B with --block-size 128", "[engines][vllm][gqa]") {
+  // llm-d capacity planner validation (thread
+  // https://github.com/llm-d-incubation/llm-d-planner/issues/194): "28.20 GiB / 184,832 tokens",
+  // "1,444 total" blocks, "vLLM Actual 11.55x" at max-model-len 16000.
+  const engine_options o{.context = 16'000, .block_size = 128};
+  CHECK(some_budget_prints_as(28.20, 20_MiB, [&](bytes b) {
+    const auto c = kvsize::engine_capacity_for(mistral_small_3_2, engine_kind::vllm, o, b);
+    return c.num_blocks == 1'444 && c.max_tokens == 184'832 && rounded(c.max_concurrency, 2) == 11.55;
+  }));
+}
+
+TEST_CASE("vLLM A15: the budget, util × total − weights − activations − non-torch", "[engines][vllm]") {
+  // Same document as A14: H100 total 79.18 GiB. Llama-3.1-8B: weights 14.99, activation 4.76,
+  // non-torch 0.13 → "51.38"; Qwen3-0.6B: 1.12 / 5.56 / 0.13 → "64.45"; Qwen3-32B TP 2:
+  // 30.59 / 5.64 / 0.54 → "34.49"; Mistral-Small at util 0.95: 44.76 / 2.12 / 0.14 → "28.20".
+  const auto gib = [](double v) { return bytes{static_cast<std::uint64_t>(std::llround(v * static_cast<double>(GiB.count())))}; };
+  const auto budget = [&](double util, double weights, double act, double non_torch) {
+    engine_options o{.gpu_memory_utilization = util};
+    o.engine_overhead = gib(act) + gib(non_torch);
+    return rounded(kvsize::engine_kv_budget(engine_kind::vllm, gib(79.18), gib(weights), o).in(GiB), 2);
+  };
+  CHECK(budget(0.9, 14.99, 4.76, 0.13) == 51.38);
+  CHECK(budget(0.9, 1.12, 5.56, 0.13) == 64.45);
+  CHECK(budget(0.9, 30.59, 5.64, 0.54) == 34.49);
+  CHECK(budget(0.95, 44.76, 2.12, 0.14) == 28.20);
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// kvsize/hf/weights_reader.hpp: the weights facts (norms, biases, MoE, MTP, mixers) the reader
+// takes from each family's config.
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
+#include <kvsize/weights.hpp>
+
+#include "weights_support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using kvsize::bytes;
+using kvsize::gguf_ftype;
+using kvsize::weights_format;
+using namespace kvsize::test::weights_configs;
+
+TEST_CASE("hf: weights facts of the families", "[weights][hf]") {
+  const auto gpt2 = load("openai-community__gpt2-xl").spec.weights;
+  CHECK(gpt2.norm == kvsize::norm_kind::layer_norm);
+  CHECK(gpt2.position_embeddings == 1'024);
+  CHECK(gpt2.o_bias);
+  CHECK(gpt2.mlp_bias);
+  const auto falcon = load("tiiuae__falcon-7b").spec.weights;
+  CHECK(falcon.parallel_block);
+  CHECK(falcon.norms_per_ffn == 0);
+  CHECK(load("tiiuae__falcon-40b").spec.weights.norms_per_ffn == 1);
+  const auto r1 = load("deepseek-ai__DeepSeek-R1").spec.weights;
+  CHECK(r1.q_lora_rank == 1'536);
+  CHECK(r1.moe.first_dense_layers == 3);
+  CHECK(r1.moe.shared_width == 2'048);
+  CHECK(r1.moe.score_correction_bias);
+  CHECK(r1.mtp_layers == 1);
+  CHECK(r1.mtp_embeddings);
+  const auto nano = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").spec;
+  CHECK(nano.weights.recurrent.kind == kvsize::recurrent_kind::mamba2);
+  CHECK(kvsize::ffn_of_layer(nano, 0) == kvsize::ffn_kind::none);  // pattern "MEMEM...": a Mamba2 block
+  CHECK(kvsize::ffn_of_layer(nano, 1) == kvsize::ffn_kind::moe);   // an MoE block
+  const auto next = load("Qwen__Qwen3-Next-80B-A3B-Thinking");
+  CHECK(next.spec.weights.recurrent.kind == kvsize::recurrent_kind::gated_delta);
+  CHECK(next.spec.weights.output_gate);
+  CHECK(next.spec.weights.moe.shared_gate);
+  const auto nas = load("nvidia__Llama-3_3-Nemotron-Super-49B-v1").spec;
+  CHECK(kvsize::ffn_width_of_layer(nas, 0) == 14'336);  // ffn_mult 2.625: find_multiple(int(2·2.625·8192/3), 256)
+  CHECK(kvsize::ffn_width_of_layer(nas, 1) == 28'672);  // ffn_mult 5.25
+}
