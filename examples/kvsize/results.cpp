@@ -10,9 +10,7 @@
 
 namespace kvsize::cli {
 
-auto cache_kv_heads(const model_spec& m) -> std::uint32_t {
-  return count_layers(m, layer_kind::latent) > 0 ? 1U : effective_kv_heads(m);
-}
+auto cache_kv_heads(const model_spec& m) -> std::uint32_t { return kvsize::cache_kv_heads(m); }
 
 auto model_of(const sizing& s) -> model_result {
   const model_spec& m = s.config.spec;
@@ -29,7 +27,7 @@ auto model_of(const sizing& s) -> model_result {
     }
   }
   r.attention_heads = m.attention_heads;
-  r.kv_heads = cache_kv_heads(m);
+  r.kv_heads = cli::cache_kv_heads(m);  // qualified: ADL would also find kvsize::cache_kv_heads
   r.head_dim = effective_head_dim(m);
   r.head_dim_v = effective_head_dim_v(m);
   r.vocab_size = m.vocab_size;

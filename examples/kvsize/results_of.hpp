@@ -10,8 +10,8 @@
 
 namespace kvsize::cli {
 
-/// Heads the KV cache keeps K and V for: 1 for a model with latent (MLA) layers (one latent per
-/// token serves every query head), else the config's KV heads. The one figure the text and --json print.
+/// Heads the KV cache keeps K and V for (the library's kvsize::cache_kv_heads: 1 for a model with
+/// latent (MLA) layers, else the config's KV heads). The one figure the text and --json print.
 auto cache_kv_heads(const model_spec& m) -> std::uint32_t;
 
 auto model_of(const sizing& s) -> model_result;

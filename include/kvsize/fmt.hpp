@@ -94,7 +94,8 @@ struct fmt::formatter<kvsize::layer_kind> : fmt::formatter<fmt::string_view> {
 };
 
 /// `{}` of a kvsize::model_spec: a one-line summary of the attention shape, e.g.
-/// "28 layers (28 full), 12 heads, 2 KV heads, head_dim 128, vocab 151936, bf16".
+/// "28 layers (28 full), 12 heads, 2 KV heads, head_dim 128, vocab 151936, bf16". The KV heads are
+/// those the cache keeps (cache_kv_heads: 1 for a latent/MLA model).
 template <>
 struct fmt::formatter<kvsize::model_spec> : fmt::formatter<fmt::string_view> {
   auto format(const kvsize::model_spec& m, fmt::format_context& ctx) const -> decltype(ctx.out()) {
@@ -111,7 +112,7 @@ struct fmt::formatter<kvsize::model_spec> : fmt::formatter<fmt::string_view> {
     const std::string dims = hd == hdv ? fmt::format("head_dim {}", hd) : fmt::format("head_dim {} (K) / {} (V)", hd, hdv);
     return fmt::formatter<fmt::string_view>::format(
         fmt::format("{} layers ({}), {} heads, {} KV heads, {}, vocab {}, {}", m.layers, kinds, m.attention_heads,
-                    kvsize::effective_kv_heads(m), dims, m.vocab_size, kvsize::name(m.compute_dtype)),
+                    kvsize::cache_kv_heads(m), dims, m.vocab_size, kvsize::name(m.compute_dtype)),
         ctx);
   }
 };

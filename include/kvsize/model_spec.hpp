@@ -174,6 +174,15 @@ static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "
   return n;
 }
 
+/// Heads the model's KV cache keeps per token, as a report prints them: 1 for a model with latent
+/// (MLA) layers, whose cache holds one compressed latent per token that serves every query head
+/// (DeepSeek-V3/R1: kv_lora_rank 512 + rope_head_dim 64 elements, for 128 query heads), else the KV heads
+/// (effective_kv_heads). What an engine that expands the latent stores per rank is that engine's
+/// layer groups (mla_cache_layout), not this.
+[[nodiscard]] constexpr auto cache_kv_heads(const model_spec& m) -> std::uint32_t {
+  return count_layers(m, layer_kind::latent) != 0 ? 1U : effective_kv_heads(m);
+}
+
 namespace detail {
 /// Whether `d` (≥ 1) divides `n`. A power of two (GQA's usual 1, 2, 4, 8 KV heads) is tested with a
 /// mask: a hardware division costs about a tenth of a whole KV query (BENCHMARKS.md), which checks

@@ -50,7 +50,7 @@ struct gguf_state {
 /// The GGML type llama.cpp gives a 2-D weight under preset `ft` (llama_tensor_get_type).
 /// Tensors arrive in llama.cpp's order (llama_model_loader's weight_name_comparer: by block index,
 /// model-wide tensors first), which is for_each_weight's layer order, so the counters agree.
-/// Over 80 lines on purpose: it is a transcription of llama_tensor_get_type's if-chain, branch by
+/// long-function: it is a transcription of llama_tensor_get_type's if-chain, branch by
 /// branch and in its order (the order decides which rule wins), so that it can be checked against
 /// llama-quant.cpp line by line and updated the same way when llama.cpp changes a rule.
 [[nodiscard]] constexpr auto gguf_matrix_type(const weight_tensor& t, gguf_ftype ft, bool tied, gguf_state& s)

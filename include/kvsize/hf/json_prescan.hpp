@@ -105,7 +105,7 @@ struct prepared_text {
 ///    nlohmann to reject.
 /// Nothing is copied while scanning: keys are kept as views of `text` and decoded only when a
 /// pointer is rendered (an error or a warning); the text is rewritten only when a literal is replaced.
-/// One function of ~150 lines on purpose: a single pass over untrusted bytes whose state (the
+/// long-function: ~150 lines on purpose, a single pass over untrusted bytes whose state (the
 /// pointer stack, inside-a-string, the pending key) every branch shares; split, each piece would
 /// take all of it by reference.
 [[nodiscard]] inline auto prepare(std::string_view text, const parse_limits& limits) -> prepared_text {

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// The steps every engine's size_stage shares: the layers of a pipeline stage, the options check, the
+// sizing a stage starts from, the stage's layer groups as the engine shapes them, and the cache_part
+// of a group kind. Standard library only, constexpr.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>    // std::min
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <string_view>  // std::string_view
+
+#include "../dtype.hpp"
+#include "../error.hpp"
+#include "../layer_groups.hpp"
+#include "../model_spec.hpp"
+#include "dtype_rules.hpp"
+#include "engine_options.hpp"
+#include "engine_sizing.hpp"
+
+namespace kvsize::detail {
+
+/// Layers [first, first + count) of PP stage `stage` of `pp` (vLLM's get_pp_indices: the
+/// remainder goes to the stages before the last). stage_range is layer_groups.hpp's.
+[[nodiscard]] constexpr auto pp_stage(std::uint32_t layers, std::uint32_t pp, std::uint32_t stage) -> stage_range {
+  if (pp == 0 || stage >= pp) {
+    throw kvsize::invalid_argument("kvsize: pipeline stage out of range");
+  }
+  const std::uint32_t base = layers / pp;
+  const std::uint32_t rest = layers % pp;
+  // stages pp-1-rest .. pp-2 get one more layer.
+  stage_range r{};
+  for (std::uint32_t s = 0; s <= stage; ++s) {
+    const bool extra = rest != 0 && s + 1 + rest >= pp && s + 1 < pp;
+    const std::uint32_t n = base + (extra ? 1U : 0U);
+    if (s == stage) {
+      r.count = n;
+    } else {
+      r.first += n;
+    }
+  }
+  return r;
+}
+
+/// What every engine's sizing of stage `r` starts from: the engine, the K/V element types, the
+/// stage's layers, and the context (--context, or the model's maximum when 0; llama.cpp then
+/// replaces it with its padded n_ctx).
+[[nodiscard]] constexpr auto start_sizing(engine_kind e, const model_spec& m, const engine_options& o,
+                                          stage_range r) -> engine_sizing {
+  check_model(m);  // every engine's size_stage starts here: none sizes an invalid spec
+  engine_sizing s{};
+  s.engine = e;
+  s.kv = kv_types(e, m, o);
+  s.first_layer = r.first;
+  s.stage_layers = r.count;
+  s.context = o.context != 0 ? o.context : m.max_context;
+  return s;
+}
+
+/// The layer groups of stage `r` as engine `e` shapes them: `s.kv` K/V types, state_types, `o.tp`
+/// ranks split by `split`, MLA stored as `mla`. For a spec start_sizing has checked.
+[[nodiscard]] constexpr auto engine_groups(engine_kind e, const model_spec& m, const engine_options& o,
+                                           const engine_sizing& s, head_split split,
+                                           mla_cache_layout mla = mla_cache_layout::latent_k_only) -> layer_groups {
+  const group_choices c{.kv = s.kv, .state = state_types(e, m, o), .tp = o.tp, .split = split, .mla = mla};
+  return group_layers(m, {s.first_layer, s.stage_layers}, c);
+}
+
+/// The cache_part kinds of a group kind: `layer_kind::none` is how a part says "recurrent state".
+[[nodiscard]] constexpr auto part_kind(group_kind k) -> layer_kind {
+  switch (k) {
+    case group_kind::full: return layer_kind::full;
+    case group_kind::sliding: return layer_kind::sliding;
+    case group_kind::chunked: return layer_kind::chunked;
+    case group_kind::latent: return layer_kind::latent;
+    case group_kind::recurrent_state: break;
+  }
+  return layer_kind::none;
+}
+/// A cache_part of kind `k` with `types`.
+[[nodiscard]] constexpr auto part_of(group_kind k, kv_dtypes types) -> cache_part {
+  cache_part p{};
+  p.kind = part_kind(k);
+  p.group = k;
+  p.types = types;
+  return p;
+}
+
+/// Serving engines that store one element per byte-addressable unit (no GGML blocks).
+constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
+  if (traits(t.k).block_elements != 1 || traits(t.v).block_elements != 1) {
+    (void)engine;
+    throw kvsize::invalid_argument("kvsize: this engine has no GGML block-quantized KV cache (q8_0, q4_0, ...)");
+  }
+}
+
+/// Tokens of a shared prefix of `s` tokens still held by a group of kind `k` at `context` tokens:
+/// windowed groups hold the part of the prefix inside their last `window` tokens; a state none.
+[[nodiscard]] constexpr auto prefix_tokens_held(group_kind k, std::uint64_t window, std::uint64_t s,
+                                                std::uint64_t context) -> std::uint64_t {
+  s = std::min(s, context);
+  switch (k) {
+    case group_kind::sliding:
+    case group_kind::chunked: {
+      const std::uint64_t oldest = context > window ? context - window : 0;  // first position still held
+      return s > oldest ? s - oldest : 0;
+    }
+    case group_kind::recurrent_state: return 0;
+    case group_kind::full:
+    case group_kind::latent: break;
+  }
+  return s;
+}
+
+constexpr void check_options(const model_spec& m, const engine_options& o) {
+  validate(m);
+  if (o.tp == 0 || o.pp == 0) {
+    throw kvsize::invalid_argument("kvsize: --tp and --pp must be positive");
+  }
+  if (o.pp > m.layers) {
+    throw kvsize::invalid_argument("kvsize: more pipeline stages than layers");
+  }
+  if (o.batch == 0 || o.parallel == 0) {
+    throw kvsize::invalid_argument("kvsize: batch and parallel must be positive");
+  }
+}
+
+}  // namespace kvsize::detail
