@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The kvsize program as scripts use it: exit codes, stdout only on success, the JSON keys of
-// shared/cli-contract.md, errors that name the file and the JSON pointer.
+// docs/cli-contract.md, errors that name the file and the JSON pointer.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -198,7 +198,7 @@ TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
 }
 
 TEST_CASE("kvsize: --engine llama.cpp prints the iSWA cache lines llama.cpp logs", "[cli][engines]") {
-  // Gemma-3-27B, -c 131072, one slot, -ub 512 (shared/reference/engines.md §3.3): the 10 global layers
+  // Gemma-3-27B, -c 131072, one slot, -ub 512 (docs/engines.md, llama.cpp iSWA cells): the 10 global layers
   // hold 131,072 cells × 16 KV heads × 128 × 2 (K,V) × 2 B = 10,240 MiB; the 52 sliding layers hold
   // pad256(min(131072, 1024 + 512)) = 1,536 cells = 624 MiB. The cache is f16, llama.cpp's default -ctk/-ctv
   // (common/common.h cache_type_k = GGML_TYPE_F16), not the model's bf16: same bytes, the name llama.cpp prints.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Each engine's own defaults where kvsize used to take the config's: the element type it serves a
 // model in, its KV cache type, the weights it loads, and the context it sizes when told none.
-// Sources are cited in include/kvsize/engines/common.hpp beside each rule.
+// Sources are cited beside each rule in its engine header, include/kvsize/engines/<engine>.hpp.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
