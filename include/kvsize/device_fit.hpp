@@ -16,13 +16,15 @@
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint64_t
+#include <cstdint>      // std::uint64_t
+#include <string_view>  // std::string_view
 
 #include "error.hpp"
 #include "bytes.hpp"
 #include "detail/search.hpp"
 #include "engine.hpp"
 #include "model_spec.hpp"
+#include "startup_budget.hpp"
 #include "workspace.hpp"
 
 namespace kvsize {
@@ -44,7 +46,33 @@ struct device_fit {
   device_budget budget{};
   workspace_terms workspace{};  ///< the terms of budget.workspace
   engine_capacity capacity{};   ///< what fits in budget.kv, as the engine counts
+  startup_budget startup{};     ///< the same budget in the engine's start-up terms (startup.kv == budget.kv)
 };
+
+/// The release of engine E whose rules kvsize applies ("0.19"), or empty where the engine type does
+/// not name one (an engine type may: `static constexpr std::string_view version`).
+template <class E>
+[[nodiscard]] constexpr auto engine_version_of() -> std::string_view {
+  if constexpr (requires { std::string_view{E::version}; }) {
+    return E::version;
+  } else {
+    return {};
+  }
+}
+
+namespace detail {
+/// The start-up terms of a budget computed by the generic rule (apply_budget_rule over the
+/// workspace): the workspace is the activation peak, the margin the reserve, and what the fraction
+/// withholds is `unused`. An engine that models its own start-up (a `startup` member) replaces this.
+[[nodiscard]] constexpr auto startup_of(const device_budget& b, std::string_view version) -> startup_budget {
+  startup_budget s{.device = b.device_memory, .fraction = b.rule.fraction, .weights = b.weights,
+                   .activation_peak = b.workspace, .reserve = b.rule.margin, .kv = b.kv,
+                   .engine_version = version};
+  // unused = device − everything else; 0 (and not balanced) when the terms exceed the device.
+  s.unused = saturating_sub(b.device_memory, s.kv + s.overhead());
+  return s;
+}
+}  // namespace detail
 
 /// The budget and capacity of one device for engine E, from the sizing `s` E made with options `o`
 /// (nothing is sized again). `o.engine_overhead` is replaced by the workspace; `o.device_memory` by
@@ -64,6 +92,7 @@ template <engine E>
   f.budget.kv = E::kv_budget(device_memory, weights_per_device, o);
   f.budget.reserve = detail::saturating_sub(device_memory, weights_per_device + f.budget.workspace + f.budget.kv);
   f.capacity = E::capacity(s, o, f.budget.kv);
+  f.startup = detail::startup_of(f.budget, engine_version_of<E>());
   return f;
 }
 
