@@ -268,6 +268,23 @@ auto capacity_json(const capacity_figures& c) -> nlohmann::ordered_json {
   return cap;
 }
 
+/// --json's `budget`: the one KV budget's start-up terms, in bytes (docs/cli-contract.md).
+auto budget_json(const startup_budget& b) -> nlohmann::ordered_json {
+  nlohmann::ordered_json j;
+  j["device_bytes"] = b.device.count();
+  j["fraction"] = b.fraction;
+  j["weights_bytes"] = b.weights.count();
+  j["activation_peak_bytes"] = b.activation_peak.count();
+  j["non_torch_bytes"] = b.non_torch.count();
+  j["cuda_graphs_bytes"] = b.cuda_graphs.count();
+  j["reserve_bytes"] = b.reserve.count();
+  j["unused_bytes"] = b.unused.count();
+  j["kv_bytes"] = b.kv.count();
+  j["engine_version"] = b.engine_version.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(std::string{b.engine_version});
+  return j;
+}
+
 auto layers_json(const sizing& s) -> nlohmann::ordered_json {
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const auto& g : s.config.layers) {
@@ -318,6 +335,11 @@ auto json_report(const sizing& s) -> std::string {
   inputs_json(j, s);
   put_json(j, figure_fields, figures_of(s));
   if (s.capacity) {
+    // The one KV budget: capacity, plan and log lines all derive from it.
+    j["kv_budget_bytes"] = s.capacity->kv_budget.count();
+    if (s.capacity->startup) {
+      j["budget"] = budget_json(*s.capacity->startup);
+    }
     j["capacity"] = capacity_json(*s.capacity);
   }
   plan_json(s, j);

@@ -728,6 +728,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                            *c.weights_per_device, overrides);
       c.kv_budget = fit.budget.kv;
       c.figures = fit.capacity;
+      c.startup = fit.startup;
       if (s.engine != engine_kind::exact) {
         s.notes.push_back(fmt::format(
             "the {} budget here is its rule applied to device memory minus weights and the workspace of the "

@@ -27,6 +27,9 @@ struct capacity_figures {
   engine_capacity figures;            ///< max tokens, sequences, concurrency, blocks, as the engine counts
   std::uint64_t max_context = 0;      ///< longest context at which --batch sequences fit (≤ the model's maximum)
   bool weights_fit = true;
+  /// The one KV budget in the engine's start-up terms (device, weights, activation peak, ...);
+  /// absent with --kv-memory, where the budget is given, not computed.
+  std::optional<startup_budget> startup;
 };
 
 /// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.

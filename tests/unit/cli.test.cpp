@@ -71,6 +71,34 @@ TEST_CASE("kvsize: capacity on the lesson's 12.49 GB RTX 3060", "[cli]") {
   CHECK(c.at("max_concurrency").get<double>() < 161.0);
   CHECK(c.at("max_context").get<std::uint64_t>() == 2'049);  // 160 × 2,049 × 28,672 ≤ budget < 160 × 2,050 × …
   CHECK(j.at("kv_bytes").get<std::uint64_t>() == 160ULL * 58'720'256);
+  // The one budget is also top level, with its start-up terms: exact mode keeps nothing back, so
+  // device = weights + kv and nothing is unused.
+  CHECK(j.at("kv_budget_bytes").get<std::uint64_t>() == 9'402'571'392);
+  const auto& b = j.at("budget");
+  CHECK(b.at("device_bytes").get<std::uint64_t>() == 12'490'000'000);
+  CHECK(b.at("weights_bytes").get<std::uint64_t>() == 3'087'428'608);
+  CHECK(b.at("kv_bytes").get<std::uint64_t>() == 9'402'571'392);
+  CHECK(b.at("activation_peak_bytes").get<std::uint64_t>() == 0);
+  CHECK(b.at("unused_bytes").get<std::uint64_t>() == 0);
+}
+
+TEST_CASE("kvsize: --json budget terms add up to the device under each engine", "[cli]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --context 2048";
+  for (const std::string engine : {"vllm", "sglang", "llama.cpp", "trtllm", "transformers"}) {
+    INFO(engine);
+    const auto j = json_of(qwen + " --engine " + engine);
+    const auto& b = j.at("budget");
+    const auto term = [&](const char* k) { return b.at(k).get<std::uint64_t>(); };
+    CHECK(term("kv_bytes") == j.at("kv_budget_bytes").get<std::uint64_t>());
+    CHECK(term("kv_bytes") == j.at("capacity").at("kv_budget_bytes").get<std::uint64_t>());
+    CHECK(term("kv_bytes") + term("weights_bytes") + term("activation_peak_bytes") + term("non_torch_bytes") +
+              term("cuda_graphs_bytes") + term("reserve_bytes") + term("unused_bytes") ==
+          term("device_bytes"));
+  }
+  // --kv-memory gives the budget instead of computing it: no start-up terms.
+  const auto given = json_of("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --kv-memory 1GiB");
+  CHECK(given.at("kv_budget_bytes").get<std::uint64_t>() == 1'073'741'824);
+  CHECK_FALSE(given.contains("budget"));
 }
 
 TEST_CASE("kvsize: --kv-memory skips weights; --kv-dtype and --k-dtype/--v-dtype change the bytes", "[cli]") {
