@@ -261,6 +261,71 @@ auto memory_bar(const plan_point& p, std::size_t width) -> std::string {
   return "[" + bar + "]";
 }
 
+/// "user" or "users".
+auto users_text(std::uint64_t n) -> std::string { return fmt::format("{} user{}", grouped(n), n == 1 ? "" : "s"); }
+
+/// " under vLLM 0.19 at gpu_memory_utilization 0.9": the engine, its release, its fraction setting.
+auto engine_words(const sizing& s) -> std::string {
+  if (s.engine == engine_kind::exact) {
+    return " with no engine (exact sizing)";
+  }
+  std::string words = fmt::format(" under {}", display_name(s.engine));
+  if (s.capacity && s.capacity->startup && !s.capacity->startup->engine_version.empty()) {
+    words += fmt::format(" {}", s.capacity->startup->engine_version);
+  }
+  engine_options o = s.plan->inputs.options;
+  o.device_memory = s.plan->inputs.device_memory;
+  const budget_rule r = engine_budget_rule(s.engine, o);
+  if (!r.setting.empty()) {
+    const std::string fraction =
+        r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
+    words += fmt::format(" at {} {}", r.setting, fraction);
+  }
+  return words;
+}
+
+/// What the verdict offers when the question does not fit: fewer users, a shorter context, more GPUs.
+auto nearest_words(const plan_result& r) -> std::string {
+  const plan_point& p = r.point;
+  std::string words;
+  const auto add = [&](const std::string& option) { words += (words.empty() ? "; nearest that fits: " : ", or ") + option; };
+  if (p.limited_by != plan_limit::weights && r.max_users != 0) {
+    add(fmt::format("{} × {} tokens", users_text(r.max_users), grouped(p.context)));
+  }
+  if (p.limited_by != plan_limit::weights && r.max_context != 0) {
+    add(fmt::format("{} × {} tokens", users_text(p.users), grouped(r.max_context)));
+  }
+  if (r.min_tp > p.tp) {
+    add(fmt::format("tp {} ({} GPUs per pipeline stage)", r.min_tp, r.min_tp));
+  }
+  return words.empty() ? std::string{"; nothing smaller fits on this device"} : words;
+}
+
+auto verdict_line(const sizing& s) -> std::string {
+  if (!s.plan) {
+    return {};
+  }
+  const plan_result& r = s.plan->result;
+  const plan_point& p = r.point;
+  // "1 × NVIDIA L4 (--gpu l4)", or for a size given by hand "1 device of 11.63 GiB (--gpu-memory 12.49GB)".
+  const std::uint64_t n = std::uint64_t{p.tp} * p.pp;
+  const std::string devices = s.plan->source.rfind("--", 0) == 0
+                                  ? fmt::format("{} device{} of {} ({})", n, n == 1 ? "" : "s", p.device_memory,
+                                                s.plan->source)
+                                  : fmt::format("{} × {}", n, s.plan->source);
+  const std::string asked = fmt::format("{} × {} tokens", users_text(p.users), grouped(p.context));
+  if (p.fits()) {
+    const std::string most = r.max_users > p.users ? fmt::format(" (up to {})", grouped(r.max_users)) : "";
+    return wrapped("", fmt::format("fits: {}{} on {}{}", asked, most, devices, engine_words(s)), 2);
+  }
+  const std::string_view why = p.limited_by == plan_limit::weights ? "the weights and workspace exceed the device"
+                               : p.limited_by == plan_limit::slots ? "the scheduler admits fewer sequences"
+                                                                   : "the KV cache exceeds the budget";
+  return wrapped("",
+                 fmt::format("does not fit: {} on {}{} ({}){}", asked, devices, engine_words(s), why, nearest_words(r)),
+                 2);
+}
+
 auto plan_section(const sizing& s) -> std::string {
   if (!s.plan) {
     return {};

@@ -23,6 +23,11 @@ inline constexpr char bar_capacity = '|';
 /// fit, a '|' marks the device's capacity.
 auto memory_bar(const plan_point& p, std::size_t width = 64) -> std::string;
 
+/// The report's first line, the verdict (empty without a plan): "fits: 1 user × 4,096 tokens (up to 64)
+/// on 1 × NVIDIA L4 under vLLM 0.19 at gpu_memory_utilization 0.9", or "does not fit: …" with what
+/// limits it and the nearest configurations that fit.
+auto verdict_line(const sizing& s) -> std::string;
+
 /// The "Plan" section of the human report (empty without a plan).
 auto plan_section(const sizing& s) -> std::string;
 

@@ -240,3 +240,44 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
                                  "use the same by default)"));
   }
 }
+
+namespace {
+/// The report's first paragraph (the verdict) as one line: its wrapped continuation lines, which
+/// start with two spaces, joined back.
+auto verdict_of(const std::string& report) -> std::string {
+  std::string v;
+  for (const std::string& line : lines_of(report)) {
+    if (!v.empty() && line.rfind("  ", 0) != 0) {
+      break;
+    }
+    v += v.empty() ? line : " " + line.substr(2);
+  }
+  return v;
+}
+}  // namespace
+
+TEST_CASE("kvsize report: the first line is the verdict, and it agrees with the plan below it", "[cli][verdict]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --engine vllm";
+  // 64 sequences of 4,096 tokens fit the RTX 3060's vLLM budget (the plan's "max users" ceiling, which
+  // the JSON gives as plan.max_users).
+  const auto fits = run_cli(qwen);
+  REQUIRE(fits.exit_code == 0);
+  const auto max_users = json_of(qwen).at("plan").at("max_users").get<std::uint64_t>();
+  CHECK(max_users == 64);
+  const std::string verdict = verdict_of(fits.out);
+  CHECK_THAT(verdict, ContainsSubstring("fits: 1 user × 4,096 tokens (up to 64) on 1 × NVIDIA GeForce RTX 3060"));
+  CHECK_THAT(verdict, ContainsSubstring("under vLLM at gpu_memory_utilization 0.9"));
+  // 100 users do not: the verdict says why and names the nearest configuration that does.
+  const auto over = run_cli(qwen + " --batch 100");
+  REQUIRE(over.exit_code == 0);
+  const std::string no = verdict_of(over.out);
+  CHECK_THAT(no, ContainsSubstring("does not fit: 100 users × 4,096 tokens"));
+  CHECK_THAT(no, ContainsSubstring("(the KV cache exceeds the budget); nearest that fits: 64 users × 4,096 tokens"));
+  // ... and the plan's ceilings below it say the same: 64 users, and the longest context for 100.
+  const auto plan = json_of(qwen + " --batch 100").at("plan");
+  CHECK_THAT(no, ContainsSubstring("or 100 users × " + kvsize::cli::grouped(plan.at("max_context").get<std::uint64_t>()) +
+                                   " tokens"));
+  // Without a device there is no plan and no verdict: the report starts with the config.
+  const auto bare = run_cli("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'");
+  CHECK_THAT(lines_of(bare.out).at(0), ContainsSubstring("Qwen__Qwen2.5-1.5B.config.json"));
+}
