@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// engines/sglang_budget.hpp: SGLang's start-up KV budget (model_runner.py profile_max_num_token)
+// against public start-up logs. Each case: the log's "Load weight begin/end … avail mem" figures as
+// inputs, its "KV Cache is allocated. #tokens: N" times the cell size as the K+V actually allocated.
+// SGLang prints GiB (2^30) with 2 decimals, so each printed input is ±0.005 GiB.
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+#include <kvsize/engines/sglang_budget.hpp>
+
+using namespace kvsize::literals;
+using kvsize::bytes;
+using kvsize::engines::sglang::fraction_rule;
+
+namespace {
+
+/// Bytes of a printed GiB figure given in hundredths (63.48 GiB → 6348).
+constexpr auto centi_gib(std::uint64_t hundredths) -> bytes { return kvsize::GiB * hundredths / 100; }
+
+/// Relative error of the predicted budget against the K+V actually allocated (N · cell bytes).
+auto relative_error(bytes predicted, std::uint64_t tokens, std::uint64_t cell) -> double {
+  const double actual = static_cast<double>(tokens) * static_cast<double>(cell);
+  return (static_cast<double>(predicted.count()) - actual) / actual;
+}
+
+}  // namespace
+
+TEST_CASE("sglang_budget: S2 Llama-3.1-8B on 1×H100, default fraction of 0.4.x", "[sglang_budget]") {
+  // https://github.com/sgl-project/sglang/pull/4760 (2025-03-25): "Load weight end … avail mem=63.48 GB,
+  // mem usage=15.11 GB", "KV Cache is allocated. #tokens: 442750, K size: 27.02 GB, V size: 27.02 GB".
+  // Pre-load free = 63.48 + 15.11 = 78.59 GiB; device 79.19 GiB (H100 80 GB SXM as CUDA reports it,
+  // issue 13), so non-torch = 0.60 GiB. Cell = 32 layers · 8 kv heads · (128 + 128) · 2 B = 131 072 B.
+  kvsize::engine_options o{};
+  o.tp = 1;
+  const auto b = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(60), centi_gib(1511), o, fraction_rule::v0_4);
+  CHECK(b.fraction == 0.88);
+  CHECK(b.engine_version == "0.4");
+  CHECK(b.balanced());
+  const double err = relative_error(b.kv, 442'750, 131'072);
+  // Tolerance: 63.48 and 15.11 each ±0.005 GiB → ±(0.005 + 0.12·0.01) GiB ≈ ±0.0062 GiB of 54.05 (0.012 %).
+  CHECK(std::abs(err) < 0.00012);
+}
+
+TEST_CASE("sglang_budget: S3 QwQ-32B on 4×A10G, tp 4, default fraction of 0.4.x", "[sglang_budget]") {
+  // Public README log (2025-03-08, SGLang ~0.4.3; docs/research/engine-logs.md S3): "Load weight begin.
+  // avail mem=21.63 GB", "Load weight end … avail mem=6.09 GB, mem usage=15.54 GB", "#tokens: 46611".
+  // The device total is not printed: device = pre-load free (non-torch 0), which leaves the rule's
+  // arithmetic unchanged. Cell = 64 layers · 2 kv heads/rank · 256 · 2 B = 65 536 B.
+  kvsize::engine_options o{};
+  o.tp = 4;
+  const auto b = kvsize::sglang_startup_budget(centi_gib(2163), 0_B, centi_gib(2163) - centi_gib(609), o,
+                                               fraction_rule::v0_4);
+  CHECK(b.fraction == 0.85);
+  CHECK(b.balanced());
+  // Tolerance: 6.09 ± 0.005 and 0.15 · (21.63 ± 0.005) → ±0.00575 GiB of 2.845 GiB (0.2 %).
+  CHECK(std::abs(relative_error(b.kv, 46'611, 65'536)) < 0.002);
+}
+
+TEST_CASE("sglang_budget: S9 Grok-2 on 8×H100, tp 8, the 0.5 auto rule (held out)", "[sglang_budget]") {
+  // Committed server log (2025-09-11; docs/research/engine-logs.md S9): "Load weight begin. avail
+  // mem=77.43 GB", "Load weight end … avail mem=40.69 GB", "#tokens: 903439". Cell = 64 layers · 1 kv
+  // head/rank · 256 · 2 B = 32 768 B. The log implies f ≈ 0.831; the 0.5 rule on a 79.19 GiB H100 at tp 8
+  // (chunked 8192, cuda-graph bs 512) gives 0.817, so the budget is UNDER by about 3.8 %: recorded in
+  // docs/research/sglang-budget.md as a miss of the 1 % goal, in the safe direction.
+  kvsize::engine_options o{};
+  o.tp = 8;
+  o.device_memory = centi_gib(7919);
+  const auto b = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(7919) - centi_gib(7743),
+                                               centi_gib(7743) - centi_gib(4069), o);
+  CHECK(b.engine_version == "0.5");
+  CHECK(b.fraction == 0.817);
+  CHECK(b.balanced());
+  const double err = relative_error(b.kv, 903'439, 32'768);
+  CHECK(err < 0.02);     // never more than 2 % over
+  CHECK(err > -0.045);   // the documented under-prediction, not worse
+  // With the user's fraction set to the implied 0.8306 the rule itself reproduces the log.
+  o.mem_fraction_static = 0.8306;
+  const auto given = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(7919) - centi_gib(7743),
+                                                   centi_gib(7743) - centi_gib(4069), o);
+  CHECK(std::abs(relative_error(given.kv, 903'439, 32'768)) < 0.002);
+}
+
+TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budget]") {
+  kvsize::engine_options o{};
+  o.mem_fraction_static = 0.9;
+  // Identity: 80 GiB, 1 GiB non-torch, 10 GiB weights → unused 7.9 GiB, kv 61.1 GiB.
+  constexpr auto fit = [] {
+    kvsize::engine_options p{};
+    p.mem_fraction_static = 0.5;
+    return kvsize::sglang_startup_budget(80_GiB, 0_B, 10_GiB, p);
+  }();
+  static_assert(fit.kv == 30_GiB && fit.unused == 40_GiB && fit.balanced());
+  const auto b = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 10_GiB, o);
+  CHECK(b.balanced());
+  CHECK(b.kv + b.unused == 69_GiB);
+  // rest_memory < 0 (SGLang: "Not enough memory"): kv 0, never a wrap, still balanced.
+  const auto tight = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 75_GiB, o);
+  CHECK(tight.kv == 0_B);
+  CHECK(tight.balanced());
+  // Weights larger than what was free: kv 0.
+  const auto oom = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 100_GiB, o);
+  CHECK(oom.kv == 0_B);
+  CHECK(oom.balanced());
+  // Huge figures do not wrap.
+  const auto huge = kvsize::sglang_startup_budget(bytes{UINT64_MAX}, 0_B, 0_B, o);
+  CHECK(huge.balanced());
+  CHECK(huge.kv < huge.device);
+  CHECK_THROWS_AS(kvsize::sglang_startup_budget(1_GiB, 2_GiB, 0_B, o), kvsize::invalid_argument);
+  o.mem_fraction_static = 1.5;
+  CHECK_THROWS_AS(kvsize::sglang_startup_budget(80_GiB, 0_B, 0_B, o), kvsize::invalid_argument);
+  o.mem_fraction_static = NAN;
+  CHECK_THROWS_AS(kvsize::sglang_startup_budget(80_GiB, 0_B, 0_B, o), kvsize::invalid_argument);
+}
