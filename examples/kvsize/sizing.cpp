@@ -742,7 +742,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
     }
     const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
-    c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit);
+    c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit, s.cache);
     s.capacity = c;
   }
 

@@ -17,6 +17,7 @@
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
 #include "error.hpp"
@@ -105,15 +106,19 @@ template <engine E>
 
 /// The longest context (≤ limit) at which `batch` sequences fit in a fixed KV budget, as engine E
 /// counts them (its capacity's max_sequences); 0 if not even one token does. Capacity falls as the
-/// context grows, so a binary search finds it: about log2(limit) sizings. An overflow counts as
-/// not fitting.
+/// context grows, so a binary search finds it. Each probe is sized from `sized` (a sizing E made
+/// with `o` at any context, e.g. the report's own) where E::with_context allows
+/// (size_cache_from_as): one sizing in all, or none when `sized` is given; else about log2(limit).
+/// An overflow counts as not fitting.
 template <engine E>
 [[nodiscard]] constexpr auto max_context_in_budget_as(const model_spec& m, engine_options o, bytes kv_budget,
-                                                      std::uint64_t batch, std::uint64_t limit) -> std::uint64_t {
+                                                      std::uint64_t batch, std::uint64_t limit,
+                                                      std::optional<engine_sizing> sized = std::nullopt)
+    -> std::uint64_t {
   const auto fits = [&](std::uint64_t context) {
     o.context = context;
     try {
-      return E::capacity(size_cache_as<E>(m, o), o, kv_budget).max_sequences >= batch;
+      return E::capacity(size_cache_from_as<E>(m, o, sized), o, kv_budget).max_sequences >= batch;
     } catch (const kvsize::overflow_error&) {
       return false;
     }
@@ -126,9 +131,12 @@ template <engine E>
 
 /// max_context_in_budget_as for engine `e`.
 [[nodiscard]] constexpr auto max_context_in_budget(const model_spec& m, engine_kind e, const engine_options& o,
-                                                   bytes kv_budget, std::uint64_t batch, std::uint64_t limit)
+                                                   bytes kv_budget, std::uint64_t batch, std::uint64_t limit,
+                                                   std::optional<engine_sizing> sized = std::nullopt)
     -> std::uint64_t {
-  return visit_engine(e, [&]<engine E>(E) { return max_context_in_budget_as<E>(m, o, kv_budget, batch, limit); });
+  return visit_engine(e, [&]<engine E>(E) {
+    return max_context_in_budget_as<E>(m, o, kv_budget, batch, limit, sized);
+  });
 }
 
 }  // namespace kvsize

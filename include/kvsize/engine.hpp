@@ -174,6 +174,24 @@ template <engine E>
   return best;
 }
 
+/// size_cache_as<E>(m, o), from `seed` (a sizing E made with options that differ from `o` in the
+/// context only) where E::with_context can say it without sizing: the layers on one device (one
+/// stage; a layer split keeps the stage with the most bytes, which the context can change) and an
+/// engine whose context terms follow from its sizing. Otherwise it sizes, and the sizing becomes
+/// the seed. The same result and the same throws as size_cache_as.
+template <engine E>
+[[nodiscard]] constexpr auto size_cache_from_as(const model_spec& m, const engine_options& o,
+                                                std::optional<engine_sizing>& seed) -> engine_sizing {
+  if (seed && E::layer_split_devices(o) == 1) {
+    detail::check_options(m, o);  // what size_cache_as checks first
+    if (std::optional<engine_sizing> s = E::with_context(m, o, *seed)) {
+      return *s;
+    }
+  }
+  seed = size_cache_as<E>(m, o);
+  return *seed;
+}
+
 /// size_cache_as for engine `e`.
 /// Throws kvsize::invalid_argument for an invalid model or option, kvsize::overflow_error on overflow.
 [[nodiscard]] constexpr auto size_cache(const model_spec& m, engine_kind e, const engine_options& o)

@@ -214,15 +214,57 @@ template <engine E>
   return visit_engine(in.engine, [&]<engine E>(E) { return plan_max_users_as<E>(m, in, context, tp, shared); });
 }
 
-/// The longest context (≤ limit) at which `users` fit (0 if not even one token does).
+namespace detail {
+
+/// The points of one (users, tp) for any context, from ONE sizing where engine E can recompute its
+/// context terms from it (E::with_context, through size_cache_from_as); else every point is sized
+/// as plan_at_as does. `sized` may start as a sizing at these users and tp (the plan's point).
+template <engine E>
+struct context_points {
+  const model_spec& m;
+  const plan_inputs& in;
+  std::uint64_t users;
+  std::uint32_t tp;
+  std::optional<engine_sizing> sized{};  ///< a sizing at these users and tp, for some context
+
+  /// The point at `context`: plan_at_as(m, in, context, users, tp), the same terms and the same throws.
+  [[nodiscard]] constexpr auto at(std::uint64_t context) -> plan_point {
+    const engine_options o = plan_options_at<E>(in, context, users, tp);
+    return plan_point_of<E>(m, in, o, size_cache_from_as<E>(m, o, sized), context, users, tp);
+  }
+  /// plan_fits at `context`.
+  [[nodiscard]] constexpr auto fits(std::uint64_t context) -> bool {
+    try {
+      return point_fits(at(context), false);
+    } catch (const kvsize::overflow_error&) {
+      return false;
+    } catch (const kvsize::invalid_argument&) {
+      return false;
+    }
+  }
+};
+
+/// plan_max_context_as through `points` (its users and tp): the same binary search over the same
+/// contexts, each probe from the one sizing where the engine allows (so the same answer).
+template <engine E>
+[[nodiscard]] constexpr auto max_context_of(context_points<E>& points, std::uint64_t limit) -> std::uint64_t {
+  if (limit == 0 || !points.fits(1)) {
+    return 0;
+  }
+  return last_true(1, limit, [&](std::uint64_t t) { return points.fits(t); });
+}
+
+}  // namespace detail
+
+/// The longest context (≤ limit) at which `users` fit (0 if not even one token does): a binary
+/// search over the contexts, one sizing in all where the engine recomputes its context terms
+/// (E::with_context: detail::context_points), else one per context probed.
 template <engine E>
 [[nodiscard]] constexpr auto plan_max_context_as(const model_spec& m, const plan_inputs& in, std::uint64_t users,
                                                  std::uint32_t tp, std::uint64_t limit) -> std::uint64_t {
   detail::check_model(m);  // before plan_fits, which reads an invalid_argument as "does not fit"
-  if (limit == 0 || !detail::plan_fits<E>(m, in, 1, users, tp)) {
-    return 0;
-  }
-  return detail::last_true(1, limit, [&](std::uint64_t t) { return detail::plan_fits<E>(m, in, t, users, tp); });
+  detail::context_points<E> points{m, in, users, tp};
+  return detail::max_context_of(points, limit);
 }
 
 /// plan_max_context_as for `in.engine`.
@@ -248,8 +290,9 @@ template <engine E>
   } catch (const kvsize::invalid_argument&) {
     return k;  // not offered by the engine, or the model's rows are not whole blocks of `t`
   }
+  context_points<E> contexts{m, in, users, in.options.tp, points.sized};  // and max_context
   k.max_users = max_users_of(points, false);
-  k.max_context = plan_max_context_as<E>(m, in, users, in.options.tp, limit);
+  k.max_context = max_context_of(contexts, limit);
   return k;
 }
 
@@ -273,8 +316,9 @@ template <engine E>
   r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(m.max_context, context);
   detail::users_points<E> points{m, base, context, tp};  // the point's sizing answers every users question
   r.point = points.at(users);
+  detail::context_points<E> contexts{m, base, users, tp, points.sized};  // and max_context, from the same sizing
   r.max_users = detail::max_users_of(points, false);
-  r.max_context = plan_max_context_as<E>(m, base, users, tp, r.context_limit);
+  r.max_context = detail::max_context_of(contexts, r.context_limit);
   for (std::uint32_t t : {1U, 2U, 4U, 8U}) {
     // At the asked tp the point itself answers (it was computed without a throw).
     if (E::valid_tp(m, t, in.options.pp) &&

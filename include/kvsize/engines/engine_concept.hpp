@@ -131,6 +131,7 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::valid_tp(m, n, n) } -> std::same_as<bool>;
   { E::plan_options(o, u, u) } -> std::same_as<engine_options>;
   { E::with_users(m, o, s) } -> std::same_as<std::optional<engine_sizing>>;
+  { E::with_context(m, o, s) } -> std::same_as<std::optional<engine_sizing>>;
   // What it refuses, in words (empty: accepted): a block size, a K/V element type.
   { E::block_size_refusal(n) } -> std::same_as<std::string_view>;
   { E::kv_type_refusal(dtype{}) } -> std::same_as<std::string_view>;
@@ -204,6 +205,15 @@ struct engine_defaults {
     s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
     s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
     return s;
+  }
+  /// The planner's cheap context question: the sizing `s`, made with options that differ from `o`
+  /// in the context only, as size_stage would make it for `o` (o.context tokens), or none where the
+  /// engine cannot say so without sizing again. Here: none, so the caller sizes (an engine whose
+  /// context terms can be recomputed from its sizing's parts replaces this; planner_count's tests
+  /// compare every replacement with a fresh sizing).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& /*m*/, const engine_options& /*o*/,
+                                                   const engine_sizing& /*s*/) -> std::optional<engine_sizing> {
+    return std::nullopt;
   }
   /// Any block size is accepted.
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t /*b*/) -> std::string_view { return {}; }

@@ -5,18 +5,20 @@
 
 #include <string_view>  // std::string_view
 #include <cstdint>  // std::uint32_t, std::uint64_t
+#include <optional>  // std::optional
 
 #include "common.hpp"
 #include "engine_concept.hpp"
 
 namespace kvsize::engines::exact {
 
-/// Tokens a group of kind `k` holds of a sequence of `context` tokens: full, latent: context;
-/// sliding, chunked: min(context, window) (kv_cache.hpp's layer_tokens_held); a state: none.
-[[nodiscard]] constexpr auto tokens_held(const layer_group& g, std::uint64_t context) -> std::uint64_t {
-  switch (g.kind) {
+/// Tokens a group of kind `k` (window `window`) holds of a sequence of `context` tokens: full,
+/// latent: context; sliding, chunked: min(context, window) (kv_cache.hpp's layer_tokens_held); a
+/// state: none.
+[[nodiscard]] constexpr auto tokens_held(group_kind k, std::uint64_t window, std::uint64_t context) -> std::uint64_t {
+  switch (k) {
     case group_kind::sliding:
-    case group_kind::chunked: return detail::min_of(context, g.window);
+    case group_kind::chunked: return detail::min_of(context, window);
     case group_kind::recurrent_state: return 0;
     case group_kind::full:
     case group_kind::latent: break;
@@ -24,24 +26,38 @@ namespace kvsize::engines::exact {
   return context;
 }
 
+/// What the context changes, from the parts' rates (size_stage's last step, and all of
+/// with_context): each part's bytes per token × the tokens it holds, and of a shared prefix,
+/// summed whole and then divided over the tp ranks.
+constexpr void charge(const engine_options& o, engine_sizing& s) {
+  bytes per_sequence{0};
+  bytes prefix{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    per_sequence += p.bytes_per_token * tokens_held(p.group, p.window, s.context);
+    prefix += p.bytes_per_token * detail::prefix_tokens_held(p.group, p.window, o.shared_prefix, s.context);
+  }
+  s.kv_bytes_per_sequence = per_sequence / o.tp;
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  s.prefix_bytes_per_sequence = prefix / o.tp;
+  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+}
+
 /// Every KV layer of [r.first, r.first + r.count) holds exactly the tokens its attention reads
 /// (full, latent: context; sliding: min(context, W); chunked: min(context, C)); recurrent layers
 /// keep their state in `state_dtype` (default: the compute dtype). Under tensor parallelism each
 /// device holds 1/tp of every figure, rounded down to whole bytes: the ideal shard of the totals,
-/// which is why the groups are taken whole (head_split::none) and divided at the end.
+/// which is why the groups are taken whole (head_split::none) and divided at the end. One part per
+/// kind and window holds the whole rates (detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r);
   s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   bytes per_token{0};
-  bytes per_sequence{0};
-  bytes prefix{0};
   bytes state{0};
   const auto add_rows = [&](const layer_group& g) {
-    const bytes layers = g.row() * g.layers;
-    per_token += layers;
-    per_sequence += layers * tokens_held(g, s.context);
-    prefix += layers * detail::prefix_tokens_held(g.kind, g.window, o.shared_prefix, s.context);
+    per_token += g.row() * g.layers;
+    detail::add_rate_part(s, g);
   };
   const auto add_state = [&](const layer_group& g) {
     // One array of conv + ssm elements, as state_bytes_per_sequence counts it.
@@ -49,11 +65,17 @@ namespace kvsize::engines::exact {
   };
   for_each_group(detail::engine_groups(engine_kind::exact, m, o, s, head_split::none), add_rows, add_state);
   s.kv_bytes_per_token = per_token / o.tp;
-  s.kv_bytes_per_sequence = per_sequence / o.tp;
-  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   s.state_bytes_per_sequence = state / o.tp;
-  s.prefix_bytes_per_sequence = prefix / o.tp;
-  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+  charge(o, s);
+  return s;
+}
+
+/// The sizing `s` (size_stage's, made with options that differ from `o` in the context only) at
+/// o.context: the parts' rates do not depend on it, so only `charge` is redone.
+[[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+    -> engine_sizing {
+  s.context = o.context != 0 ? o.context : m.max_context;
+  charge(o, s);
   return s;
 }
 
@@ -74,6 +96,11 @@ struct exact_engine : engine_defaults<exact_engine> {
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::exact::size_stage(m, o, r);
+  }
+  /// Its context terms follow from the sizing's rates (engines::exact::with_context).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
+                                                   const engine_sizing& s) -> std::optional<engine_sizing> {
+    return engines::exact::with_context(m, o, s);
   }
   /// Device memory minus weights minus the caller's overhead.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule { return {}; }

@@ -88,34 +88,80 @@ struct caches {
   cache_part swa{};
   cache_part rec{};
 };
-[[nodiscard]] constexpr auto empty_caches(const model_spec& m, const engine_options& o, const context_plan& p,
-                                          kv_dtypes kv, bool iswa, bool hybrid) -> caches {
+/// Cells per stream of the non-SWA and the SWA cache, and the SWA cache's window.
+struct cache_cells {
+  std::uint64_t base = 0;
+  std::uint64_t swa = 0;
+  std::uint32_t window = 0;
+};
+[[nodiscard]] constexpr auto cells_of(const model_spec& m, const engine_options& o, const context_plan& p, bool iswa,
+                                      bool hybrid) -> cache_cells {
   using kvsize::detail::round_up;
   const std::uint32_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
+  cache_cells c{};
   // Hybrid memories size their attention cache from n_ctx, plain ones from n_ctx_seq.
-  const std::uint64_t base_cells = hybrid ? p.n_ctx : p.n_ctx_seq;
-  std::uint64_t swa_cells = base_cells;
-  std::uint32_t window = 0;
+  c.base = hybrid ? p.n_ctx : p.n_ctx_seq;
+  c.swa = c.base;
   if (iswa) {
-    window = count_layers(m, layer_kind::sliding) != 0 ? m.sliding_window : m.attention_chunk;
+    c.window = count_layers(m, layer_kind::sliding) != 0 ? m.sliding_window : m.attention_chunk;
     if (!o.swa_full) {
-      const std::uint64_t want = std::uint64_t{window} * (o.kv_unified ? p.n_seq : 1U) + p.n_ubatch;
-      swa_cells = round_up(std::min(base_cells, want), pad);
+      const std::uint64_t want = std::uint64_t{c.window} * (o.kv_unified ? p.n_seq : 1U) + p.n_ubatch;
+      c.swa = round_up(std::min(c.base, want), pad);
     }
   }
+  return c;
+}
+[[nodiscard]] constexpr auto empty_caches(const model_spec& m, const engine_options& o, const context_plan& p,
+                                          kv_dtypes kv, bool iswa, bool hybrid) -> caches {
+  const cache_cells cells = cells_of(m, o, p, iswa, hybrid);
   caches c{};
   c.base = kvsize::detail::part_of(group_kind::full, kv);
-  c.base.cells = base_cells;
+  c.base.cells = cells.base;
   c.base.streams = p.n_stream;
   c.swa = c.base;
   c.swa.group = count_layers(m, layer_kind::sliding) != 0 ? group_kind::sliding : group_kind::chunked;
   c.swa.kind = kvsize::detail::part_kind(c.swa.group);
-  c.swa.window = window;
-  c.swa.cells = swa_cells;
+  c.swa.window = cells.window;
+  c.swa.cells = cells.swa;
   c.rec = kvsize::detail::part_of(group_kind::recurrent_state, kv_dtypes::same(dtype::f32));
   c.rec.cells = std::max<std::uint32_t>(1, p.n_seq);
   c.rec.streams = 1;
   return c;
+}
+
+/// What the context changes, from the parts (size_stage's last step, and all of with_context):
+/// n_ctx and the cells per slot (plan), the cells of the non-SWA and SWA caches (cells_of), their
+/// bytes (per token × cells × streams), and the shared prefix the cells hold. A state's cells
+/// are one per sequence, which the context does not change.
+constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing& s) {
+  const context_plan p = plan(m, o);
+  s.context = p.n_ctx;
+  s.n_ctx_seq = p.n_ctx_seq;
+  s.n_seq = p.n_seq;
+  const cache_cells cells = cells_of(m, o, p, is_iswa(m), recurrent_layers(m) != 0);
+  bytes kv{0};
+  bytes prefix{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    cache_part& c = s.parts[i];
+    if (c.group == group_kind::recurrent_state) {
+      continue;
+    }
+    const bool windowed = is_windowed(c.group);  // only an iSWA model has a windowed part
+    c.cells = windowed ? cells.swa : cells.base;
+    c.k_bytes = c.k_per_token * (c.cells * c.streams);
+    c.v_bytes = c.v_per_token * (c.cells * c.streams);
+    kv += c.k_bytes + c.v_bytes;
+    const std::uint64_t held = kvsize::detail::prefix_tokens_held(windowed ? c.group : group_kind::full, c.window,
+                                                                  o.shared_prefix, std::min(o.context, c.cells));
+    prefix += c.bytes_per_token * held;
+  }
+  s.kv_bytes = kv;
+  s.kv_bytes_per_sequence = s.kv_bytes / p.n_seq;
+  // Only a unified cache can hold one copy of a prefix for several sequences (llama_memory_seq_cp).
+  if (o.kv_unified) {
+    s.prefix_bytes_per_sequence = prefix;
+    s.prefix_bytes_saved = prefix * (p.n_seq - 1);
+  }
 }
 }  // namespace detail
 
@@ -132,9 +178,6 @@ struct caches {
   }
   s.kv_heads_per_rank = heads_per_rank(head_split::none, effective_kv_heads(m), o.tp);
   const context_plan p = plan(m, o);
-  s.context = p.n_ctx;
-  s.n_ctx_seq = p.n_ctx_seq;
-  s.n_seq = p.n_seq;
   const bool iswa = detail::is_iswa(m);
   const bool hybrid = recurrent_layers(m) != 0;
   detail::caches caches = detail::empty_caches(m, o, p, s.kv, iswa, hybrid);
@@ -142,17 +185,12 @@ struct caches {
   cache_part& swa = caches.swa;
   cache_part& rec = caches.rec;
 
-  bytes prefix{0};
   const auto add_rows = [&](const layer_group& g) {
-    const bool windowed = iswa && is_windowed(g.kind);
-    cache_part& c = windowed ? swa : base;
+    cache_part& c = iswa && is_windowed(g.kind) ? swa : base;
     c.layers += g.layers;
     c.k_per_token += g.k_row * g.layers;
     c.v_per_token += g.v_row * g.layers;
     s.kv_bytes_per_token += g.row() * g.layers;
-    const std::uint64_t held = kvsize::detail::prefix_tokens_held(
-        windowed ? g.kind : group_kind::full, swa.window, o.shared_prefix, std::min(o.context, c.cells));
-    prefix += g.row() * g.layers * held;
   };
   const auto add_state = [&](const layer_group& g) {
     rec.layers += g.layers;
@@ -162,8 +200,6 @@ struct caches {
   for_each_group(kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout),
                  add_rows, add_state);
   for (cache_part* c : {&base, &swa}) {
-    c->k_bytes = c->k_per_token * (c->cells * c->streams);
-    c->v_bytes = c->v_per_token * (c->cells * c->streams);
     c->bytes_per_token = c->k_per_token + c->v_per_token;
   }
   rec.k_bytes = rec.k_per_token * rec.cells;
@@ -178,14 +214,17 @@ struct caches {
   if (hybrid) {
     s.add_part(rec);
   }
-  s.kv_bytes = base.k_bytes + base.v_bytes + (iswa ? swa.k_bytes + swa.v_bytes : bytes{0});
-  s.kv_bytes_per_sequence = s.kv_bytes / p.n_seq;
   s.state_bytes_per_sequence = rec.bytes_per_token;
-  // Only a unified cache can hold one copy of a prefix for several sequences (llama_memory_seq_cp).
-  if (o.kv_unified) {
-    s.prefix_bytes_per_sequence = prefix;
-    s.prefix_bytes_saved = prefix * (p.n_seq - 1);
-  }
+  detail::fill(m, o, s);
+  return s;
+}
+
+/// The sizing `s` (size_stage's, made with options that differ from `o` in -c only) at o.context:
+/// the caches' bytes per token do not depend on -c, so only their cells are redone (detail::fill).
+/// -np is not the context: the planner's users (slots) are sized, not derived (with_users).
+[[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+    -> engine_sizing {
+  detail::fill(m, o, s);
   return s;
 }
 
@@ -283,6 +322,11 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
     o.parallel = static_cast<std::uint32_t>(users);
     o.context = detail::checked_mul(context, users);
     return o;
+  }
+  /// Its cells follow from -c and the sizing's per-token rates (engines::llama_cpp::with_context).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
+                                                   const engine_sizing& s) -> std::optional<engine_sizing> {
+    return engines::llama_cpp::with_context(m, o, s);
   }
   /// Not affine in the users: users are slots, and plan_options sets -c = users × context, which
   /// llama.cpp pads (n_ctx to a multiple of 256) and splits into cells per slot, and the ubatch

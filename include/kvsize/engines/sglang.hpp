@@ -50,12 +50,36 @@ namespace kvsize::engines::sglang {
   return o.mem_fraction_static != 0 ? o.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
 }
 
+/// What the context changes, from the parts (size_stage's last step, and all of with_context): a
+/// sequence takes whole pages of the full pool, and of the SWA pool min(context, W) tokens; the
+/// radix cache holds a shared prefix once, in whole pages. Part 0 is the full pool.
+constexpr void charge(const engine_options& o, engine_sizing& s) {
+  using kvsize::detail::round_up;
+  const cache_part& full = s.part(0);
+  bytes swa_per_token{0};
+  std::uint64_t window = 0;
+  for (std::uint32_t i = 1; i < s.part_count; ++i) {
+    if (s.part(i).group == group_kind::sliding) {
+      swa_per_token = s.part(i).bytes_per_token;
+      window = s.part(i).window;
+    }
+  }
+  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
+  const std::uint64_t tokens = round_up(s.context, s.block_size);
+  s.kv_bytes_per_sequence = full.bytes_per_token * tokens +
+                            swa_per_token * round_up(std::min<std::uint64_t>(s.context, window), s.block_size);
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  s.prefix_bytes_per_sequence =
+      full.bytes_per_token * std::min(shared, s.context) +
+      swa_per_token * kvsize::detail::prefix_tokens_held(group_kind::sliding, window, shared, s.context);
+  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+}
+
 /// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads
 /// max(1, n_kv // tp). Parts: the full pool (K, V per token; latent: K only), the SWA pool when
 /// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  using kvsize::detail::round_up;
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r);
   kvsize::detail::require_plain_types(s.kv, "sglang");
   s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
@@ -68,7 +92,6 @@ namespace kvsize::engines::sglang {
   swa.block_size = s.block_size;
   swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
   cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {state_type.conv, state_type.ssm});
-  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // radix cache shares whole pages
   const auto add = [](cache_part& c, const layer_group& g, bytes k, bytes v) {
     c.layers += g.layers;
     c.k_per_token += k * g.layers;
@@ -89,16 +112,17 @@ namespace kvsize::engines::sglang {
     s.add_part(state);
   }
   s.kv_bytes_per_token = full.bytes_per_token + swa.bytes_per_token;
-  const std::uint64_t tokens = round_up(s.context, s.block_size);
-  s.kv_bytes_per_sequence = full.bytes_per_token * tokens +
-                            swa.bytes_per_token * round_up(std::min<std::uint64_t>(s.context, swa.window), s.block_size);
-  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   s.state_bytes_per_sequence = state.bytes_per_token;
-  // The radix cache holds a shared prefix once, in whole pages.
-  s.prefix_bytes_per_sequence =
-      full.bytes_per_token * std::min(shared, s.context) +
-      swa.bytes_per_token * kvsize::detail::prefix_tokens_held(group_kind::sliding, swa.window, shared, s.context);
-  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+  charge(o, s);
+  return s;
+}
+
+/// The sizing `s` (size_stage's, made with options that differ from `o` in the context only) at
+/// o.context: the pools' cells do not depend on the context, so only `charge` is redone.
+[[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+    -> engine_sizing {
+  s.context = o.context != 0 ? o.context : m.max_context;
+  charge(o, s);
   return s;
 }
 
@@ -186,6 +210,11 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::sglang::size_stage(m, o, r);
+  }
+  /// Its context terms follow from the sizing's pools (engines::sglang::with_context).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
+                                                   const engine_sizing& s) -> std::optional<engine_sizing> {
+    return engines::sglang::with_context(m, o, s);
   }
   /// rest = free_after_load − free_before_load·(1 − mem_fraction_static); with nothing else on
   /// the device that is mem_fraction_static × device − weights (− the caller's overhead).

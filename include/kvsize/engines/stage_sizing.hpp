@@ -85,6 +85,25 @@ namespace kvsize::detail {
   return p;
 }
 
+/// Adds group `g`'s K, V and K+V bytes per token (whole rows × layers) to the part of `s` of its
+/// kind and window, made on first sight: the rates an engine that charges every layer by the
+/// tokens it holds (exact, transformers) re-derives a context from (with_context). Windows are
+/// the model's (one per windowed kind), so there are at most four such parts.
+constexpr void add_rate_part(engine_sizing& s, const layer_group& g) {
+  cache_part* p = nullptr;
+  for (std::uint32_t i = 0; i < s.part_count && p == nullptr; ++i) {
+    p = s.parts[i].group == g.kind && s.parts[i].window == g.window ? &s.parts[i] : nullptr;
+  }
+  if (p == nullptr) {
+    p = &s.add_part(part_of(g.kind, s.kv));
+    p->window = g.window;
+  }
+  p->layers += g.layers;
+  p->k_per_token += g.k_row * g.layers;
+  p->v_per_token += g.v_row * g.layers;
+  p->bytes_per_token += g.row() * g.layers;
+}
+
 /// Serving engines that store one element per byte-addressable unit (no GGML blocks).
 constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
   if (traits(t.k).block_elements != 1 || traits(t.v).block_elements != 1) {

@@ -25,9 +25,24 @@ namespace kvsize::engines::transformers {
   return tokens;
 }
 
+/// What the context and the batch change, from the parts' rates (size_stage's last step, and all
+/// of with_context and with_users): each part's bytes per token × the tokens it keeps, the batch's
+/// allocation, and the logits of `logits_to_keep` positions (every one by default).
+constexpr void charge(const model_spec& m, const engine_options& o, engine_sizing& s) {
+  s.kv_bytes_per_sequence = bytes{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    s.kv_bytes_per_sequence += p.bytes_per_token * tokens_kept(p.group, p.window, s.context);
+  }
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
+  s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
+}
+
 /// Heads per rank max(1, n // tp) (the model's attention splits its heads; latent layers cache
 /// K = heads·(nope + rope), V = heads·v_head_dim over the query heads), the state in the compute
-/// dtype unless `state_dtype`, and the logits of `logits_to_keep` positions (every one by default).
+/// dtype unless `state_dtype`, then `charge`. One part per kind and window holds the rates
+/// (kvsize::detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r);
@@ -39,12 +54,10 @@ namespace kvsize::engines::transformers {
       groups,
       [&](const layer_group& g) {
         s.kv_bytes_per_token += g.row() * g.layers;
-        s.kv_bytes_per_sequence += g.row() * g.layers * tokens_kept(g.kind, g.window, s.context);
+        kvsize::detail::add_rate_part(s, g);
       },
       [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
-  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
-  const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
-  s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
+  charge(m, o, s);
   return s;  // a batch's rows are independent tensors: no prefix is shared
 }
 
@@ -71,13 +84,18 @@ struct transformers_engine : engine_defaults<transformers_engine> {
       -> engine_sizing {
     return engines::transformers::size_stage(m, o, r);
   }
-  /// Affine in the batch: the KV allocation and the logits (engines::transformers::size_stage's
-  /// last two products) for o.batch sequences; nothing is sized again.
+  /// Affine in the batch: the KV allocation and the logits (engines::transformers::charge, the last
+  /// step of size_stage) for o.batch sequences; nothing is sized again.
   [[nodiscard]] static constexpr auto with_users(const model_spec& m, const engine_options& o, engine_sizing s)
       -> std::optional<engine_sizing> {
-    s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
-    const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
-    s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
+    engines::transformers::charge(m, o, s);
+    return s;
+  }
+  /// The same step for o.context tokens: the parts' rates do not depend on the context.
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+      -> std::optional<engine_sizing> {
+    s.context = o.context != 0 ? o.context : m.max_context;
+    engines::transformers::charge(m, o, s);
     return s;
   }
   /// Nothing is reserved: device − weights − the caller's overhead.

@@ -9,6 +9,7 @@
 #include <algorithm>  // std::max, std::min
 #include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
+#include <optional>   // std::optional
 
 #include "../error.hpp"
 #include "common.hpp"
@@ -30,8 +31,42 @@ namespace detail {
   cache_part p = kvsize::detail::part_of(window < s.context ? group_kind::sliding : group_kind::full, s.kv);
   p.window = static_cast<std::uint32_t>(window);
   p.block_size = s.block_size;
-  p.blocks_per_sequence = kvsize::detail::ceil_div(std::min(s.context, window), s.block_size);
   return s.add_part(p);
+}
+
+/// What the context changes, from the parts (size_stage's last step, and with_context's): blocks
+/// per sequence ceil(min(context, w) / tokens_per_block) per window, the bytes of whole blocks, and
+/// what block reuse shares of a prefix (whole blocks).
+constexpr void charge(const engine_options& o, engine_sizing& s) {
+  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // block reuse: whole blocks
+  s.kv_bytes_per_sequence = bytes{0};
+  s.prefix_bytes_per_sequence = bytes{0};
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    cache_part& p = s.parts[i];
+    // The full part's window is the context (its 32-bit `window` field may not hold it).
+    const std::uint64_t tokens = p.group == group_kind::sliding ? std::min<std::uint64_t>(s.context, p.window) : s.context;
+    p.blocks_per_sequence = kvsize::detail::ceil_div(tokens, s.block_size);
+    s.kv_bytes_per_sequence += p.bytes_per_token * (p.blocks_per_sequence * s.block_size);
+    const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
+    s.prefix_bytes_per_sequence += p.bytes_per_token * (held / s.block_size * s.block_size);
+  }
+  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
+  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+}
+
+/// Parts `keep` < `drop` become one: `drop`'s layers and rates added to `keep`'s, `drop` removed
+/// (the later parts move up one, as size_stage orders parts by their first layer).
+constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t drop) {
+  cache_part& k = s.parts[keep];
+  const cache_part& d = s.parts[drop];
+  k.layers += d.layers;
+  k.k_per_token += d.k_per_token;
+  k.v_per_token += d.v_per_token;
+  k.bytes_per_token += d.bytes_per_token;
+  for (std::uint32_t i = drop; i + 1 < s.part_count; ++i) {
+    s.parts[i] = s.parts[i + 1];
+  }
+  s.parts[--s.part_count] = cache_part{};
 }
 }  // namespace detail
 
@@ -61,15 +96,45 @@ namespace detail {
   };
   for_each_group(kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil), add_rows,
                  [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
-  const std::uint64_t shared = o.shared_prefix / s.block_size * s.block_size;  // block reuse: whole blocks
-  for (std::uint32_t i = 0; i < s.part_count; ++i) {
-    const cache_part& p = s.parts[i];
-    s.kv_bytes_per_sequence += p.bytes_per_token * (p.blocks_per_sequence * s.block_size);
-    const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
-    s.prefix_bytes_per_sequence += p.bytes_per_token * (held / s.block_size * s.block_size);
+  detail::charge(o, s);
+  return s;
+}
+
+/// The sizing `s` (size_stage's, made with options that differ from `o` in the context only) at
+/// o.context, or none. The parts are windows: the full part's is the context, and a sliding
+/// window W ≥ the context joins it (size_stage's window_part). Windows are the model's, so the
+/// stage has one sliding window at most: going to a context ≤ W merges the sliding part into the
+/// full one (the earlier of the two keeps its place); a sizing whose sliding layers were merged
+/// cannot be split again (none: the caller sizes).
+[[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+    -> std::optional<engine_sizing> {
+  const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
+  if (context == 0) {
+    throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
   }
-  s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
-  s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
+  const bool sliding = count_layers(m, layer_kind::sliding) != 0;
+  if (sliding && m.sliding_window >= s.context && m.sliding_window < context) {
+    return std::nullopt;  // merged at s.context, apart at `context`
+  }
+  std::optional<std::uint32_t> full;
+  std::optional<std::uint32_t> window;
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    (s.parts[i].group == group_kind::sliding ? window : full) = i;
+  }
+  if (window && m.sliding_window >= context) {  // apart at s.context, merged at `context`
+    if (full) {
+      detail::merge_parts(s, std::min(*full, *window), std::max(*full, *window));
+    }
+    full = std::min(full.value_or(*window), *window);
+    cache_part& p = s.parts[*full];
+    p.group = group_kind::full;
+    p.kind = layer_kind::full;
+  }
+  if (full) {
+    s.parts[*full].window = static_cast<std::uint32_t>(context);
+  }
+  s.context = context;
+  detail::charge(o, s);
   return s;
 }
 
@@ -153,6 +218,12 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::trtllm::size_stage(m, o, r);
+  }
+  /// Its context terms follow from the sizing's windows where no sliding layer must leave the full
+  /// pool (engines::trtllm::with_context).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
+                                                   const engine_sizing& s) -> std::optional<engine_sizing> {
+    return engines::trtllm::with_context(m, o, s);
   }
   /// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {

@@ -44,7 +44,6 @@ struct spec {
   std::uint32_t layers = 0;
   std::uint32_t block_size = 0;
   std::uint32_t groups = 0;
-  std::uint64_t blocks = 0;  // per request, per group
   [[nodiscard]] constexpr auto mamba() const -> bool { return kind == group_kind::recurrent_state; }
 };
 
@@ -69,18 +68,19 @@ struct spec_list {
   }
 };
 
-/// Blocks one request of `len` tokens reserves in one group (the specs' max_memory_usage_bytes).
-[[nodiscard]] constexpr auto blocks_per_request(const spec& s, std::uint64_t len, std::uint64_t mnbt)
+/// Blocks one request of `len` tokens reserves in one group of part `p` (its kind, window and block
+/// size; the specs' max_memory_usage_bytes).
+[[nodiscard]] constexpr auto blocks_per_request(const cache_part& p, std::uint64_t len, std::uint64_t mnbt)
     -> std::uint64_t {
-  switch (s.kind) {
+  switch (p.group) {
     case group_kind::sliding:  // the window need not start on a block boundary: +1
-      return ceil_div(std::min<std::uint64_t>(s.window - 1ULL + mnbt, len), s.block_size) + 1;
-    case group_kind::chunked: return ceil_div(std::min<std::uint64_t>(s.window + mnbt, len), s.block_size);
+      return ceil_div(std::min<std::uint64_t>(p.window - 1ULL + mnbt, len), p.block_size) + 1;
+    case group_kind::chunked: return ceil_div(std::min<std::uint64_t>(p.window + mnbt, len), p.block_size);
     case group_kind::recurrent_state: return 1;  // one state slot per request (mamba_cache_mode "none")
     case group_kind::full:
     case group_kind::latent: break;
   }
-  return ceil_div(len, s.block_size);
+  return ceil_div(len, p.block_size);
 }
 
 /// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes with
@@ -166,17 +166,15 @@ struct spec_list {
 }
 
 /// 3a. One type (UniformTypeKVCacheSpecs): a single group whose pool block spans every layer.
-constexpr void group_uniform(spec_list& specs, std::uint32_t bs, std::uint64_t mnbt, engine_sizing& s) {
+constexpr void group_uniform(spec_list& specs, std::uint32_t bs, engine_sizing& s) {
   bytes pool{0};
   std::uint32_t layers = 0;
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     spec& x = specs.at[i];
     x.block_size = bs;
     x.groups = 1;
-    x.blocks = blocks_per_request(x, s.context, mnbt);
     pool += page_of(x, bs) * x.layers;
     layers += x.layers;
-    s.blocks_per_sequence = std::max(s.blocks_per_sequence, x.blocks);
   }
   s.kv_cache_groups = 1;
   s.group_size = layers;
@@ -187,7 +185,7 @@ constexpr void group_uniform(spec_list& specs, std::uint32_t bs, std::uint64_t m
 /// 3b. Hybrid: unify page sizes (smaller pages hold more tokens), then layer groups of equal size
 /// (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: group_size = max layers of a type
 /// when that wastes under half of the smallest, else min).
-constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, std::uint64_t mnbt, engine_sizing& s) {
+constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, engine_sizing& s) {
   bytes max_page{0};
   std::uint32_t min_n = ~0U;
   std::uint32_t max_n = 0;
@@ -206,41 +204,61 @@ constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, std::uint64_t mn
     }
     x.block_size = bs * static_cast<std::uint32_t>(max_page / page);
     x.groups = static_cast<std::uint32_t>(ceil_div(x.layers, group_size));
-    x.blocks = blocks_per_request(x, s.context, mnbt);
     s.kv_cache_groups += x.groups;
-    s.blocks_per_sequence += x.groups * x.blocks;
     s.min_block_size = std::min(s.min_block_size, x.block_size);
   }
   s.group_size = group_size;
   s.pool_block_bytes = max_page * group_size;
 }
 
-/// 4. Bytes each request is charged, what prefix caching shares (whole blocks; off for hybrid
-/// mamba models), and one cache_part per spec.
-constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_options& o, engine_sizing& s) {
-  std::uint64_t prefix_blocks = 0;
+/// 4. One cache_part per spec: what the context does not change.
+constexpr void parts_of(const spec_list& specs, std::uint32_t types, engine_sizing& s) {
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     const spec& x = specs.at[i];
-    const bytes charged = s.pool_block_bytes * (x.groups * x.blocks);
-    if (x.mamba()) {
-      s.state_bytes_per_sequence += charged;
-    } else if (types > 1 || i == 0) {
-      s.kv_bytes_per_sequence += types > 1 ? charged : s.pool_block_bytes * s.blocks_per_sequence;
-    }
-    if (!specs.any_mamba && !x.mamba()) {
-      const std::uint64_t shared = o.shared_prefix / x.block_size * x.block_size;
-      const std::uint64_t held = kvsize::detail::prefix_tokens_held(x.kind, x.window, shared, s.context);
-      const std::uint64_t blocks = held / x.block_size;
-      prefix_blocks = types > 1 ? prefix_blocks + x.groups * blocks : std::max(prefix_blocks, blocks);
-    }
     cache_part& p = s.add_part(kvsize::detail::part_of(x.kind, s.kv));
     p.layers = x.layers;
     p.window = x.window;
     p.block_size = x.block_size;
     p.groups = x.groups;
     p.padding_layers = types > 1 ? x.groups * s.group_size - x.layers : 0;
-    p.blocks_per_sequence = x.blocks;
     p.bytes_per_token = x.mamba() ? x.per_token : x.per_token * x.layers;
+  }
+}
+
+/// 5. What the context changes, from the parts (size_stage's last step, and all of with_context):
+/// blocks each request reserves per group (one type: the largest; hybrid: the sum over groups),
+/// the bytes it is charged, and what prefix caching shares (whole blocks; off for hybrid mamba
+/// models). One type is one KV cache group; hybrid models have more.
+constexpr void charge(const engine_options& o, engine_sizing& s) {
+  const std::uint64_t mnbt = max_num_batched_tokens(o);
+  const bool hybrid = s.kv_cache_groups > 1;
+  bool any_mamba = false;
+  s.blocks_per_sequence = 0;
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    cache_part& p = s.parts[i];
+    any_mamba = any_mamba || p.group == group_kind::recurrent_state;
+    p.blocks_per_sequence = blocks_per_request(p, s.context, mnbt);
+    s.blocks_per_sequence =
+        hybrid ? s.blocks_per_sequence + p.groups * p.blocks_per_sequence : std::max(s.blocks_per_sequence, p.blocks_per_sequence);
+  }
+  s.kv_bytes_per_sequence = bytes{0};
+  s.state_bytes_per_sequence = bytes{0};
+  std::uint64_t prefix_blocks = 0;
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.parts[i];
+    const bool mamba = p.group == group_kind::recurrent_state;
+    const bytes charged = s.pool_block_bytes * (p.groups * p.blocks_per_sequence);
+    if (mamba) {
+      s.state_bytes_per_sequence += charged;
+    } else if (hybrid || i == 0) {
+      s.kv_bytes_per_sequence += hybrid ? charged : s.pool_block_bytes * s.blocks_per_sequence;
+    }
+    if (!any_mamba && !mamba) {
+      const std::uint64_t shared = o.shared_prefix / p.block_size * p.block_size;
+      const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
+      const std::uint64_t blocks = held / p.block_size;
+      prefix_blocks = hybrid ? prefix_blocks + p.groups * blocks : std::max(prefix_blocks, blocks);
+    }
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
   s.prefix_bytes_per_sequence = s.pool_block_bytes * prefix_blocks;
@@ -259,7 +277,6 @@ constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_
   if (s.context == 0) {
     throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
   }
-  const std::uint64_t mnbt = max_num_batched_tokens(o);
   detail::spec_list specs =
       detail::specs_of(kvsize::detail::engine_groups(engine_kind::vllm, m, o, s, head_split::replicate), o);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
@@ -269,11 +286,25 @@ constexpr void charge(const spec_list& specs, std::uint32_t types, const engine_
   s.block_size = bs;
   const std::uint32_t types = detail::distinct_types(specs);
   if (types == 1) {
-    detail::group_uniform(specs, bs, mnbt, s);
+    detail::group_uniform(specs, bs, s);
   } else if (types > 1) {
-    detail::group_hybrid(specs, bs, mnbt, s);
+    detail::group_hybrid(specs, bs, s);
   }
-  detail::charge(specs, types, o, s);
+  detail::parts_of(specs, types, s);
+  detail::charge(o, s);
+  return s;
+}
+
+/// The sizing `s` (size_stage's, made with options that differ from `o` in the context only) at
+/// o.context: the block size, groups and pages do not depend on the context, so step 5 alone is
+/// redone (charge).
+[[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
+    -> engine_sizing {
+  s.context = o.context != 0 ? o.context : m.max_context;
+  if (s.context == 0) {
+    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
+  }
+  detail::charge(o, s);
   return s;
 }
 
@@ -367,6 +398,11 @@ struct vllm_engine : engine_defaults<vllm_engine> {
             .activation_tp = o.tp};
   }
   static constexpr bytes runtime_buffer = MiB * 150;
+  /// Its context terms follow from the sizing's parts (engines::vllm::with_context).
+  [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
+                                                   const engine_sizing& s) -> std::optional<engine_sizing> {
+    return engines::vllm::with_context(m, o, s);
+  }
   /// The scheduler runs at most max_num_seqs sequences.
   [[nodiscard]] static constexpr auto slot_cap(const engine_options& o, const engine_capacity& /*c*/)
       -> std::uint64_t {
