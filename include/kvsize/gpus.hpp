@@ -65,16 +65,20 @@ inline constexpr bytes a100_80gb = printed_gib(7'914);        // lianqi1008/Cont
 inline constexpr bytes h100_80gb = printed_gib(7'911);        // vllm-project/vllm#27508, torch OOM
 inline constexpr bytes t4 = printed_gib(1'456);               // Zheng-Chong/CatVTON#133, torch OOM
 inline constexpr bytes b200 = printed_gib(17'835);            // pytorch/ao#4002, device properties
+// Not a catalog entry, but the same AD102 board and 46,068 MiB as the L40S:
+inline constexpr bytes rtx_6000_ada = printed_gib(4'443);     // DINGYANB/MTVCrafter#21, torch OOM
 
 // The memory the driver keeps from a process (nvidia-smi total − CUDA total) on the measured
 // boards; a board with no public CUDA total is derived from its nearest measured sibling.
-inline constexpr bytes ampere_gddr_reservation = MiB * 23'028 - a10;   // 510 MiB (A10, GA102)
-inline constexpr bytes hopper_reservation = MiB * 81'559 - h100_80gb;  // 550 MiB (H100 80 GB)
-inline constexpr bytes ampere_hbm_reservation = MiB * 81'920 - a100_80gb;  // 881 MiB, the largest seen
+inline constexpr bytes ampere_gddr_reservation = MiB * 23'028 - a10;         // 510 MiB (A10, GA102)
+inline constexpr bytes ada_reservation = MiB * 46'068 - rtx_6000_ada;        // 563 MiB (AD102, 48 GB)
+inline constexpr bytes hopper_reservation = MiB * 81'559 - h100_80gb;        // 550 MiB (H100 80 GB)
+inline constexpr bytes ampere_hbm_reservation = MiB * 81'920 - a100_80gb;    // 881 MiB, the largest seen
 // Boards of an architecture with no measured sibling take the largest reservation measured on the
-// same memory type (GDDR: the A10's, larger than the T4's 451 MiB; HBM: the A100 80 GB's), so a
-// derived figure errs low, the safe direction for a budget.
-inline constexpr bytes gddr_reservation = ampere_gddr_reservation;
+// same memory type (GDDR: the Ada board's, above the A10's and the T4's 451 MiB; HBM: the A100
+// 80 GB's), so a derived figure errs low, the safe direction for a budget.
+inline constexpr bytes gddr_reservation = ada_reservation > ampere_gddr_reservation ? ada_reservation
+                                                                                    : ampere_gddr_reservation;
 inline constexpr bytes hbm_reservation = ampere_hbm_reservation;
 
 }  // namespace gpu_readings
@@ -87,6 +91,8 @@ namespace detail {
   return {id, name, smi, marketed, bandwidth, visible, visible_memory_source::measured};
 }
 /// A catalog entry whose process-visible total is nvidia-smi's less a sibling's measured reservation.
+/// (The H200 takes the largest HBM reservation, not the H100's: uncited public OOM lines put its
+/// CUDA total at 139.72-139.81 GiB, 600-700 MiB under nvidia-smi; docs/research/gpu-catalog.md.)
 [[nodiscard]] constexpr auto derived_gpu(std::string_view id, std::string_view name, bytes smi,
                                          std::string_view marketed, std::uint64_t bandwidth, bytes reservation)
     -> gpu_spec {
@@ -101,13 +107,13 @@ namespace detail {
 // clang-format off
 inline constexpr std::array<gpu_spec, 16> gpu_catalog{{
     detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
-    detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::gddr_reservation),
-    detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::gddr_reservation),
-    detail::derived_gpu ("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::gddr_reservation),
+    detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::ada_reservation),
+    detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::ada_reservation),
+    detail::derived_gpu ("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation),
     detail::measured_gpu("a100-40gb", "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000, gpu_readings::a100_40gb),
     detail::measured_gpu("a100-80gb", "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000, gpu_readings::a100_80gb),
     detail::measured_gpu("h100-80gb", "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000, gpu_readings::h100_80gb),
-    detail::derived_gpu ("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::hopper_reservation),
+    detail::derived_gpu ("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::hbm_reservation),
     detail::measured_gpu("b200",      "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000, gpu_readings::b200),
     detail::derived_gpu ("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::hbm_reservation),
     detail::derived_gpu ("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::ampere_gddr_reservation),
