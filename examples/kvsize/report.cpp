@@ -351,12 +351,18 @@ auto json_report(const sizing& s) -> std::string {
 }
 
 auto gpu_list() -> std::string {
+  // Two device totals per GPU: nvidia-smi's (rocm-smi's) and the smaller one CUDA (HIP) reports to
+  // a process, which is what vLLM and SGLang budget from; "derived" marks a CUDA total that no
+  // public log gives (nvidia-smi's less a sibling board's measured reservation).
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out), "{:<12} {:<32} {:>22} {:>9} {:>12}\n", "id", "name", "memory (bytes)", "sold as",
-                 "bandwidth");
+  fmt::format_to(std::back_inserter(out), "{:<10} {:<30} {:>29} {:>40} {:>7} {:>10}\n", "id", "name",
+                 "nvidia-smi total (bytes)", "CUDA-visible total (bytes)", "sold as", "bandwidth");
   for (const auto& g : gpu_catalog) {
-    fmt::format_to(std::back_inserter(out), "{:<12} {:<32} {:>22} {:>9} {:>9.0f} GB/s\n", g.id, g.name,
-                   fmt::format("{} = {}", grouped(g.memory.count()), g.memory), g.marketed,
+    const bytes visible = g.process_visible_memory();
+    const char* how = g.visible_source == visible_memory_source::measured ? "measured" : "derived";
+    fmt::format_to(std::back_inserter(out), "{:<10} {:<30} {:>29} {:>40} {:>7} {:>5.0f} GB/s\n", g.id, g.name,
+                   fmt::format("{} = {}", grouped(g.memory.count()), g.memory),
+                   fmt::format("{} = {}, {}", grouped(visible.count()), visible, how), g.marketed,
                    static_cast<double>(g.bandwidth) / 1e9);
   }
   return fmt::to_string(out);

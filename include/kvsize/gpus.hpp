@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// A small catalog of accelerators: memory in exact bytes and peak memory bandwidth.
+// A catalog of accelerators: device memory as nvidia-smi / rocm-smi report it and as CUDA / HIP
+// report it to a process, in exact bytes, and peak memory bandwidth.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <array>        // std::array
-#include <cstdint>      // std::uint64_t
+#include <cstdint>      // std::uint64_t, std::uint8_t
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
@@ -13,37 +14,116 @@
 
 namespace kvsize {
 
+/// Where a catalog entry's process-visible memory comes from.
+enum class visible_memory_source : std::uint8_t {
+  measured,  ///< printed by CUDA / PyTorch / vLLM on this board in a public log (docs/research/gpu-catalog.md)
+  derived,   ///< no public log: nvidia-smi's total minus the reservation measured on a sibling board
+};
+
 /// One accelerator model.
 struct gpu_spec {
   std::string_view id;          ///< what `--gpu` takes: "h100-80gb"
   std::string_view name;        ///< marketing name
-  bytes memory;                 ///< total device memory as nvidia-smi / rocm-smi report it. CUDA's own
-                                ///< total (cudaMemGetInfo, which vLLM and SGLang budget from) runs
-                                ///< 300-700 MiB lower, depending on driver and host (docs/engines.md)
-  std::string_view marketed;    ///< the capacity as sold ("80 GB"); often a GiB figure called GB
+  bytes memory;                 ///< total device memory as nvidia-smi / rocm-smi report it
+  std::string_view marketed;    ///< the capacity as sold ("80 GB"); the "GB" counts GiB of DRAM
   std::uint64_t bandwidth;      ///< peak memory bandwidth, bytes per second (vendor data sheet)
+  bytes visible_memory;         ///< the total CUDA / HIP report to a process: cudaMemGetInfo's
+                                ///< total, torch.cuda.mem_get_info()[1], vLLM's total_gpu_memory
+  visible_memory_source visible_source;  ///< whether visible_memory was measured or derived
+
+  /// The device total an engine budgets from (vLLM: total_gpu_memory × gpu_memory_utilization;
+  /// SGLang: total × (1 − mem_fraction_static)): CUDA's total, below nvidia-smi's by the memory
+  /// the driver keeps for itself (page tables, the context's own reservation).
+  [[nodiscard]] constexpr auto process_visible_memory() const -> bytes { return visible_memory; }
+
+  /// The sold capacity as bytes: the leading integer of `marketed` times 1 GiB (the label's "GB"
+  /// is GiB of DRAM: an "80 GB" H100 carries 80 GiB of HBM3, of which nvidia-smi shows 79.65 GiB).
+  [[nodiscard]] constexpr auto marketed_memory() const -> bytes {
+    std::uint64_t n = 0;
+    for (const char c : marketed) {
+      if (c < '0' || c > '9') {
+        break;
+      }
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return GiB * n;
+  }
 };
+
+namespace gpu_readings {
+
+/// A figure printed in GiB with two decimals ("79.11 GiB"), as bytes: hundredths × 2^30 / 100,
+/// rounded down (the printed figure, not the true total, which lies within ±0.005 GiB of it).
+[[nodiscard]] constexpr auto printed_gib(std::uint64_t hundredths) -> bytes {
+  return B * ((GiB * hundredths).count() / 100);  // floor: bytes' own operator/ rounds up
+}
+
+// CUDA totals measured on public hardware (sources: docs/research/gpu-catalog.md, "Measured").
+inline constexpr bytes a10 = printed_gib(2'199);              // zai-org/CogVLM#236, torch OOM on an A10
+inline constexpr bytes a100_40gb = B * 42'298'834'944;        // bottlerocket-os/bottlerocket#3873, deviceQuery
+inline constexpr bytes a100_80gb = printed_gib(7'914);        // lianqi1008/Control-GIC#6, torch OOM
+inline constexpr bytes h100_80gb = printed_gib(7'911);        // vllm-project/vllm#27508, torch OOM
+inline constexpr bytes t4 = printed_gib(1'456);               // Zheng-Chong/CatVTON#133, torch OOM
+inline constexpr bytes b200 = printed_gib(17'835);            // pytorch/ao#4002, device properties
+// Not a catalog entry, but the same AD102 board and 46,068 MiB as the L40S:
+inline constexpr bytes rtx_6000_ada = printed_gib(4'443);     // DINGYANB/MTVCrafter#21, torch OOM
+
+// The memory the driver keeps from a process (nvidia-smi total − CUDA total) on the measured
+// boards; a board with no public CUDA total is derived from its nearest measured sibling.
+inline constexpr bytes ampere_gddr_reservation = MiB * 23'028 - a10;         // 510 MiB (A10, GA102)
+inline constexpr bytes ada_reservation = MiB * 46'068 - rtx_6000_ada;        // 563 MiB (AD102, 48 GB)
+inline constexpr bytes hopper_reservation = MiB * 81'559 - h100_80gb;        // 550 MiB (H100 80 GB)
+inline constexpr bytes ampere_hbm_reservation = MiB * 81'920 - a100_80gb;    // 881 MiB, the largest seen
+// Boards of an architecture with no measured sibling take the largest reservation measured on the
+// same memory type (GDDR: the Ada board's, above the A10's and the T4's 451 MiB; HBM: the A100
+// 80 GB's), so a derived figure errs low, the safe direction for a budget.
+inline constexpr bytes gddr_reservation = ada_reservation > ampere_gddr_reservation ? ada_reservation
+                                                                                    : ampere_gddr_reservation;
+inline constexpr bytes hbm_reservation = ampere_hbm_reservation;
+
+}  // namespace gpu_readings
+
+namespace detail {
+/// A catalog entry whose process-visible total was measured.
+[[nodiscard]] constexpr auto measured_gpu(std::string_view id, std::string_view name, bytes smi,
+                                          std::string_view marketed, std::uint64_t bandwidth, bytes visible)
+    -> gpu_spec {
+  return {id, name, smi, marketed, bandwidth, visible, visible_memory_source::measured};
+}
+/// A catalog entry whose process-visible total is nvidia-smi's less a sibling's measured reservation.
+/// (The H200 takes the largest HBM reservation, not the H100's: uncited public OOM lines put its
+/// CUDA total at 139.72-139.81 GiB, 600-700 MiB under nvidia-smi; docs/research/gpu-catalog.md.)
+[[nodiscard]] constexpr auto derived_gpu(std::string_view id, std::string_view name, bytes smi,
+                                         std::string_view marketed, std::uint64_t bandwidth, bytes reservation)
+    -> gpu_spec {
+  return {id, name, smi, marketed, bandwidth, smi - reservation, visible_memory_source::derived};
+}
+}  // namespace detail
 
 // The "marketed" column shows why kvsize never trusts a "GB" label: an "80 GB" H100 has
 // 80 GiB of HBM of which the driver exposes 81,559 MiB; a "12 GB" RTX 3060 has 12 GiB.
-// Every memory and bandwidth figure below, with its public source (nvidia-smi / rocm-smi output for
-// the named variant; vendor data sheet): docs/research/gpu-catalog.md.
+// Every figure below, with its public source (nvidia-smi / rocm-smi output for the named variant,
+// CUDA's total from a public log, vendor data sheet): docs/research/gpu-catalog.md.
 // clang-format off
-inline constexpr std::array<gpu_spec, 11> gpu_catalog{{
-    {"rtx-3060",   "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000},
-    {"rtx-4090",   "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000},
-    {"l4",         "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000},
-    {"l40s",       "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000},
-    {"a100-40gb",  "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000},
-    {"a100-80gb",  "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000},
-    {"h100-80gb",  "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000},
-    {"h200",       "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000},
-    {"b200",       "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000},
-    {"mi300x",     "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000},
-    {"rtx-3090",   "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000},
+inline constexpr std::array<gpu_spec, 16> gpu_catalog{{
+    detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
+    detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::ada_reservation),
+    detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::ada_reservation),
+    detail::derived_gpu ("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation),
+    detail::measured_gpu("a100-40gb", "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000, gpu_readings::a100_40gb),
+    detail::measured_gpu("a100-80gb", "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000, gpu_readings::a100_80gb),
+    detail::measured_gpu("h100-80gb", "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000, gpu_readings::h100_80gb),
+    detail::derived_gpu ("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::hbm_reservation),
+    detail::measured_gpu("b200",      "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000, gpu_readings::b200),
+    detail::derived_gpu ("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::hbm_reservation),
+    detail::derived_gpu ("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::ampere_gddr_reservation),
+    detail::measured_gpu("a10",       "NVIDIA A10",                    MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::a10),
+    detail::derived_gpu ("a10g",      "NVIDIA A10G (AWS G5)",          MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::ampere_gddr_reservation),
+    detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4),
+    detail::derived_gpu ("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::gddr_reservation),
+    detail::derived_gpu ("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::hopper_reservation),
 }};
 // clang-format on
-
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.
 [[nodiscard]] constexpr auto find_gpu(std::string_view id) -> std::optional<gpu_spec> {
   const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };

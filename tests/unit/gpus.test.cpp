@@ -1,15 +1,132 @@
 // SPDX-License-Identifier: MIT
-// kvsize/gpus.hpp: the GPU catalog.
+// kvsize/gpus.hpp: the GPU catalog. Sources of every figure: docs/research/gpu-catalog.md.
 #include <catch2/catch_test_macros.hpp>
 
 #include <kvsize/error.hpp>
 #include <kvsize/gpus.hpp>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
 using namespace kvsize::literals;
+using kvsize::visible_memory_source;
 
 TEST_CASE("gpus: catalog lookups by id, case-insensitive", "[gpus]") {
   REQUIRE(kvsize::find_gpu("H100-80GB")->memory == 81'559_MiB);
   REQUIRE(kvsize::find_gpu("rtx-3060")->memory == 12_GiB);
+  REQUIRE(kvsize::find_gpu("T4")->id == "t4");
   REQUIRE_FALSE(kvsize::find_gpu("rtx-9999"));
+  REQUIRE_FALSE(kvsize::find_gpu(""));
   REQUIRE_THROWS_AS(kvsize::gpu("rtx-9999"), kvsize::invalid_argument);
+  static_assert(kvsize::gpu("a100-40gb").process_visible_memory() < kvsize::gpu("a100-40gb").memory);
+}
+
+TEST_CASE("gpus: the ids the CLI and the docs already use stay in the catalog", "[gpus]") {
+  for (const char* id : {"rtx-3060", "rtx-4090", "l4", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200", "b200",
+                         "mi300x", "rtx-3090"}) {
+    INFO(id);
+    CHECK(kvsize::find_gpu(id));
+  }
+}
+
+TEST_CASE("gpus: every entry is consistent: CUDA-visible < nvidia-smi <= sold capacity", "[gpus]") {
+  std::set<std::string> ids;
+  for (const auto& g : kvsize::gpu_catalog) {
+    INFO(g.id);
+    CHECK(ids.insert(std::string{g.id}).second);  // unique
+    for (const char c : g.id) {                    // lower case, what --gpu documents
+      CHECK(((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'));
+    }
+    CHECK_FALSE(g.name.empty());
+    CHECK(g.bandwidth > 0);
+    CHECK(g.marketed_memory() > 0_GiB);
+    CHECK(g.memory <= g.marketed_memory());
+    CHECK(g.process_visible_memory() < g.memory);
+    // The driver's reservation seen on public boards is 450-900 MiB; anything outside
+    // 256 MiB .. 1 GiB would be a typo in a figure, not a driver.
+    const auto reservation = g.memory - g.process_visible_memory();
+    CHECK(reservation >= 256_MiB);
+    CHECK(reservation <= 1_GiB);
+    // nvidia-smi prints whole MiB; so is every catalog total.
+    CHECK(g.memory.count() % (1ULL << 20) == 0);
+  }
+  CHECK(ids.size() == kvsize::gpu_catalog.size());
+}
+
+TEST_CASE("gpus: the catalog covers the boards issue 13 names", "[gpus]") {
+  for (const char* id : {"a10", "a10g", "t4", "rtx-5090", "h100-nvl"}) {
+    INFO(id);
+    CHECK(kvsize::find_gpu(id));
+  }
+}
+
+TEST_CASE("gpus: measured CUDA totals match the public logs they come from", "[gpus]") {
+  // deviceQuery on an A100-SXM4-40GB: "Total amount of global memory: 40339 MBytes (42298834944 bytes)"
+  // https://github.com/bottlerocket-os/bottlerocket/pull/3873
+  CHECK(kvsize::gpu("a100-40gb").process_visible_memory().count() == 42'298'834'944);
+  CHECK(kvsize::gpu("a100-40gb").visible_source == visible_memory_source::measured);
+  // torch OOM on an H100: "GPU 0 has a total capacity of 79.11 GiB"
+  // https://github.com/vllm-project/vllm/issues/27508
+  const auto h100 = kvsize::gpu("h100-80gb").process_visible_memory();
+  CHECK(h100.count() == 7'911ULL * (1ULL << 30) / 100);
+  CHECK(kvsize::gpu("h100-80gb").memory - h100 > 550_MiB);  // nvidia-smi shows 79.65 GiB
+  // torch OOM on a T4: "GPU 0 has a total capacity of 14.56 GiB"
+  // https://github.com/Zheng-Chong/CatVTON/issues/133
+  CHECK(kvsize::gpu("t4").process_visible_memory().count() == 1'456ULL * (1ULL << 30) / 100);
+  // torch OOM on a Lambda A10: "GPU 0 has a total capacty of 21.99 GiB"
+  // https://github.com/zai-org/CogVLM/issues/236
+  CHECK(kvsize::gpu("a10").process_visible_memory().count() == 2'199ULL * (1ULL << 30) / 100);
+  // nvidia-smi totals: H100 NVL 95830MiB (https://github.com/NVIDIA/gpu-admin-tools/issues/4),
+  // RTX 5090 32607MiB (https://github.com/noonghunna/club-3090/issues/617),
+  // A10G 23028MiB (https://github.com/NVIDIA/DCGM/issues/232), T4 15360MiB
+  // (https://github.com/modal-labs/modal-client/pull/2797)
+  CHECK(kvsize::gpu("h100-nvl").memory == 95'830_MiB);
+  CHECK(kvsize::gpu("rtx-5090").memory == 32'607_MiB);
+  CHECK(kvsize::gpu("a10g").memory == 23'028_MiB);
+  CHECK(kvsize::gpu("t4").memory == 15'360_MiB);
+}
+
+TEST_CASE("gpus: a derived CUDA total is nvidia-smi's less its sibling's measured reservation", "[gpus]") {
+  namespace r = kvsize::gpu_readings;
+  // Hopper boards with no public CUDA total take the H100's 550 MiB.
+  const auto nvl = kvsize::gpu("h100-nvl");
+  CHECK(nvl.visible_source == visible_memory_source::derived);
+  CHECK(nvl.memory - nvl.process_visible_memory() == r::hopper_reservation);
+  CHECK(r::hopper_reservation == kvsize::gpu("h100-80gb").memory - kvsize::gpu("h100-80gb").process_visible_memory());
+  // Ampere GDDR boards take the A10's (GA102) reservation: the A10G is the same chip and memory.
+  CHECK(kvsize::gpu("a10g").process_visible_memory() == kvsize::gpu("a10").process_visible_memory());
+  // Ada boards take the reservation of an RTX 6000 Ada, same AD102 and 46,068 MiB as the L40S:
+  // "GPU 0 has a total capacity of 44.43 GiB" (https://github.com/DINGYANB/MTVCrafter/issues/21)
+  CHECK(r::ada_reservation == 46'068_MiB - r::printed_gib(4'443));
+  const auto l40s = kvsize::gpu("l40s");
+  CHECK(l40s.memory - l40s.process_visible_memory() == r::ada_reservation);
+  // A board with no measured sibling of its architecture takes the largest reservation measured
+  // on its memory type, so the derived figure errs low.
+  kvsize::bytes largest_hbm{0};
+  kvsize::bytes largest_gddr = r::ada_reservation;
+  for (const char* id : {"a100-40gb", "a100-80gb", "h100-80gb", "b200"}) {
+    const auto g = kvsize::gpu(id);
+    largest_hbm = std::max(largest_hbm, g.memory - g.process_visible_memory());
+  }
+  for (const char* id : {"a10", "t4"}) {
+    const auto g = kvsize::gpu(id);
+    largest_gddr = std::max(largest_gddr, g.memory - g.process_visible_memory());
+  }
+  CHECK(r::hbm_reservation == largest_hbm);
+  CHECK(r::gddr_reservation == largest_gddr);
+  CHECK(kvsize::gpu("mi300x").memory - kvsize::gpu("mi300x").process_visible_memory() == largest_hbm);
+  CHECK(kvsize::gpu("rtx-5090").memory - kvsize::gpu("rtx-5090").process_visible_memory() == largest_gddr);
+  // The H200 takes the largest HBM reservation, which keeps it under the 139.72 GiB public
+  // OOM lines show (docs/research/gpu-catalog.md).
+  CHECK(kvsize::gpu("h200").process_visible_memory() == 143'771_MiB - largest_hbm);
+  CHECK(kvsize::gpu("h200").process_visible_memory() < r::printed_gib(13'972));
+  // Every entry says which it is; the measured ones are exactly the boards with a public CUDA total.
+  std::set<std::string> measured;
+  for (const auto& g : kvsize::gpu_catalog) {
+    if (g.visible_source == visible_memory_source::measured) {
+      measured.insert(std::string{g.id});
+    }
+  }
+  CHECK(measured == std::set<std::string>{"a10", "a100-40gb", "a100-80gb", "b200", "h100-80gb", "t4"});
 }
