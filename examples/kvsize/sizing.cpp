@@ -644,7 +644,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       throw usage_error{fmt::format("{}: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", opts.flag("--gpu"),
                                     *opts.gpu, ids)};
     }
-    device_memory = g->memory;
+    // The total CUDA/HIP reports to a process (cudaMemGetInfo), which every engine budgets from:
+    // vLLM's and SGLang's total_gpu_memory, llama.cpp's device memory. nvidia-smi's total is
+    // 450-900 MiB higher (the driver's own reservation; docs/research/gpu-catalog.md).
+    device_memory = g->process_visible_memory();
     bandwidth = g->bandwidth;
     device_source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {

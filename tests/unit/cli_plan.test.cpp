@@ -396,8 +396,13 @@ TEST_CASE("kvsize --json: one KV budget per device: capacity, plan and log lines
     }
   }
   const auto vllm = json_of(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm");
-  CHECK(vllm.at("capacity").at("max_sequences") == 129);
-  CHECK(vllm.at("plan").at("max_users") == 129);
+  // --gpu budgets from the total CUDA gives the process (gpus.hpp process_visible_memory: 12,349,876,469 B
+  // for an RTX 3060, below nvidia-smi's 12,288 MiB by the driver's reservation); 0.9 of it, less the
+  // weights (3,087,428,608 B) and the workspace (906,559,488 B), is 7,120,900,726 B; / 58,720,256 B per
+  // sequence of 2,048 tokens = 121 (129 when the budget was taken from nvidia-smi's total).
+  CHECK(vllm.at("budget").at("device_bytes") == 12'349'876'469ULL);
+  CHECK(vllm.at("capacity").at("max_sequences") == 121);
+  CHECK(vllm.at("plan").at("max_users") == 121);
   // vLLM's "Available KV cache memory" line is the same budget.
   const double gib = static_cast<double>(vllm.at("plan").at("kv_budget_bytes").get<std::uint64_t>()) / 1'073'741'824.0;
   bool logged = false;
