@@ -2,6 +2,9 @@
 // vLLM (v1 engine): paged KV cache in blocks, layers grouped by spec, one shared block pool.
 // Facts from vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py,
 // vllm/model_executor/models/config.py, vllm/worker/gpu_worker.py (see docs/engines.md).
+// long-header: one engine is one header (issue 12); vLLM's KV cache manager (specs, block size, groups,
+// pages, the context terms with_context redoes) is most of what the engine is, and splitting it would
+// spread the engine over two files.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
