@@ -97,6 +97,21 @@ TEST_CASE("planner_count: a whole plan sizes once per point plus the context sea
   CHECK(plan_sizings<kvsize::transformers_engine>(in) <= bound);
 }
 
+TEST_CASE("planner_count: a whole plan sizes a handful of times", "[planner][count]") {
+  // Issue 12's goal ("a handful, not 140"): the context searches redo only the context terms of a
+  // sizing they have (with_context), so what is left is sizing the point, the 8-bit option's point and
+  // the other tp degrees min_tp tries. Measured at this commit: 3 for vLLM, SGLang, TRT-LLM and exact,
+  // 4 for transformers (its logits follow the batch); 39 for vLLM before with_context.
+  kvsize::plan_inputs in = qwen_inputs(kvsize::engine_kind::vllm);
+  in.options.shared_prefix = 512;
+  CHECK(plan_sizings<kvsize::vllm_engine>(in) <= 4);
+  CHECK(plan_sizings<kvsize::sglang_engine>(in) <= 4);
+  CHECK(plan_sizings<kvsize::trtllm_engine>(in) <= 4);
+  CHECK(plan_sizings<kvsize::exact_engine>(in) <= 4);
+  in.options.shared_prefix = 0;
+  CHECK(plan_sizings<kvsize::transformers_engine>(in) <= 5);
+}
+
 TEST_CASE("planner_count: llama.cpp's slots are sized per user count, with the same answer", "[planner][count]") {
   const kvsize::plan_inputs in = qwen_inputs(kvsize::engine_kind::llama_cpp);
   counting<kvsize::llama_cpp_engine>::sized = 0;
