@@ -40,8 +40,10 @@ enum class fraction_rule : std::uint8_t {
   return r == fraction_rule::v0_4 ? "0.4" : "0.5";
 }
 
-/// SGLang 0.4.x default (server_args.py, ServerArgs.__post_init__, early 2025): by TP degree only.
-/// Confirmed by public logs: 0.88 at tp 1 (PR #4760, S2), 0.85 at tp 4 (S3).
+/// SGLang 0.4.x default (python/sglang/srt/server_args.py, ServerArgs.__post_init__, "Set mem fraction
+/// static, which depends on the tensor parallelism size": 0.79 at tp ≥ 16, 0.81 at ≥ 8, 0.85 at ≥ 4,
+/// 0.87 at ≥ 2, else 0.88, in the 0.4.x releases of https://github.com/sgl-project/sglang).
+/// Public logs agree: 0.88 at tp 1 (sgl-project/sglang PR #4760, S2), 0.85 at tp 4 (S3).
 [[nodiscard]] constexpr auto legacy_mem_fraction_static(std::uint32_t tp) -> double {
   if (tp >= 16) {
     return 0.79;
