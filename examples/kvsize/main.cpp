@@ -142,7 +142,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                     vllm_max_num_seqs_words())
       ->check(positive_integer(max_u32));
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
-                    fmt::format("vLLM budget fraction (default {:g})", defaults.gpu_memory_utilization))
+                    fmt::format("vLLM budget fraction (default {:g})", defaults.vllm.gpu_memory_utilization))
       ->check(memory_fraction);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
       ->check(memory_fraction);
@@ -152,7 +152,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
                     fmt::format("TensorRT-LLM: fraction of the memory left after weights and activations that "
                                 "the KV cache takes (default {:g})",
-                                defaults.free_gpu_memory_fraction))
+                                defaults.trtllm.free_gpu_memory_fraction))
       ->check(memory_fraction);
   engine.add_option("--parallel", o.parallel, "llama.cpp slots (default 1)")
       ->check(positive_integer(max_u32));

@@ -211,21 +211,18 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   };
   given(opts.block_size, o.block_size);
   given(opts.shared_prefix, o.shared_prefix);
-  given(opts.max_num_batched_tokens, o.max_num_batched_tokens);
-  given(opts.max_num_seqs, o.max_num_seqs);
-  given(opts.max_running_requests, o.max_running_requests);
-  given(opts.free_gpu_memory_fraction, o.free_gpu_memory_fraction);
-  given(opts.gpu_memory_utilization, o.gpu_memory_utilization);
-  given(opts.mem_fraction_static, o.mem_fraction_static);
-  given(opts.parallel, o.parallel);
-  given(opts.ubatch, o.ubatch);
-  o.kv_unified = opts.kv_unified;
-  o.swa_full = opts.swa_full;
-  if (s.dtype_facts.given && (s.engine == engine_kind::vllm || s.engine == engine_kind::trtllm)) {
-    // vLLM / TensorRT-LLM keep the recurrent state in the serving dtype; an explicit --dtype is
-    // that dtype (their auto rule, applied to the spec alone, would turn float32 into bfloat16).
-    o.state_dtype = s.dtype_facts.config_dtype;
-  }
+  given(opts.max_num_batched_tokens, o.vllm.max_num_batched_tokens);
+  given(opts.max_num_seqs, o.vllm.max_num_seqs);
+  given(opts.gpu_memory_utilization, o.vllm.gpu_memory_utilization);
+  given(opts.mem_fraction_static, o.sglang.mem_fraction_static);
+  given(opts.max_running_requests, o.sglang.max_running_requests);
+  given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
+  given(opts.parallel, o.llama_cpp.parallel);
+  given(opts.ubatch, o.llama_cpp.ubatch);
+  o.llama_cpp.kv_unified = opts.kv_unified;
+  o.llama_cpp.swa_full = opts.swa_full;
+  // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
+  o.dtype_given = s.dtype_facts.given;
   return o;
 }
 
@@ -541,7 +538,6 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
   s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
   s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, engine_kv) : kv_all;
-  s.state_dtype = model_dtype;
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
     try {

@@ -56,7 +56,6 @@ struct sizing {
   engine_options engine_opts;
   engine_sizing cache;                ///< what the engine allocates, per device
   kv_dtypes kv;
-  dtype state_dtype;
   std::uint64_t context = 0;
   bool context_given = false;         ///< --context was given (else 4,096, capped at the model's maximum)
   std::uint64_t batch = 1;

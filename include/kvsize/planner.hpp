@@ -24,7 +24,7 @@
 //
 // "context" is tokens per user and `options.batch` the users, for every engine. For llama.cpp the users
 // are its slots: the planner sizes `-np users -c users × context`, so that every slot holds `context`
-// tokens (`options.parallel` is ignored).
+// tokens (`options.llama_cpp.parallel` is ignored).
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 

@@ -195,3 +195,32 @@ TEST_CASE("engine defaults: logits and the plan's workspace in the dtype the eng
   CHECK(hf.at("logits_bytes_per_token") == 804'352);
   CHECK(hf.at("plan").at("workspace").at("activation_dtype") == "f32");
 }
+
+TEST_CASE("engine defaults: the element types of a stage's cache and states (stage_types)", "[engines][defaults]") {
+  // A float32 spec: the auto rules change it (vLLM → bf16, SGLang → f16); --dtype float32
+  // (dtype_given) keeps it; --state-dtype (state_dtype) sets the states; llama.cpp's states are f32
+  // whatever is asked, its K/V f16 (each rule is cited in its engine header).
+  constexpr kvsize::model_spec m = [] {
+    kvsize::model_spec x{.layers = 2, .attention_heads = 4, .kv_heads = 2, .head_dim = 64, .hidden_size = 256,
+                         .vocab_size = 1'000};
+    x.compute_dtype = dtype::f32;
+    return x;
+  }();
+  constexpr kvsize::engine_options automatic{};
+  constexpr kvsize::engine_options given{.dtype_given = true};
+  constexpr kvsize::engine_options state_f16{.state_dtype = dtype::f16};
+  using kvsize::kv_dtypes;
+  using kvsize::state_dtypes;
+  STATIC_CHECK(kvsize::vllm_engine::stage_types(m, automatic).kv == kv_dtypes::same(dtype::bf16));
+  STATIC_CHECK(kvsize::vllm_engine::stage_types(m, automatic).state == state_dtypes{dtype::bf16, dtype::bf16});
+  STATIC_CHECK(kvsize::vllm_engine::stage_types(m, given).state == state_dtypes{dtype::f32, dtype::f32});
+  STATIC_CHECK(kvsize::vllm_engine::stage_types(m, state_f16).state == state_dtypes{dtype::f16, dtype::f16});
+  STATIC_CHECK(kvsize::trtllm_engine::stage_types(m, automatic).state == state_dtypes{dtype::f32, dtype::f32});
+  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, automatic).state == state_dtypes{dtype::f16, dtype::f32});
+  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, given).state == state_dtypes{dtype::f32, dtype::f32});
+  STATIC_CHECK(kvsize::llama_cpp_engine::stage_types(m, state_f16).state == state_dtypes{dtype::f32, dtype::f32});
+  STATIC_CHECK(kvsize::llama_cpp_engine::stage_types(m, automatic).kv == kv_dtypes::same(dtype::f16));
+  STATIC_CHECK(kvsize::exact_engine::stage_types(m, automatic).state == state_dtypes{dtype::f32, dtype::f32});
+  constexpr kvsize::engine_options kv_given{.kv = kv_dtypes::same(dtype::fp8_e4m3)};
+  STATIC_CHECK(kvsize::transformers_engine::stage_types(m, kv_given).kv == kv_dtypes::same(dtype::fp8_e4m3));
+}

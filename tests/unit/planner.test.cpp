@@ -235,7 +235,7 @@ TEST_CASE("planner: vLLM's scheduler cap is a ceiling of its own", "[planner][en
   CHECK(p.point.limited_by == kvsize::plan_limit::slots);
   CHECK(p.point.slot_cap == 1'024);
   CHECK(p.max_users == 1'024);
-  in.options.max_num_seqs = 4'096;
+  in.options.vllm.max_num_seqs = 4'096;
   CHECK(kvsize::plan(m, in).point.fits());
 }
 

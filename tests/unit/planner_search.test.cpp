@@ -113,19 +113,19 @@ auto variant(std::uint32_t v) -> engine_options {
                    : E::kind == kvsize::engine_kind::sglang ? 16
                    : E::kind == kvsize::engine_kind::trtllm ? 64
                                                             : 0;
-    o.parallel = 3;
-    o.kv_unified = true;
-    o.logits_to_keep = 1;
+    o.llama_cpp.parallel = 3;
+    o.llama_cpp.kv_unified = true;
+    o.transformers.logits_to_keep = 1;
   } else if (v == 2) {
     o.kv = kvsize::kv_dtypes::same(llama ? kvsize::dtype::q8_0 : kvsize::dtype::fp8_e4m3);
     o.shared_prefix = 100;
-    o.max_num_batched_tokens = 2'048;
-    o.disable_hybrid_kv_cache_manager = true;
-    o.swa_pool = true;
-    o.parallel = 2;
-    o.swa_full = true;
-    o.ctx_pad = 1;
-    o.ubatch = 4'096;
+    o.vllm.max_num_batched_tokens = 2'048;
+    o.vllm.disable_hybrid_kv_cache_manager = true;
+    o.sglang.swa_pool = true;
+    o.llama_cpp.parallel = 2;
+    o.llama_cpp.swa_full = true;
+    o.llama_cpp.ctx_pad = 1;
+    o.llama_cpp.ubatch = 4'096;
   } else if (v == 3) {
     o.pp = 2;
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The element-type rules engines share: what a config says about its dtype (config_dtype_facts),
-// the serving and default K/V dtype dispatch (declared here, defined in <kvsize/engine.hpp>), the
-// K/V types a sizing uses, and the one recurrent-state dtype rule. Standard library only, constexpr.
+// The element-type vocabulary engines share: what a config says about its dtype (config_dtype_facts),
+// the element types of a stage (stage_dtypes) and the rules most engines share for them. Each
+// engine's own rules are in its header (`serving_dtype`, `stage_types`). Standard library only,
+// constexpr.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -24,48 +25,30 @@ struct config_dtype_facts {
                                     ///< every engine but llama.cpp then computes in it, float32 too
 };
 
-/// The facts a model_spec alone carries: its compute dtype, as named. Byte-exact for every rule
-/// below (gemma and mxfp4 change SGLang's choice between f16 and bf16, never the size).
-[[nodiscard]] constexpr auto dtype_facts(const model_spec& m) -> config_dtype_facts {
-  return {m.compute_dtype, true, false, false};
+/// The facts a model_spec and the engine's options carry: the spec's compute dtype, as named, and
+/// whether the user named it (engine_options::dtype_given, vLLM/SGLang `--dtype`). Byte-exact for
+/// every engine's rule (gemma and mxfp4 change SGLang's choice between f16 and bf16, never the size).
+[[nodiscard]] constexpr auto dtype_facts(const model_spec& m, const engine_options& o) -> config_dtype_facts {
+  return {m.compute_dtype, true, false, false, o.dtype_given};
 }
-
-/// The element type engine `e` computes in (its weights when unquantized, activations, and the
-/// KV cache unless told otherwise) when started with its default `--dtype auto`. Each engine's rule,
-/// with its source, is its type's `serving_dtype` (include/kvsize/engines/<engine>.hpp); this is the
-/// dispatch, defined in <kvsize/engine.hpp> (declared here because start_sizing and the engines'
-/// size_stage read it).
-[[nodiscard]] constexpr auto serving_dtype(engine_kind e, const config_dtype_facts& f) -> dtype;
-
-/// The K and V element types engine `e` gives its cache when told nothing (its type's
-/// `default_kv_dtypes`); defined in <kvsize/engine.hpp>.
-[[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes;
 
 namespace detail {
 
-/// K and V element types of stage sizing: `o.kv`, else the engine's own default for this model.
-[[nodiscard]] constexpr auto kv_types(engine_kind e, const model_spec& m, const engine_options& o) -> kv_dtypes {
-  return o.kv ? *o.kv : default_kv_dtypes(e, dtype_facts(m));
+/// The element types of one stage's cache, as the engine's own rules give them (each engine's
+/// `stage_types`, in its header): K and V, and the two recurrent states.
+struct stage_dtypes {
+  kv_dtypes kv{dtype::f16, dtype::f16};
+  state_dtypes state{};
+};
+
+/// `o.kv` when given, else the engine's default K/V types `automatic`.
+[[nodiscard]] constexpr auto kv_or(const engine_options& o, kv_dtypes automatic) -> kv_dtypes {
+  return o.kv ? *o.kv : automatic;
 }
 
-/// The element types engine `e` keeps a recurrent state in (the one state-dtype rule):
-///   vLLM (mamba_ssm_cache_dtype / mamba_cache_dtype "auto"), TensorRT-LLM, transformers, exact:
-///     `--state-dtype`, else the serving dtype (vLLM serves a float32 config in bfloat16).
-///   SGLang: conv in the serving dtype; SSM in `--state-dtype`, else float32 (server_args.py
-///     `mamba_ssm_dtype` "float32").
-///   llama.cpp: float32 for both whatever is asked (src/llama-model.cpp `create_memory` makes its
-///     llama_memory_recurrent with GGML_TYPE_F32 for the r and s tensors).
-[[nodiscard]] constexpr auto state_types(engine_kind e, const model_spec& m, const engine_options& o)
-    -> state_dtypes {
-  const dtype served = serving_dtype(e, dtype_facts(m));
-  switch (e) {
-    case engine_kind::llama_cpp: return {dtype::f32, dtype::f32};
-    case engine_kind::sglang: return {served, o.state_dtype ? *o.state_dtype : dtype::f32};
-    case engine_kind::exact:
-    case engine_kind::vllm:
-    case engine_kind::trtllm:
-    case engine_kind::transformers: break;
-  }
+/// The state rule most engines share (vLLM's mamba_cache_dtype / mamba_ssm_cache_dtype "auto",
+/// TensorRT-LLM, transformers, exact): `--state-dtype` for both states, else the serving dtype.
+[[nodiscard]] constexpr auto state_in(const engine_options& o, dtype served) -> state_dtypes {
   const dtype t = o.state_dtype ? *o.state_dtype : served;
   return {t, t};
 }

@@ -118,6 +118,8 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::default_kv_dtypes(f) } -> std::same_as<kv_dtypes>;
   { E::default_weights_dtype(f) } -> std::same_as<dtype>;
   { E::default_context(m) } -> std::same_as<std::uint64_t>;
+  // The element types of a stage's cache: K/V (o.kv, else the default) and the recurrent states.
+  { E::stage_types(m, o) } -> std::same_as<detail::stage_dtypes>;
   // Sizing: one stage's layers on one device; devices the layers are split over.
   { E::size_stage(m, o, r) } -> std::same_as<engine_sizing>;
   { E::layer_split_devices(o) } -> std::same_as<std::uint32_t>;
@@ -154,6 +156,14 @@ struct engine_defaults {
   /// The cache holds what the layers compute (`--kv-cache-dtype auto`): the serving dtype.
   [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
     return kv_dtypes::same(Self::serving_dtype(f));
+  }
+  /// K and V: `o.kv`, else default_kv_dtypes; both states: `--state-dtype`, else the serving dtype
+  /// (the rule of vLLM's "auto" state dtypes). An engine whose size_stage is written ahead of its
+  /// type gives its own, which its size_stage passes to start_sizing.
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    const config_dtype_facts f = dtype_facts(m, o);
+    return {detail::kv_or(o, Self::default_kv_dtypes(f)), detail::state_in(o, Self::serving_dtype(f))};
   }
   /// Unquantized weights are loaded in the serving dtype.
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& f) -> dtype {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Which engine, and its knobs: engine_kind and engine_options (every knob of the CLI contract).
+// Which engine, and its knobs: engine_kind, engine_options (what every engine reads) and one knob
+// struct per engine (vllm_knobs, sglang_knobs, llama_cpp_knobs, trtllm_knobs, transformers_knobs).
 // Standard library only, constexpr.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
@@ -16,47 +17,66 @@ namespace kvsize {
 /// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
 enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
 
-/// Every knob of the CLI contract, with the engines' defaults. A 0 means "the engine's default".
-struct engine_options {
-  std::uint64_t context = 4'096;  ///< tokens per sequence (vLLM max_model_len, llama.cpp -c; 0 → model max)
-  std::uint64_t batch = 1;        ///< sequences held at once (llama.cpp uses `parallel`)
-  std::optional<kv_dtypes> kv{};  ///< K and V element types; none → the engine's default (default_kv_dtypes)
-  std::uint32_t tp = 1;           ///< tensor-parallel degree
-  std::uint32_t pp = 1;           ///< pipeline-parallel degree
-  std::uint32_t block_size = 0;   ///< vLLM block / SGLang page / TRT-LLM tokens per block; 0 → default
-  bytes device_memory{0};         ///< total memory of one device, when known (memory-dependent defaults)
-  bytes engine_overhead{0};       ///< memory outside the KV budget (activations, graphs) for engine_kv_budget
-  std::uint64_t shared_prefix = 0;  ///< S: a prompt prefix shared by all `batch` sequences
-
-  // vLLM (v1)
+/// vLLM (v1) knobs: its engine arguments of the same names (vllm/engine/arg_utils.py EngineArgs).
+struct vllm_knobs {
   std::uint64_t max_num_batched_tokens = 0;  ///< 0 → 8192 (the API server's default)
   std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices, else 256
   double gpu_memory_utilization = 0.9;       ///< fraction of TOTAL device memory
   bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
   bool disable_hybrid_kv_cache_manager = false;
-  std::optional<dtype> state_dtype{};  ///< recurrent-state dtype; none → the engine's default
+};
 
-  // SGLang
-  double mem_fraction_static = 0;       ///< 0 → SGLang's auto rule from device memory
-  bool swa_pool = false;                ///< SGLang hybrid SWA pool (disabled for Gemma 2/3, old gpt-oss)
-  double swa_full_tokens_ratio = 0.8;   ///< SWA pool tokens / full pool tokens
-  double mamba_full_memory_ratio = 0.9; ///< state memory : KV memory
+/// SGLang knobs: its server arguments of the same names (python/sglang/srt/server_args.py ServerArgs).
+struct sglang_knobs {
+  double mem_fraction_static = 0;          ///< 0 → SGLang's auto rule from device memory
+  bool swa_pool = false;                   ///< hybrid SWA pool (disabled for Gemma 2/3, old gpt-oss)
+  double swa_full_tokens_ratio = 0.8;      ///< SWA pool tokens / full pool tokens
+  double mamba_full_memory_ratio = 0.9;    ///< state memory : KV memory
   std::uint64_t max_running_requests = 0;  ///< 0 → SGLang's rule
+};
 
-  // llama.cpp
+/// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.
+struct llama_cpp_knobs {
   std::uint32_t parallel = 1;   ///< -np: sequences (slots)
   std::uint32_t ubatch = 512;   ///< -ub (the effective n_ubatch = min(-ub, -b, n_ctx))
   bool kv_unified = false;      ///< -kvu: one buffer shared by all slots
   bool swa_full = false;        ///< --swa-full: full-size sliding-window cache
   std::uint32_t ctx_pad = 256;  ///< n_ctx padding (256 since late 2025; 1 for older builds)
   mla_cache_layout mla_layout = mla_cache_layout::latent_k_only;
+};
 
-  // TensorRT-LLM
+/// TensorRT-LLM knobs: KvCacheConfig's field of the same name.
+struct trtllm_knobs {
   double free_gpu_memory_fraction = 0.9;  ///< fraction of FREE memory after the profiling run
+};
 
-  // transformers
+/// transformers knobs: generate()'s / the forward pass's.
+struct transformers_knobs {
   std::uint64_t logits_to_keep = 0;  ///< positions whose logits are kept; 0 → every position
   bool logits_float32 = false;       ///< the model upcasts logits to float32
+};
+
+/// What every engine reads (the request, the parallel split, the cache types, the device), and one
+/// struct of knobs per engine, read by that engine only. A 0 means "the engine's default".
+struct engine_options {
+  std::uint64_t context = 4'096;  ///< tokens per sequence (vLLM max_model_len, llama.cpp -c; 0 → model max)
+  std::uint64_t batch = 1;        ///< sequences held at once (llama.cpp uses `llama_cpp.parallel`)
+  std::optional<kv_dtypes> kv{};  ///< K and V element types; none → the engine's default (default_kv_dtypes)
+  std::uint32_t tp = 1;           ///< tensor-parallel degree
+  std::uint32_t pp = 1;           ///< pipeline-parallel degree
+  std::uint32_t block_size = 0;   ///< vLLM block / SGLang page / TRT-LLM tokens per block; 0 → default
+  bytes device_memory{0};         ///< total memory of one device, when known (memory-dependent defaults)
+  bytes engine_overhead{0};       ///< memory outside the KV budget (activations, graphs) for engine_kv_budget
+  std::uint64_t shared_prefix = 0;     ///< S: a prompt prefix shared by all `batch` sequences
+  std::optional<dtype> state_dtype{};  ///< recurrent-state dtype; none → the engine's default
+  bool dtype_given = false;  ///< the spec's compute_dtype is the user's --dtype (not auto): served as is
+                             ///< by vLLM, SGLang and TensorRT-LLM, whose auto rules would change float32
+
+  vllm_knobs vllm{};
+  sglang_knobs sglang{};
+  llama_cpp_knobs llama_cpp{};
+  trtllm_knobs trtllm{};
+  transformers_knobs transformers{};
 };
 
 }  // namespace kvsize

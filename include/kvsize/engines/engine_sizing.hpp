@@ -48,6 +48,7 @@ struct cache_part {
 struct engine_sizing {
   engine_kind engine = engine_kind::exact;
   kv_dtypes kv{dtype::f16, dtype::f16};
+  state_dtypes state{};            ///< conv and SSM state element types (recurrent layers)
   std::uint32_t first_layer = 0;   ///< first layer of the stage sized
   std::uint32_t stage_layers = 0;  ///< layers of the stage sized
   std::uint32_t kv_heads_per_rank = 0;

@@ -12,6 +12,11 @@
 
 namespace kvsize::engines::exact {
 
+/// The model as published: K, V and states in its compute dtype (`--state-dtype` for the states).
+[[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o) -> detail::stage_dtypes {
+  return {detail::kv_or(o, kv_dtypes::same(m.compute_dtype)), detail::state_in(o, m.compute_dtype)};
+}
+
 /// Tokens a group of kind `k` (window `window`) holds of a sequence of `context` tokens: full,
 /// latent: context; sliding, chunked: min(context, window) (kv_cache.hpp's layer_tokens_held); a
 /// state: none.
@@ -51,7 +56,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// kind and window holds the whole rates (detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r);
+  engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r, stage_types(m, o));
   s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   bytes per_token{0};
   bytes state{0};
@@ -63,7 +68,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     // One array of conv + ssm elements, as state_bytes_per_sequence counts it.
     state += storage_bytes(g.types.k, g.conv_elements + g.ssm_elements) * g.layers;
   };
-  for_each_group(detail::engine_groups(engine_kind::exact, m, o, s, head_split::none), add_rows, add_state);
+  for_each_group(detail::engine_groups(m, o, s, head_split::none), add_rows, add_state);
   s.kv_bytes_per_token = per_token / o.tp;
   s.state_bytes_per_sequence = state / o.tp;
   charge(o, s);
@@ -91,6 +96,10 @@ struct exact_engine : engine_defaults<exact_engine> {
   static constexpr std::optional<dtype> kv_4bit = dtype::int4;
   /// The config's dtype: the model as published.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::exact::stage_types(m, o);
+  }
   /// No context setting: 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)

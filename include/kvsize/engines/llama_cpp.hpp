@@ -16,6 +16,15 @@
 
 namespace kvsize::engines::llama_cpp {
 
+/// K and V f16 whatever the model (common/common.h `cache_type_k = GGML_TYPE_F16`, `cache_type_v =
+/// GGML_TYPE_F16`; -ctk / -ctv change them); both states float32 whatever is asked
+/// (src/llama-model.cpp `create_memory` makes its llama_memory_recurrent with GGML_TYPE_F32 for the
+/// r and s tensors).
+[[nodiscard]] constexpr auto stage_types(const model_spec& /*m*/, const engine_options& o)
+    -> kvsize::detail::stage_dtypes {
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(dtype::f16)), {dtype::f32, dtype::f32}};
+}
+
 inline constexpr std::uint32_t default_ubatch = 512;
 inline constexpr std::uint32_t default_batch = 2'048;  ///< -b: n_ubatch = min(-ub, -b, n_ctx)
 inline constexpr bytes fit_margin = MiB * 1'024;       ///< --fit leaves 1 GiB free per device
@@ -32,14 +41,14 @@ struct context_plan {
 [[nodiscard]] constexpr auto plan(const model_spec& m, const engine_options& o) -> context_plan {
   using kvsize::detail::round_up;
   context_plan p{};
-  const std::uint64_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
+  const std::uint64_t pad = std::max<std::uint32_t>(o.llama_cpp.ctx_pad, 1);
   p.n_ctx = o.context != 0 ? o.context : m.max_context;  // -c 0: the training context
   if (p.n_ctx == 0) {
     throw kvsize::invalid_argument("kvsize: llama.cpp needs a context (-c)");
   }
   p.n_ctx = round_up(p.n_ctx, pad);
-  p.n_seq = o.parallel;
-  if (o.kv_unified) {
+  p.n_seq = o.llama_cpp.parallel;
+  if (o.llama_cpp.kv_unified) {
     p.n_ctx_seq = p.n_ctx;
     p.n_stream = 1;
   } else {
@@ -47,7 +56,7 @@ struct context_plan {
     p.n_ctx = p.n_ctx_seq * p.n_seq;
     p.n_stream = p.n_seq;
   }
-  p.n_ubatch = std::min<std::uint64_t>({o.ubatch, default_batch, p.n_ctx});
+  p.n_ubatch = std::min<std::uint64_t>({o.llama_cpp.ubatch, default_batch, p.n_ctx});
   return p;
 }
 
@@ -97,15 +106,15 @@ struct cache_cells {
 [[nodiscard]] constexpr auto cells_of(const model_spec& m, const engine_options& o, const context_plan& p, bool iswa,
                                       bool hybrid) -> cache_cells {
   using kvsize::detail::round_up;
-  const std::uint32_t pad = std::max<std::uint32_t>(o.ctx_pad, 1);
+  const std::uint32_t pad = std::max<std::uint32_t>(o.llama_cpp.ctx_pad, 1);
   cache_cells c{};
   // Hybrid memories size their attention cache from n_ctx, plain ones from n_ctx_seq.
   c.base = hybrid ? p.n_ctx : p.n_ctx_seq;
   c.swa = c.base;
   if (iswa) {
     c.window = count_layers(m, layer_kind::sliding) != 0 ? m.sliding_window : m.attention_chunk;
-    if (!o.swa_full) {
-      const std::uint64_t want = std::uint64_t{c.window} * (o.kv_unified ? p.n_seq : 1U) + p.n_ubatch;
+    if (!o.llama_cpp.swa_full) {
+      const std::uint64_t want = std::uint64_t{c.window} * (o.llama_cpp.kv_unified ? p.n_seq : 1U) + p.n_ubatch;
       c.swa = round_up(std::min(c.base, want), pad);
     }
   }
@@ -158,7 +167,7 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
   s.kv_bytes = kv;
   s.kv_bytes_per_sequence = s.kv_bytes / p.n_seq;
   // Only a unified cache can hold one copy of a prefix for several sequences (llama_memory_seq_cp).
-  if (o.kv_unified) {
+  if (o.llama_cpp.kv_unified) {
     s.prefix_bytes_per_sequence = prefix;
     s.prefix_bytes_saved = prefix * (p.n_seq - 1);
   }
@@ -170,7 +179,7 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
 /// Parts: the non-SWA cache, the SWA cache (iSWA models), the recurrent state (hybrid models).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::llama_cpp, m, o, r, stage_types(m, o));
   for (dtype t : {s.kv.k, s.kv.v}) {
     if (!is_cache_type(t)) {
       throw kvsize::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
@@ -197,7 +206,7 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
     rec.k_per_token += g.conv_state * g.layers;  // R: conv
     rec.v_per_token += g.ssm_state * g.layers;   // S: ssm
   };
-  for_each_group(kvsize::detail::engine_groups(engine_kind::llama_cpp, m, o, s, head_split::none, o.mla_layout),
+  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::none, o.llama_cpp.mla_layout),
                  add_rows, add_state);
   for (cache_part* c : {&base, &swa}) {
     c->bytes_per_token = c->k_per_token + c->v_per_token;
@@ -263,10 +272,13 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   /// ggml computes activations and logits in f32 whatever the weights (its recurrent state is f32
   /// too), and `--dtype` is not a llama.cpp option.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& /*f*/) -> dtype { return dtype::f32; }
-  /// f16 for both, whatever the model (common/common.h `cache_type_k = GGML_TYPE_F16`,
-  /// `cache_type_v = GGML_TYPE_F16`; -ctk / -ctv change them).
+  /// f16 for both, whatever the model (engines::llama_cpp::stage_types).
   [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& /*f*/) -> kv_dtypes {
     return kv_dtypes::same(dtype::f16);
+  }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::llama_cpp::stage_types(m, o);
   }
   /// The f16 GGUF convert_hf_to_gguf.py writes by default (--outtype f16).
   [[nodiscard]] static constexpr auto default_weights_dtype(const config_dtype_facts& /*f*/) -> dtype {
@@ -305,7 +317,7 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
             .last_rows_fixed = true,
             .activation_tokens = ubatch,
             .activation_dtype = dtype::f32,
-            .sequences = o.parallel,
+            .sequences = o.llama_cpp.parallel,
             .activation_tp = 1};  // each device of a layer split runs whole layers
   }
   /// Layers, not heads, are split: tp × pp devices, each with at least one layer.
@@ -319,7 +331,7 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
       throw kvsize::overflow_error("kvsize: more llama.cpp slots than fit in 32 bits");
     }
     o.batch = users;
-    o.parallel = static_cast<std::uint32_t>(users);
+    o.llama_cpp.parallel = static_cast<std::uint32_t>(users);
     o.context = detail::checked_mul(context, users);
     return o;
   }

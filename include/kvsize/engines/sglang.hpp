@@ -15,6 +15,25 @@
 
 namespace kvsize::engines::sglang {
 
+/// python/sglang/srt/configs/model_config.py `_get_and_verify_dtype`: float32 (or absent) becomes
+/// float16, bfloat16 for model_type gemma*; server_args.py forces bfloat16 for gpt-oss with mxfp4
+/// weights ("use bf16 for mxfp4 triton kernels").
+[[nodiscard]] constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+  if (f.mxfp4) {
+    return kvsize::detail::given_or(f, dtype::bf16);
+  }
+  const dtype from_float32 = f.gemma ? dtype::bf16 : dtype::f16;
+  return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? from_float32 : f.config_dtype);
+}
+
+/// K and V in the serving dtype; the conv state in the serving dtype, the SSM state in
+/// `--state-dtype`, else float32 (server_args.py `mamba_ssm_dtype` "float32").
+[[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
+    -> kvsize::detail::stage_dtypes {
+  const dtype served = serving_dtype(dtype_facts(m, o));
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), {served, o.state_dtype ? *o.state_dtype : dtype::f32}};
+}
+
 /// SGLang's automatic mem_fraction_static (server_args.py, _handle_gpu_memory_settings, late
 /// 2025): reserve = 512 + max(chunked_prefill, 2048)·1.5 + cuda_graph_max_bs·2 + tp·pp/8·1024 MiB,
 /// at least 10 GiB above 60 GiB; fraction = round((mem − reserve) / mem, 3). 0.88 if unknown.
@@ -47,7 +66,7 @@ namespace kvsize::engines::sglang {
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {
-  return o.mem_fraction_static != 0 ? o.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
+  return o.sglang.mem_fraction_static != 0 ? o.sglang.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
 }
 
 /// What the context changes, from the parts (size_stage's last step, and all of with_context): a
@@ -80,26 +99,25 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
   kvsize::detail::require_plain_types(s.kv, "sglang");
   s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
   s.block_size = o.block_size != 0 ? o.block_size : 1;
-  const state_dtypes state_type = kvsize::detail::state_types(engine_kind::sglang, m, o);
 
   cache_part full = kvsize::detail::part_of(group_kind::full, s.kv);
   full.block_size = s.block_size;
   cache_part swa = kvsize::detail::part_of(group_kind::sliding, s.kv);
   swa.block_size = s.block_size;
   swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
-  cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {state_type.conv, state_type.ssm});
+  cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {s.state.conv, s.state.ssm});
   const auto add = [](cache_part& c, const layer_group& g, bytes k, bytes v) {
     c.layers += g.layers;
     c.k_per_token += k * g.layers;
     c.v_per_token += v * g.layers;
   };
   for_each_group(
-      kvsize::detail::engine_groups(engine_kind::sglang, m, o, s, head_split::replicate),
-      [&](const layer_group& g) { add(o.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
+      kvsize::detail::engine_groups(m, o, s, head_split::replicate),
+      [&](const layer_group& g) { add(o.sglang.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
       [&](const layer_group& g) { add(state, g, g.conv_state, g.ssm_state); });  // state: R, S per request
   full.bytes_per_token = full.k_per_token + full.v_per_token;
   swa.bytes_per_token = swa.k_per_token + swa.v_per_token;
@@ -146,22 +164,22 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   }
   bytes kv_budget = budget;
   if (state_per_request.count() != 0) {
-    const double r = o.mamba_full_memory_ratio;
+    const double r = o.sglang.mamba_full_memory_ratio;
     const bytes mamba = kvsize::detail::fraction_of(budget, r / (1.0 + r));
     c.state_slots = mamba / state_per_request;
     kv_budget = budget - mamba;
   }
   if (swa_per_token.count() != 0) {
     const double cell = static_cast<double>(full.bytes_per_token.count()) +
-                        o.swa_full_tokens_ratio * static_cast<double>(swa_per_token.count());
+                        o.sglang.swa_full_tokens_ratio * static_cast<double>(swa_per_token.count());
     const auto tokens = static_cast<std::uint64_t>(static_cast<double>(kv_budget.count()) / cell);
     c.max_tokens = tokens / page * page;
-    c.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) * o.swa_full_tokens_ratio) / page * page;
+    c.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) * o.sglang.swa_full_tokens_ratio) / page * page;
   } else {
     c.max_tokens = full.bytes_per_token.count() == 0 ? 0 : kv_budget / full.bytes_per_token / page * page;
   }
   const std::uint64_t context = kvsize::detail::round_up(s.context, page);
-  c.max_running_requests = o.max_running_requests;
+  c.max_running_requests = o.sglang.max_running_requests;
   if (c.max_running_requests == 0) {
     const auto by_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) / static_cast<double>(s.context) * 512.0);
     c.max_running_requests = std::min<std::uint64_t>(std::max<std::uint64_t>(by_tokens, 2'048), 4'096);
@@ -191,14 +209,12 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   static constexpr std::string_view display_name = "SGLang";
   static constexpr engine_knob knobs =
       engine_knob::block_size | engine_knob::mem_fraction_static | engine_knob::max_running_requests;
-  /// python/sglang/srt/configs/model_config.py `_get_and_verify_dtype`: float32 (or absent) becomes
-  /// float16, bfloat16 for model_type gemma*; server_args.py forces bfloat16 for gpt-oss with mxfp4
-  /// weights ("use bf16 for mxfp4 triton kernels").
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
-    if (f.mxfp4) {
-      return detail::given_or(f, dtype::bf16);
-    }
-    return detail::given_or(f, detail::float32_config(f) ? (f.gemma ? dtype::bf16 : dtype::f16) : f.config_dtype);
+    return engines::sglang::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::sglang::stage_types(m, o);
   }
   /// No GGML block-quantized cache (any positive page size is accepted: server_args.py
   /// --page-size, type=int).

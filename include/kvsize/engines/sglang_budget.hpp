@@ -60,11 +60,11 @@ enum class fraction_rule : std::uint8_t {
   return 0.88;
 }
 
-/// mem_fraction_static: the user's value (o.mem_fraction_static != 0), else the rule of `rule`.
+/// mem_fraction_static: the user's value (o.sglang.mem_fraction_static != 0), else the rule of `rule`.
 /// The 0.5 rule needs the device memory (o.device_memory, or `device` when that is 0).
 [[nodiscard]] constexpr auto default_fraction(const engine_options& o, bytes device, fraction_rule rule) -> double {
-  if (o.mem_fraction_static != 0) {
-    return o.mem_fraction_static;
+  if (o.sglang.mem_fraction_static != 0) {
+    return o.sglang.mem_fraction_static;
   }
   if (rule == fraction_rule::v0_4) {
     return legacy_mem_fraction_static(o.tp);

@@ -41,27 +41,28 @@ namespace kvsize::detail {
   return r;
 }
 
-/// What every engine's sizing of stage `r` starts from: the engine, the K/V element types, the
-/// stage's layers, and the context (--context, or the model's maximum when 0; llama.cpp then
-/// replaces it with its padded n_ctx).
+/// What every engine's sizing of stage `r` starts from: the engine, the element types its own rules
+/// chose (`t`: K/V and states, its `stage_types`), the stage's layers, and the context (--context,
+/// or the model's maximum when 0; llama.cpp then replaces it with its padded n_ctx).
 [[nodiscard]] constexpr auto start_sizing(engine_kind e, const model_spec& m, const engine_options& o,
-                                          stage_range r) -> engine_sizing {
+                                          stage_range r, const stage_dtypes& t) -> engine_sizing {
   check_model(m);  // every engine's size_stage starts here: none sizes an invalid spec
   engine_sizing s{};
   s.engine = e;
-  s.kv = kv_types(e, m, o);
+  s.kv = t.kv;
+  s.state = t.state;
   s.first_layer = r.first;
   s.stage_layers = r.count;
   s.context = o.context != 0 ? o.context : m.max_context;
   return s;
 }
 
-/// The layer groups of stage `r` as engine `e` shapes them: `s.kv` K/V types, state_types, `o.tp`
-/// ranks split by `split`, MLA stored as `mla`. For a spec start_sizing has checked.
-[[nodiscard]] constexpr auto engine_groups(engine_kind e, const model_spec& m, const engine_options& o,
-                                           const engine_sizing& s, head_split split,
+/// The layer groups of the stage `s` sizes, as its engine shapes them: `s.kv` K/V types, `s.state`
+/// state types, `o.tp` ranks split by `split`, MLA stored as `mla`. For a spec start_sizing has checked.
+[[nodiscard]] constexpr auto engine_groups(const model_spec& m, const engine_options& o, const engine_sizing& s,
+                                           head_split split,
                                            mla_cache_layout mla = mla_cache_layout::latent_k_only) -> layer_groups {
-  const group_choices c{.kv = s.kv, .state = state_types(e, m, o), .tp = o.tp, .split = split, .mla = mla};
+  const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla};
   return group_layers(m, {s.first_layer, s.stage_layers}, c);
 }
 
@@ -138,7 +139,7 @@ constexpr void check_options(const model_spec& m, const engine_options& o) {
   if (o.pp > m.layers) {
     throw kvsize::invalid_argument("kvsize: more pipeline stages than layers");
   }
-  if (o.batch == 0 || o.parallel == 0) {
+  if (o.batch == 0 || o.llama_cpp.parallel == 0) {
     throw kvsize::invalid_argument("kvsize: batch and parallel must be positive");
   }
 }

@@ -16,6 +16,13 @@
 
 namespace kvsize::engines::transformers {
 
+/// The model's own dtype for K, V and states (DynamicCache stores what the layers compute; a
+/// Mamba cache is made in the model's dtype); `--state-dtype` for the states.
+[[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
+    -> kvsize::detail::stage_dtypes {
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(m.compute_dtype)), kvsize::detail::state_in(o, m.compute_dtype)};
+}
+
 /// Tokens a DynamicCache layer of kind `k` keeps after `tokens` tokens: sliding and chunked
 /// layers (DynamicSlidingWindowLayer) keep the last W − 1 (they return W to attention).
 [[nodiscard]] constexpr auto tokens_kept(group_kind k, std::uint64_t window, std::uint64_t tokens) -> std::uint64_t {
@@ -35,8 +42,9 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
     s.kv_bytes_per_sequence += p.bytes_per_token * tokens_kept(p.group, p.window, s.context);
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
-  const std::uint64_t positions = o.logits_to_keep != 0 ? std::min(o.logits_to_keep, s.context) : s.context;
-  s.logits_bytes = storage_bytes(o.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
+  const transformers_knobs& k = o.transformers;
+  const std::uint64_t positions = k.logits_to_keep != 0 ? std::min(k.logits_to_keep, s.context) : s.context;
+  s.logits_bytes = storage_bytes(k.logits_float32 ? dtype::f32 : m.compute_dtype, m.vocab_size) * positions * o.batch;
 }
 
 /// Heads per rank max(1, n // tp) (the model's attention splits its heads; latent layers cache
@@ -45,11 +53,10 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 /// (kvsize::detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r, stage_types(m, o));
   kvsize::detail::require_plain_types(s.kv, "transformers");
   s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
-  const layer_groups groups = kvsize::detail::engine_groups(engine_kind::transformers, m, o, s, head_split::replicate,
-                                                            mla_cache_layout::expanded);
+  const layer_groups groups = kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::expanded);
   for_each_group(
       groups,
       [&](const layer_group& g) {
@@ -74,6 +81,10 @@ struct transformers_engine : engine_defaults<transformers_engine> {
   /// without dtype stays float32 here (v5 would read the checkpoint). DynamicCache holds what the
   /// layers compute.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::transformers::stage_types(m, o);
+  }
   /// No context setting: 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
@@ -106,10 +117,10 @@ struct transformers_engine : engine_defaults<transformers_engine> {
   /// batch × context tokens.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
-    const bool keep = o.logits_to_keep != 0;
+    const bool keep = o.transformers.logits_to_keep != 0;
     return {.positions = keep ? logits_kept::last : logits_kept::all,
-            .logits_float32 = o.logits_float32,
-            .last_rows = keep ? detail::checked_mul(std::min(o.logits_to_keep, context), o.batch) : o.batch,
+            .logits_float32 = o.transformers.logits_float32,
+            .last_rows = keep ? detail::checked_mul(std::min(o.transformers.logits_to_keep, context), o.batch) : o.batch,
             .activation_tokens = detail::checked_mul(o.batch, context),
             .sampler_rows = o.batch,
             .sequences = o.batch,

@@ -17,6 +17,19 @@
 
 namespace kvsize::engines::trtllm {
 
+/// The config's dtype; bfloat16 when it names none (tensorrt_llm/_torch/model_config.py
+/// `ModelConfig.torch_dtype`). float32 stays float32.
+[[nodiscard]] constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+  return kvsize::detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
+}
+
+/// K, V and the recurrent state in the serving dtype (`--state-dtype` for the state).
+[[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
+    -> kvsize::detail::stage_dtypes {
+  const dtype served = serving_dtype(dtype_facts(m, o));
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+}
+
 inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfig (TRT engines: 64)
 
 namespace detail {
@@ -77,7 +90,7 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 /// per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_plain_types(s.kv, "trtllm");
   s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   if (s.context == 0) {
@@ -94,7 +107,7 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
     p.bytes_per_token += g.row() * g.layers;
     s.kv_bytes_per_token += g.row() * g.layers;
   };
-  for_each_group(kvsize::detail::engine_groups(engine_kind::trtllm, m, o, s, head_split::ceil), add_rows,
+  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::ceil), add_rows,
                  [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
   detail::charge(o, s);
   return s;
@@ -199,10 +212,12 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::free_gpu_memory_fraction;
   /// max_num_tokens, the tokens of the profiling forward pass (default 8192).
   static constexpr std::uint64_t max_num_tokens = 8'192;
-  /// The config's dtype; bfloat16 when it names none (tensorrt_llm/_torch/model_config.py
-  /// `ModelConfig.torch_dtype`). float32 stays float32.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
-    return detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
+    return engines::trtllm::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::trtllm::stage_types(m, o);
   }
   /// A power of 2: its paged-KV kernels address a token by shifting by log2(tokens_per_block)
   /// (KVBlockArray in cpp/tensorrt_llm/kernels/kvCacheUtils.h).
@@ -227,7 +242,7 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   }
   /// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
-    return {.fraction = o.free_gpu_memory_fraction, .of_free = true, .setting = "free_gpu_memory_fraction"};
+    return {.fraction = o.trtllm.free_gpu_memory_fraction, .of_free = true, .setting = "free_gpu_memory_fraction"};
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {

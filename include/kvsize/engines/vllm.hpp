@@ -18,6 +18,23 @@
 
 namespace kvsize::engines::vllm {
 
+/// A float32 config (or one without dtype) is served in bfloat16: vllm/config/model.py
+/// `_resolve_auto_dtype` ("Downcast for float32 models": the platform's first supported dtype,
+/// bfloat16 on compute capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16
+/// before Ampere, same size). A config without dtype: `_find_dtype` reads the safetensors, else
+/// float32 → bfloat16.
+[[nodiscard]] constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
+  return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
+}
+
+/// K and V in the serving dtype (`--kv-cache-dtype auto`); both states in `--state-dtype`, else
+/// the serving dtype (mamba_cache_dtype and mamba_ssm_cache_dtype "auto").
+[[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
+    -> kvsize::detail::stage_dtypes {
+  const dtype served = serving_dtype(dtype_facts(m, o));
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+}
+
 inline constexpr std::uint32_t default_block_size = 16;      ///< CUDA platform default
 inline constexpr std::uint32_t default_mla_block_size = 64;  ///< FlashMLA forces 64
 inline constexpr std::uint64_t default_max_num_batched_tokens = 8'192;  ///< OpenAI server default
@@ -25,14 +42,14 @@ inline constexpr bytes fp8_ds_mla_bytes_per_token{656};  ///< 512 fp8 + 4×fp32 
 
 /// max_num_seqs default: 1024 on devices with ≥ 70 GiB (H100, H200, ...), else 256.
 [[nodiscard]] constexpr auto max_num_seqs(const engine_options& o) -> std::uint64_t {
-  if (o.max_num_seqs != 0) {
-    return o.max_num_seqs;
+  if (o.vllm.max_num_seqs != 0) {
+    return o.vllm.max_num_seqs;
   }
   return o.device_memory >= GiB * 70 ? 1'024 : 256;
 }
 
 [[nodiscard]] constexpr auto max_num_batched_tokens(const engine_options& o) -> std::uint64_t {
-  return o.max_num_batched_tokens != 0 ? o.max_num_batched_tokens : default_max_num_batched_tokens;
+  return o.vllm.max_num_batched_tokens != 0 ? o.vllm.max_num_batched_tokens : default_max_num_batched_tokens;
 }
 
 namespace detail {
@@ -94,7 +111,7 @@ struct spec_list {
   for (const layer_group& g : groups) {
     attention_kinds |= g.kind == group_kind::recurrent_state ? 0U : 1U << static_cast<std::uint32_t>(g.kind);
   }
-  const bool unify = o.disable_hybrid_kv_cache_manager && (attention_kinds & (attention_kinds - 1)) != 0;
+  const bool unify = o.vllm.disable_hybrid_kv_cache_manager && (attention_kinds & (attention_kinds - 1)) != 0;
   spec_list specs{};
   const auto add_attention = [&](const layer_group& g) {
     const bool full = unify && is_windowed(g.kind);
@@ -102,7 +119,7 @@ struct spec_list {
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
-                   .per_token = latent && o.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : g.row(),
+                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : g.row(),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
   };
@@ -274,14 +291,14 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// (auto: the serving dtype), then specs, block size, groups and charges (steps 1-4 above).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r);
+  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_plain_types(s.kv, "vllm");
   s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
   if (s.context == 0) {
     throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
   }
   detail::spec_list specs =
-      detail::specs_of(kvsize::detail::engine_groups(engine_kind::vllm, m, o, s, head_split::replicate), o);
+      detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate), o);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
   }
@@ -347,13 +364,12 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr std::string_view display_name = "vLLM";
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
                                        engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization;
-  /// A float32 config (or one without dtype) is served in bfloat16: vllm/config/model.py
-  /// `_resolve_auto_dtype` ("Downcast for float32 models": the platform's first supported dtype,
-  /// bfloat16 on compute capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16
-  /// before Ampere, same size). A config without dtype: `_find_dtype` reads the safetensors, else
-  /// float32 → bfloat16.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
-    return detail::given_or(f, detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
+    return engines::vllm::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
+      -> detail::stage_dtypes {
+    return engines::vllm::stage_types(m, o);
   }
   /// CacheConfig's BlockSize literal, the choices of --block-size (vllm/config/cache.py, v0.11).
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
@@ -377,7 +393,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// caller's engine_overhead, which vLLM measures by profiling; vllm/v1/worker/gpu_worker.py
   /// `determine_available_memory`).
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
-    return {.fraction = o.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
+    return {.fraction = o.vllm.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {

@@ -47,7 +47,7 @@ TEST_CASE("llama.cpp L2: gpt-oss-20b iSWA, q8_0, -b 128 over four NPU sessions",
   // ggml-org/llama.cpp docs/backend/snapdragon/developer.md (the Hexagon NPU), `--ctx-size 8192
   // --batch-size 128 -ctk q8_0 -ctv q8_0`: n_ubatch = min(512, 128) = 128 → SWA cells pad256(128 + 128) = 256.
   const model_spec& m = config("openai__gpt-oss-20b.config.json");
-  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::q8_0), .ubatch = 128};
+  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::q8_0), .llama_cpp = {.ubatch = 128}};
   const auto ls = llama(m, o);
   CHECK(has_line(ls, "llama_kv_cache_iswa: creating non-SWA KV cache, size = 8192 cells"));
   CHECK(has_line(ls, "llama_kv_cache: size =  102.00 MiB (  8192 cells,  12 layers,  1/1 seqs), "
@@ -76,7 +76,7 @@ TEST_CASE("llama.cpp L3: gpt-oss-20b at 131072 cells, ubatch 512 and 2048", "[en
   CHECK(has_line(ls, "llama_kv_cache_iswa: creating     SWA KV cache, size = 768 cells"));
   CHECK(has_line(ls, "llama_kv_cache: size =   18.00 MiB (   768 cells,  12 layers,  1/1 seqs), "
                      "K (f16):    9.00 MiB, V (f16):    9.00 MiB"));
-  o.ubatch = 2'048;
+  o.llama_cpp.ubatch = 2'048;
   ls = llama(m, o);
   CHECK(has_line(ls, "llama_kv_cache_iswa: creating     SWA KV cache, size = 2304 cells"));
   CHECK(has_line(ls, "llama_kv_cache: size =   54.00 MiB (  2304 cells,  12 layers,  1/1 seqs), "
@@ -113,7 +113,7 @@ TEST_CASE("llama.cpp L6: Qwen3-8B (R1 distill) at 131072, unified, GPU + CPU", "
   // 1/ 1 seqs), K (f16): 9216.00 MiB, V (f16): 9216.00 MiB"; CUDA0 9728.00 MiB (19 layers), CPU
   // 8704.00 MiB (17 layers). That build printed "%2u/%2u seqs"; the figures are compared.
   const model_spec& m = config("Qwen__Qwen3-8B.config.json");
-  const engine_options o{.context = 131'072, .kv = kvsize::kv_dtypes::same(dtype::f16), .kv_unified = true};
+  const engine_options o{.context = 131'072, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.kv_unified = true}};
   const auto s = kvsize::size_cache(m, engine_kind::llama_cpp, o);
   CHECK(s.part(0).cells == 131'072);
   CHECK(mib(s.kv_bytes) == 18'432.00);
@@ -125,8 +125,8 @@ TEST_CASE("llama.cpp L6: Qwen3-8B (R1 distill) at 131072, unified, GPU + CPU", "
 TEST_CASE("llama.cpp L7: gemma-2-2b, 4 unified slots: the SWA cache capped at n_ctx", "[engines][llama.cpp][sliding]") {
   // A public llama-server log, both caches "size =  416.00 MiB (  8192 cells,  13 layers,  4/1
   // seqs), K (f16):  208.00 MiB, V (f16):  208.00 MiB": pad256(min(8192, 4096·4 + 512)) = 8192.
-  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::f16), .parallel = 4,
-                         .kv_unified = true};
+  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::f16),
+                         .llama_cpp = {.parallel = 4, .kv_unified = true}};
   const auto ls = llama(gemma2_2b, o);
   CHECK(has_line(ls, "llama_kv_cache_iswa: creating     SWA KV cache, size = 8192 cells"));
   CHECK(std::count(ls.begin(), ls.end(),
@@ -137,12 +137,12 @@ TEST_CASE("llama.cpp L7: gemma-2-2b, 4 unified slots: the SWA cache capped at n_
 TEST_CASE("llama.cpp L8: gemma-3-270m, -np 3 pads each slot up and allocates more", "[engines][llama.cpp][sliding]") {
   // unslothai/unsloth PR #7530 (https://github.com/unslothai/unsloth/pull/7530): "ctx 1024 with 3
   // slots allocates 1536 cells / 27.0 MiB, but 4 slots allocates 1024 cells / 18.0 MiB".
-  engine_options o{.context = 1'024, .kv = kvsize::kv_dtypes::same(dtype::f16), .parallel = 3};
+  engine_options o{.context = 1'024, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.parallel = 3}};
   auto s = kvsize::size_cache(gemma3_270m, engine_kind::llama_cpp, o);
   CHECK(s.n_ctx_seq == 512);
   CHECK(s.part(0).cells * s.part(0).streams == 1'536);
   CHECK(rounded(s.kv_bytes.in(MiB), 1) == 27.0);
-  o.parallel = 4;
+  o.llama_cpp.parallel = 4;
   s = kvsize::size_cache(gemma3_270m, engine_kind::llama_cpp, o);
   CHECK(s.part(0).cells * s.part(0).streams == 1'024);
   CHECK(rounded(s.kv_bytes.in(MiB), 1) == 18.0);
@@ -153,7 +153,7 @@ TEST_CASE("llama.cpp L10: DeepSeek-R1 in the early-2025 expanded layout", "[engi
   // 7808.00 MiB" at n_ctx 4096 (per layer n_embd_k_gqa = 24576, n_embd_v_gqa = 16384).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 4'096, .kv = kvsize::kv_dtypes::same(dtype::f16),
-                         .mla_layout = kvsize::mla_cache_layout::expanded};
+                         .llama_cpp = {.mla_layout = kvsize::mla_cache_layout::expanded}};
   const auto s = kvsize::size_cache(m, engine_kind::llama_cpp, o);
   CHECK(mib(s.kv_bytes) == 19'520.00);
   CHECK(mib(s.part(0).k_bytes) == 11'712.00);
@@ -165,8 +165,9 @@ TEST_CASE("llama.cpp L11: DeepSeek-R1 expanded, 4 × 2048 in one buffer over 8 G
   // (that build's cache was unified): "KV self size  = 39040.00 MiB, K (f16): 23424.00 MiB, V (f16):
   // 15616.00 MiB"; ROCm0–5 5120.00 MiB (8 layers each), ROCm6 4480.00 (7), ROCm7 3840.00 (6).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
-  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::f16), .parallel = 4,
-                         .kv_unified = true, .mla_layout = kvsize::mla_cache_layout::expanded};
+  const engine_options o{.context = 8'192, .kv = kvsize::kv_dtypes::same(dtype::f16),
+                         .llama_cpp = {.parallel = 4, .kv_unified = true,
+                                       .mla_layout = kvsize::mla_cache_layout::expanded}};
   const auto s = kvsize::size_cache(m, engine_kind::llama_cpp, o);
   CHECK(mib(s.kv_bytes) == 39'040.00);
   CHECK(mib(s.part(0).k_bytes) == 23'424.00);
@@ -181,7 +182,7 @@ TEST_CASE("llama.cpp L12: DeepSeek-R1 with K in q5_0 and V in f16", "[engines][l
   // K (q5_0): 4026.00 MiB, V (f16): 7808.00 MiB"; CUDA0 970.00 MiB (5 layers), CPU 10864.00 (56).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 4'096, .kv = kvsize::kv_dtypes{dtype::q5_0, dtype::f16},
-                         .mla_layout = kvsize::mla_cache_layout::expanded};
+                         .llama_cpp = {.mla_layout = kvsize::mla_cache_layout::expanded}};
   const auto s = kvsize::size_cache(m, engine_kind::llama_cpp, o);
   CHECK(mib(s.kv_bytes) == 11'834.00);
   CHECK(mib(s.part(0).k_bytes) == 4'026.00);
@@ -194,7 +195,7 @@ TEST_CASE("llama.cpp L13: DeepSeek-R1 latent K 576 + V 512 (mid-2025), 16384 cel
   // 976.00 MiB"; CUDA0–3 510 / 408 / 408 / 748 MiB (15 / 12 / 12 / 22 layers).
   const model_spec& m = config("deepseek-ai__DeepSeek-R1.config.json");
   const engine_options o{.context = 16'384, .kv = kvsize::kv_dtypes::same(dtype::f16),
-                         .mla_layout = kvsize::mla_cache_layout::latent_k_and_v};
+                         .llama_cpp = {.mla_layout = kvsize::mla_cache_layout::latent_k_and_v}};
   const auto s = kvsize::size_cache(m, engine_kind::llama_cpp, o);
   CHECK(mib(s.kv_bytes) == 2'074.00);
   CHECK(mib(s.part(0).k_bytes) == 1'098.00);
@@ -213,16 +214,16 @@ TEST_CASE("llama.cpp L14: Qwen1.5-72B (MHA) at an unpadded 13000 cells", "[engin
   // abetlen/llama-cpp-python#1161 (https://github.com/abetlen/llama-cpp-python/issues/1161):
   // "CUDA0 KV buffer size = 10968.75 MiB" for 27 of 80 layers in f16 (the requested q4_0 was
   // ignored). Builds of early 2024 did not pad n_ctx: ctx_pad = 1.
-  const engine_options o{.context = 13'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .ctx_pad = 1};
+  const engine_options o{.context = 13'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.ctx_pad = 1}};
   CHECK(mib(kvsize::engines::llama_cpp::buffer_bytes(qwen1_5_72b, o, 0, 27)) == 10'968.75);
 }
 
 TEST_CASE("llama.cpp L16: Yi-6B-200K at -c 200000 and Yi-34B-200K at -c 50000", "[engines][llama.cpp][gqa]") {
   // https://huggingface.co/TheBloke/Yi-34B-200K-GGUF/discussions/1: "kv self size  = 12500.00 MB"
   // and "kv self size  = 11718.75 MB" (MB = MiB; unpadded n_ctx of late-2023 builds).
-  const engine_options o6{.context = 200'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .ctx_pad = 1};
+  const engine_options o6{.context = 200'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.ctx_pad = 1}};
   CHECK(mib(kvsize::size_cache(yi_6b, engine_kind::llama_cpp, o6).kv_bytes) == 12'500.00);
-  const engine_options o34{.context = 50'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .ctx_pad = 1};
+  const engine_options o34{.context = 50'000, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.ctx_pad = 1}};
   CHECK(mib(kvsize::size_cache(yi_34b, engine_kind::llama_cpp, o34).kv_bytes) == 11'718.75);
 }
 

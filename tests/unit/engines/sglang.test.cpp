@@ -47,7 +47,7 @@ TEST_CASE("SGLang S2: Llama-3.1-8B on an H100, and its mem_fraction_static budge
   CHECK(has_line(sglang_at(m, {}, 442'750), "KV Cache is allocated. #tokens: 442750, K size: 27.02 GB, V size: 27.02 GB"));
   // Budget: 0.88 × (63.48 + 15.11) − 15.11 GiB → 442,771 tokens; the two printed figures are
   // rounded to 0.01 GiB, which spans ±45 tokens around the logged 442,750.
-  const engine_options o{.mem_fraction_static = 0.88};
+  const engine_options o{.sglang = {.mem_fraction_static = 0.88}};
   const auto gib = [](double v) { return bytes{static_cast<std::uint64_t>(v * static_cast<double>(GiB.count()))}; };
   const bytes budget = kvsize::engine_kv_budget(engine_kind::sglang, gib(78.59), gib(15.11), o);
   const auto n = kvsize::engine_capacity_for(m, engine_kind::sglang, o, budget).max_tokens;

@@ -76,7 +76,7 @@ TEST_CASE("sglang_budget: S9 Grok-2 on 8×H100, tp 8, the 0.5 auto rule (held ou
   CHECK(err < 0.02);     // never more than 2 % over
   CHECK(err > -0.045);   // the documented under-prediction, not worse
   // With the user's fraction set to the implied 0.8306 the rule itself reproduces the log.
-  o.mem_fraction_static = 0.8306;
+  o.sglang.mem_fraction_static = 0.8306;
   const auto given = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(7919) - centi_gib(7743),
                                                    centi_gib(7743) - centi_gib(4069), o);
   CHECK(std::abs(relative_error(given.kv, 903'439, 32'768)) < 0.002);
@@ -84,11 +84,11 @@ TEST_CASE("sglang_budget: S9 Grok-2 on 8×H100, tp 8, the 0.5 auto rule (held ou
 
 TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budget]") {
   kvsize::engine_options o{};
-  o.mem_fraction_static = 0.9;
+  o.sglang.mem_fraction_static = 0.9;
   // Identity: 80 GiB, 1 GiB non-torch, 10 GiB weights → unused 7.9 GiB, kv 61.1 GiB.
   constexpr auto fit = [] {
     kvsize::engine_options p{};
-    p.mem_fraction_static = 0.5;
+    p.sglang.mem_fraction_static = 0.5;
     return kvsize::sglang_startup_budget(80_GiB, 0_B, 10_GiB, p);
   }();
   static_assert(fit.kv == 30_GiB && fit.unused == 40_GiB && fit.balanced());
@@ -108,8 +108,8 @@ TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budge
   CHECK(huge.balanced());
   CHECK(huge.kv < huge.device);
   CHECK_THROWS_AS(kvsize::sglang_startup_budget(1_GiB, 2_GiB, 0_B, o), kvsize::invalid_argument);
-  o.mem_fraction_static = 1.5;
+  o.sglang.mem_fraction_static = 1.5;
   CHECK_THROWS_AS(kvsize::sglang_startup_budget(80_GiB, 0_B, 0_B, o), kvsize::invalid_argument);
-  o.mem_fraction_static = NAN;
+  o.sglang.mem_fraction_static = NAN;
   CHECK_THROWS_AS(kvsize::sglang_startup_budget(80_GiB, 0_B, 0_B, o), kvsize::invalid_argument);
 }

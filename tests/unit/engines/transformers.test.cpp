@@ -25,6 +25,6 @@ TEST_CASE("transformers: sliding layers keep W − 1 tokens; logits of every pos
   // A forward pass without logits_to_keep returns vocab logits for every position.
   CHECK(s.logits_bytes == bytes{2'048ULL * 262'144 * 2});
   const auto last = kvsize::size_cache(gemma3_1b, engine_kind::transformers,
-                                       {.context = 2'048, .logits_to_keep = 1, .logits_float32 = true});
+                                       {.context = 2'048, .transformers = {.logits_to_keep = 1, .logits_float32 = true}});
   CHECK(last.logits_bytes == bytes{262'144ULL * 4});
 }

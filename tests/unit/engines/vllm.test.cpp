@@ -120,7 +120,7 @@ TEST_CASE("vLLM A9: Qwen2.5-72B GPTQ on a 48 GB card (v0 budget line)", "[engine
   // blocks: 80", "Maximum concurrency for 8192 tokens per request: 0.16x", "(1280)" tokens.
   // v0 subtracts peak_torch (weights included) and non_torch: our weights = 40.87, overhead = 4.09.
   const model_spec& m = config("Qwen__Qwen2.5-72B.config.json");
-  engine_options o{.context = 8'192, .gpu_memory_utilization = 0.95};
+  engine_options o{.context = 8'192, .vllm = {.gpu_memory_utilization = 0.95}};
   o.engine_overhead = bytes{static_cast<std::uint64_t>(4.09 * static_cast<double>(GiB.count()))};
   const bytes total{static_cast<std::uint64_t>(47.74 * static_cast<double>(GiB.count()))};
   const bytes weights{static_cast<std::uint64_t>(40.87 * static_cast<double>(GiB.count()))};
@@ -209,7 +209,7 @@ TEST_CASE("vLLM A15: the budget, util × total − weights − activations − n
   // 30.59 / 5.64 / 0.54 → "34.49"; Mistral-Small at util 0.95: 44.76 / 2.12 / 0.14 → "28.20".
   const auto gib = [](double v) { return bytes{static_cast<std::uint64_t>(std::llround(v * static_cast<double>(GiB.count())))}; };
   const auto budget = [&](double util, double weights, double act, double non_torch) {
-    engine_options o{.gpu_memory_utilization = util};
+    engine_options o{.vllm = {.gpu_memory_utilization = util}};
     o.engine_overhead = gib(act) + gib(non_torch);
     return rounded(kvsize::engine_kv_budget(engine_kind::vllm, gib(79.18), gib(weights), o).in(GiB), 2);
   };
