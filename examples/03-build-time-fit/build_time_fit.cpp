@@ -40,8 +40,8 @@ KVSIZE_STATIC_REQUIRE_FIT(qwen2_5_7b_name, h100.name, needed, available);
 int main() {
   fmt::print("{}: {} users x {} tokens, bf16 KV, on one {} under vLLM's defaults\n", qwen2_5_7b_name, users,
              context, h100.name);
-  fmt::print("  blocks per request: {} of {} tokens ({} per block)\n", cache.blocks_per_sequence, cache.block_size,
-             cache.pool_block_bytes);
+  fmt::print("  blocks per request: {} of {} tokens ({} per block)\n", cache.vllm.blocks_per_sequence, cache.block_size,
+             cache.vllm.pool_block_bytes);
   fmt::print("  KV needed:    {} ({} B)\n", needed, needed.count());
   fmt::print("  KV available: {} ({} B) = 0.9 x {} - weights {}\n", available, available.count(), h100.memory,
              weights);

@@ -266,7 +266,7 @@ auto users_text(std::uint64_t n) -> std::string { return fmt::format("{} user{}"
 
 /// " under vLLM 0.19 at gpu_memory_utilization 0.9": the engine, its release, its fraction setting.
 auto engine_words(const sizing& s) -> std::string {
-  if (s.engine == engine_kind::exact) {
+  if (!is_engine(s.engine)) {
     return " with no engine (exact sizing)";
   }
   std::string words = fmt::format(" under {}", display_name(s.engine));

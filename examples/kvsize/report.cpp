@@ -100,15 +100,15 @@ auto context_words(const sizing& s) -> std::string {
                                  : std::string{"kvsize's default"};
   std::string engine;
   if (engine_default == 0) {
-    engine = s.engine == engine_kind::transformers ? "; transformers has no context setting" : "";
+    engine = is_engine(s.engine) ? fmt::format("; {} has no context setting", display_name(s.engine)) : "";
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));
-  } else if (s.engine == engine_kind::llama_cpp) {  // -c 0: n_ctx_train, which --fit (on) may lower
-    engine = fmt::format("; llama.cpp's -c 0 would use the model's {}, or less with --fit: pass --context {}",
-                         grouped(engine_default), engine_default);
   } else {
-    engine = fmt::format("; {} would use the model's {}: pass --context {}", display_name(s.engine),
-                         grouped(engine_default), engine_default);
+    const std::string_view setting = default_context_setting(s.engine);
+    const std::string_view caveat = default_context_caveat(s.engine);
+    engine = fmt::format("; {}{}{} would use the model's {}{}{}: pass --context {}", display_name(s.engine),
+                         setting.empty() ? "" : "'s ", setting, grouped(engine_default), caveat.empty() ? "" : ", ",
+                         caveat, engine_default);
   }
   return fmt::format("{} tokens ({}{})", grouped(s.context), source, engine);
 }

@@ -41,8 +41,8 @@ auto figures_of(const sizing& s) -> figures_result {
   figures_result f;
   f.context = s.context;
   f.batch = s.batch;
-  f.slots = s.engine == engine_kind::llama_cpp;
-  f.n_seq = c.n_seq;
+  f.slots = reads_knob(s.engine, engine_knob::parallel);  // users are slots that share -c
+  f.n_seq = c.llama_cpp.n_seq;
   f.kv_per_token = c.kv_bytes_per_token;
   f.kv_per_token_mha = s.kv_per_token_mha;
   f.gqa_ratio = s.gqa_ratio;

@@ -300,23 +300,27 @@ auto context_given(const options& opts, std::uint64_t context) -> std::string {
 }
 
 /// The parallel split must be one the engine can run:
+/// * an engine that splits layers over all tp × pp devices (llama.cpp, which has no tensor
+///   parallelism: layer_split_devices) needs a layer for each device;
 /// * every tensor-parallel engine shards the attention heads evenly: vLLM refuses a degree that does
 ///   not divide them ("Total number of attention heads (32) must be divisible by tensor parallel size
 ///   (3)", ModelConfig.verify_with_parallel_config in vllm/config/model.py); kvsize would print a
 ///   fractional head per rank;
 /// * each rank holds KV heads / tp heads or, with more ranks than KV heads, a replica of one (vLLM's
 ///   and SGLang's QKVParallelLinear: divide(tp_size, total_num_kv_heads), which asserts), so one must
-///   divide the other; kvsize keeps "KV heads per rank" a whole number for every engine;
-/// * every pipeline stage holds at least one layer (vLLM get_pp_indices); llama.cpp has no tensor
-///   parallelism and splits layers over all tp × pp devices.
+///   divide the other; kvsize keeps "KV heads per rank" a whole number for every engine (valid_tp);
+/// * every pipeline stage holds at least one layer (vLLM get_pp_indices).
 void check_parallel_split(const options& opts, const model_spec& m, engine_kind e) {
   const std::uint64_t tp = opts.tp;
   const std::uint64_t pp = opts.pp;
-  if (e == engine_kind::llama_cpp) {
-    if (tp * pp > m.layers) {
-      throw usage_error{fmt::format("{} {} × {} {} = {} devices: llama.cpp splits layers over devices, and this "
+  engine_options split;
+  split.tp = opts.tp;
+  split.pp = opts.pp;
+  if (const std::uint64_t devices = layer_split_devices(e, split); devices != pp) {
+    if (devices > m.layers) {
+      throw usage_error{fmt::format("{} {} × {} {} = {} devices: {} splits layers over devices, and this "
                                     "model has {} layers (each device needs at least one)",
-                                    opts.flag("--tp"), tp, opts.flag("--pp"), pp, tp * pp, m.layers)};
+                                    opts.flag("--tp"), tp, opts.flag("--pp"), pp, devices, display_name(e), m.layers)};
     }
     return;
   }
@@ -327,8 +331,7 @@ void check_parallel_split(const options& opts, const model_spec& m, engine_kind 
   if (tp == 1 || kv_layers(m) == 0) {
     return;
   }
-  const std::uint64_t kv = effective_kv_heads(m);
-  const auto valid = [&](std::uint64_t t) { return m.attention_heads % t == 0 && (kv % t == 0 || t % kv == 0); };
+  const auto valid = [&](std::uint64_t t) { return valid_tp(e, m, static_cast<std::uint32_t>(t), opts.pp); };
   if (valid(tp)) {
     return;
   }
@@ -347,7 +350,7 @@ void check_parallel_split(const options& opts, const model_spec& m, engine_kind 
   throw usage_error{fmt::format("{} {}: this model's {} KV heads and {} ranks do not divide one another (a rank "
                                 "holds KV heads / tp of them, or a replica of one when tp exceeds them); degrees "
                                 "that work: {}",
-                                opts.flag("--tp"), tp, kv, tp, degrees)};
+                                opts.flag("--tp"), tp, effective_kv_heads(m), tp, degrees)};
 }
 
 /// Block sizes the engine accepts (each engine's block_size_refusal says which, and why).
@@ -681,12 +684,12 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
   }
 
-  if (opts.shared_prefix && s.cache.n_ctx_seq != 0 &&  // llama.cpp: a slot holds n_ctx_seq cells
-     
-      *opts.shared_prefix > s.cache.n_ctx_seq) {
-    throw usage_error{fmt::format("{} {} is longer than a llama.cpp slot: {} shares {} cells over {} slots, {} each",
-                                  opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context),
-                                  s.cache.context, s.cache.n_seq, s.cache.n_ctx_seq)};
+  // An engine that shares its context over slots (llama.cpp: -c over -np) gives a sequence less than
+  // the context; a shared prefix must fit in that (the prefix ≤ context check above covers the rest).
+  if (const std::uint64_t held = s.cache.tokens_per_sequence(); opts.shared_prefix && *opts.shared_prefix > held) {
+    throw usage_error{fmt::format("{} {} is longer than a {} slot: {} shares {} cells over {} slots, {} each",
+                                  opts.flag("--shared-prefix"), *opts.shared_prefix, display_name(s.engine),
+                                  context_given(opts, s.context), s.cache.context, s.cache.context / held, held)};
   }
 
   // Per device: the stage's layers, heads split over tensor-parallel ranks.
@@ -728,7 +731,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
       c.kv_budget = fit.budget.kv;
       c.figures = fit.capacity;
       c.startup = fit.startup;
-      if (s.engine != engine_kind::exact) {
+      if (is_engine(s.engine)) {
         s.notes.push_back(fmt::format(
             "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
             "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "

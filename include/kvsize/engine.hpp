@@ -126,6 +126,20 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::default_context(m); });
 }
 
+/// Whether `e` models an engine's allocator (false for exact, the mathematical minimum).
+[[nodiscard]] constexpr auto is_engine(engine_kind e) -> bool {
+  return visit_engine(e, []<engine E>(E) { return bool{E::is_engine}; });
+}
+
+/// The setting that asks engine `e` for its own default context ("-c 0"; empty: none is needed),
+/// and what may lower it ("or less with --fit"; empty: nothing).
+[[nodiscard]] constexpr auto default_context_setting(engine_kind e) -> std::string_view {
+  return visit_engine(e, []<engine E>(E) { return std::string_view{E::default_context_setting}; });
+}
+[[nodiscard]] constexpr auto default_context_caveat(engine_kind e) -> std::string_view {
+  return visit_engine(e, []<engine E>(E) { return std::string_view{E::default_context_caveat}; });
+}
+
 /// Whether engine `e` reads knob `k` (a knob it does not read is warned about by the CLI).
 [[nodiscard]] constexpr auto reads_knob(engine_kind e, engine_knob k) -> bool {
   return visit_engine(e, [&]<engine E>(E) { return has_knob(E::knobs, k); });
@@ -142,8 +156,13 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
 }
 
 /// Devices a model's layers are split over (llama.cpp: tp × pp; the others: pp).
-[[nodiscard]] constexpr auto layer_split_devices(engine_kind e, const engine_options& o) -> std::uint32_t {
+[[nodiscard]] constexpr auto layer_split_devices(engine_kind e, const engine_options& o) -> std::uint64_t {
   return visit_engine(e, [&]<engine E>(E) { return E::layer_split_devices(o); });
+}
+
+/// Whether engine `e` can run model `m` at tensor-parallel degree `tp` with `pp` stages.
+[[nodiscard]] constexpr auto valid_tp(engine_kind e, const model_spec& m, std::uint32_t tp, std::uint32_t pp) -> bool {
+  return visit_engine(e, [&]<engine E>(E) { return E::valid_tp(m, tp, pp); });
 }
 
 /// The sizing of layers `r` on one device (one TP rank).
@@ -157,10 +176,10 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
 template <engine E>
 [[nodiscard]] constexpr auto size_cache_as(const model_spec& m, const engine_options& o) -> engine_sizing {
   detail::check_options(m, o);
-  const std::uint32_t stages = E::layer_split_devices(o);
-  if (stages > m.layers) {
+  if (E::layer_split_devices(o) > m.layers) {
     throw kvsize::invalid_argument("kvsize: more devices in the layer split than layers");
   }
+  const auto stages = static_cast<std::uint32_t>(E::layer_split_devices(o));  // ≤ the layers, a uint32_t
   engine_sizing best{};
   bytes best_bytes{0};
   for (std::uint32_t stage = 0; stage < stages; ++stage) {

@@ -37,16 +37,16 @@ namespace detail {
 
 inline void vllm_lines(std::vector<std::string>& out, const engine_sizing& s,
                        const std::optional<engine_capacity>& c) {
-  if (s.mamba_block_size != 0) {
+  if (s.vllm.mamba_block_size != 0) {
     out.push_back(fmt::format("Setting attention block size to {} tokens to ensure that attention page size is >= "
                               "mamba page size.",
-                              s.mamba_block_size));
+                              s.vllm.mamba_block_size));
   }
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
-    if (s.part(i).kind == layer_kind::none && s.mamba_padding_percent > 0) {
+    if (s.part(i).group == group_kind::recurrent_state && s.vllm.mamba_padding_percent > 0) {
       out.push_back(fmt::format("Padding mamba page size by {:.2f}% to ensure that mamba page size and attention "
                                 "page size are exactly equal.",
-                                s.mamba_padding_percent));
+                                s.vllm.mamba_padding_percent));
       break;
     }
   }
@@ -75,7 +75,7 @@ inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, con
   const std::uint64_t page = s.block_size;
   for (std::uint32_t i = 1; i < s.part_count; ++i) {
     const cache_part& p = s.part(i);
-    if (p.kind == layer_kind::none) {
+    if (p.group == group_kind::recurrent_state) {
       out.push_back(fmt::format("Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {:.2f}GB, "
                                 "ssm_state size: {:.2f}GB",
                                 c->state_slots, gib(p.k_per_token * (c->state_slots + 1)),
@@ -94,7 +94,7 @@ inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, con
     bytes k = full.k_per_token * (c->max_tokens + page);
     bytes v = full.v_per_token * (c->max_tokens + page);
     for (std::uint32_t i = 1; i < s.part_count; ++i) {
-      if (s.part(i).kind != layer_kind::none) {
+      if (s.part(i).group != group_kind::recurrent_state) {
         k += s.part(i).k_per_token * (c->swa_tokens + page);
         v += s.part(i).v_per_token * (c->swa_tokens + page);
       }
@@ -113,26 +113,26 @@ inline void llama_cpp_size_line(std::vector<std::string>& out, const cache_part&
 
 inline void llama_cpp_lines(std::vector<std::string>& out, const engine_sizing& s) {
   out.push_back(fmt::format("llama_context: n_ctx         = {}", s.context));
-  out.push_back(fmt::format("llama_context: n_ctx_seq     = {}", s.n_ctx_seq));
+  out.push_back(fmt::format("llama_context: n_ctx_seq     = {}", s.llama_cpp.n_ctx_seq));
   bool iswa = false;
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
-    iswa = iswa || s.part(i).kind == layer_kind::sliding || s.part(i).kind == layer_kind::chunked;
+    iswa = iswa || is_windowed(s.part(i).group);
   }
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     const cache_part& p = s.part(i);
-    if (p.kind == layer_kind::none) {
+    if (p.group == group_kind::recurrent_state) {
       out.push_back(fmt::format("llama_memory_recurrent: size = {:7.2f} MiB ({:6d} cells, {:3d} layers, {:2d} seqs), "
                                 "R (f32): {:7.2f} MiB, S (f32): {:7.2f} MiB",
-                                llama_mib(p.k_bytes + p.v_bytes), p.cells, p.layers, s.n_seq, llama_mib(p.k_bytes),
+                                llama_mib(p.k_bytes + p.v_bytes), p.cells, p.layers, s.llama_cpp.n_seq, llama_mib(p.k_bytes),
                                 llama_mib(p.v_bytes)));
       continue;
     }
     if (iswa) {
-      const bool swa = p.kind == layer_kind::sliding || p.kind == layer_kind::chunked;
+      const bool swa = is_windowed(p.group);
       out.push_back(fmt::format("llama_kv_cache_iswa: creating {} KV cache, size = {} cells",
                                 swa ? "    SWA" : "non-SWA", p.cells));
     }
-    llama_cpp_size_line(out, p, s.n_seq);
+    llama_cpp_size_line(out, p, s.llama_cpp.n_seq);
   }
 }
 

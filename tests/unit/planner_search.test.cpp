@@ -29,7 +29,7 @@ using kvsize::engine_sizing;
 namespace {
 
 auto same_part(const kvsize::cache_part& a, const kvsize::cache_part& b) -> bool {
-  return a.kind == b.kind && a.layers == b.layers && a.window == b.window && a.block_size == b.block_size &&
+  return a.layers == b.layers && a.window == b.window && a.block_size == b.block_size &&
          a.groups == b.groups && a.padding_layers == b.padding_layers &&
          a.blocks_per_sequence == b.blocks_per_sequence && a.cells == b.cells && a.streams == b.streams &&
          a.bytes_per_token == b.bytes_per_token && a.k_bytes == b.k_bytes && a.v_bytes == b.v_bytes &&
@@ -44,11 +44,8 @@ auto same_sizing(const engine_sizing& a, const engine_sizing& b) -> bool {
               a.kv_bytes_per_sequence == b.kv_bytes_per_sequence && a.kv_bytes == b.kv_bytes &&
               a.state_bytes_per_sequence == b.state_bytes_per_sequence && a.prefix_bytes_saved == b.prefix_bytes_saved &&
               a.prefix_bytes_per_sequence == b.prefix_bytes_per_sequence && a.logits_bytes == b.logits_bytes &&
-              a.kv_cache_groups == b.kv_cache_groups && a.group_size == b.group_size &&
-              a.pool_block_bytes == b.pool_block_bytes && a.blocks_per_sequence == b.blocks_per_sequence &&
-              a.min_block_size == b.min_block_size && a.mamba_block_size == b.mamba_block_size &&
-              a.mamba_padding_percent == b.mamba_padding_percent && a.n_ctx_seq == b.n_ctx_seq &&
-              a.n_seq == b.n_seq && a.part_count == b.part_count;
+              a.state == b.state && a.vllm == b.vllm &&
+              a.llama_cpp == b.llama_cpp && a.part_count == b.part_count;
   for (std::uint32_t i = 0; same && i < a.part_count; ++i) {
     same = same_part(a.part(i), b.part(i));
   }

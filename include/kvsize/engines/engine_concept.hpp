@@ -109,6 +109,11 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::kind } -> std::convertible_to<engine_kind>;
   { E::name } -> std::convertible_to<std::string_view>;
   { E::display_name } -> std::convertible_to<std::string_view>;
+  // Whether it models an engine (false for exact, the mathematical minimum), and how its own
+  // default context reads: the setting that asks for it ("-c 0"), and what may lower it.
+  { E::is_engine } -> std::convertible_to<bool>;
+  { E::default_context_setting } -> std::convertible_to<std::string_view>;
+  { E::default_context_caveat } -> std::convertible_to<std::string_view>;
   // Knobs read (engine_knob bits) and KV types the planner offers (8-bit, 4-bit; none: not offered).
   { E::knobs } -> std::convertible_to<engine_knob>;
   { E::kv_8bit } -> std::convertible_to<std::optional<dtype>>;
@@ -122,7 +127,7 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::stage_types(m, o) } -> std::same_as<detail::stage_dtypes>;
   // Sizing: one stage's layers on one device; devices the layers are split over.
   { E::size_stage(m, o, r) } -> std::same_as<engine_sizing>;
-  { E::layer_split_devices(o) } -> std::same_as<std::uint32_t>;
+  { E::layer_split_devices(o) } -> std::same_as<std::uint64_t>;
   // Budget and capacity: from device memory and weights; from an EXISTING sizing (never re-sizes).
   { E::budget(o) } -> std::same_as<budget_rule>;
   { E::kv_budget(b, b, o) } -> std::same_as<bytes>;
@@ -179,10 +184,15 @@ struct engine_defaults {
     return detail::plain_capacity(s, budget);
   }
   static constexpr engine_knob knobs = engine_knob::none;
+  /// A serving engine (or library) whose allocator the type reproduces.
+  static constexpr bool is_engine = true;
+  /// The model's maximum is what the engine sizes when given no context: no setting asks for it.
+  static constexpr std::string_view default_context_setting{};
+  static constexpr std::string_view default_context_caveat{};
   static constexpr std::optional<dtype> kv_8bit = dtype::fp8_e4m3;
   static constexpr std::optional<dtype> kv_4bit = std::nullopt;
   /// Layers are split over pipeline stages only (tensor parallelism splits heads).
-  [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint32_t { return o.pp; }
+  [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint64_t { return o.pp; }
   /// No scheduler cap on running sequences.
   [[nodiscard]] static constexpr auto slot_cap(const engine_options& /*o*/, const engine_capacity& /*c*/)
       -> std::uint64_t {

@@ -13,7 +13,6 @@
 #include "../dtype.hpp"
 #include "../error.hpp"
 #include "../layer_groups.hpp"  // group_kind
-#include "../model_spec.hpp"   // layer_kind
 #include "engine_options.hpp"
 
 namespace kvsize {
@@ -23,7 +22,6 @@ inline constexpr std::size_t max_cache_parts = 8;
 
 /// One pool, cache or group kind as the engine allocates it (per device).
 struct cache_part {
-  layer_kind kind = layer_kind::full;  ///< full, sliding, chunked or latent; `none` for a recurrent state
   std::uint32_t layers = 0;            ///< real layers in this part (on this device)
   std::uint32_t window = 0;            ///< W or C of sliding / chunked parts
   std::uint32_t block_size = 0;        ///< tokens per block (vLLM after page unification; TRT tokens per block)
@@ -38,13 +36,30 @@ struct cache_part {
   bytes k_per_token{0};       ///< K bytes one token costs across the part's layers (R per cell for a state)
   bytes v_per_token{0};       ///< V bytes one token costs across the part's layers (S per cell for a state)
   kv_dtypes types{dtype::f16, dtype::f16};
-  /// What the part holds, as a layer group kind: `recurrent_state` where `kind` says `none`. Readers
-  /// of `kind` may move to this field; both are set by every engine.
-  group_kind group = group_kind::full;
+  group_kind group = group_kind::full;  ///< what the part holds: full, sliding, chunked, latent or a state
+};
+
+/// vLLM's block pool on one device (its KVCacheConfig: groups of layer slots sharing block tables).
+struct vllm_pool {
+  std::uint32_t kv_cache_groups = 0;      ///< groups drawing from the block pool
+  std::uint32_t group_size = 0;           ///< layer slots per group
+  bytes pool_block_bytes{0};              ///< bytes of one pool block (all layer slots of a group)
+  std::uint64_t blocks_per_sequence = 0;  ///< pool blocks one request of `context` tokens reserves
+  std::uint32_t min_block_size = 0;       ///< smallest block size over the groups
+  std::uint32_t mamba_block_size = 0;     ///< attention block size forced by the mamba page (0: none)
+  double mamba_padding_percent = 0;       ///< how much the mamba page was padded
+  friend constexpr auto operator==(const vllm_pool&, const vllm_pool&) -> bool = default;
+};
+
+/// llama.cpp's cells: -c shared by -np slots (streams unless unified).
+struct llama_cpp_cells {
+  std::uint64_t n_ctx_seq = 0;  ///< cells per sequence
+  std::uint32_t n_seq = 1;      ///< sequences (slots)
+  friend constexpr auto operator==(const llama_cpp_cells&, const llama_cpp_cells&) -> bool = default;
 };
 
 /// What one engine allocates for the KV cache of one model on ONE device (one TP rank, the
-/// largest PP stage).
+/// largest PP stage): what every engine fills, then the facts of one engine's own allocator.
 struct engine_sizing {
   engine_kind engine = engine_kind::exact;
   kv_dtypes kv{dtype::f16, dtype::f16};
@@ -63,23 +78,18 @@ struct engine_sizing {
   bytes prefix_bytes_per_sequence{0}; ///< bytes of one sequence that the shared prefix accounts for
   bytes logits_bytes{0};              ///< transformers: logits of the forward pass over the batch
 
-  // vLLM
-  std::uint32_t kv_cache_groups = 0;      ///< groups drawing from the block pool
-  std::uint32_t group_size = 0;           ///< layer slots per group
-  bytes pool_block_bytes{0};              ///< bytes of one pool block (all layer slots of a group)
-  std::uint64_t blocks_per_sequence = 0;  ///< pool blocks one request of `context` tokens reserves
-  std::uint32_t min_block_size = 0;       ///< smallest block size over the groups
-  std::uint32_t mamba_block_size = 0;     ///< attention block size forced by the mamba page (0: none)
-  double mamba_padding_percent = 0;       ///< how much the mamba page was padded
-
-  // llama.cpp
-  std::uint64_t n_ctx_seq = 0;  ///< cells per sequence
-  std::uint32_t n_seq = 1;      ///< sequences (slots)
+  vllm_pool vllm{};            ///< vLLM only
+  llama_cpp_cells llama_cpp{};  ///< llama.cpp only
 
   std::array<cache_part, max_cache_parts> parts{};
   std::uint32_t part_count = 0;
 
   [[nodiscard]] constexpr auto part(std::uint32_t i) const -> const cache_part& { return parts[i]; }
+  /// Tokens one sequence can hold: a slot's cells where the engine shares its context over slots
+  /// (llama.cpp's n_ctx_seq), else the context sized.
+  [[nodiscard]] constexpr auto tokens_per_sequence() const -> std::uint64_t {
+    return llama_cpp.n_ctx_seq != 0 ? llama_cpp.n_ctx_seq : context;
+  }
   constexpr auto add_part(const cache_part& p) -> cache_part& {
     if (part_count >= max_cache_parts) {
       throw kvsize::invalid_argument("kvsize: too many cache parts");

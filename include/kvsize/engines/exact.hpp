@@ -93,6 +93,8 @@ struct exact_engine : engine_defaults<exact_engine> {
   static constexpr engine_kind kind = engine_kind::exact;
   static constexpr std::string_view name = "exact";
   static constexpr std::string_view display_name = "exact";
+  /// No engine: the mathematical minimum.
+  static constexpr bool is_engine = false;
   static constexpr std::optional<dtype> kv_4bit = dtype::int4;
   /// The config's dtype: the model as published.
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype { return f.config_dtype; }

@@ -129,7 +129,6 @@ struct cache_cells {
   c.base.streams = p.n_stream;
   c.swa = c.base;
   c.swa.group = count_layers(m, layer_kind::sliding) != 0 ? group_kind::sliding : group_kind::chunked;
-  c.swa.kind = kvsize::detail::part_kind(c.swa.group);
   c.swa.window = cells.window;
   c.swa.cells = cells.swa;
   c.rec = kvsize::detail::part_of(group_kind::recurrent_state, kv_dtypes::same(dtype::f32));
@@ -145,8 +144,8 @@ struct cache_cells {
 constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing& s) {
   const context_plan p = plan(m, o);
   s.context = p.n_ctx;
-  s.n_ctx_seq = p.n_ctx_seq;
-  s.n_seq = p.n_seq;
+  s.llama_cpp.n_ctx_seq = p.n_ctx_seq;
+  s.llama_cpp.n_seq = p.n_seq;
   const cache_cells cells = cells_of(m, o, p, is_iswa(m), recurrent_layers(m) != 0);
   bytes kv{0};
   bytes prefix{0};
@@ -245,10 +244,10 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
   bytes total{0};
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     const cache_part& c = s.part(i);
-    if (c.kind == layer_kind::none) {
+    if (c.group == group_kind::recurrent_state) {
       continue;
     }
-    const bool is_swa = c.kind == layer_kind::sliding || c.kind == layer_kind::chunked;
+    const bool is_swa = is_windowed(c.group);
     if (which == cache_select::all || (which == cache_select::swa) == is_swa) {
       total += c.k_bytes + c.v_bytes;
     }
@@ -265,6 +264,9 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   static constexpr engine_kind kind = engine_kind::llama_cpp;
   static constexpr std::string_view name = "llama.cpp";
   static constexpr std::string_view display_name = "llama.cpp";
+  /// -c 0 sizes the model's n_ctx_train (common/arg.cpp), which --fit (on by default) may lower.
+  static constexpr std::string_view default_context_setting = "-c 0";
+  static constexpr std::string_view default_context_caveat = "or less with --fit";
   static constexpr engine_knob knobs = engine_knob::parallel | engine_knob::ubatch | engine_knob::kv_unified |
                                        engine_knob::swa_full | engine_knob::flash_attn | engine_knob::gpu_layers;
   static constexpr std::optional<dtype> kv_8bit = dtype::q8_0;
@@ -295,9 +297,9 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
     return engines::llama_cpp::size_stage(m, o, r);
   }
   /// No tensor parallelism of the cache: its multi-device mode splits layers, so --tp and --pp both
-  /// count layer-split devices.
-  [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint32_t {
-    return o.tp * o.pp;
+  /// count layer-split devices (a 64-bit product: two 32-bit degrees never wrap).
+  [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint64_t {
+    return std::uint64_t{o.tp} * o.pp;
   }
   /// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
   /// 1 GiB margin free: device − weights − overhead − 1 GiB.

@@ -156,7 +156,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   bytes swa_per_token{0};
   bytes state_per_request{0};
   for (std::uint32_t i = 1; i < s.part_count; ++i) {
-    if (s.part(i).kind == layer_kind::none) {
+    if (s.part(i).group == group_kind::recurrent_state) {
       state_per_request = s.part(i).bytes_per_token;
     } else {
       swa_per_token = s.part(i).bytes_per_token;

@@ -66,21 +66,9 @@ namespace kvsize::detail {
   return group_layers(m, {s.first_layer, s.stage_layers}, c);
 }
 
-/// The cache_part kinds of a group kind: `layer_kind::none` is how a part says "recurrent state".
-[[nodiscard]] constexpr auto part_kind(group_kind k) -> layer_kind {
-  switch (k) {
-    case group_kind::full: return layer_kind::full;
-    case group_kind::sliding: return layer_kind::sliding;
-    case group_kind::chunked: return layer_kind::chunked;
-    case group_kind::latent: return layer_kind::latent;
-    case group_kind::recurrent_state: break;
-  }
-  return layer_kind::none;
-}
 /// A cache_part of kind `k` with `types`.
 [[nodiscard]] constexpr auto part_of(group_kind k, kv_dtypes types) -> cache_part {
   cache_part p{};
-  p.kind = part_kind(k);
   p.group = k;
   p.types = types;
   return p;

@@ -141,7 +141,6 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
     full = std::min(full.value_or(*window), *window);
     cache_part& p = s.parts[*full];
     p.group = group_kind::full;
-    p.kind = layer_kind::full;
   }
   if (full) {
     s.parts[*full].window = static_cast<std::uint32_t>(context);
@@ -179,7 +178,7 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
       blocks = static_cast<double>(whole) * static_cast<double>(tpb) < tokens ? whole + 1 : whole;
     }
     c.allocated += p.bytes_per_token * (blocks * tpb);
-    if (p.kind == layer_kind::full || s.part_count == 1 || c.num_blocks == 0) {
+    if (p.group == group_kind::full || s.part_count == 1 || c.num_blocks == 0) {
       c.num_blocks = blocks;
       c.max_tokens = blocks * tpb;
     }

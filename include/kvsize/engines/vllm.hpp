@@ -154,10 +154,10 @@ struct spec_list {
   const std::uint64_t attention_block = align * ceil_div(mamba_page.count(), align * attention_1tok.count());
   if (bs < attention_block) {
     bs = static_cast<std::uint32_t>(attention_block);
-    s.mamba_block_size = bs;
+    s.vllm.mamba_block_size = bs;
   }
   const bytes attention_page = attention_1tok * bs;
-  s.mamba_padding_percent =
+  s.vllm.mamba_padding_percent =
       100.0 * static_cast<double>((attention_page - mamba_page).count()) / static_cast<double>(mamba_page.count());
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     if (specs.at[i].mamba()) {
@@ -196,10 +196,10 @@ constexpr void group_uniform(spec_list& specs, std::uint32_t bs, engine_sizing& 
     pool += page_of(x, bs) * x.layers;
     layers += x.layers;
   }
-  s.kv_cache_groups = 1;
-  s.group_size = layers;
-  s.pool_block_bytes = pool;
-  s.min_block_size = bs;
+  s.vllm.kv_cache_groups = 1;
+  s.vllm.group_size = layers;
+  s.vllm.pool_block_bytes = pool;
+  s.vllm.min_block_size = bs;
 }
 
 /// 3b. Hybrid: unify page sizes (smaller pages hold more tokens), then layer groups of equal size
@@ -215,7 +215,7 @@ constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, engine_sizing& s
     max_n = std::max(max_n, specs.at[i].layers);
   }
   const std::uint32_t group_size = 2ULL * max_n < 3ULL * min_n ? max_n : min_n;
-  s.min_block_size = ~0U;
+  s.vllm.min_block_size = ~0U;
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     spec& x = specs.at[i];
     const bytes page = page_of(x, bs);
@@ -224,11 +224,11 @@ constexpr void group_hybrid(spec_list& specs, std::uint32_t bs, engine_sizing& s
     }
     x.block_size = bs * static_cast<std::uint32_t>(max_page / page);
     x.groups = static_cast<std::uint32_t>(ceil_div(x.layers, group_size));
-    s.kv_cache_groups += x.groups;
-    s.min_block_size = std::min(s.min_block_size, x.block_size);
+    s.vllm.kv_cache_groups += x.groups;
+    s.vllm.min_block_size = std::min(s.vllm.min_block_size, x.block_size);
   }
-  s.group_size = group_size;
-  s.pool_block_bytes = max_page * group_size;
+  s.vllm.group_size = group_size;
+  s.vllm.pool_block_bytes = max_page * group_size;
 }
 
 /// 4. One cache_part per spec: what the context does not change.
@@ -240,7 +240,7 @@ constexpr void parts_of(const spec_list& specs, std::uint32_t types, engine_sizi
     p.window = x.window;
     p.block_size = x.block_size;
     p.groups = x.groups;
-    p.padding_layers = types > 1 ? x.groups * s.group_size - x.layers : 0;
+    p.padding_layers = types > 1 ? x.groups * s.vllm.group_size - x.layers : 0;
     p.bytes_per_token = x.mamba() ? x.per_token : x.per_token * x.layers;
   }
 }
@@ -251,15 +251,15 @@ constexpr void parts_of(const spec_list& specs, std::uint32_t types, engine_sizi
 /// models). One type is one KV cache group; hybrid models have more.
 constexpr void charge(const engine_options& o, engine_sizing& s) {
   const std::uint64_t mnbt = max_num_batched_tokens(o);
-  const bool hybrid = s.kv_cache_groups > 1;
+  const bool hybrid = s.vllm.kv_cache_groups > 1;
   bool any_mamba = false;
-  s.blocks_per_sequence = 0;
+  s.vllm.blocks_per_sequence = 0;
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     cache_part& p = s.parts[i];
     any_mamba = any_mamba || p.group == group_kind::recurrent_state;
     p.blocks_per_sequence = blocks_per_request(p, s.context, mnbt);
-    s.blocks_per_sequence =
-        hybrid ? s.blocks_per_sequence + p.groups * p.blocks_per_sequence : std::max(s.blocks_per_sequence, p.blocks_per_sequence);
+    s.vllm.blocks_per_sequence =
+        hybrid ? s.vllm.blocks_per_sequence + p.groups * p.blocks_per_sequence : std::max(s.vllm.blocks_per_sequence, p.blocks_per_sequence);
   }
   s.kv_bytes_per_sequence = bytes{0};
   s.state_bytes_per_sequence = bytes{0};
@@ -267,11 +267,11 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     const cache_part& p = s.parts[i];
     const bool mamba = p.group == group_kind::recurrent_state;
-    const bytes charged = s.pool_block_bytes * (p.groups * p.blocks_per_sequence);
+    const bytes charged = s.vllm.pool_block_bytes * (p.groups * p.blocks_per_sequence);
     if (mamba) {
       s.state_bytes_per_sequence += charged;
     } else if (hybrid || i == 0) {
-      s.kv_bytes_per_sequence += hybrid ? charged : s.pool_block_bytes * s.blocks_per_sequence;
+      s.kv_bytes_per_sequence += hybrid ? charged : s.vllm.pool_block_bytes * s.vllm.blocks_per_sequence;
     }
     if (!any_mamba && !mamba) {
       const std::uint64_t shared = o.shared_prefix / p.block_size * p.block_size;
@@ -281,7 +281,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     }
   }
   s.kv_bytes = s.kv_bytes_per_sequence * o.batch;
-  s.prefix_bytes_per_sequence = s.pool_block_bytes * prefix_blocks;
+  s.prefix_bytes_per_sequence = s.vllm.pool_block_bytes * prefix_blocks;
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
 }
 }  // namespace detail
@@ -334,17 +334,17 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     -> engine_capacity {
   engine_capacity c{};
   c.kv_budget = budget;
-  if (s.pool_block_bytes.count() == 0) {
+  if (s.vllm.pool_block_bytes.count() == 0) {
     return kvsize::detail::plain_capacity(s, budget);
   }
-  c.num_blocks = budget / s.pool_block_bytes;
-  c.allocated = s.pool_block_bytes * c.num_blocks;
-  c.max_tokens = c.num_blocks / s.kv_cache_groups * s.min_block_size;
-  const std::uint64_t per_request = s.blocks_per_sequence;
+  c.num_blocks = budget / s.vllm.pool_block_bytes;
+  c.allocated = s.vllm.pool_block_bytes * c.num_blocks;
+  c.max_tokens = c.num_blocks / s.vllm.kv_cache_groups * s.vllm.min_block_size;
+  const std::uint64_t per_request = s.vllm.blocks_per_sequence;
   c.max_concurrency = static_cast<double>(c.num_blocks) / static_cast<double>(per_request);
   const std::uint64_t cap = max_num_seqs(o);
   c.max_sequences = std::min(c.num_blocks / per_request, cap);
-  const std::uint64_t prefix_blocks = s.prefix_bytes_per_sequence / s.pool_block_bytes;
+  const std::uint64_t prefix_blocks = s.prefix_bytes_per_sequence / s.vllm.pool_block_bytes;
   if (prefix_blocks != 0 && prefix_blocks < per_request && c.num_blocks >= prefix_blocks) {
     c.max_sequences_shared = std::min((c.num_blocks - prefix_blocks) / (per_request - prefix_blocks), cap);
   } else {

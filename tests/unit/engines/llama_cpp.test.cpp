@@ -139,7 +139,7 @@ TEST_CASE("llama.cpp L8: gemma-3-270m, -np 3 pads each slot up and allocates mor
   // slots allocates 1536 cells / 27.0 MiB, but 4 slots allocates 1024 cells / 18.0 MiB".
   engine_options o{.context = 1'024, .kv = kvsize::kv_dtypes::same(dtype::f16), .llama_cpp = {.parallel = 3}};
   auto s = kvsize::size_cache(gemma3_270m, engine_kind::llama_cpp, o);
-  CHECK(s.n_ctx_seq == 512);
+  CHECK(s.llama_cpp.n_ctx_seq == 512);
   CHECK(s.part(0).cells * s.part(0).streams == 1'536);
   CHECK(rounded(s.kv_bytes.in(MiB), 1) == 27.0);
   o.llama_cpp.parallel = 4;
@@ -248,4 +248,17 @@ TEST_CASE("llama.cpp O1: Llama-3.1-8B at 32K, f16 4 GiB vs q4_0 1.125 GiB (Ollam
   o.kv = kvsize::kv_dtypes::same(dtype::q4_0);
   CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).kv_bytes == 1'152_MiB);
   CHECK(rounded(kvsize::size_cache(m, engine_kind::llama_cpp, o).kv_bytes.in(GiB), 1) == 1.1);
+}
+
+TEST_CASE("llama.cpp: a layer split of more devices than layers is refused, even one whose product needs 64 bits",
+          "[engines][llama.cpp][errors]") {
+  // --tp 65536 --pp 65536 is 2^32 devices: in 32 bits the product wraps to 0, and no stage was sized.
+  const model_spec& m = config("Qwen__Qwen2.5-1.5B.config.json");
+  engine_options o{.context = 4'096, .tp = 65'536, .pp = 65'536};
+  STATIC_CHECK(kvsize::llama_cpp_engine::layer_split_devices(engine_options{.tp = 65'536, .pp = 65'536}) ==
+               std::uint64_t{1} << 32);
+  CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::llama_cpp, o), kvsize::invalid_argument);
+  o.tp = 4;
+  o.pp = 7;  // 28 devices, one layer each
+  CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).stage_layers == 1);
 }

@@ -9,7 +9,7 @@ namespace {
 auto vllm_reproduces(const model_spec& m, const engine_options& o, double available_gib,
                      const std::vector<std::string>& expected) -> bool {
   const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
-  return some_budget_prints_as(available_gib, s.pool_block_bytes, [&](bytes b) {
+  return some_budget_prints_as(available_gib, s.vllm.pool_block_bytes, [&](bytes b) {
     const auto ls = lines(m, engine_kind::vllm, o, b);
     return std::all_of(expected.begin(), expected.end(), [&](const std::string& e) { return has_line(ls, e); });
   });
@@ -41,8 +41,8 @@ TEST_CASE("vLLM A1: the v1 token and concurrency lines from num_blocks", "[engin
   const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
   const engine_options o{.context = 2'048};
   const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
-  CHECK(s.pool_block_bytes == 2_MiB);
-  const auto ls = lines(m, engine_kind::vllm, o, s.pool_block_bytes * 127'626);
+  CHECK(s.vllm.pool_block_bytes == 2_MiB);
+  const auto ls = lines(m, engine_kind::vllm, o, s.vllm.pool_block_bytes * 127'626);
   CHECK(has_line(ls, "GPU KV cache size: 2,042,016 tokens"));
   CHECK(has_line(ls, "Maximum concurrency for 2,048 tokens per request: 997.08x"));
 }
@@ -139,9 +139,9 @@ TEST_CASE("vLLM A10: gemma-3-1b, sliding-window groups and padding layers", "[en
   // 22 sliding + 4 full layers → groups of 4: 6 sliding groups (2 padding slots) + 1 full group.
   const engine_options o{.context = 2'048};
   const auto s = kvsize::size_cache(gemma3_1b, engine_kind::vllm, o);
-  CHECK(s.kv_cache_groups == 7);
-  CHECK(s.group_size == 4);
-  CHECK(s.blocks_per_sequence == 128 + 6 * 129);  // full cdiv(2048,16); sliding cdiv(min(511+8192,2048),16)+1
+  CHECK(s.vllm.kv_cache_groups == 7);
+  CHECK(s.vllm.group_size == 4);
+  CHECK(s.vllm.blocks_per_sequence == 128 + 6 * 129);  // full cdiv(2048,16); sliding cdiv(min(511+8192,2048),16)+1
   CHECK(vllm_reproduces(gemma3_1b, o, 25.39,
                         {"Add 2 padding layers, may waste at most 9.09% KV cache memory",
                          "GPU KV cache size: 950,864 tokens", "Maximum concurrency for 2,048 tokens per request: 461.21x"}));
@@ -158,7 +158,7 @@ TEST_CASE("vLLM A11: DeepSeek-V3.2 (latent, block 64) at TP 8 × PP 4", "[engine
   CHECK(s.block_size == 64);
   CHECK(s.stage_layers == 16);  // 61 layers over 4 stages: 15, 15, 16, 15
   CHECK(s.kv_bytes_per_token == bytes{16 * 576 * 2});  // latent replicated on every TP rank
-  const auto ls = lines(m, engine_kind::vllm, o, s.pool_block_bytes * 18'976);
+  const auto ls = lines(m, engine_kind::vllm, o, s.vllm.pool_block_bytes * 18'976);
   CHECK(has_line(ls, "GPU KV cache size: 1,214,464 tokens"));
   CHECK(has_line(ls, "Maximum concurrency for 163,840 tokens per request: 7.41x"));
 }
@@ -181,8 +181,8 @@ TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2"
   const engine_options o{.context = 262'144, .tp = 2};
   const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
   CHECK(s.block_size == 544);
-  CHECK(s.kv_cache_groups == 4);  // 12 attention layers: 1 group; 36 DeltaNet layers: 3 groups
-  CHECK(s.blocks_per_sequence == 482 + 3);
+  CHECK(s.vllm.kv_cache_groups == 4);  // 12 attention layers: 1 group; 36 DeltaNet layers: 3 groups
+  CHECK(s.vllm.blocks_per_sequence == 482 + 3);
   CHECK(vllm_reproduces(m, o, 44.59,
                         {"Setting attention block size to 544 tokens to ensure that attention page size is >= mamba "
                          "page size.",
