@@ -412,9 +412,47 @@ auto flash_attn_option(const options& opts) -> std::string_view {
   throw usage_error{fmt::format("{}: expected on, off or auto, got '{}'", opts.flag("--flash-attn"), *opts.flash_attn)};
 }
 
+/// The plan's sweeps: a plan point for every --sweep-context × --sweep-batch pair, the most users at
+/// each context and the longest context for each number of users (`context`, `users`: the request's,
+/// for an axis not swept; --svg alone sweeps the context from 1,024 to the plan's limit).
+void compute_sweeps(const options& opts, engine_kind engine, const model_spec& m, plan_figures& p,
+                    std::vector<std::uint64_t> contexts, std::vector<std::uint64_t> users_list, std::uint64_t context,
+                    std::uint64_t users) {
+  if (contexts.empty()) {
+    contexts = opts.svg && !opts.sweep_batch ? doubling(std::min<std::uint64_t>(1'024, p.result.context_limit),
+                                                        p.result.context_limit)
+                                             : std::vector<std::uint64_t>{context};
+  }
+  if (users_list.empty()) {
+    users_list.push_back(users);
+  }
+  if (contexts.size() * users_list.size() > 4'096) {
+    throw usage_error{"--sweep-context × --sweep-batch: more than 4,096 points; narrow the ranges"};
+  }
+  const std::uint32_t tp = p.inputs.options.tp;
+  for (std::uint64_t c : contexts) {
+    for (std::uint64_t u : users_list) {
+      try {
+        p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
+      } catch (const kvsize::invalid_argument& e) {
+        throw usage_error{
+            fmt::format("--engine {}: {} (at {} tokens, {} users)", name(engine), refusal(e), c, u)};
+      }
+    }
+    p.sweep_max_users.push_back(plan_max_users(m, p.inputs, c, tp));
+  }
+  for (std::uint64_t u : users_list) {
+    p.sweep_max_context.push_back(plan_max_context(m, p.inputs, u, tp, std::max(p.result.context_limit, contexts.back())));
+  }
+  p.sweep_contexts = contexts;
+  p.sweep_users = users_list;
+}
+
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
-void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_memory, std::uint64_t bandwidth,
-                  const std::string& device_source, const workspace_overrides& overrides) {
+/// `served`: the model as the engine serves it (activations and logits in its serving dtype: vLLM
+/// runs a float32 config in bf16).
+void compute_plan(const options& opts, sizing& s, const model_spec& served, std::optional<bytes> device_memory,
+                  std::uint64_t bandwidth, const std::string& device_source, const workspace_overrides& overrides) {
   const bool wants_plan_output = opts.csv || opts.svg || opts.sweep_context || opts.sweep_batch;
   const std::string_view flag = opts.csv ? "--csv" : opts.svg ? "--svg" : opts.sweep_context ? "--sweep-context"
                                                                                              : "--sweep-batch";
@@ -443,10 +481,6 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
                       "is not shown");
     return;
   }
-  // The model as the engine serves it: activations and logits in its serving dtype (vLLM runs a
-  // float32 config in bf16).
-  model_spec served = s.config.spec;
-  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
   const model_spec& m = served;
   plan_figures p;
   p.source = device_source;
@@ -478,61 +512,17 @@ void compute_plan(const options& opts, sizing& s, std::optional<bytes> device_me
 
   p.swept = opts.sweep_context || opts.sweep_batch || opts.svg;
   if (p.swept) {
-    if (contexts.empty()) {
-      contexts = opts.svg && !opts.sweep_batch ? doubling(std::min<std::uint64_t>(1'024, p.result.context_limit),
-                                                          p.result.context_limit)
-                                               : std::vector<std::uint64_t>{context};
-    }
-    if (users_list.empty()) {
-      users_list.push_back(users);
-    }
-    if (contexts.size() * users_list.size() > 4'096) {
-      throw usage_error{"--sweep-context × --sweep-batch: more than 4,096 points; narrow the ranges"};
-    }
-    const std::uint32_t tp = p.inputs.options.tp;
-    for (std::uint64_t c : contexts) {
-      for (std::uint64_t u : users_list) {
-        try {
-          p.sweep.push_back(plan_at(m, p.inputs, c, u, tp));
-        } catch (const kvsize::invalid_argument& e) {
-          throw usage_error{
-              fmt::format("--engine {}: {} (at {} tokens, {} users)", name(s.engine), refusal(e), c, u)};
-        }
-      }
-      p.sweep_max_users.push_back(plan_max_users(m, p.inputs, c, tp));
-    }
-    for (std::uint64_t u : users_list) {
-      p.sweep_max_context.push_back(plan_max_context(m, p.inputs, u, tp, std::max(p.result.context_limit, contexts.back())));
-    }
-    p.sweep_contexts = contexts;
-    p.sweep_users = users_list;
+    compute_sweeps(opts, s.engine, m, p, std::move(contexts), std::move(users_list), context, users);
   }
   s.plan = std::move(p);
 }
 
-}  // namespace
-
-auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
-  const engine_kind engine = engine_option(opts);
-  if (opts.gpu_memory && opts.gpu) {
-    throw usage_error{fmt::format("{} and {} both give the device's memory; pass one of them", opts.flag("--gpu"),
-                                  opts.flag("--gpu-memory"))};
-  }
-  warn_unused_knobs(opts, engine, stderr_warnings);
-  check_block_size(opts, engine);
-
-  sizing s;
-  s.config = hf::load_config(opts.config_path);
-  s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
-  s.engine = engine;
-  s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);
+/// The element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own
+/// default for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
+/// An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
+void set_cache_types(const options& opts, sizing& s) {
   const model_spec& m = s.config.spec;
   const dtype model_dtype = m.compute_dtype;
-  check_parallel_split(opts, m, engine);
-
-  // Element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own default
-  // for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
-  // An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
   const bool dtype_given = opts.model_dtype && *opts.model_dtype != "auto";
   s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
                    s.config.quantization_method == "mxfp4", dtype_given};
@@ -552,11 +542,15 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                     effective_kv_heads(m))};
     }
   };
-  check_cache_types(opts, engine, s.kv);
+  check_cache_types(opts, s.engine, s.kv);
   check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
+}
 
-  // Context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
+/// The context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
+/// The batch, and a shared prefix no longer than the sequence it is part of.
+void set_context(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
+  const model_spec& m = s.config.spec;
   s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(default_context);
   if (!opts.context && m.max_context != 0 && m.max_context < s.context) {
@@ -571,7 +565,12 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("{} {} is longer than the sequence ({}): a shared prefix is part of every sequence",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, context_given(opts, s.context))};
   }
-  if (opts.flash_attn && reads_knob(engine, engine_knob::flash_attn)) {
+}
+
+/// -fa and -ngl, for an engine that reads them (llama.cpp): refusals, and what kvsize does not model.
+void check_attention_and_offload(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
+  const model_spec& m = s.config.spec;
+  if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn)) {
     const std::string_view fa = flash_attn_option(opts);
     if (fa == "off" && traits(s.kv.v).block_elements > 1) {
       // llama_init_from_model (src/llama-context.cpp) refuses it: "V cache quantization requires flash_attn".
@@ -583,7 +582,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                   "its cache: the figures are the same either way",
                                   opts.flag("--flash-attn"), fa));
   }
-  if (opts.gpu_layers && reads_knob(engine, engine_knob::gpu_layers)) {
+  if (opts.gpu_layers && reads_knob(s.engine, engine_knob::gpu_layers)) {
     const std::string& ngl = *opts.gpu_layers;
     const bool number = !ngl.empty() && ngl.find_first_not_of("0123456789") == std::string::npos && ngl.size() <= 9;
     if (!number && ngl != "auto" && ngl != "all") {
@@ -597,9 +596,12 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
           opts.flag("--n-gpu-layers"), ngl, m.layers, m.layers - std::stoul(ngl)));
     }
   }
+}
 
-  // Weights: every parameter of the language model (kvsize::parameters), in the format the
-  // config's quantization_config gives, or --weights-dtype.
+/// The weights: every parameter of the language model (kvsize::parameters), in the format the
+/// config's quantization_config gives, or --weights-dtype.
+void set_weights(const options& opts, sizing& s) {
+  const model_spec& m = s.config.spec;
   s.parameter_terms = parameters(m);
   s.parameters = s.parameter_terms.total;
   std::optional<weights_format> format;
@@ -628,11 +630,18 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.weights_format = weights_format_name(*format);
     s.weights = weights_bytes(m, *format);
   }
+}
 
-  // Device memory, when given: the engines' memory-dependent defaults read it.
-  std::optional<bytes> device_memory;
-  std::uint64_t bandwidth = 0;
-  std::string device_source;
+/// The device the request is for (--gpu, --gpu-memory, --bandwidth), when one is given.
+struct device_choice {
+  std::optional<bytes> memory;  ///< what the engines budget from; absent without --gpu / --gpu-memory
+  std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
+  std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
+};
+
+/// The device memory, when given: the engines' memory-dependent defaults read it.
+auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -> device_choice {
+  device_choice d;
   if (opts.gpu) {
     const auto g = find_gpu(*opts.gpu);
     if (!g) {
@@ -646,36 +655,45 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     // The total CUDA/HIP reports to a process (cudaMemGetInfo), which every engine budgets from:
     // vLLM's and SGLang's total_gpu_memory, llama.cpp's device memory. nvidia-smi's total is
     // 450-900 MiB higher (the driver's own reservation; docs/research/gpu-catalog.md).
-    device_memory = g->process_visible_memory();
-    bandwidth = g->bandwidth;
-    device_source = fmt::format("{} (--gpu {})", g->name, g->id);
+    d.memory = g->process_visible_memory();
+    d.bandwidth = g->bandwidth;
+    d.source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {
-    device_memory = size_option(opts.flag("--gpu-memory"), *opts.gpu_memory);
-    device_source = fmt::format("{} {}", opts.flag("--gpu-memory"), *opts.gpu_memory);
+    d.memory = size_option(opts.flag("--gpu-memory"), *opts.gpu_memory);
+    d.source = fmt::format("{} {}", opts.flag("--gpu-memory"), *opts.gpu_memory);
   }
   if (opts.bandwidth) {  // the device's own figure, e.g. a clocked-down or a different-memory part
-    bandwidth = bandwidth_option(opts.flag("--bandwidth"), *opts.bandwidth);
-    if (!device_memory) {
+    d.bandwidth = bandwidth_option(opts.flag("--bandwidth"), *opts.bandwidth);
+    if (!d.memory) {
       stderr_warnings.push_back("--bandwidth has no effect without --gpu or --gpu-memory (it times the plan's decode step)");
     }
   }
 
-  s.engine_opts = engine_options_of(opts, s);
-  const workspace_overrides overrides = workspace_overrides_of(opts);
-  s.engine_opts.engine_overhead = overrides.runtime.value_or(bytes{0});  // --reserve: outside the KV budget
-  if (device_memory) {
-    s.engine_opts.device_memory = *device_memory;
-  }
-  // The KV budget given outright must fit on the device it is for.
+  return d;
+}
+
+/// --kv-memory, which must fit on the device it is for.
+auto kv_memory_of(const options& opts, const device_choice& d) -> std::optional<bytes> {
   std::optional<bytes> kv_memory;
   if (opts.kv_memory) {
     kv_memory = size_option(opts.flag("--kv-memory"), *opts.kv_memory);
-    if (device_memory && *kv_memory > *device_memory) {
+    if (d.memory && *kv_memory > *d.memory) {
       throw usage_error{fmt::format("{} {} ({} B) is more than the device holds ({}: {} B); the KV cache lives on "
                                     "the device",
-                                    opts.flag("--kv-memory"), *opts.kv_memory, kv_memory->count(), device_source,
-                                    device_memory->count())};
+                                    opts.flag("--kv-memory"), *opts.kv_memory, kv_memory->count(), d.source,
+                                    d.memory->count())};
     }
+  }
+  return kv_memory;
+}
+
+/// The engine's options and its sizing of the cache on one device.
+void size_request(const options& opts, sizing& s, const device_choice& d, const workspace_overrides& overrides) {
+  const model_spec& m = s.config.spec;
+  s.engine_opts = engine_options_of(opts, s);
+  s.engine_opts.engine_overhead = overrides.runtime.value_or(bytes{0});  // --reserve: outside the KV budget
+  if (d.memory) {
+    s.engine_opts.device_memory = *d.memory;
   }
   try {
     s.cache = size_cache(m, s.engine, s.engine_opts);
@@ -691,64 +709,103 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, display_name(s.engine),
                                   context_given(opts, s.context), s.cache.context, s.cache.context / held, held)};
   }
+}
 
-  // Per device: the stage's layers, heads split over tensor-parallel ranks.
+/// The per-token figures beside the engine's: the cache without sharing (the stage's layers, heads
+/// split over tensor-parallel ranks), the GQA ratio, and logits in the dtype the engine computes in.
+void set_per_token_figures(const options& opts, sizing& s, const model_spec& served) {
+  const model_spec& m = s.config.spec;
   bytes mha{0};
   for (std::uint32_t il = s.cache.first_layer; il < s.cache.first_layer + s.cache.stage_layers; ++il) {
     mha += layer_kv_bytes_per_token_mha(m, il, s.kv);
   }
   s.kv_per_token_mha = mha / opts.tp;
   s.gqa_ratio = gqa_ratio(m);
-  model_spec served = m;  // logits in the dtype the engine computes in
-  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
   s.logits_per_token = logits_bytes_per_token(served);
   s.logits_prefill = logits_bytes_prefill(served, s.context);
+}
 
-  // Capacity.
-  if (device_memory || opts.kv_memory) {
-    capacity_figures c;
-    if (opts.kv_memory) {
-      c.kv_budget = *kv_memory;
-      c.source = fmt::format("{} {}", opts.flag("--kv-memory"), *opts.kv_memory);
-      c.device_memory = device_memory;
-    } else {
-      c.device_memory = device_memory;
-      c.source = device_source;
-      if (!s.weights) {
-        throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet, so the memory left for "
-                                      "the KV cache is unknown; give --kv-memory SIZE instead",
-                                      opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"))};
-      }
-      // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
-      // last stage a little heavier in reality).
-      c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
-      c.weights_fit = weights_fit(*device_memory, *c.weights_per_device);
-      // One budget per device: the engine's rule after its workspace, from the sizing above; the
-      // plan's point and the log lines read the same figures.
-      // `served`: the workspace in the dtype the engine computes in, as the plan's.
-      const device_fit fit = fit_on_device(served, s.engine, s.cache, s.engine_opts, *device_memory,
-                                           *c.weights_per_device, overrides);
-      c.kv_budget = fit.budget.kv;
-      c.figures = fit.capacity;
-      c.startup = fit.startup;
-      if (is_engine(s.engine)) {
-        s.notes.push_back(fmt::format(
-            "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
-            "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "
-            "sampler, runtime); CUDA graphs and non-torch memory a config cannot tell. For an exact match with "
-            "a log, pass the KV memory it reports as --kv-memory",
-            name(s.engine)));
-      }
+/// The KV budget on one device and what fits in it: --kv-memory, or the engine's rule applied to the
+/// device after weights and the workspace (`served`: the model in the dtype the engine computes in).
+auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d, std::optional<bytes> kv_memory,
+                         const model_spec& served, const workspace_overrides& overrides) -> capacity_figures {
+  const model_spec& m = s.config.spec;
+  capacity_figures c;
+  if (opts.kv_memory) {
+    c.kv_budget = *kv_memory;
+    c.source = fmt::format("{} {}", opts.flag("--kv-memory"), *opts.kv_memory);
+    c.device_memory = d.memory;
+  } else {
+    c.device_memory = d.memory;
+    c.source = d.source;
+    if (!s.weights) {
+      throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet, so the memory left for "
+                                    "the KV cache is unknown; give --kv-memory SIZE instead",
+                                    opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"))};
     }
-    if (opts.kv_memory) {
-      c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
+    // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
+    // last stage a little heavier in reality).
+    c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
+    c.weights_fit = weights_fit(*d.memory, *c.weights_per_device);
+    // One budget per device: the engine's rule after its workspace, from the sizing above; the
+    // plan's point and the log lines read the same figures.
+    // `served`: the workspace in the dtype the engine computes in, as the plan's.
+    const device_fit fit = fit_on_device(served, s.engine, s.cache, s.engine_opts, *d.memory,
+                                         *c.weights_per_device, overrides);
+    c.kv_budget = fit.budget.kv;
+    c.figures = fit.capacity;
+    c.startup = fit.startup;
+    if (is_engine(s.engine)) {
+      s.notes.push_back(fmt::format(
+          "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
+          "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "
+          "sampler, runtime); CUDA graphs and non-torch memory a config cannot tell. For an exact match with "
+          "a log, pass the KV memory it reports as --kv-memory",
+          name(s.engine)));
     }
-    const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
-    c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit, s.cache);
-    s.capacity = c;
   }
+  if (opts.kv_memory) {
+    c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
+  }
+  const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
+  c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit, s.cache);
+  return c;
+}
 
-  compute_plan(opts, s, device_memory, bandwidth, device_source, overrides);
+}  // namespace
+
+auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
+  const engine_kind engine = engine_option(opts);
+  if (opts.gpu_memory && opts.gpu) {
+    throw usage_error{fmt::format("{} and {} both give the device's memory; pass one of them", opts.flag("--gpu"),
+                                  opts.flag("--gpu-memory"))};
+  }
+  warn_unused_knobs(opts, engine, stderr_warnings);
+  check_block_size(opts, engine);
+
+  sizing s;
+  s.config = hf::load_config(opts.config_path);
+  s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
+  s.engine = engine;
+  s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);
+  const model_spec& m = s.config.spec;
+  check_parallel_split(opts, m, engine);
+
+  set_cache_types(opts, s);
+  set_context(opts, s, stderr_warnings);
+  check_attention_and_offload(opts, s, stderr_warnings);
+  set_weights(opts, s);
+  const device_choice device = device_of(opts, stderr_warnings);
+  const workspace_overrides overrides = workspace_overrides_of(opts);
+  const std::optional<bytes> kv_memory = kv_memory_of(opts, device);
+  size_request(opts, s, device, overrides);
+  model_spec served = m;  // activations and logits in the dtype the engine computes in
+  served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
+  set_per_token_figures(opts, s, served);
+  if (device.memory || kv_memory) {
+    s.capacity = capacity_figures_of(opts, s, device, kv_memory, served, overrides);
+  }
+  compute_plan(opts, s, served, device.memory, device.bandwidth, device.source, overrides);
   return s;
 }
 
