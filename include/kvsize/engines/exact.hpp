@@ -79,7 +79,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// o.context: the parts' rates do not depend on it, so only `charge` is redone.
 [[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
     -> engine_sizing {
-  s.context = o.context != 0 ? o.context : m.max_context;
+  s.context = kvsize::detail::context_of(m, o);
   charge(o, s);
   return s;
 }

@@ -42,7 +42,7 @@ struct context_plan {
   using kvsize::detail::round_up;
   context_plan p{};
   const std::uint64_t pad = std::max<std::uint32_t>(o.llama_cpp.ctx_pad, 1);
-  p.n_ctx = o.context != 0 ? o.context : m.max_context;  // -c 0: the training context
+  p.n_ctx = kvsize::detail::context_of(m, o);  // -c 0: the training context
   if (p.n_ctx == 0) {
     throw kvsize::invalid_argument("kvsize: llama.cpp needs a context (-c)");
   }
@@ -311,7 +311,7 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   /// buffer (n_vocab × n_seq × 4 B) is host memory and not counted; the --fit margin is the budget's.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     engine_options p = o;
-    p.context = o.context != 0 ? o.context : m.max_context;
+    p.context = kvsize::detail::context_of(m, o);
     const std::uint64_t ubatch = engines::llama_cpp::plan(m, p).n_ubatch;
     return {.positions = logits_kept::last,
             .logits_float32 = true,

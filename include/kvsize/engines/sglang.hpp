@@ -99,9 +99,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
-  kvsize::detail::require_plain_types(s.kv, "sglang");
-  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
+  engine_sizing s =
+      kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o), head_split::replicate);
   s.block_size = o.block_size != 0 ? o.block_size : 1;
 
   cache_part full = kvsize::detail::part_of(group_kind::full, s.kv);
@@ -139,7 +138,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// o.context: the pools' cells do not depend on the context, so only `charge` is redone.
 [[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
     -> engine_sizing {
-  s.context = o.context != 0 ? o.context : m.max_context;
+  s.context = kvsize::detail::context_of(m, o);
   charge(o, s);
   return s;
 }

@@ -41,6 +41,19 @@ namespace kvsize::detail {
   return r;
 }
 
+/// The context a sizing is for: `o.context`, or the model's maximum when 0.
+[[nodiscard]] constexpr auto context_of(const model_spec& m, const engine_options& o) -> std::uint64_t {
+  return o.context != 0 ? o.context : m.max_context;
+}
+
+/// An engine that pages by the context needs one: `why` says so in its words ("kvsize: vLLM needs
+/// a context (max_model_len)").
+constexpr void require_context(std::uint64_t context, const char* why) {
+  if (context == 0) {
+    throw kvsize::invalid_argument(why);
+  }
+}
+
 /// What every engine's sizing of stage `r` starts from: the engine, the element types its own rules
 /// chose (`t`: K/V and states, its `stage_types`), the stage's layers, and the context (--context,
 /// or the model's maximum when 0; llama.cpp then replaces it with its padded n_ctx).
@@ -53,7 +66,7 @@ namespace kvsize::detail {
   s.state = t.state;
   s.first_layer = r.first;
   s.stage_layers = r.count;
-  s.context = o.context != 0 ? o.context : m.max_context;
+  s.context = context_of(m, o);
   return s;
 }
 
@@ -94,11 +107,21 @@ constexpr void add_rate_part(engine_sizing& s, const layer_group& g) {
 }
 
 /// Serving engines that store one element per byte-addressable unit (no GGML blocks).
-constexpr void require_plain_types(kv_dtypes t, std::string_view engine) {
+constexpr void require_plain_types(kv_dtypes t) {
   if (traits(t.k).block_elements != 1 || traits(t.v).block_elements != 1) {
-    (void)engine;
     throw kvsize::invalid_argument("kvsize: this engine has no GGML block-quantized KV cache (q8_0, q4_0, ...)");
   }
+}
+
+/// start_sizing for an engine that stores plain elements (vLLM, SGLang, TensorRT-LLM,
+/// transformers: require_plain_types), with its KV heads per rank split by `split`.
+[[nodiscard]] constexpr auto start_plain_sizing(engine_kind e, const model_spec& m, const engine_options& o,
+                                                stage_range r, const stage_dtypes& t, head_split split)
+    -> engine_sizing {
+  engine_sizing s = start_sizing(e, m, o, r, t);
+  require_plain_types(s.kv);
+  s.kv_heads_per_rank = heads_per_rank(split, effective_kv_heads(m), o.tp);
+  return s;
 }
 
 /// Tokens of a shared prefix of `s` tokens still held by a group of kind `k` at `context` tokens:

@@ -53,9 +53,8 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 /// (kvsize::detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::transformers, m, o, r, stage_types(m, o));
-  kvsize::detail::require_plain_types(s.kv, "transformers");
-  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
+  engine_sizing s = kvsize::detail::start_plain_sizing(engine_kind::transformers, m, o, r, stage_types(m, o),
+                                                       head_split::replicate);
   const layer_groups groups = kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::expanded);
   for_each_group(
       groups,
@@ -105,7 +104,7 @@ struct transformers_engine : engine_defaults<transformers_engine> {
   /// The same step for o.context tokens: the parts' rates do not depend on the context.
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
       -> std::optional<engine_sizing> {
-    s.context = o.context != 0 ? o.context : m.max_context;
+    s.context = kvsize::detail::context_of(m, o);
     engines::transformers::charge(m, o, s);
     return s;
   }
@@ -116,7 +115,7 @@ struct transformers_engine : engine_defaults<transformers_engine> {
   /// sampler copy of the last logits (batch × vocab × 4 B); activations of one forward pass over
   /// batch × context tokens.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
-    const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
+    const std::uint64_t context = kvsize::detail::context_of(m, o);
     const bool keep = o.transformers.logits_to_keep != 0;
     return {.positions = keep ? logits_kept::last : logits_kept::all,
             .logits_float32 = o.transformers.logits_float32,

@@ -17,6 +17,9 @@
 
 namespace kvsize::engines::trtllm {
 
+/// TensorRT-LLM sizes its blocks for max_seq_len: a context of 0 (and a model without one) is refused.
+inline constexpr const char* needs_context = "kvsize: TensorRT-LLM needs a context (max_seq_len)";
+
 /// The config's dtype; bfloat16 when it names none (tensorrt_llm/_torch/model_config.py
 /// `ModelConfig.torch_dtype`). float32 stays float32.
 [[nodiscard]] constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
@@ -90,12 +93,9 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 /// per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o));
-  kvsize::detail::require_plain_types(s.kv, "trtllm");
-  s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
-  if (s.context == 0) {
-    throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
-  }
+  engine_sizing s =
+      kvsize::detail::start_plain_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o), head_split::ceil);
+  kvsize::detail::require_context(s.context, needs_context);
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
   const auto add_rows = [&](const layer_group& g) {
     const std::uint64_t window =
@@ -121,10 +121,8 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 /// cannot be split again (none: the caller sizes).
 [[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
     -> std::optional<engine_sizing> {
-  const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
-  if (context == 0) {
-    throw kvsize::invalid_argument("kvsize: TensorRT-LLM needs a context (max_seq_len)");
-  }
+  const std::uint64_t context = kvsize::detail::context_of(m, o);
+  kvsize::detail::require_context(context, needs_context);
   const bool sliding = count_layers(m, layer_kind::sliding) != 0;
   if (sliding && m.sliding_window >= s.context && m.sliding_window < context) {
     return std::nullopt;  // merged at s.context, apart at `context`

@@ -18,6 +18,9 @@
 
 namespace kvsize::engines::vllm {
 
+/// vLLM pages every request's max_model_len: a context of 0 (and a model without one) is refused.
+inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_model_len)";
+
 /// A float32 config (or one without dtype) is served in bfloat16: vllm/config/model.py
 /// `_resolve_auto_dtype` ("Downcast for float32 models": the platform's first supported dtype,
 /// bfloat16 on compute capability ≥ 8.0 per vllm/platforms/cuda.py `supported_dtypes`; float16
@@ -291,12 +294,9 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// (auto: the serving dtype), then specs, block size, groups and charges (steps 1-4 above).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
-  kvsize::detail::require_plain_types(s.kv, "vllm");
-  s.kv_heads_per_rank = heads_per_rank(head_split::replicate, effective_kv_heads(m), o.tp);
-  if (s.context == 0) {
-    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
-  }
+  engine_sizing s =
+      kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o), head_split::replicate);
+  kvsize::detail::require_context(s.context, needs_context);
   detail::spec_list specs =
       detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate), o);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
@@ -320,10 +320,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// redone (charge).
 [[nodiscard]] constexpr auto with_context(const model_spec& m, const engine_options& o, engine_sizing s)
     -> engine_sizing {
-  s.context = o.context != 0 ? o.context : m.max_context;
-  if (s.context == 0) {
-    throw kvsize::invalid_argument("kvsize: vLLM needs a context (max_model_len)");
-  }
+  s.context = kvsize::detail::context_of(m, o);
+  kvsize::detail::require_context(s.context, needs_context);
   detail::charge(o, s);
   return s;
 }
