@@ -216,8 +216,8 @@ TEST_CASE("engine defaults: the element types of a stage's cache and states (sta
   STATIC_CHECK(kvsize::vllm_engine::stage_types(m, given).state == state_dtypes{dtype::f32, dtype::f32});
   STATIC_CHECK(kvsize::vllm_engine::stage_types(m, state_f16).state == state_dtypes{dtype::f16, dtype::f16});
   STATIC_CHECK(kvsize::trtllm_engine::stage_types(m, automatic).state == state_dtypes{dtype::f32, dtype::f32});
-  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, automatic).state == state_dtypes{dtype::f16, dtype::f32});
-  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, given).state == state_dtypes{dtype::f32, dtype::f32});
+  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, automatic).state == state_dtypes{dtype::bf16, dtype::f32});
+  STATIC_CHECK(kvsize::sglang_engine::stage_types(m, given).state == state_dtypes{dtype::bf16, dtype::f32});
   STATIC_CHECK(kvsize::llama_cpp_engine::stage_types(m, state_f16).state == state_dtypes{dtype::f32, dtype::f32});
   STATIC_CHECK(kvsize::llama_cpp_engine::stage_types(m, automatic).kv == kv_dtypes::same(dtype::f16));
   STATIC_CHECK(kvsize::exact_engine::stage_types(m, automatic).state == state_dtypes{dtype::f32, dtype::f32});

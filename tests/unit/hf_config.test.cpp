@@ -431,12 +431,25 @@ TEST_CASE("parse_config: hybrids keep KV only in attention layers and a state in
   CHECK(kvsize::recurrent_layers(nano.spec) == 23);
   CHECK(nano.spec.state.conv_elements == 3U * (64U * 64U + 2U * 8U * 128U));
   CHECK(nano.spec.state.ssm_elements == 64U * 64U * 128U);
+  // NemotronH's SSM state dtype: the Nano's config says mamba_ssm_cache_dtype "float32"; the 56B's
+  // has no key, and vLLM's NemotronHForCausalLMConfig falls back to float32 (families.hpp).
+  CHECK(nano.spec.state.ssm_dtype_set);
+  CHECK(nano.spec.state.ssm_dtype == kvsize::dtype::f32);
+  CHECK(nh.spec.state.ssm_dtype_set);
+  CHECK(nh.spec.state.ssm_dtype == kvsize::dtype::f32);
+  CHECK(std::any_of(nano.layers.begin(), nano.layers.end(), [](const auto& g) {
+    return g.reason.find("SSM state in f32 (/mamba_ssm_cache_dtype)") != std::string::npos;
+  }));
+  CHECK(std::any_of(nh.layers.begin(), nh.layers.end(), [](const auto& g) {
+    return g.reason.find("/mamba_ssm_cache_dtype absent: the default") != std::string::npos;
+  }));
 
   const auto qn = load("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
   CHECK(kvsize::kv_layers(qn.spec) == 12);
   CHECK(kvsize::recurrent_layers(qn.spec) == 36);
   CHECK(qn.spec.state.conv_elements == 24576);
   CHECK(qn.spec.state.ssm_elements == 524288);
+  CHECK_FALSE(qn.spec.state.ssm_dtype_set);  // Qwen3-Next names no SSM dtype: each engine's own rule
 
   const auto nas = load("nvidia__Llama-3_3-Nemotron-Super-49B-v1.config.json");
   CHECK(kvsize::kv_layers(nas.spec) == 49);
@@ -631,6 +644,8 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"mamba_conv_kernel_zero_groups_bool", wrong_type, "/n_groups"},
       {"mamba_n_groups_not_dividing_heads", inconsistent, "/n_groups"},
       {"mamba_ssm_state_size_missing", missing_key, "/ssm_state_size"},
+      {"mamba_ssm_cache_dtype_unknown", unsupported, "/mamba_ssm_cache_dtype"},
+      {"mamba_ssm_cache_dtype_not_string", wrong_type, "/mamba_ssm_cache_dtype"},
       {"max_position_embeddings_1e400", out_of_range, "/max_position_embeddings"},
       {"max_position_embeddings_minus_infinity", wrong_type, "/max_position_embeddings"},
       {"max_position_embeddings_string", wrong_type, "/max_position_embeddings"},

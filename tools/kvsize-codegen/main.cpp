@@ -281,8 +281,12 @@ struct field_list {
                                ", .v_head_dim = " + grouped(m.latent.v_head_dim) + "}");
   }
   if (!(m.state == d.state)) {
+    std::string ssm_dtype;
+    if (m.state.ssm_dtype_set) {
+      ssm_dtype = ", .ssm_dtype = " + enumerator(m.state.ssm_dtype) + ", .ssm_dtype_set = true";
+    }
     f.add_always("state", "{.conv_elements = " + grouped(m.state.conv_elements) +
-                              ", .ssm_elements = " + grouped(m.state.ssm_elements) + "}");
+                              ", .ssm_elements = " + grouped(m.state.ssm_elements) + ssm_dtype + "}");
   }
   // `layer` (between `state` and `intermediate_size`) is set after construction: designated
   // initialisers cannot name an array element.

@@ -26,12 +26,15 @@ namespace kvsize::engines::sglang {
   return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? from_float32 : f.config_dtype);
 }
 
-/// K and V in the serving dtype; the conv state in the serving dtype, the SSM state in
-/// `--state-dtype`, else float32 (server_args.py `mamba_ssm_dtype` "float32").
+/// K and V in the serving dtype. The states, as python/sglang/srt/configs/mamba_utils.py
+/// `mamba2_state_dtype` gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is
+/// "bfloat16" whatever the model's dtype (sglang/srt/environ.py), the SSM state in
+/// `--mamba-ssm-dtype` (here `--state-dtype`), else float32. (SGLang reads the config key
+/// mamba_ssm_dtype, not NemotronH's mamba_ssm_cache_dtype, so m.state.ssm_dtype does not apply.)
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), {served, o.state_dtype ? *o.state_dtype : dtype::f32}};
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), {dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32}};
 }
 
 /// SGLang's automatic mem_fraction_static (server_args.py, _handle_gpu_memory_settings, late

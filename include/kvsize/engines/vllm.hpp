@@ -30,12 +30,22 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
   return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
 }
 
-/// K and V in the serving dtype (`--kv-cache-dtype auto`); both states in `--state-dtype`, else
-/// the serving dtype (mamba_cache_dtype and mamba_ssm_cache_dtype "auto").
+/// K and V in the serving dtype (`--kv-cache-dtype auto`). The states, as
+/// vllm/model_executor/layers/mamba/mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype
+/// gives them: the conv state in mamba_cache_dtype ("auto": the model dtype), the SSM state in
+/// mamba_ssm_cache_dtype ("auto": the conv's). `--state-dtype` sets both. A model whose config
+/// hook sets mamba_ssm_cache_dtype (vllm/model_executor/models/config.py
+/// NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, float32 when absent) has its
+/// SSM state in that dtype: m.state.ssm_dtype. Releases before vllm-project/vllm PR #29978 (Dec
+/// 2025) ignored the key, and until PR #39032 (Apr 2026) an absent key meant float16.
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+  kvsize::detail::stage_dtypes t{kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+  if (!o.state_dtype && m.state.ssm_dtype_set) {
+    t.state.ssm = m.state.ssm_dtype;
+  }
+  return t;
 }
 
 inline constexpr std::uint32_t default_block_size = 16;      ///< CUDA platform default

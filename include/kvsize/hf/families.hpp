@@ -137,6 +137,11 @@ struct family {
   std::string_view mtp_default_note = {};  ///< why, for the warning
 
   std::string_view nested_defaults = {};  ///< JSON: class defaults for keys a nested text_config omits
+
+  // Recurrent state.
+  std::string_view ssm_dtype_key = {};      ///< the key naming the SSM state dtype (recurrent_state::ssm_dtype)
+  std::string_view ssm_dtype_default = {};  ///< its value when the key is absent; empty: the engines' own rule
+  std::string_view ssm_dtype_source = {};   ///< who reads the key, and where the default comes from
 };
 
 /// The generic decoder: what a model_type kvsize does not know is sized as (tied embeddings is
@@ -283,8 +288,13 @@ inline constexpr family families[] = {
      .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .fused_qkv = true,
      .linear_bias = linear_bias_rule::unless_no_bias},
     // NemotronH: routes only in its 'E' blocks (hybrid_override_pattern), with e_score_correction_bias.
+    // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype; float32 when absent) in
+    // vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype
+    // (DEFAULT_MAMBA_SSM_CACHE_DTYPE, vllm-project/vllm PR #39032).
     {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)", .gated_mlp = false,
-     .score_correction_bias = true},
+     .score_correction_bias = true, .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float32",
+     .ssm_dtype_source = "vLLM's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype (vllm/model_executor/models/"
+                         "config.py; float32 when absent since vllm-project/vllm PR #39032)"},
     // Hybrids with Mamba state.
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
      .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true},

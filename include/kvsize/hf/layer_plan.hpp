@@ -166,6 +166,11 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
                                                            : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
     p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});
+    if (const ssm_dtype_reading t = read_ssm_dtype(v); t.set) {
+      p.state.ssm_dtype = t.type;
+      p.state.ssm_dtype_set = true;
+      p.append_reason([](const layer_decision& d) { return d.recurrent; }, {t.pointer, reason_rule::note, t.note, {}});
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include "../detail/checked.hpp"
 #include "../model_spec.hpp"
 #include "aliases.hpp"
+#include "config_view.hpp"
 #include "json_reader.hpp"
 
 namespace kvsize::hf::detail {
@@ -20,6 +21,14 @@ enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta };
 /// The state, with a sentence saying where each number came from.
 struct state_reading {
   recurrent_state state;
+  std::string note;
+};
+
+/// The SSM state dtype a family's config names (family::ssm_dtype_key), or the family's default.
+struct ssm_dtype_reading {
+  bool set = false;  ///< false: the family names none, or the value is "auto" (the engines' own rule)
+  dtype type = dtype::f32;
+  std::string pointer;
   std::string note;
 };
 
@@ -97,6 +106,35 @@ struct mamba_inner_width {
 ///   ssm     = n_heads × head_dim × d_state   (= d_inner × d_state when the heads are not given)
 /// Mamba1 (Jamba, JambaConfig: mamba_d_state 16, mamba_d_conv 4, mamba_expand 2) is the same with
 /// n_groups = 0 and d_inner = expand × hidden: conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state.
+/// family::ssm_dtype_key (NemotronH: mamba_ssm_cache_dtype): "float32", "float16" or "bfloat16";
+/// "auto" leaves it to the engines; absent: the family's default (float32 for NemotronH).
+[[nodiscard]] inline auto read_ssm_dtype(const config_view& v) -> ssm_dtype_reading {
+  const family& fam = v.facts();
+  ssm_dtype_reading r;
+  if (fam.ssm_dtype_key.empty()) {
+    return r;
+  }
+  const slot key = v.get(fam.ssm_dtype_key);
+  r.pointer = key.pointer();
+  std::string name{fam.ssm_dtype_default};
+  if (key.set()) {
+    name = read_string(key);
+  }
+  if (name.empty() || name == "auto") {
+    return r;
+  }
+  const auto t = kvsize::parse_dtype(name);
+  if (!t || (*t != dtype::f32 && *t != dtype::f16 && *t != dtype::bf16)) {
+    fail(config_errc::unsupported, key.pointer(),
+         "expected \"auto\", \"float32\", \"float16\" or \"bfloat16\", got " + describe(*key.value));
+  }
+  r.set = true;
+  r.type = *t;
+  r.note = "SSM state in " + std::string{kvsize::name(*t)} + (key.set() ? " (" + r.pointer + ")" : " (" + r.pointer +
+           " absent: the default)") + ", as " + std::string{fam.ssm_dtype_source} + " reads it";
+  return r;
+}
+
 [[nodiscard]] inline auto read_mamba_state(const json& cfg, const std::string& base, std::uint32_t hidden,
                                            recurrence kind) -> state_reading {
   using state_detail::mul;

@@ -192,6 +192,59 @@ TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2"
                          "Maximum concurrency for 262,144 tokens per request: 14.77x"}));
 }
 
+TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype), its conv state in bf16",
+          "[engines][vllm][hybrid]") {
+  // vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype sets
+  // mamba_ssm_cache_dtype from the config (float32 when absent); MambaStateDtypeCalculator keeps the
+  // conv state in the model dtype. Hand-derived (no public log of these two yet):
+  // Nemotron-3-Nano-30B-A3B: conv 3 × (64·64 + 2·8·128) = 18,432 bf16 = 36,864 B; SSM 64·64·128 =
+  //   524,288 f32 = 2,097,152 B; page 2,134,016 B over attention's 2·2·128·2 = 1,024 B a token:
+  //   cdiv(2,134,016, 1,024) = 2,084, rounded up to 16 → 2,096 tokens; padding 2,096·1,024 / 2,134,016 − 1
+  //   = 0.58 %. (With a bf16 SSM state: 1,085,440 B → 1,072 tokens.)
+  const model_spec& nano = config("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json");
+  const engine_options o{.context = 4'096};
+  const auto s = kvsize::size_cache(nano, engine_kind::vllm, o);
+  CHECK(s.state.conv == dtype::bf16);
+  CHECK(s.state.ssm == dtype::f32);
+  CHECK(s.block_size == 2'096);
+  const auto ls = lines(nano, engine_kind::vllm, o, 40_GiB);
+  CHECK(has_line(ls, "Setting attention block size to 2096 tokens to ensure that attention page size is >= mamba "
+                     "page size."));
+  CHECK(has_line(ls, "Padding mamba page size by 0.58% to ensure that mamba page size and attention page size are "
+                     "exactly equal."));
+  // 24 layer slots (23 Mamba layers and 1 padding layer) of one 2,096 × 1,024 B page each.
+  CHECK(s.state_bytes_per_sequence == 24 * 2'096 * 1'024_B);
+  // --state-dtype bf16 (vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype bfloat16): releases
+  // before vllm-project/vllm PR #29978 ignored the config key. vLLM v0.12.0 on one H100 at
+  // max_model_len 262,144 (NVIDIA-NeMo/Nemotron usage-cookbook/Nemotron-3-Nano/vllm_cookbook.ipynb,
+  // cell 9, https://github.com/NVIDIA-NeMo/Nemotron/blob/e27b37133d652f72dbf631ff8bb487df45f8f7d1/
+  // usage-cookbook/Nemotron-3-Nano/vllm_cookbook.ipynb): "Setting attention block size to 1072
+  // tokens", "Padding mamba page size by 1.13%", "Available KV cache memory: 7.37 GiB", "GPU KV
+  // cache size: 257,280 tokens", "Maximum concurrency for 262,144 tokens per request: 4.82x".
+  engine_options v0_12{.context = 262'144};
+  v0_12.state_dtype = dtype::bf16;
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, v0_12).block_size == 1'072);
+  CHECK(vllm_reproduces(nano, v0_12, 7.37,
+                        {"Setting attention block size to 1072 tokens to ensure that attention page size is >= "
+                         "mamba page size.",
+                         "Padding mamba page size by 1.13% to ensure that mamba page size and attention page size "
+                         "are exactly equal.",
+                         "GPU KV cache size: 257,280 tokens",
+                         "Maximum concurrency for 262,144 tokens per request: 4.82x"}));
+  // Nemotron-H-56B (no mamba_ssm_cache_dtype key: float32): conv 3 × (16,384 + 2·8·256) = 61,440
+  //   bf16 = 122,880 B; SSM 256·64·256 = 4,194,304 f32 = 16,777,216 B; 16,900,096 B over 2·8·128·2 =
+  //   4,096 B a token: cdiv = 4,126 → 4,128 tokens; padding 0.05 %.
+  const model_spec& h56 = config("nvidia__Nemotron-H-56B-Base-8K.config.json");
+  CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).block_size == 4'128);
+  CHECK(has_line(lines(h56, engine_kind::vllm, o, 40_GiB),
+                 "Padding mamba page size by 0.05% to ensure that mamba page size and attention page size are "
+                 "exactly equal."));
+  // SGLang: conv bf16 (SGLANG_MAMBA_CONV_DTYPE), SSM float32 (its default; it reads mamba_ssm_dtype).
+  const auto g = kvsize::size_cache(nano, engine_kind::sglang, o);
+  CHECK(g.state.conv == dtype::bf16);
+  CHECK(g.state.ssm == dtype::f32);
+}
+
 TEST_CASE("vLLM A14: Mistral-Small-3.2-24B with --block-size 128", "[engines][vllm][gqa]") {
   // llm-d capacity planner validation (thread
   // https://github.com/llm-d-incubation/llm-d-planner/issues/194): "28.20 GiB / 184,832 tokens",
