@@ -258,35 +258,23 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
   }
 }
 
-/// --engine: the profile names, in any case, and the spellings engine users write.
+/// --engine: the profile names, in any case, and the spellings engine users write (each engine
+/// type's `aliases`).
 auto engine_option(const options& opts) -> engine_kind {
-  struct spelling {
-    std::string_view text;
-    engine_kind engine;
-  };
-  static constexpr spelling spellings[] = {
-      {"exact", engine_kind::exact},          {"vllm", engine_kind::vllm},
-      {"sglang", engine_kind::sglang},        {"llama.cpp", engine_kind::llama_cpp},
-      {"llamacpp", engine_kind::llama_cpp},   {"llama-cpp", engine_kind::llama_cpp},
-      {"llama_cpp", engine_kind::llama_cpp},  {"trtllm", engine_kind::trtllm},
-      {"trt-llm", engine_kind::trtllm},       {"trt_llm", engine_kind::trtllm},
-      {"tensorrt-llm", engine_kind::trtllm},  {"tensorrt_llm", engine_kind::trtllm},
-      {"tensorrtllm", engine_kind::trtllm},   {"transformers", engine_kind::transformers},
-      {"hf", engine_kind::transformers},      {"huggingface", engine_kind::transformers},
-  };
   const std::string lower = lowercase(opts.engine);
+  if (const auto e = parse_engine(lower)) {
+    return *e;
+  }
   std::vector<std::string> known;
-  for (const auto& sp : spellings) {
-    if (sp.text == lower) {
-      return sp.engine;
+  for (engine_kind e : all_engines) {
+    known.emplace_back(name(e));
+    for (std::string_view a : aliases(e)) {
+      known.emplace_back(a);
     }
-    known.emplace_back(sp.text);
   }
   std::string hint;
   if (const auto near = nearest_name(lower, known)) {
-    const auto* match = std::find_if(std::begin(spellings), std::end(spellings),
-                                     [&](const spelling& sp) { return sp.text == *near; });
-    hint = fmt::format("; did you mean {}?", name(match->engine));
+    hint = fmt::format("; did you mean {}?", name(*parse_engine(*near)));
   }
   throw usage_error{fmt::format("{}: unknown engine '{}' (expected exact, vllm, sglang, llama.cpp, trtllm or "
                                 "transformers{})",

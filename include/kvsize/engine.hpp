@@ -19,6 +19,7 @@
 #include <array>        // std::array
 #include <cstdint>      // std::uint32_t
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string_view>  // std::string_view
 
 #include "error.hpp"
@@ -88,18 +89,25 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, []<engine E>(E) { return std::string_view{E::display_name}; });
 }
 
-/// Parses an engine name (exactly the `--engine` spellings, plus "llama_cpp" and "tensorrt-llm").
+/// The other spellings of engine `e` that `--engine` accepts (its type's `aliases`).
+[[nodiscard]] constexpr auto aliases(engine_kind e) -> std::span<const std::string_view> {
+  return visit_engine(e, []<engine E>(E) { return std::span<const std::string_view>{E::aliases}; });
+}
+
+/// Parses an engine name: its `name` ("llama.cpp", "trtllm") or one of its aliases ("llama_cpp",
+/// "tensorrt-llm", "hf"), exactly (the CLI lowercases first).
 [[nodiscard]] constexpr auto parse_engine(std::string_view text) -> std::optional<engine_kind> {
   for (engine_kind e : all_engines) {
     if (text == name(e)) {
       return e;
     }
   }
-  if (text == "llama_cpp") {
-    return engine_kind::llama_cpp;
-  }
-  if (text == "tensorrt-llm") {
-    return engine_kind::trtllm;
+  for (engine_kind e : all_engines) {
+    for (std::string_view a : aliases(e)) {
+      if (text == a) {
+        return e;
+      }
+    }
   }
   return std::nullopt;
 }

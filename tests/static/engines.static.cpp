@@ -16,6 +16,12 @@ constexpr kvsize::model_spec llama_8b = kvsize::presets::llama_3_8b;  // 32 laye
 static_assert(kvsize::parse_engine("llama.cpp") == engine_kind::llama_cpp);
 static_assert(kvsize::parse_engine("trtllm") == engine_kind::trtllm);
 static_assert(!kvsize::parse_engine("ollama"));
+// The other spellings each engine type lists (aliases), which --engine accepts after lowercasing.
+static_assert(kvsize::parse_engine("llama_cpp") == engine_kind::llama_cpp);
+static_assert(kvsize::parse_engine("tensorrt-llm") == engine_kind::trtllm);
+static_assert(kvsize::parse_engine("hf") == engine_kind::transformers);
+static_assert(kvsize::aliases(engine_kind::vllm).empty());
+static_assert(!kvsize::parse_engine("HF"));  // exact: the CLI lowercases first
 static_assert(kvsize::name(engine_kind::vllm) == "vllm");
 
 // The same model, four per-token costs at TP 16 (> 8 KV heads): vLLM/SGLang replicate one head,

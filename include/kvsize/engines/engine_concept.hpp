@@ -7,7 +7,9 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <array>        // std::array
 #include <concepts>     // std::same_as, std::convertible_to
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint8_t, std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
@@ -112,6 +114,8 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   // Whether it models an engine (false for exact, the mathematical minimum), and how its own
   // default context reads: the setting that asks for it ("-c 0"), and what may lower it.
   { E::is_engine } -> std::convertible_to<bool>;
+  // Other spellings --engine accepts (lowercase): "hf" for transformers.
+  { E::aliases.size() } -> std::convertible_to<std::size_t>;
   { E::default_context_setting } -> std::convertible_to<std::string_view>;
   { E::default_context_caveat } -> std::convertible_to<std::string_view>;
   // Knobs read (engine_knob bits) and KV types the planner offers (8-bit, 4-bit; none: not offered).
@@ -184,6 +188,8 @@ struct engine_defaults {
     return detail::plain_capacity(s, budget);
   }
   static constexpr engine_knob knobs = engine_knob::none;
+  /// No other spelling than `name`.
+  static constexpr std::array<std::string_view, 0> aliases{};
   /// A serving engine (or library) whose allocator the type reproduces.
   static constexpr bool is_engine = true;
   /// The model's maximum is what the engine sizes when given no context: no setting asks for it.

@@ -264,6 +264,7 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   static constexpr engine_kind kind = engine_kind::llama_cpp;
   static constexpr std::string_view name = "llama.cpp";
   static constexpr std::string_view display_name = "llama.cpp";
+  static constexpr std::array<std::string_view, 3> aliases{"llamacpp", "llama-cpp", "llama_cpp"};
   /// -c 0 sizes the model's n_ctx_train (common/arg.cpp), which --fit (on by default) may lower.
   static constexpr std::string_view default_context_setting = "-c 0";
   static constexpr std::string_view default_context_caveat = "or less with --fit";

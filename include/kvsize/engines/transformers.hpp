@@ -75,6 +75,7 @@ namespace kvsize {
 struct transformers_engine : engine_defaults<transformers_engine> {
   static constexpr engine_kind kind = engine_kind::transformers;
   static constexpr std::string_view name = "transformers";
+  static constexpr std::array<std::string_view, 2> aliases{"hf", "huggingface"};
   static constexpr std::string_view display_name = "transformers";
   /// v5 `from_pretrained(dtype="auto")`: the config's dtype (v4 loaded float32 unless told); a config
   /// without dtype stays float32 here (v5 would read the checkpoint). DynamicCache holds what the

@@ -206,6 +206,8 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   static constexpr engine_kind kind = engine_kind::trtllm;
   static constexpr std::string_view name = "trtllm";
   static constexpr std::string_view display_name = "TensorRT-LLM";
+  static constexpr std::array<std::string_view, 5> aliases{"trt-llm", "trt_llm", "tensorrt-llm", "tensorrt_llm",
+                                                            "tensorrtllm"};
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::free_gpu_memory_fraction;
   /// max_num_tokens, the tokens of the profiling forward pass (default 8192).
   static constexpr std::uint64_t max_num_tokens = 8'192;
