@@ -143,7 +143,7 @@ struct layer_group {
   group_kind kind = group_kind::full;
   std::uint32_t window = 0;    ///< W (sliding) or C (chunked) in tokens; 0 for other kinds
   std::uint32_t layers = 0;    ///< layers of this shape in the stage
-  std::uint32_t kv_heads = 0;  ///< KV heads on the rank (expanded MLA: query heads); 0 for a state
+  std::uint32_t kv_heads = 0;  ///< KV heads on the rank (latent MLA: 1, its one vector; expanded: query heads); 0 for a state
   bytes k_row{0};              ///< K bytes per token, one layer (latent: the latent vector)
   bytes v_row{0};              ///< V bytes per token, one layer (0 for a K-only latent)
   bytes conv_state{0};         ///< conv state bytes per sequence, one layer
@@ -178,6 +178,14 @@ struct layer_groups {
   [[nodiscard]] constexpr auto begin() const -> const layer_group* { return group.data(); }
   [[nodiscard]] constexpr auto end() const -> const layer_group* { return group.data() + count; }
   [[nodiscard]] constexpr auto operator[](std::uint32_t i) const -> const layer_group& { return group[i]; }
+  /// The most KV heads one rank holds in a layer (a latent layer: 1); 0 without KV layers.
+  [[nodiscard]] constexpr auto max_kv_heads() const -> std::uint32_t {
+    std::uint32_t most = 0;
+    for (const layer_group& g : *this) {
+      most = g.kv_heads > most ? g.kv_heads : most;
+    }
+    return most;
+  }
   /// Adds one layer of `g`'s shape: to the group of that shape, else as a new group. Returns the
   /// group's index.
   constexpr auto add_layer(layer_group g) -> std::uint32_t {
@@ -229,6 +237,7 @@ namespace detail {
   g.types = c.kv;
   if (k == layer_kind::latent) {
     g.kind = group_kind::latent;
+    g.kv_heads = 1;  // the latent vector, replicated on every rank
     switch (c.mla) {
       case mla_cache_layout::latent_k_only: g.k_row = row_bytes(c.kv.k, latent_width(m)); break;
       case mla_cache_layout::latent_k_and_v:

@@ -265,6 +265,15 @@ TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {
   const auto r = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --engine vllm --tp 16");
   CHECK(r.at("kv_heads_per_rank") == 1);
   CHECK(r.at("kv_bytes_per_token").get<std::uint64_t>() == 16'384);
+  // DeepSeek-R1 (MLA): the latent vector is one "KV head", replicated on every rank (vLLM, SGLang,
+  // llama.cpp), as model.kv_heads says; transformers caches the expanded K and V of 128 query heads,
+  // 16 per rank at tp 8. (It printed 128 / 8 = 16 for every engine, from num_key_value_heads.)
+  const std::string r1 = "'" + config("deepseek-ai__DeepSeek-R1.config.json") + "' --tp 8 --engine ";
+  for (const char* engine : {"vllm", "sglang", "trtllm", "exact"}) {
+    INFO(engine);
+    CHECK(json_of(r1 + engine).at("kv_heads_per_rank") == 1);
+  }
+  CHECK(json_of(r1 + "transformers").at("kv_heads_per_rank") == 16);
 }
 
 TEST_CASE("kvsize: parameters and weights for every architecture, in the checkpoint's own format", "[cli][weights]") {

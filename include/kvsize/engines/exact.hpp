@@ -57,7 +57,6 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = detail::start_sizing(engine_kind::exact, m, o, r, stage_types(m, o));
-  s.kv_heads_per_rank = heads_per_rank(head_split::ceil, effective_kv_heads(m), o.tp);
   bytes per_token{0};
   bytes state{0};
   const auto add_rows = [&](const layer_group& g) {
@@ -69,6 +68,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     state += storage_bytes(g.types.k, g.conv_elements + g.ssm_elements) * g.layers;
   };
   for_each_group(detail::engine_groups(m, o, s, head_split::none), add_rows, add_state);
+  // The ideal shard: each rank's share of the heads the groups hold whole.
+  s.kv_heads_per_rank = static_cast<std::uint32_t>(detail::ceil_div(s.kv_heads_per_rank, o.tp));
   s.kv_bytes_per_token = per_token / o.tp;
   s.state_bytes_per_sequence = state / o.tp;
   charge(o, s);

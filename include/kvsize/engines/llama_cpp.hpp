@@ -184,7 +184,6 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
       throw kvsize::invalid_argument("kvsize: llama.cpp's KV cache types are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
     }
   }
-  s.kv_heads_per_rank = heads_per_rank(head_split::none, effective_kv_heads(m), o.tp);
   const context_plan p = plan(m, o);
   const bool iswa = detail::is_iswa(m);
   const bool hybrid = recurrent_layers(m) != 0;

@@ -103,7 +103,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s =
-      kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o), head_split::replicate);
+      kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
   s.block_size = o.block_size != 0 ? o.block_size : 1;
 
   cache_part full = kvsize::detail::part_of(group_kind::full, s.kv);

@@ -71,12 +71,16 @@ constexpr void require_context(std::uint64_t context, const char* why) {
 }
 
 /// The layer groups of the stage `s` sizes, as its engine shapes them: `s.kv` K/V types, `s.state`
-/// state types, `o.tp` ranks split by `split`, MLA stored as `mla`. For a spec start_sizing has checked.
-[[nodiscard]] constexpr auto engine_groups(const model_spec& m, const engine_options& o, const engine_sizing& s,
+/// state types, `o.tp` ranks split by `split`, MLA stored as `mla`; and s.kv_heads_per_rank, the
+/// most KV heads a rank holds in them (a latent layer's one vector: 1). For a spec start_sizing
+/// has checked.
+[[nodiscard]] constexpr auto engine_groups(const model_spec& m, const engine_options& o, engine_sizing& s,
                                            head_split split,
                                            mla_cache_layout mla = mla_cache_layout::latent_k_only) -> layer_groups {
   const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla};
-  return group_layers(m, {s.first_layer, s.stage_layers}, c);
+  const layer_groups groups = group_layers(m, {s.first_layer, s.stage_layers}, c);
+  s.kv_heads_per_rank = groups.max_kv_heads();
+  return groups;
 }
 
 /// A cache_part of kind `k` with `types`.
@@ -114,13 +118,11 @@ constexpr void require_plain_types(kv_dtypes t) {
 }
 
 /// start_sizing for an engine that stores plain elements (vLLM, SGLang, TensorRT-LLM,
-/// transformers: require_plain_types), with its KV heads per rank split by `split`.
+/// transformers: require_plain_types).
 [[nodiscard]] constexpr auto start_plain_sizing(engine_kind e, const model_spec& m, const engine_options& o,
-                                                stage_range r, const stage_dtypes& t, head_split split)
-    -> engine_sizing {
+                                                stage_range r, const stage_dtypes& t) -> engine_sizing {
   engine_sizing s = start_sizing(e, m, o, r, t);
   require_plain_types(s.kv);
-  s.kv_heads_per_rank = heads_per_rank(split, effective_kv_heads(m), o.tp);
   return s;
 }
 

@@ -53,8 +53,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 /// (kvsize::detail::add_rate_part).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  engine_sizing s = kvsize::detail::start_plain_sizing(engine_kind::transformers, m, o, r, stage_types(m, o),
-                                                       head_split::replicate);
+  engine_sizing s = kvsize::detail::start_plain_sizing(engine_kind::transformers, m, o, r, stage_types(m, o));
   const layer_groups groups = kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::expanded);
   for_each_group(
       groups,

@@ -94,7 +94,7 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s =
-      kvsize::detail::start_plain_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o), head_split::ceil);
+      kvsize::detail::start_plain_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
   s.block_size = o.block_size != 0 ? o.block_size : default_tokens_per_block;
   const auto add_rows = [&](const layer_group& g) {

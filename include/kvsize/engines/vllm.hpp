@@ -305,7 +305,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s =
-      kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o), head_split::replicate);
+      kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
   detail::spec_list specs =
       detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate), o);
