@@ -3,6 +3,7 @@
 // quirks and errors. Every file of configs/invalid/ has a row below asserting code AND pointer.
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kv_cache.hpp>
+#include <kvsize/parameters.hpp>
 
 #include "hf_support.hpp"
 
@@ -544,6 +545,31 @@ TEST_CASE("parse_config: real-world JSON quirks are accepted", "[hf][quirks]") {
   CHECK(has_warning(unknown, "head_dim 128 = hidden_size / num_attention_heads"));
 }
 
+TEST_CASE("parse_config: moe_layer_freq as one 0/1 entry per layer (MiMo-V2-Flash, MiniMax-M3)", "[hf][moe]") {
+  // DeepSeek-R1 with its first_k_dense_replace 3 / moe_layer_freq 1 spelled as 61 flags (0, 0, 0, 1, ...):
+  // the same model, so the same weights shape and KV (transformers MiMoV2FlashDecoderLayer reads
+  // config.moe_layer_freq[layer_idx]). It was refused: "expected a positive integer, got [0,0,...]".
+  const auto r1 = load("deepseek-ai__DeepSeek-R1.config.json");
+  const auto flags = load("quirks/moe_layer_freq_per_layer.json");
+  CHECK(flags.spec.weights == r1.spec.weights);
+  CHECK(kvsize::kv_bytes_per_token(flags.spec) == kvsize::kv_bytes_per_token(r1.spec));
+  CHECK(kvsize::parameters(flags.spec).total == kvsize::parameters(r1.spec).total);
+  // Only layer 3 of the 61 routed: 57 more dense MLPs, far fewer parameters, the same KV cache.
+  std::ifstream in(configs_dir() / "quirks/moe_layer_freq_per_layer.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (std::size_t il = 0; il < 61; ++il) {
+    j["moe_layer_freq"][il] = il == 3 ? 1 : 0;
+  }
+  const auto one = kvsize::hf::parse_config(j.dump());
+  CHECK(kvsize::kv_bytes_per_token(one.spec) == kvsize::kv_bytes_per_token(r1.spec));
+  CHECK(kvsize::parameters(one.spec).total < kvsize::parameters(r1.spec).total);
+  // Flags may be booleans too.
+  for (std::size_t il = 0; il < 61; ++il) {
+    j["moe_layer_freq"][il] = il >= 3;
+  }
+  CHECK(kvsize::hf::parse_config(j.dump()).spec.weights == r1.spec.weights);
+}
+
 TEST_CASE("parse_config: messages say where, what was expected and what was found", "[hf][errors]") {
   CHECK(std::string(error_of(llama_with(R"("num_key_value_heads": -1)")).what()) ==
         "config.json:/num_key_value_heads: expected a positive integer, got -1");
@@ -644,6 +670,8 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"mamba_conv_kernel_zero_groups_bool", wrong_type, "/n_groups"},
       {"mamba_n_groups_not_dividing_heads", inconsistent, "/n_groups"},
       {"mamba_ssm_state_size_missing", missing_key, "/ssm_state_size"},
+      {"moe_layer_freq_array_wrong_length", inconsistent, "/moe_layer_freq"},
+      {"moe_layer_freq_array_entry_two", out_of_range, "/moe_layer_freq/10"},
       {"mamba_ssm_cache_dtype_unknown", unsupported, "/mamba_ssm_cache_dtype"},
       {"mamba_ssm_cache_dtype_not_string", wrong_type, "/mamba_ssm_cache_dtype"},
       {"max_position_embeddings_1e400", out_of_range, "/max_position_embeddings"},

@@ -133,14 +133,34 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   return {p, o};
 }
 
+/// moe_layer_freq as one entry per layer, 1 (or true) where the layer's MLP is MoE: MiMo-V2-Flash and
+/// MiniMax-M3 write it so (transformers models/mimo_v2_flash/modular_mimo_v2_flash.py,
+/// MiMoV2FlashDecoderLayer: "if config.moe_layer_freq[layer_idx]"). Empty when the key is not an array.
+[[nodiscard]] inline auto read_moe_layer_flags(const slot& freq, std::uint32_t L) -> std::vector<bool> {
+  std::vector<bool> flags;
+  if (!freq.set() || !freq.value->is_array()) {
+    return flags;
+  }
+  if (freq.value->size() != L) {
+    fail(config_errc::inconsistent, freq.pointer(),
+         "expected one entry per layer (" + std::to_string(L) + " layers), got " + std::to_string(freq.value->size()));
+  }
+  for (std::size_t i = 0; i < L; ++i) {
+    const slot entry = element(freq, i);
+    flags.push_back(entry.value->is_boolean() ? read_bool(entry) : read_u32(entry, 0, 1) == 1);
+  }
+  return flags;
+}
+
 /// Layers whose MLP stays dense, by the family rules the keys spell.
 inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsize::moe_shape& e,
                               kvsize::weights_shape& w) {
-  const slot freq = v.get("moe_layer_freq");  // DeepSeek: MoE iff il >= k and il % freq == 0
+  const slot freq = v.get("moe_layer_freq");  // DeepSeek: MoE iff il >= k and il % freq == 0; or one flag a layer
+  const std::vector<bool> per_layer = read_moe_layer_flags(freq, L);
   const slot step = v.get("decoder_sparse_step");  // Qwen-MoE: MoE iff (il + 1) % step == 0, not in mlp_only_layers
   const slot interleave = v.get("interleave_moe_layer_step");  // Llama 4: MoE iff (il + 1) % step == 0
   const std::vector<std::uint32_t> mlp_only = read_index_list(v.get("mlp_only_layers"), L);
-  const std::uint32_t f = freq.set() ? read_u32(freq, 1, std::max<std::uint32_t>(L, 1)) : 1U;
+  const std::uint32_t f = freq.set() && per_layer.empty() ? read_u32(freq, 1, std::max<std::uint32_t>(L, 1)) : 1U;
   const std::uint32_t s = step.set() ? read_u32(step, 1, std::max<std::uint32_t>(L, 1)) : 1U;
   const std::uint32_t il4 = interleave.set() ? read_u32(interleave, 1, std::max<std::uint32_t>(L, 1)) : 1U;
   std::uint32_t dense_width = 0;
@@ -154,6 +174,7 @@ inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsiz
     bool moe = il >= e.first_dense_layers;
     moe = moe && il % f == 0 && (il + 1) % s == 0 && (il + 1) % il4 == 0;
     moe = moe && il % period == offset;
+    moe = moe && (per_layer.empty() || per_layer[il]);
     for (const auto i : mlp_only) {
       moe = moe && i != il;
     }
