@@ -126,6 +126,9 @@ void plan_json(const sizing& s, json& j) {
   if (!pf.llama_mapping.empty()) {
     plan["llama_cpp"] = pf.llama_mapping;
   }
+  // The engine's command for the request when it fits (<model> stands for the model's id or path).
+  const std::string command = verdict_command(s);
+  plan["command_line"] = command.empty() ? json(nullptr) : json(command);
   plan["workspace"] = workspace_json(p.workspace);
   plan["context_limit"] = r.context_limit;
   plan["min_tp"] = r.min_tp == 0 ? json(nullptr) : json(r.min_tp);

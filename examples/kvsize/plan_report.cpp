@@ -13,6 +13,8 @@
 #include <string_view>
 #include <utility>
 
+#include <kvsize/engines_command.hpp>
+
 #include "field_tables.hpp"
 #include "results_of.hpp"
 #include "text.hpp"
@@ -299,6 +301,48 @@ auto nearest_words(const plan_result& r) -> std::string {
     add(fmt::format("tp {} ({} GPUs per pipeline stage)", r.min_tp, r.min_tp));
   }
   return words.empty() ? std::string{"; nothing smaller fits on this device"} : words;
+}
+
+auto verdict_command(const sizing& s) -> std::string {
+  if (!s.plan || !s.plan->result.point.fits()) {
+    return {};
+  }
+  return engine_command_line(s.engine, point_options(s.plan->inputs, s.plan->result.point), model_placeholder);
+}
+
+auto verdict_command_lines(const sizing& s) -> std::string {
+  const std::string command = verdict_command(s);
+  if (command.empty()) {
+    return {};
+  }
+  // Words, each flag with its value: "--max-model-len 4096" is one piece.
+  std::vector<std::string> pieces;
+  std::string_view rest = command;
+  while (!rest.empty()) {
+    const std::size_t end = rest.find(' ');
+    const std::string_view word = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (!pieces.empty() && !word.starts_with('-') && pieces.back().starts_with('-') &&
+        pieces.back().find(' ') == std::string::npos) {
+      pieces.back() += ' ';
+      pieces.back() += word;
+    } else {
+      pieces.emplace_back(word);
+    }
+  }
+  const std::string_view head = "  run it: ";
+  const std::string indent(head.size() + 2, ' ');
+  std::string out;
+  std::string line{head};
+  for (const std::string& piece : pieces) {
+    const bool first = line.size() == head.size() || line == indent;
+    if (!first && line.size() + 1 + piece.size() + 2 > report_width) {  // room for " \"
+      out += line + " \\\n";
+      line = indent;
+    }
+    line += (line.size() == head.size() || line == indent) ? piece : " " + piece;
+  }
+  return out + line + "\n";
 }
 
 auto verdict_line(const sizing& s) -> std::string {

@@ -28,6 +28,16 @@ auto memory_bar(const plan_point& p, std::size_t width = 64) -> std::string;
 /// limits it and the nearest configurations that fit.
 auto verdict_line(const sizing& s) -> std::string;
 
+/// What --json's plan.command_line holds and the report's "run it:" lines show: the engine's command
+/// for the verdict's configuration, when it fits and the engine has one (kvsize::engine_command_line),
+/// for the model `model_placeholder`; else empty.
+auto verdict_command(const sizing& s) -> std::string;
+inline constexpr std::string_view model_placeholder = "<model>";
+
+/// verdict_command as shell lines of at most 100 columns ("  run it: vllm serve <model> … \"), a
+/// flag never apart from its value; empty when there is no command.
+auto verdict_command_lines(const sizing& s) -> std::string;
+
 /// The "Plan" section of the human report (empty without a plan).
 auto plan_section(const sizing& s) -> std::string;
 

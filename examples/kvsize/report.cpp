@@ -313,6 +313,7 @@ auto warnings_json(const sizing& s) -> nlohmann::ordered_json {
 auto human_report(const sizing& s, bool explain) -> std::string {
   fmt::memory_buffer out;
   put(out, "{}", verdict_line(s));
+  put(out, "{}", verdict_command_lines(s));
   model_section(out, s);
   figure_sections(out, s);
   if (s.capacity) {

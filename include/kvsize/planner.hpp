@@ -348,6 +348,13 @@ template <engine E>
 }
 
 /// plan_as for `in.engine`.
+/// The options engine `in.engine` is started with to serve plan point `p` (its context, users and
+/// tp on in.options, as the engine's plan_options maps users: llama.cpp's become -np slots sharing -c).
+[[nodiscard]] constexpr auto point_options(const plan_inputs& in, const plan_point& p) -> engine_options {
+  return visit_engine(in.engine,
+                      [&]<engine E>(E) { return detail::plan_options_at<E>(in, p.context, p.users, p.tp); });
+}
+
 [[nodiscard]] constexpr auto plan(const model_spec& m, const plan_inputs& in) -> plan_result {
   return visit_engine(in.engine, [&]<engine E>(E) { return plan_as<E>(m, in); });
 }

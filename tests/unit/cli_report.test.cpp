@@ -281,3 +281,55 @@ TEST_CASE("kvsize report: the first line is the verdict, and it agrees with the 
   const auto bare = run_cli("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "'");
   CHECK_THAT(lines_of(bare.out).at(0), ContainsSubstring("Qwen__Qwen2.5-1.5B.config.json"));
 }
+
+TEST_CASE("kvsize report: under the verdict, the engine's command for it", "[cli][verdict][command]") {
+  // 4 users × 2,048 tokens of Qwen2.5-1.5B fit an RTX 3060 under every engine. The command carries
+  // the request (each engine's own flags: kvsize/engines_command.hpp), and SGLang's fraction is the
+  // one its rule gives this device, as the verdict prints it.
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --batch 4 --context 2048";
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"vllm", "vllm serve <model> --max-model-len 2048 --max-num-seqs 4 --gpu-memory-utilization 0.9"},
+      {"sglang", "python -m sglang.launch_server --model-path <model> --context-length 2048 --max-running-requests 4 "
+                 "--mem-fraction-static 0.683"},
+      {"llama.cpp", "llama-server -m <model>.gguf -c 8192 -np 4 -ngl 999"},  // -c = 4 slots × 2,048
+      {"trtllm", "trtllm-serve <model> --max_seq_len 2048 --max_batch_size 4 --kv_cache_free_gpu_memory_fraction 0.9"},
+  };
+  for (const auto& [engine, command] : expected) {
+    INFO(engine);
+    CHECK(json_of(qwen + " --engine " + engine).at("plan").at("command_line") == command);
+    // The report's "run it:" lines are the same command, cut into shell lines ending in " \".
+    const auto report = run_cli(qwen + " --engine " + engine);
+    REQUIRE(report.exit_code == 0);
+    std::string joined;
+    bool in_command = false;
+    for (const std::string& line : lines_of(report.out)) {
+      if (line.rfind("  run it: ", 0) == 0) {
+        in_command = true;
+        joined = line.substr(10);
+      } else if (in_command && line.rfind("            ", 0) == 0) {
+        joined += " " + line.substr(12);
+      } else if (in_command) {
+        break;
+      }
+      if (in_command && joined.size() >= 2 && joined.ends_with(" \\")) {
+        joined.resize(joined.size() - 2);
+      }
+    }
+    CHECK(joined == command);
+  }
+  // No command where there is no server (exact, transformers) or the request does not fit.
+  CHECK(json_of(qwen + " --engine transformers").at("plan").at("command_line").is_null());
+  CHECK(json_of(qwen + " --engine exact").at("plan").at("command_line").is_null());
+  const std::string too_many = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --batch 400 --engine vllm";
+  const auto over = run_cli(too_many);
+  REQUIRE(over.exit_code == 0);
+  CHECK(over.out.find("run it:") == std::string::npos);
+  CHECK(json_of(too_many).at("plan").at("command_line").is_null());
+  // tp, the cache type and quantized-V flags come along (llama.cpp needs -fa on for a q8_0 V cache).
+  const std::string llama = "'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --gpu rtx-4090";
+  CHECK(json_of(llama + " --engine llama.cpp -c 16384 -np 4 --kv-dtype q8_0").at("plan").at("command_line") ==
+        "llama-server -m <model>.gguf -c 16384 -np 4 -ngl 999 -ctk q8_0 -ctv q8_0 -fa on");
+  CHECK(json_of(llama + " --engine vllm --tp 2 --kv-dtype fp8 --context 8192").at("plan").at("command_line") ==
+        "vllm serve <model> --max-model-len 8192 --max-num-seqs 1 --gpu-memory-utilization 0.9 "
+        "--tensor-parallel-size 2 --kv-cache-dtype fp8");
+}

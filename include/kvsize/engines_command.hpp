@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The command line that starts an engine with the options kvsize sized: `vllm serve`,
+// `python -m sglang.launch_server`, `llama-server`, `trtllm-serve`. Opt-in: needs fmt (target
+// kvsize::fmt). Each engine's flags are its own CLI's, named where they are defined:
+//   vLLM          vllm/engine/arg_utils.py EngineArgs (--max-model-len, --max-num-seqs, ...)
+//   SGLang        python/sglang/srt/server_args.py ServerArgs (--context-length, --mem-fraction-static, ...)
+//   llama.cpp     common/arg.cpp (-c, -np, -ngl, -ctk, -ctv, -kvu, -ub)
+//   TensorRT-LLM  tensorrt_llm/commands/serve.py (--max_seq_len, --max_batch_size, --tp_size, ...)
+// exact and transformers have no server command: the result is empty.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <fmt/format.h>
+
+#include <cstdint>      // std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include "engine.hpp"
+
+namespace kvsize {
+
+namespace detail {
+
+/// " --flag value" when `on`; "" otherwise.
+template <class T>
+[[nodiscard]] inline auto flag_if(bool on, std::string_view flag, const T& value) -> std::string {
+  return on ? fmt::format(" {} {}", flag, value) : std::string{};
+}
+
+/// A fraction as the engines' docs write it: 0.9, 0.85, 0.873.
+[[nodiscard]] inline auto fraction_text(double f, int decimals) -> std::string {
+  return decimals != 0 ? fmt::format("{:.{}f}", f, decimals) : fmt::format("{:g}", f);
+}
+
+/// vLLM's --kv-cache-dtype for the K type (it has one type for K and V): auto, fp8, fp8_e5m2.
+[[nodiscard]] inline auto vllm_cache_dtype(const engine_options& o) -> std::string_view {
+  if (!o.kv || o.kv->k == dtype::bf16 || o.kv->k == dtype::f16 || o.kv->k == dtype::f32) {
+    return "auto";
+  }
+  return o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8";
+}
+
+template <engine E>
+[[nodiscard]] inline auto command_of(E /*engine*/, const engine_options& /*o*/, std::string_view /*model*/)
+    -> std::string {
+  return {};
+}
+
+/// `o.batch` users of `o.context` tokens: --max-num-seqs caps the running requests at the users.
+[[nodiscard]] inline auto command_of(vllm_engine /*engine*/, const engine_options& o, std::string_view model)
+    -> std::string {
+  const std::string_view kv = vllm_cache_dtype(o);
+  return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}", model,
+                     o.context, o.batch, fraction_text(o.vllm.gpu_memory_utilization, 0),
+                     flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
+                     flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
+                     flag_if(o.block_size != 0, "--block-size", o.block_size));
+}
+
+/// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).
+[[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, std::string_view model)
+    -> std::string {
+  const budget_rule r = sglang_engine::budget(o);
+  const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
+  return fmt::format(
+      "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
+      "--mem-fraction-static {}{}{}{}{}",
+      model, o.context, o.batch, fraction_text(r.fraction, r.decimals), flag_if(o.tp > 1, "--tp-size", o.tp),
+      flag_if(o.pp > 1, "--pp-size", o.pp),
+      flag_if(fp8, "--kv-cache-dtype", o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
+      flag_if(o.block_size > 1, "--page-size", o.block_size));
+}
+
+/// -c is shared by the -np slots; every layer on the GPU (-ngl 999); a quantized V cache needs -fa on.
+/// A GGUF file, not a Hugging Face id: `model` stands for it.
+[[nodiscard]] inline auto command_of(llama_cpp_engine /*engine*/, const engine_options& o, std::string_view model)
+    -> std::string {
+  const llama_cpp_knobs& k = o.llama_cpp;
+  std::string types;
+  if (o.kv && (o.kv->k != dtype::f16 || o.kv->v != dtype::f16)) {
+    types = fmt::format(" -ctk {} -ctv {}", name(o.kv->k), name(o.kv->v));
+    if (traits(o.kv->v).block_elements > 1) {
+      types += " -fa on";
+    }
+  }
+  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ngl 999{}{}{}{}", model, o.context, k.parallel, types,
+                     k.kv_unified ? " -kvu" : "", k.swa_full ? " --swa-full" : "",
+                     flag_if(k.ubatch != llama_cpp_knobs{}.ubatch, "-ub", k.ubatch));
+}
+
+[[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, std::string_view model)
+    -> std::string {
+  return fmt::format("trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
+                     model, o.context, o.batch, fraction_text(o.trtllm.free_gpu_memory_fraction, 0),
+                     flag_if(o.tp > 1, "--tp_size", o.tp), flag_if(o.pp > 1, "--pp_size", o.pp));
+}
+
+}  // namespace detail
+
+/// The command that starts engine `e` with options `o` as its plan_options makes them for a number
+/// of users (vLLM, SGLang, TRT-LLM: o.batch users of o.context tokens; llama.cpp: -np slots sharing
+/// -c), tp, pp, KV types and knobs, for model `model` (a Hugging Face id or a path); "" for engines
+/// without a server command (exact, transformers).
+[[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, std::string_view model)
+    -> std::string {
+  return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, model); });
+}
+
+}  // namespace kvsize
