@@ -26,6 +26,7 @@
 #include "options.hpp"
 #include "plan_report.hpp"
 #include "report.hpp"
+#include "engine_table.hpp"
 #include "sizing.hpp"
 
 namespace {
@@ -128,7 +129,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   CLI::Option_group& engine = *app.add_option_group("Engine");
   engine.add_option("--engine", o.engine,
                     "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
-                    "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf)");
+                    "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf), or all: a table of every engine");
   engine.add_option("--tp", o.tp, "tensor-parallel degree (default 1)")
       ->check(positive_integer(max_u32));
   engine.add_option("--pp", o.pp, "pipeline-parallel degree (default 1)")
@@ -287,6 +288,19 @@ void write_svg(const std::string& path, const std::string& svg) {
   }
 }
 
+/// --engine all: one row per engine, rendered whole before it is printed (errors propagate to main's handlers).
+auto print_engine_table(const kvsize::cli::options& opts) -> int {
+  std::vector<std::string> warnings;
+  const std::string table = kvsize::cli::engine_table(opts, warnings);
+  for (const auto& w : warnings) {
+    std::fputs(fmt::format("kvsize: warning: {}\n", w).c_str(), stderr);
+  }
+  if (!write_stdout(table)) {
+    return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
@@ -337,6 +351,9 @@ auto main(int argc, char** argv) -> int {
     }
     refuse_svg_over_input(opts);
     std::vector<std::string> warnings;
+    if (kvsize::cli::is_engine_all(opts)) {
+      return print_engine_table(opts);
+    }
     const auto sizing = kvsize::cli::compute_sizing(opts, warnings);
     // Render fully before printing anything, so stdout gets all of it or nothing.
     const std::string text = opts.json  ? kvsize::cli::json_report(sizing)

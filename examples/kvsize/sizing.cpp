@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <utility>
 
 #include <kvsize/fmt.hpp>
 
@@ -763,6 +764,12 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
 }  // namespace
 
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
+  (void)engine_option(opts);  // an unknown engine is refused before the file is read
+  return compute_sizing(opts, stderr_warnings, hf::load_config(opts.config_path));
+}
+
+auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings, hf::parsed_config config)
+    -> sizing {
   const engine_kind engine = engine_option(opts);
   if (opts.gpu_memory && opts.gpu) {
     throw usage_error{fmt::format("{} and {} both give the device's memory; pass one of them", opts.flag("--gpu"),
@@ -772,7 +779,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   check_block_size(opts, engine);
 
   sizing s;
-  s.config = hf::load_config(opts.config_path);
+  s.config = std::move(config);
   s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
   s.engine = engine;
   s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);

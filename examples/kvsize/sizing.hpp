@@ -80,6 +80,9 @@ struct sizing {
 /// config problems. Warnings meant for stderr (e.g. a context above the model's maximum) are
 /// appended to `stderr_warnings`.
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing;
+/// The same for a config already read (--engine all sizes one config under every engine).
+auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings, hf::parsed_config config)
+    -> sizing;
 
 /// The options that scale the sizes, as the user gave them ("--max-model-len 8192, --batch 1,
 /// --max-num-batched-tokens 999..."), for an overflow message that names what was asked for.

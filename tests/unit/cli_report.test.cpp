@@ -333,3 +333,42 @@ TEST_CASE("kvsize report: under the verdict, the engine's command for it", "[cli
         "vllm serve <model> --max-model-len 8192 --max-num-seqs 1 --gpu-memory-utilization 0.9 "
         "--tensor-parallel-size 2 --kv-cache-dtype fp8");
 }
+
+TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's own run", "[cli][engine-all]") {
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --batch 4 --context 2048";
+  const auto table = json_of(qwen + " --engine all").at("engines");
+  const std::vector<std::string> engines{"exact", "vllm", "sglang", "llama.cpp", "trtllm", "transformers"};
+  REQUIRE(table.size() == engines.size());
+  for (std::size_t i = 0; i < engines.size(); ++i) {
+    INFO(engines[i]);
+    const auto& row = table.at(i);
+    CHECK(row.at("engine") == engines[i]);
+    CHECK(row.at("refused").is_null());
+    const auto one = json_of(qwen + " --engine " + engines[i]);
+    CHECK(row.at("kv_budget_bytes") == one.at("kv_budget_bytes"));
+    CHECK(row.at("kv_bytes_per_sequence") == one.at("kv_bytes_per_sequence"));
+    CHECK(row.at("max_tokens") == one.at("capacity").at("max_tokens"));
+    CHECK(row.at("max_users") == one.at("plan").at("max_users"));
+    CHECK(row.at("max_context") == one.at("plan").at("max_context"));
+    CHECK(row.at("command_line") == one.at("plan").at("command_line"));
+    CHECK(row.at("fits") == true);
+  }
+  // The text table: a row per engine, no line over 100 columns.
+  const auto text = run_cli(qwen + " --engine ALL");
+  REQUIRE(text.exit_code == 0);
+  for (const std::string& line : lines_of(text.out)) {
+    CHECK(kvsize::cli::columns(line) <= 100);
+  }
+  CHECK_THAT(text.out, ContainsSubstring("TensorRT-LLM"));
+  CHECK_THAT(text.out, ContainsSubstring("4 users × 2,048 tokens"));
+  // An engine that refuses the request gets a row saying why; the others are sized.
+  const auto q8 = json_of("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --engine all --kv-dtype q8_0").at("engines");
+  CHECK_THAT(q8.at(1).at("refused").get<std::string>(), ContainsSubstring("no GGML block-quantized KV cache"));
+  CHECK(q8.at(3).at("refused").is_null());  // llama.cpp stores q8_0
+  CHECK(q8.at(3).at("kv_budget_bytes").is_null());  // no device: no budget
+  // One row per engine leaves no room for a plan's CSV or sweep.
+  const auto csv = run_cli(qwen + " --engine all --csv");
+  CHECK(csv.exit_code == 2);
+  CHECK(csv.out.empty());
+  CHECK_THAT(csv.err, ContainsSubstring("--csv and --engine all"));
+}
