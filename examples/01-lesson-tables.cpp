@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Prints the tables of the KV cache lesson (shared/seeds/000) from the library alone.
+// Prints the tables of the KV cache lesson this project started from (its Qwen2.5 and Llama-3-8B
+// figures), from the library alone.
 #include <fmt/format.h>
 
 #include <kvsize/fmt.hpp>
