@@ -29,7 +29,7 @@ struct engine_row {
   std::string refusal;
 };
 
-/// "2,048 users" / "fits" words of a plan point, or "—" without a plan.
+/// "fits", or "no: " and what limits the request ("no: memory"); "—" without a plan.
 auto plan_words(const sizing& s) -> std::string {
   if (!s.plan) {
     return "—";

@@ -55,8 +55,7 @@ auto reserve_rule(const sizing& s) -> std::string {
   if (r.setting.empty()) {
     return "none";
   }
-  const std::string fraction = r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
-  return fmt::format("1 − {} {} of {}", r.setting, fraction, r.of_free ? "what is left" : "the device");
+  return fmt::format("1 − {} {} of {}", r.setting, fraction_text(r), r.of_free ? "what is left" : "the device");
 }
 
 auto logits_words(const workspace_terms& w) -> std::string {
@@ -279,9 +278,7 @@ auto engine_words(const sizing& s) -> std::string {
   o.device_memory = s.plan->inputs.device_memory;
   const budget_rule r = engine_budget_rule(s.engine, o);
   if (!r.setting.empty()) {
-    const std::string fraction =
-        r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
-    words += fmt::format(" at {} {}", r.setting, fraction);
+    words += fmt::format(" at {} {}", r.setting, fraction_text(r));
   }
   return words;
 }

@@ -20,17 +20,18 @@
 
 namespace kvsize {
 
+/// A budget rule's fraction as the engine shows it: SGLang with 3 decimals (0.683), the others
+/// shortest (0.9, 0.85).
+[[nodiscard]] inline auto fraction_text(const budget_rule& r) -> std::string {
+  return r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
+}
+
 namespace detail {
 
 /// " --flag value" when `on`; "" otherwise.
 template <class T>
 [[nodiscard]] inline auto flag_if(bool on, std::string_view flag, const T& value) -> std::string {
   return on ? fmt::format(" {} {}", flag, value) : std::string{};
-}
-
-/// A fraction as the engines' docs write it: 0.9, 0.85, 0.873.
-[[nodiscard]] inline auto fraction_text(double f, int decimals) -> std::string {
-  return decimals != 0 ? fmt::format("{:.{}f}", f, decimals) : fmt::format("{:g}", f);
 }
 
 /// vLLM's --kv-cache-dtype for the K type (it has one type for K and V): auto, fp8, fp8_e5m2.
@@ -52,7 +53,7 @@ template <engine E>
     -> std::string {
   const std::string_view kv = vllm_cache_dtype(o);
   return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}", model,
-                     o.context, o.batch, fraction_text(o.vllm.gpu_memory_utilization, 0),
+                     o.context, o.batch, fraction_text(vllm_engine::budget(o)),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size));
@@ -61,12 +62,11 @@ template <engine E>
 /// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).
 [[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, std::string_view model)
     -> std::string {
-  const budget_rule r = sglang_engine::budget(o);
   const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}",
-      model, o.context, o.batch, fraction_text(r.fraction, r.decimals), flag_if(o.tp > 1, "--tp-size", o.tp),
+      model, o.context, o.batch, fraction_text(sglang_engine::budget(o)), flag_if(o.tp > 1, "--tp-size", o.tp),
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8, "--kv-cache-dtype", o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
       flag_if(o.block_size > 1, "--page-size", o.block_size));
@@ -92,7 +92,7 @@ template <engine E>
 [[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, std::string_view model)
     -> std::string {
   return fmt::format("trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
-                     model, o.context, o.batch, fraction_text(o.trtllm.free_gpu_memory_fraction, 0),
+                     model, o.context, o.batch, fraction_text(trtllm_engine::budget(o)),
                      flag_if(o.tp > 1, "--tp_size", o.tp), flag_if(o.pp > 1, "--pp_size", o.pp));
 }
 
