@@ -130,6 +130,11 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--engine", o.engine,
                     "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
                     "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf), or all: a table of every engine");
+  engine.add_option("--engine-version", o.engine_version,
+                    fmt::format("the engine release whose start-up rules apply: vLLM {} to {} (default {})",
+                                kvsize::engines::vllm::release_name(kvsize::engines::vllm::oldest_release_minor),
+                                kvsize::engines::vllm::release_name(kvsize::engines::vllm::newest_release_minor),
+                                kvsize::engines::vllm::release_name(kvsize::engines::vllm::default_release_minor)));
   engine.add_option("--tp", o.tp, "tensor-parallel degree (default 1)")
       ->check(positive_integer(max_u32));
   engine.add_option("--pp", o.pp, "pipeline-parallel degree (default 1)")

@@ -43,6 +43,7 @@ struct options {
   std::optional<std::string> model_dtype;                ///< --dtype: the dtype the model runs in (vLLM, SGLang)
   std::optional<std::string> flash_attn;                 ///< llama.cpp -fa on|off|auto
   std::optional<std::string> gpu_layers;                 ///< llama.cpp -ngl N|auto|all
+  std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM)
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

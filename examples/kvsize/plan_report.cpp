@@ -77,8 +77,25 @@ auto activations_words(const workspace_terms& w, const workspace_overrides& o) -
   if (w.activation_tokens == 0) {
     return "none assumed";
   }
-  return fmt::format("a forward pass of {} tokens, one layer at a time, {}", grouped(w.activation_tokens),
-                     name(w.activation_dtype));
+  return fmt::format("a forward pass of {} tokens, one layer at a time, {}{}", grouped(w.activation_tokens),
+                     name(w.activation_dtype),
+                     w.phased ? "; the profile's peak is the larger of this and logits + sampler, which run after it"
+                              : "");
+}
+
+/// The sampler's rows and what each of its elements costs.
+auto sampler_words(const sizing& s, const workspace_terms& w, const workspace_overrides& o) -> std::string {
+  if (o.sampler) {
+    return "--sampler";
+  }
+  if (!w.phased) {
+    return fmt::format("{} rows × vocab, float32", grouped(w.sampler_rows));
+  }
+  const auto& opts = s.plan->inputs.options;
+  return fmt::format("{} rows × vocab × {} B ({} {}'s sampler warm-up), beside the forward pass's output",
+                     grouped(w.sampler_rows),
+                     kvsize::engines::vllm::sampler_element_bytes(kvsize::engines::vllm::release_of(opts), w.sampler_rows),
+                     display_name(s.engine), kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(opts)));
 }
 
 auto runtime_words(const sizing& s) -> std::string {
@@ -86,7 +103,7 @@ auto runtime_words(const sizing& s) -> std::string {
     return "--reserve";
   }
   const bytes runtime = s.plan->result.point.workspace.runtime;
-  return runtime.count() != 0 ? fmt::format("{}'s {} redundancy buffer", display_name(s.engine), runtime)
+  return runtime.count() != 0 ? fmt::format("{}'s runtime buffer", display_name(s.engine))
                               : std::string{"none assumed (--reserve SIZE adds it)"};
 }
 
@@ -98,10 +115,11 @@ auto plan_point_of(const sizing& s) -> point_result {
   point_result q = point_of(p, name(s.engine), r.max_users, r.max_context);
   q.logits_words = logits_words(p.workspace);
   q.activations_words = activations_words(p.workspace, pf.inputs.workspace);
-  q.sampler_words = pf.inputs.workspace.sampler
-                        ? std::string{"--sampler"}
-                        : fmt::format("{} rows × vocab, float32", grouped(p.workspace.sampler_rows));
+  q.sampler_words = sampler_words(s, p.workspace, pf.inputs.workspace);
   q.runtime_words = runtime_words(s);
+  q.non_torch_words = fmt::format("at tp {}: cuBLAS workspaces, all-reduce buffers (measured in public profiles)",
+                                  pf.inputs.options.tp);
+  q.buffers_words = "rotary cos/sin cache and vocabulary padding, loaded with the weights";
   q.reserve_words = reserve_rule(s);
   q.context_limit = r.context_limit;
   return q;

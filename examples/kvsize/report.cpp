@@ -188,10 +188,12 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
 /// The lines the engine logs for this configuration (--json's log_lines).
 auto log_lines(const sizing& s) -> std::vector<std::string> {
   std::optional<engine_capacity> capacity_for_log;
+  std::optional<startup_budget> startup;
   if (s.capacity) {
     capacity_for_log = s.capacity->figures;
+    startup = s.capacity->startup;
   }
-  return engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log);
+  return engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log, startup);
 }
 
 void log_section(fmt::memory_buffer& out, const sizing& s) {

@@ -82,6 +82,8 @@ auto point_of(const plan_point& p, std::string_view engine, std::uint64_t max_us
   r.activations = p.workspace.activations;
   r.sampler = p.workspace.sampler;
   r.runtime = p.workspace.runtime;
+  r.non_torch = p.workspace.non_torch;
+  r.buffers = p.workspace.buffers;
   r.workspace = p.workspace.total();
   r.reserve = p.reserve;
   r.free = p.free();

@@ -78,7 +78,9 @@ struct point_result {
   bytes activations{0};
   bytes sampler{0};
   bytes runtime{0};
-  bytes workspace{0};     ///< logits + activations + sampler + runtime
+  bytes non_torch{0};     ///< memory outside the engine's allocator (vLLM: non_torch_increase)
+  bytes buffers{0};       ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
+  bytes workspace{0};     ///< the allocator's peak (logits, activations, sampler) + runtime + non-torch + buffers
   bytes reserve{0};       ///< kept from the KV cache by the engine's budget rule
   bytes free{0};
   bytes needed{0};        ///< weights + KV + workspace + reserve
@@ -95,6 +97,8 @@ struct point_result {
   std::string activations_words;  ///< "a forward pass of 8,192 tokens, ..." or "--activations"
   std::string sampler_words;
   std::string runtime_words;
+  std::string non_torch_words;
+  std::string buffers_words;
   std::string reserve_words;      ///< the engine's budget rule in words
   std::uint64_t context_limit = 0;  ///< the search limit of max_context
 };

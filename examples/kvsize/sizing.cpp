@@ -196,6 +196,20 @@ auto parse_sweep(std::string_view flag, const std::string& text) -> std::vector<
 
 namespace {
 
+/// --engine-version for vLLM: 0.X with X from 0.10 to 0.20 ("0.19", "v0.10.1.1"); else exit 2.
+auto vllm_release_option(const options& opts) -> std::uint32_t {
+  namespace vllm = kvsize::engines::vllm;
+  const auto minor = vllm::parse_release(*opts.engine_version);
+  if (!minor) {
+    throw usage_error{fmt::format("{}: '{}' is not a vLLM release (expected 0.X, e.g. 0.19 or v0.10.1.1)",
+                                  opts.flag("--engine-version"), *opts.engine_version)};
+  }
+  if (const std::string_view why = vllm::release_refusal(*minor); !why.empty()) {
+    throw usage_error{fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, why)};
+  }
+  return *minor;
+}
+
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -220,6 +234,9 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
+  if (opts.engine_version && reads_knob(s.engine, engine_knob::engine_version)) {
+    o.vllm.release_minor = vllm_release_option(opts);
+  }
   o.llama_cpp.kv_unified = opts.kv_unified;
   o.llama_cpp.swa_full = opts.swa_full;
   // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
@@ -251,6 +268,7 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.swa_full, "--swa-full", reads(engine_knob::swa_full)},
       {opts.flash_attn.has_value(), "--flash-attn", reads(engine_knob::flash_attn)},
       {opts.gpu_layers.has_value(), "--n-gpu-layers", reads(engine_knob::gpu_layers)},
+      {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {
@@ -626,6 +644,7 @@ struct device_choice {
   std::optional<bytes> memory;  ///< what the engines budget from; absent without --gpu / --gpu-memory
   std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
+  bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
 };
 
 /// The device memory, when given: the engines' memory-dependent defaults read it.
@@ -645,6 +664,7 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     // vLLM's and SGLang's total_gpu_memory, llama.cpp's device memory. nvidia-smi's total is
     // 450-900 MiB higher (the driver's own reservation; docs/research/gpu-catalog.md).
     d.memory = g->process_visible_memory();
+    d.a100 = g->id.starts_with("a100");  // vLLM gives A100s its small-device batch defaults
     d.bandwidth = g->bandwidth;
     d.source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {
@@ -684,6 +704,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   if (d.memory) {
     s.engine_opts.device_memory = *d.memory;
   }
+  s.engine_opts.vllm.a100 = d.a100;
   try {
     s.cache = size_cache(m, s.engine, s.engine_opts);
   } catch (const kvsize::invalid_argument& e) {
@@ -744,7 +765,15 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     c.kv_budget = fit.budget.kv;
     c.figures = fit.capacity;
     c.startup = fit.startup;
-    if (is_engine(s.engine)) {
+    if (s.engine == engine_kind::vllm) {
+      s.notes.push_back(fmt::format(
+          "the vllm budget is vLLM {}'s start-up rule (gpu_worker.py determine_available_memory): "
+          "gpu_memory_utilization × device − (weights as loaded + the profile run's peak + non-torch "
+          "memory), each term estimated from the config (docs/research/vllm-budget.md gives the error on "
+          "public logs); --engine-version picks another release. For an exact match with a log, pass the "
+          "KV memory it reports as --kv-memory",
+          fit.startup.engine_version));
+    } else if (is_engine(s.engine)) {
       s.notes.push_back(fmt::format(
           "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
           "plan (kvsize's estimate of what the engine measures at start-up: activation peak, logits, "

@@ -50,11 +50,14 @@ struct device_fit {
   startup_budget startup{};     ///< the same budget in the engine's start-up terms (startup.kv == budget.kv)
 };
 
-/// The release of engine E whose rules kvsize applies ("0.19"), or empty where the engine type does
-/// not name one (an engine type may: `static constexpr std::string_view version`).
+/// The release of engine E whose rules kvsize applies under options `o` ("0.19"), or empty where the
+/// engine type does not name one (an engine type may: `static constexpr std::string_view version`, or
+/// `version_name(o)` where the release is a knob, as vLLM's `--engine-version`).
 template <class E>
-[[nodiscard]] constexpr auto engine_version_of() -> std::string_view {
-  if constexpr (requires { std::string_view{E::version}; }) {
+[[nodiscard]] constexpr auto engine_version_of(const engine_options& o) -> std::string_view {
+  if constexpr (requires { E::version_name(o); }) {
+    return E::version_name(o);
+  } else if constexpr (requires { std::string_view{E::version}; }) {
     return E::version;
   } else {
     return {};
@@ -62,13 +65,15 @@ template <class E>
 }
 
 namespace detail {
-/// The start-up terms of a budget computed by the generic rule (apply_budget_rule over the
-/// workspace): the workspace is the activation peak, the margin the reserve, and what the fraction
-/// withholds is `unused`. An engine that models its own start-up (a `startup` member) replaces this.
-[[nodiscard]] constexpr auto startup_of(const device_budget& b, std::string_view version) -> startup_budget {
-  startup_budget s{.device = b.device_memory, .fraction = b.rule.fraction, .weights = b.weights,
-                   .activation_peak = b.workspace, .reserve = b.rule.margin, .kv = b.kv,
-                   .engine_version = version};
+/// The start-up terms of a budget computed by the rule (apply_budget_rule over the workspace): the
+/// weights as loaded are the weights plus the buffers loaded with them, the activation peak is the
+/// workspace's allocator peak, non-torch its non-torch term, the reserve the runtime term and the
+/// rule's margin, and what the fraction withholds is `unused`.
+[[nodiscard]] constexpr auto startup_of(const device_budget& b, const workspace_terms& w, std::string_view version)
+    -> startup_budget {
+  startup_budget s{.device = b.device_memory, .fraction = b.rule.fraction, .weights = b.weights + w.buffers,
+                   .activation_peak = w.peak(), .non_torch = w.non_torch, .reserve = w.runtime + b.rule.margin,
+                   .kv = b.kv, .engine_version = version};
   // unused = device − everything else; 0 (and not balanced) when the terms exceed the device.
   s.unused = saturating_sub(b.device_memory, s.kv + s.overhead());
   return s;
@@ -93,7 +98,7 @@ template <engine E>
   f.budget.kv = E::kv_budget(device_memory, weights_per_device, o);
   f.budget.reserve = detail::saturating_sub(device_memory, weights_per_device + f.budget.workspace + f.budget.kv);
   f.capacity = E::capacity(s, o, f.budget.kv);
-  f.startup = detail::startup_of(f.budget, engine_version_of<E>());
+  f.startup = detail::startup_of(f.budget, f.workspace, engine_version_of<E>(o));
   return f;
 }
 

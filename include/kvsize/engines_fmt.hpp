@@ -12,6 +12,7 @@
 #include <vector>    // std::vector
 
 #include "engine.hpp"
+#include "startup_budget.hpp"
 
 namespace kvsize {
 
@@ -34,6 +35,19 @@ namespace detail {
   return static_cast<double>(static_cast<float>(b.count()) / (1024.0F * 1024.0F));
 }
 [[nodiscard]] inline auto gib(bytes b) -> double { return b.in(GiB); }
+
+/// vLLM's start-up lines (0.10 – 0.20): gpu_model_runner.py load_model's INFO "Model loading took
+/// %.4f GiB and %.6f seconds" (the time is not modelled, so the line stops at the size) and
+/// gpu_worker.py determine_available_memory's profile, logged at DEBUG as MemoryProfilingResult
+/// prints it (vllm/utils/mem_utils.py __repr__, without its leading "Memory profiling takes %.2f
+/// seconds."): non-KV memory = weights + torch peak increase + non-torch increase.
+inline void vllm_startup_lines(std::vector<std::string>& out, const startup_budget& b) {
+  out.push_back(fmt::format("Model loading took {:.4f} GiB", gib(b.weights)));
+  out.push_back(fmt::format("Total non KV cache memory: {:.2f}GiB; torch peak memory increase: {:.2f}GiB; "
+                            "non-torch forward increase memory: {:.2f}GiB; weights memory: {:.2f}GiB.",
+                            gib(b.weights + b.activation_peak + b.non_torch), gib(b.activation_peak),
+                            gib(b.non_torch), gib(b.weights)));
+}
 
 inline void vllm_lines(std::vector<std::string>& out, const engine_sizing& s,
                        const std::optional<engine_capacity>& c) {
@@ -172,12 +186,17 @@ inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, co
 }  // namespace detail
 
 /// The lines `e` would log about this cache (vLLM, SGLang and TRT-LLM figures need the
-/// capacity; llama.cpp's need only the sizing; `exact` and transformers log nothing).
+/// capacity; llama.cpp's need only the sizing; `exact` and transformers log nothing). With the
+/// start-up budget the capacity came from, vLLM's lines begin with its load and profile lines.
 [[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,
-                                           const engine_sizing& s, const std::optional<engine_capacity>& c)
+                                           const engine_sizing& s, const std::optional<engine_capacity>& c,
+                                           const std::optional<startup_budget>& startup = std::nullopt)
     -> std::vector<std::string> {
   (void)o;
   std::vector<std::string> out;
+  if (e == engine_kind::vllm && startup && c) {
+    detail::vllm_startup_lines(out, *startup);
+  }
   visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, m, s, c); });
   return out;
 }

@@ -9,8 +9,11 @@
 //   const auto w = kvsize::engine_workspace(model, kvsize::engine_kind::vllm, o);
 //   w.logits; w.activations; w.sampler; w.runtime; w.total();
 //
-// The terms are summed. They need not all be live at the same instant (the sampler runs after the
-// forward pass), so the sum is an upper bound of the engine's peak, never an under-estimate.
+// The terms are summed, except where the engine's profile runs the forward pass and the sampler one
+// after the other and measures the peak (vLLM's profile_run: `phased`): there the peak is
+// max(activations, logits + sampler). A summed peak is an upper bound, never an under-estimate.
+// Beside the peak, an engine may name memory outside its allocator (`non_torch`) and device buffers
+// loaded with the weights (`buffers`); both are part of total().
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -46,6 +49,9 @@ struct workspace_terms {
   bytes activations{0};  ///< activation_tokens × per-token peak of one layer (activation_peak_elements)
   bytes sampler{0};      ///< sampler_rows × vocab × 4 B
   bytes runtime{0};      ///< runtime / context overhead (engine constant or override)
+  bytes non_torch{0};    ///< memory outside the framework's allocator (the engine's estimate)
+  bytes buffers{0};      ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
+  bool phased = false;   ///< forward pass and sampler peak one after the other (see the header comment)
 
   logits_kept logits_positions = logits_kept::none;
   std::uint64_t logits_rows = 0;
@@ -54,7 +60,12 @@ struct workspace_terms {
   dtype activation_dtype = dtype::bf16;
   std::uint64_t sampler_rows = 0;
 
-  [[nodiscard]] constexpr auto total() const -> bytes { return logits + activations + sampler + runtime; }
+  /// The allocator's peak: the sum of logits, activations and sampler, or for a phased profile the
+  /// larger of the forward pass (activations) and the sampler phase (logits + sampler).
+  [[nodiscard]] constexpr auto peak() const -> bytes {
+    return phased ? max(activations, logits + sampler) : logits + activations + sampler;
+  }
+  [[nodiscard]] constexpr auto total() const -> bytes { return peak() + runtime + non_torch + buffers; }
 };
 
 /// Elements live per token at the peak of one decoder layer, on one of `tp` ranks.
@@ -105,8 +116,9 @@ struct workspace_terms {
 ///   logits       logits_rows × vocab × sizeof(compute dtype, or float32)
 ///                (rows: `last` → the engine's last rows; `all` → context × sequences)
 ///   activations  activation_bytes(activation_tokens, dtype, the engine's activation tp)
-///   sampler      sampler_rows × vocab × 4 B
+///   sampler      sampler_rows × vocab × the engine's bytes per element (a float32 copy: 4) + its extra
 ///   runtime      the engine's runtime buffer, or the override (the CLI's --reserve)
+///   non_torch, buffers, phased   the engine's (see workspace_defaults)
 /// Activations are counted per tensor-parallel rank (activation_peak_elements); logits and sampler
 /// rows are whole on every rank (the vocabulary is gathered before sampling).
 template <engine E>
@@ -135,8 +147,13 @@ template <engine E>
   t.activations = w.activations ? *w.activations
                                 : activation_bytes(m, t.activation_tokens, t.activation_dtype, d.activation_tp);
   t.sampler_rows = w.sampler_rows.value_or(d.sampler_rows);
-  t.sampler = w.sampler ? *w.sampler : storage_bytes(dtype::f32, checked_mul(t.sampler_rows, m.vocab_size));
+  t.sampler = w.sampler ? *w.sampler
+                        : bytes{checked_mul(checked_mul(t.sampler_rows, m.vocab_size), d.sampler_element_bytes)} +
+                              d.sampler_extra;
   t.runtime = w.runtime ? *w.runtime : d.runtime;
+  t.non_torch = d.non_torch;
+  t.buffers = d.buffers;
+  t.phased = d.phased;
   return t;
 }
 

@@ -267,10 +267,12 @@ TEST_CASE("kvsize --csv: one row per point, every term in bytes, adding up", "[c
     const auto at = [&](const std::string& name) { return u64(cells[index(name)]); };
     CHECK(cells[0] == "vllm");
     points.emplace_back(at("context"), at("users"));
-    CHECK(at("workspace_bytes") ==
-          at("logits_bytes") + at("activations_bytes") + at("sampler_bytes") + at("runtime_bytes"));
+    // vLLM's profile peaks in one phase at a time: the forward pass, or the logits and the sampler.
+    CHECK(at("workspace_bytes") == std::max(at("activations_bytes"), at("logits_bytes") + at("sampler_bytes")) +
+                                       at("runtime_bytes") + at("non_torch_bytes") + at("buffers_bytes"));
     CHECK(at("needed_bytes") == at("weights_bytes") + at("kv_bytes") + at("workspace_bytes") + at("reserve_bytes"));
-    CHECK(at("runtime_bytes") == 157'286'400);  // vLLM's 150 MiB
+    CHECK(at("runtime_bytes") == 0);               // vLLM subtracts no fixed buffer
+    CHECK(at("non_torch_bytes") == 150'994'944);  // 144 MiB at tp 1 (vllm_startup.hpp)
     const bool fits = cells[index("fits")] == "true";
     CHECK(fits == (at("max_users_at_context") >= at("users")));
     if (fits) {
@@ -343,7 +345,7 @@ TEST_CASE("kvsize: the human report shows the plan with a memory bar", "[cli][pl
   CHECK_THAT(r.out, ContainsSubstring("Plan: 160 users × 2,048 tokens on NVIDIA GeForce RTX 3060"));
   CHECK_THAT(r.out, ContainsSubstring("[WWWW"));
   CHECK_THAT(r.out, ContainsSubstring("W weights  K KV cache  a workspace  r engine reserve  . free"));
-  CHECK_THAT(r.out, ContainsSubstring("vLLM's 150 MiB redundancy buffer"));
+  CHECK_THAT(r.out, ContainsSubstring("sampler warm-up"));
   CHECK_THAT(r.out, ContainsSubstring("8-bit KV cache (fp8_e4m3)"));
   CHECK_THAT(r.out, ContainsSubstring("prefix sharing (512 tokens)"));
   CHECK_THAT(r.out, ContainsSubstring("time per output token (lower bound)"));
@@ -397,12 +399,16 @@ TEST_CASE("kvsize --json: one KV budget per device: capacity, plan and log lines
   }
   const auto vllm = json_of(qwen() + " --gpu rtx-3060 --context 2048 --batch 160 --engine vllm");
   // --gpu budgets from the total CUDA gives the process (gpus.hpp process_visible_memory: 12,349,876,469 B
-  // for an RTX 3060, below nvidia-smi's 12,288 MiB by the driver's reservation); 0.9 of it, less the
-  // weights (3,087,428,608 B) and the workspace (906,559,488 B), is 7,120,900,726 B; / 58,720,256 B per
-  // sequence of 2,048 tokens = 121 (129 when the budget was taken from nvidia-smi's total).
+  // for an RTX 3060, below nvidia-smi's 12,288 MiB by the driver's reservation); 0.9 of it
+  // (11,114,888,822 B), less the weights (3,087,428,608 B) and vLLM 0.19's start-up workspace
+  // (817,174,528 B: the sampler phase 632,625,152 B, non-torch 150,994,944 B, the rotary cache
+  // 33,554,432 B; tests/unit/planner.test.cpp derives each), is 7,210,285,686 B; / 58,720,256 B per
+  // sequence of 2,048 tokens = 122.
   CHECK(vllm.at("budget").at("device_bytes") == 12'349'876'469ULL);
-  CHECK(vllm.at("capacity").at("max_sequences") == 121);
-  CHECK(vllm.at("plan").at("max_users") == 121);
+  CHECK(vllm.at("budget").at("kv_bytes") == 7'210'285'686ULL);
+  CHECK(vllm.at("budget").at("engine_version") == "0.19");
+  CHECK(vllm.at("capacity").at("max_sequences") == 122);
+  CHECK(vllm.at("plan").at("max_users") == 122);
   // vLLM's "Available KV cache memory" line is the same budget.
   const double gib = static_cast<double>(vllm.at("plan").at("kv_budget_bytes").get<std::uint64_t>()) / 1'073'741'824.0;
   bool logged = false;
@@ -413,4 +419,35 @@ TEST_CASE("kvsize --json: one KV budget per device: capacity, plan and log lines
     }
   }
   CHECK(logged);
+}
+
+TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[cli][plan]") {
+  const std::string llama = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                            "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu-memory 79.18GiB --context 16000";
+  const std::string llama_vllm = llama + " --engine vllm";
+  // 0.11's sort sampler holds 37 B per element of 1,024 × 128,256, 0.19's Triton path 12 B and its
+  // scratch: docs/research/vllm-budget.md (0.11's log for this model: 51.38 GiB of KV).
+  const auto v11 = json_of(llama_vllm + " --engine-version 0.11");
+  const auto v19 = json_of(llama_vllm + " --engine-version v0.19.1");
+  CHECK(v11.at("budget").at("engine_version") == "0.11");
+  CHECK(v19.at("budget").at("engine_version") == "0.19");
+  CHECK(v11.at("kv_budget_bytes").get<std::uint64_t>() < v19.at("kv_budget_bytes").get<std::uint64_t>());
+  const double kv11 = static_cast<double>(v11.at("kv_budget_bytes").get<std::uint64_t>()) / 1'073'741'824.0;
+  CHECK(kv11 < 51.38);
+  CHECK(kv11 > 51.38 * 0.99);
+  // The default is 0.19, and the verdict names it.
+  CHECK(json_of(llama_vllm).at("budget").at("engine_version") == "0.19");
+  CHECK_THAT(run_cli(llama_vllm).out, ContainsSubstring("0.19 at gpu_memory_utilization 0.9"));
+  // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
+  for (const std::string bad : {"0.21", "0.9.2", "1.0", "latest", "0.99999"}) {
+    CAPTURE(bad);
+    const auto r = run_cli(llama_vllm + " --engine-version " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("--engine-version"));
+  }
+  // Another engine: a warning, not an error.
+  const auto other = run_cli(llama + " --engine-version 0.19 --engine sglang");
+  CHECK(other.exit_code == 0);
+  CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine sglang"));
 }

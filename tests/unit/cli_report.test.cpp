@@ -258,21 +258,21 @@ auto verdict_of(const std::string& report) -> std::string {
 
 TEST_CASE("kvsize report: the first line is the verdict, and it agrees with the plan below it", "[cli][verdict]") {
   const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --engine vllm";
-  // 60 sequences of 4,096 tokens fit the RTX 3060's vLLM budget (the plan's "max users" ceiling, which
+  // 61 sequences of 4,096 tokens fit the RTX 3060's vLLM 0.19 budget (the plan's "max users" ceiling, which
   // the JSON gives as plan.max_users).
   const auto fits = run_cli(qwen);
   REQUIRE(fits.exit_code == 0);
   const auto max_users = json_of(qwen).at("plan").at("max_users").get<std::uint64_t>();
-  CHECK(max_users == 60);
+  CHECK(max_users == 61);
   const std::string verdict = verdict_of(fits.out);
-  CHECK_THAT(verdict, ContainsSubstring("fits: 1 user × 4,096 tokens (up to 60) on 1 × NVIDIA GeForce RTX 3060"));
-  CHECK_THAT(verdict, ContainsSubstring("under vLLM at gpu_memory_utilization 0.9"));
+  CHECK_THAT(verdict, ContainsSubstring("fits: 1 user × 4,096 tokens (up to 61) on 1 × NVIDIA GeForce RTX 3060"));
+  CHECK_THAT(verdict, ContainsSubstring("under vLLM 0.19 at gpu_memory_utilization 0.9"));
   // 100 users do not: the verdict says why and names the nearest configuration that does.
   const auto over = run_cli(qwen + " --batch 100");
   REQUIRE(over.exit_code == 0);
   const std::string no = verdict_of(over.out);
   CHECK_THAT(no, ContainsSubstring("does not fit: 100 users × 4,096 tokens"));
-  CHECK_THAT(no, ContainsSubstring("(the KV cache exceeds the budget); nearest that fits: 60 users × 4,096 tokens"));
+  CHECK_THAT(no, ContainsSubstring("(the KV cache exceeds the budget); nearest that fits: 61 users × 4,096 tokens"));
   // ... and the plan's ceilings below it say the same: 64 users, and the longest context for 100.
   const auto plan = json_of(qwen + " --batch 100").at("plan");
   CHECK_THAT(no, ContainsSubstring("or 100 users × " + kvsize::cli::grouped(plan.at("max_context").get<std::uint64_t>()) +

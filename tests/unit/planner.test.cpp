@@ -191,14 +191,22 @@ TEST_CASE("workspace: the engines' defaults, hand-derived", "[planner][workspace
   o.context = 2'048;
   o.batch = 160;
   o.device_memory = kvsize::gpu("rtx-3060").memory;  // < 70 GiB: vLLM's max_num_seqs is 256
-  // vLLM: 256 rows of bf16 logits (77,791,232 B) and of float32 (155,582,464 B); a forward pass of
-  // 8,192 tokens: 8,192 × 31,488 × 2 = 515,899,392 B; 150 MiB.
+  // vLLM 0.19 on a device under 70 GiB: max_num_seqs 256, max_num_batched_tokens 2,048
+  // (vllm_startup.hpp). 256 rows of bf16 logits (77,791,232 B); the sampler warm-up's 12 B per
+  // element of 256 × 151,936 (466,747,392 B) beside the kept (2,048 + 2·256) × 1,536 bf16 hidden
+  // states (7,864,320 B) and the Triton scratch of min(256, 132) rows in float32 (80,222,208 B); a
+  // forward pass of 2,048 tokens: 2,048 × 31,488 × 2 = 128,974,848 B; no runtime term; non-torch
+  // 144 MiB at tp 1; the rotary cache 131,072 × 128 × 2 B loaded with the weights.
   constexpr auto vllm = engine_kind::vllm;
   const auto v = kvsize::engine_workspace(m, vllm, o);
   CHECK(v.logits == bytes{77'791'232});
-  CHECK(v.sampler == bytes{155'582'464});
-  CHECK(v.activations == bytes{515'899'392});
-  CHECK(v.runtime == 150_MiB);
+  CHECK(v.sampler == bytes{466'747'392 + 7'864'320 + 80'222'208});
+  CHECK(v.activations == bytes{128'974'848});
+  CHECK(v.runtime == bytes{0});
+  CHECK(v.non_torch == 144_MiB);
+  CHECK(v.buffers == bytes{33'554'432});
+  CHECK(v.phased);
+  CHECK(v.total() == v.logits + v.sampler + 144_MiB + bytes{33'554'432});  // the sampler phase is the peak
   // transformers: every position of every sequence, 160 × 2,048 × 303,872 B, and the prompt of all
   // 160 sequences in one pass.
   const auto t = kvsize::engine_workspace(m, engine_kind::transformers, o);
@@ -215,7 +223,9 @@ TEST_CASE("workspace: the engines' defaults, hand-derived", "[planner][workspace
   w.activations = 2_MiB;
   w.sampler = 3_MiB;
   w.runtime = 4_MiB;
-  CHECK(kvsize::engine_workspace(m, vllm, o, w).total() == 10_MiB);
+  // vLLM's peak is the larger phase: max(2, 1 + 3) MiB; then the runtime, non-torch and buffers.
+  CHECK(kvsize::engine_workspace(m, vllm, o, w).total() == 8_MiB + v.non_torch + v.buffers);
+  CHECK(kvsize::engine_workspace(m, engine_kind::trtllm, o, w).total() == 10_MiB);  // summed
   w = {};
   w.activation_tokens = 1'024;
   w.logits_positions = kvsize::logits_kept::none;
@@ -223,7 +233,7 @@ TEST_CASE("workspace: the engines' defaults, hand-derived", "[planner][workspace
   const auto r = kvsize::engine_workspace(m, vllm, o, w);
   CHECK(r.activations == bytes{1'024ULL * 31'488 * 2});
   CHECK(r.logits == bytes{0});
-  CHECK(r.sampler == bytes{151'936ULL * 4});
+  CHECK(r.sampler == v.sampler - bytes{255ULL * 151'936 * 12});  // one row instead of 256
 }
 
 TEST_CASE("planner: vLLM's scheduler cap is a ceiling of its own", "[planner][engines]") {

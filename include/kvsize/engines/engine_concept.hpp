@@ -50,6 +50,12 @@ struct workspace_defaults {
   bytes runtime{0};                     ///< the engine's own runtime buffer
   std::uint64_t sequences = 0;          ///< sequences the workspace is for (llama.cpp: -np slots; else batch)
   std::uint32_t activation_tp = 1;      ///< ranks the activations split over (llama.cpp splits layers: 1)
+  std::uint32_t sampler_element_bytes = 4;  ///< bytes per row × vocab element the sampler holds (a float32 copy: 4)
+  bytes sampler_extra{0};  ///< other bytes live while the sampler runs (vLLM: the forward pass's hidden states)
+  bool phased = false;     ///< the forward pass and the sampler peak one after the other (vLLM's profile run):
+                           ///< the peak is max(activations, logits + sampler), not their sum
+  bytes non_torch{0};      ///< memory outside the framework's allocator (CUDA context, NCCL, cuBLAS)
+  bytes buffers{0};        ///< device buffers loaded with the weights (vLLM: rotary cos/sin cache, vocab padding)
 };
 
 /// The CLI knobs an engine reads (a bit each); a knob given to an engine that does not read it is
@@ -69,6 +75,7 @@ enum class engine_knob : std::uint32_t {
   swa_full = 1U << 10,                 ///< llama.cpp --swa-full
   flash_attn = 1U << 11,               ///< llama.cpp -fa
   gpu_layers = 1U << 12,               ///< llama.cpp -ngl
+  engine_version = 1U << 13,           ///< --engine-version: the release whose rules apply (vLLM)
 };
 [[nodiscard]] constexpr auto operator|(engine_knob a, engine_knob b) -> engine_knob {
   return static_cast<engine_knob>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));

@@ -19,11 +19,13 @@ enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, 
 
 /// vLLM (v1) knobs: its engine arguments of the same names (vllm/engine/arg_utils.py EngineArgs).
 struct vllm_knobs {
-  std::uint64_t max_num_batched_tokens = 0;  ///< 0 → 8192 (the API server's default)
-  std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices, else 256
+  std::uint64_t max_num_batched_tokens = 0;  ///< 0 → the API server's default (8192; 2048 on devices under 70 GiB and A100s)
+  std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices but A100s, else 256
   double gpu_memory_utilization = 0.9;       ///< fraction of TOTAL device memory
   bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
   bool disable_hybrid_kv_cache_manager = false;
+  bool a100 = false;                 ///< the device is an A100 (vLLM gives it the small-device defaults)
+  std::uint32_t release_minor = 0;   ///< the release 0.X whose start-up rules apply; 0 → 0.19 (vllm_startup.hpp)
 };
 
 /// SGLang knobs: its server arguments of the same names (python/sglang/srt/server_args.py ServerArgs).

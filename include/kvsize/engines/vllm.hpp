@@ -15,6 +15,7 @@
 #include "../error.hpp"
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "vllm_startup.hpp"  // the release, the device-dependent defaults, the profile run
 
 namespace kvsize::engines::vllm {
 
@@ -50,20 +51,7 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
 
 inline constexpr std::uint32_t default_block_size = 16;      ///< CUDA platform default
 inline constexpr std::uint32_t default_mla_block_size = 64;  ///< FlashMLA forces 64
-inline constexpr std::uint64_t default_max_num_batched_tokens = 8'192;  ///< OpenAI server default
 inline constexpr bytes fp8_ds_mla_bytes_per_token{656};  ///< 512 fp8 + 4×fp32 scales + 64 bf16 rope
-
-/// max_num_seqs default: 1024 on devices with ≥ 70 GiB (H100, H200, ...), else 256.
-[[nodiscard]] constexpr auto max_num_seqs(const engine_options& o) -> std::uint64_t {
-  if (o.vllm.max_num_seqs != 0) {
-    return o.vllm.max_num_seqs;
-  }
-  return o.device_memory >= GiB * 70 ? 1'024 : 256;
-}
-
-[[nodiscard]] constexpr auto max_num_batched_tokens(const engine_options& o) -> std::uint64_t {
-  return o.vllm.max_num_batched_tokens != 0 ? o.vllm.max_num_batched_tokens : default_max_num_batched_tokens;
-}
 
 namespace detail {
 using kvsize::detail::ceil_div;
@@ -371,7 +359,8 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr std::string_view name = "vllm";
   static constexpr std::string_view display_name = "vLLM";
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
-                                       engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization;
+                                       engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization |
+                                       engine_knob::engine_version;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }
@@ -407,24 +396,38 @@ struct vllm_engine : engine_defaults<vllm_engine> {
       -> engine_capacity {
     return engines::vllm::capacity(s, o, budget);
   }
-  /// The profile run (gpu_worker.py `determine_available_memory` → model_runner `profile_run`):
-  /// logits of min(max_num_seqs, max_num_batched_tokens) last positions in the compute dtype, the
-  /// same rows in float32 for the dummy sampler run, activations of a max_num_batched_tokens chunk;
-  /// runtime: the 150 MiB redundancy buffer of its suggested --kv-cache-memory
-  /// (requested − (weights + peak activations + non-torch + CUDA graphs) − 150 MiB).
-  [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
-      -> workspace_defaults {
-    const std::uint64_t rows = std::min(engines::vllm::max_num_seqs(o), engines::vllm::max_num_batched_tokens(o));
+  /// The profile run of release release_of(o) (vllm_startup.hpp; gpu_worker.py
+  /// `determine_available_memory` → gpu_model_runner.py `profile_run`), phased: the peak is the larger
+  /// of the forward pass (activations of max_num_batched_tokens tokens) and the sampler warm-up (R =
+  /// min(max_num_seqs, max_num_batched_tokens) rows: the logits in the model dtype, then the sampler's
+  /// bytes per element, beside the forward pass's kept output); non-torch memory by tp; the rotary
+  /// cache and vocabulary padding as buffers loaded with the weights. No runtime term: the 150 MiB of
+  /// vLLM's suggested --kv-cache-memory is never subtracted from the budget.
+  [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
+    using namespace engines::vllm;
+    if (const std::string_view why = release_refusal(release_of(o)); !why.empty()) {
+      throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
+    }
+    const std::uint64_t rows = sampler_rows(o);
+    const dtype served = serving_dtype(dtype_facts(m, o));
     return {.positions = logits_kept::last,
             .last_rows = rows,
             .last_rows_fixed = true,
-            .activation_tokens = engines::vllm::max_num_batched_tokens(o),
+            .activation_tokens = max_num_batched_tokens(o),
             .sampler_rows = rows,
-            .runtime = runtime_buffer,
+            .runtime = bytes{0},
             .sequences = o.batch,
-            .activation_tp = o.tp};
+            .activation_tp = o.tp,
+            .sampler_element_bytes = sampler_element_bytes(release_of(o), rows),
+            .sampler_extra = sampler_phase_extra(m, o, served),
+            .phased = true,
+            .non_torch = non_torch_memory(o),
+            .buffers = loaded_buffers(m, o, served)};
   }
-  static constexpr bytes runtime_buffer = MiB * 150;
+  /// The release whose rules apply ("0.19"), for the budget and the report.
+  [[nodiscard]] static constexpr auto version_name(const engine_options& o) -> std::string_view {
+    return engines::vllm::release_name(engines::vllm::release_of(o));
+  }
   /// Its context terms follow from the sizing's parts (engines::vllm::with_context).
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {

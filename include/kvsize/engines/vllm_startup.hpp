@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+// vLLM (v1) at start-up: the release whose rules apply, the scheduler defaults that depend on the
+// device, and the terms of its profile run, from which gpu_worker.py computes the KV budget (issue 13).
+// Standard library only, constexpr, allocation-free.
+//
+// vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory
+// (https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py), 0.9.1 to 0.20:
+//   available KV = total × gpu_memory_utilization
+//                  − (weights as loaded + torch peak increase of the profile run + non-torch increase)
+// where total is cudaMemGetInfo's total, "weights as loaded" is what the allocator gained while the
+// model loaded (GPUModelRunner.load_model: parameters and buffers such as the rotary cos/sin cache),
+// and the profile run (gpu_model_runner.py GPUModelRunner.profile_run) is
+//   1. _dummy_run(max_num_batched_tokens): one forward pass of T tokens split into
+//      R = min(max_num_seqs, T) requests; then
+//   2. _dummy_sampler_run(the R last hidden states): the LM head gives R × vocab logits in the model
+//      dtype (vocab padded to 64), the sampler copies them to float32 and samples with top-k and
+//      top-p set (vllm/v1/sample/sampler.py Sampler.forward, ops/topk_topp_sampler.py); since 0.10
+//      (PR #16188) the forward pass's T × hidden output stays alive meanwhile.
+// The two phases do not overlap, so the torch peak is max(forward, sampler phase).
+// 0.21 and later also subtract a CUDA-graph estimate measured by capturing graphs
+// (GPUModelRunner.profile_cudagraph_memory, default since PR #38284): a config cannot give it, so
+// those releases are refused rather than over-predicted.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+
+#include "../bytes.hpp"
+#include "../detail/checked.hpp"
+#include "../dtype.hpp"
+#include "../model_spec.hpp"
+#include "engine_options.hpp"
+
+namespace kvsize::engines::vllm {
+
+/// The releases whose start-up rules kvsize models: 0.10 to 0.20 (vllm_knobs::release_minor).
+inline constexpr std::uint32_t oldest_release_minor = 10;
+inline constexpr std::uint32_t newest_release_minor = 20;
+/// The release applied when none is given: 0.19, the release the issue's measurements and the
+/// current rules (Triton sampler, no CUDA-graph term) describe.
+inline constexpr std::uint32_t default_release_minor = 19;
+
+/// "0.10" … "0.20": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
+[[nodiscard]] constexpr auto release_name(std::uint32_t minor) -> std::string_view {
+  constexpr std::array<std::string_view, newest_release_minor - oldest_release_minor + 1> names{
+      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"};
+  if (minor < oldest_release_minor || minor > newest_release_minor) {
+    return {};
+  }
+  return names[minor - oldest_release_minor];
+}
+
+/// Reads a vLLM release as users write it ("0.19", "v0.19.1", "0.10.1.1") into its minor number;
+/// none where it is not 0.X with X a number. Whether X is modelled is release_refusal's question.
+[[nodiscard]] constexpr auto parse_release(std::string_view text) -> std::optional<std::uint32_t> {
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) {
+    text.remove_prefix(1);
+  }
+  if (text.size() < 3 || text.substr(0, 2) != "0.") {
+    return std::nullopt;
+  }
+  text.remove_prefix(2);
+  std::uint32_t minor = 0;
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
+    if (digits == 4) {
+      return std::nullopt;  // no release has a five-digit minor; also keeps `minor` from overflowing
+    }
+    minor = minor * 10 + static_cast<std::uint32_t>(text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || (digits < text.size() && text[digits] != '.')) {
+    return std::nullopt;
+  }
+  return minor;
+}
+
+/// Why release 0.`minor` is not modelled, in words; empty when it is.
+[[nodiscard]] constexpr auto release_refusal(std::uint32_t minor) -> std::string_view {
+  if (minor < oldest_release_minor) {
+    return "vLLM releases before 0.10 are not modelled (the V0 engine and 0.9's start-up rule differ); "
+           "modelled: 0.10 to 0.20";
+  }
+  if (minor > newest_release_minor) {
+    return "vLLM 0.21 and later subtract a CUDA-graph estimate measured by capturing graphs, which a config "
+           "cannot give; modelled: 0.10 to 0.20";
+  }
+  return {};
+}
+
+/// The release in force: the knob, else the default.
+[[nodiscard]] constexpr auto release_of(const engine_options& o) -> std::uint32_t {
+  return o.vllm.release_minor != 0 ? o.vllm.release_minor : default_release_minor;
+}
+
+/// vllm/engine/arg_utils.py (EngineArgs.get_batch_defaults; _set_default_args_v1 before 0.11), for
+/// `vllm serve` (UsageContext.OPENAI_API_SERVER): a device of ≥ 70 GiB that is not an A100 (PR
+/// #17885: larger batches slowed A100s) gets max_num_seqs 1024 and max_num_batched_tokens 8192; any
+/// other device 256 and 2048. An unknown device (no --gpu / --gpu-memory) keeps 8192 tokens and 256
+/// sequences, kvsize's defaults before the device was known.
+[[nodiscard]] constexpr auto large_device(const engine_options& o) -> bool {
+  return o.device_memory >= GiB * 70 && !o.vllm.a100;
+}
+
+/// max_num_seqs: the knob, else 1024 on a large device (see large_device), else 256.
+[[nodiscard]] constexpr auto max_num_seqs(const engine_options& o) -> std::uint64_t {
+  if (o.vllm.max_num_seqs != 0) {
+    return o.vllm.max_num_seqs;
+  }
+  return large_device(o) ? 1'024 : 256;
+}
+
+/// max_num_batched_tokens: the knob, else 8192 on a large or unknown device and 2048 on a smaller
+/// one; from 0.12 (PR #28665) a default never exceeds max_num_seqs × max_model_len.
+[[nodiscard]] constexpr auto max_num_batched_tokens(const engine_options& o) -> std::uint64_t {
+  if (o.vllm.max_num_batched_tokens != 0) {
+    return o.vllm.max_num_batched_tokens;
+  }
+  const bool known_small = o.device_memory.count() != 0 && !large_device(o);
+  const std::uint64_t t = known_small ? 2'048 : 8'192;
+  if (release_of(o) >= 12 && o.context != 0) {
+    return detail::min_of(t, detail::checked_mul(max_num_seqs(o), o.context));
+  }
+  return t;
+}
+
+/// Rows of the profile run's sampler warm-up: one per dummy request, R = min(max_num_seqs, T).
+[[nodiscard]] constexpr auto sampler_rows(const engine_options& o) -> std::uint64_t {
+  return detail::min_of(max_num_seqs(o), max_num_batched_tokens(o));
+}
+
+/// Bytes per element of the R × vocab logits the sampler holds at its peak, beyond the logits in
+/// the model dtype (counted apart), by release:
+///   0.10        FlashInfer top-k/top-p sampling (the default where FlashInfer is installed, as in
+///               the release images, until PR #26859): float32 copy 4 + masked logits 4 + probs 4 = 12
+///   0.11 – 0.16 PyTorch sort path (apply_top_k_top_p): float32 copy 4, sorted values 4, int64
+///               indices 8, two bool masks 2, probs 4, scattered logits 4 (= 26), plus torch.sort's
+///               scratch. The measured peaks of the public vLLM 0.11 profiles in
+///               docs/research/vllm-budget.md, less the model-dtype logits and the hidden states kept
+///               beside them, are 36.20 – 36.30 B/element; 37 is that rounded up, so the budget errs low
+///   0.17 – 0.20 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
+///               probs 4 + the exponential draws 4 = 12, plus a float32 scratch of min(R, SMs) rows
+///               (sampler_scratch_rows); below 8 rows the PyTorch path (as 0.11 – 0.16)
+[[nodiscard]] constexpr auto sampler_element_bytes(std::uint32_t release, std::uint64_t rows) -> std::uint32_t {
+  if (release <= 10) {
+    return 12;
+  }
+  if (release <= 16 || rows < 8) {
+    return 37;  // measured 36.2 – 36.3, rounded up: a budget errs low, never high
+  }
+  return 12;
+}
+
+/// The Triton sampler's cached scratch: min(R, streaming multiprocessors) rows of the vocabulary in
+/// float32. 132 is the H100's / H200's SM count (the GPU catalog holds no SM counts; other devices
+/// have 108 – 170: at most 38 rows × vocab × 4 B of difference).
+inline constexpr std::uint64_t sampler_scratch_sms = 132;
+
+/// Memory outside PyTorch's allocator that the profile adds (gpu_worker.py: non_torch_increase,
+/// measured from the start-up snapshot). Since 0.11 (PR #25359) NCCL is set up before that snapshot;
+/// what remains is cuBLAS/cuDNN workspaces and, with tensor parallelism, the custom all-reduce's
+/// buffers and the communicators' per-stream memory. From the public H100 profiles of
+/// docs/research/vllm-budget.md (vLLM 0.11): 0.13 – 0.14 GiB at tp 1, 0.54 – 0.55 GiB at tp 2; the
+/// larger of each is taken. Larger tp reuse the tp-2 figure (no public profile of 0.11+ at tp ≥ 4).
+[[nodiscard]] constexpr auto non_torch_memory(const engine_options& o) -> bytes {
+  return o.tp >= 2 ? MiB * 564 : MiB * 144;  // 0.55 GiB, 0.14 GiB (rounded up to whole MiB)
+}
+
+/// Device buffers loaded with the weights beyond the parameters kvsize counts, on one rank:
+///   rotary cos/sin cache  max_position_embeddings × rotary dim × model dtype (one per model:
+///                         layers/rotary_embedding.py get_rope caches it; RotaryEmbedding.__init__
+///                         keeps it in the default dtype)
+///   vocabulary padding    (round_up(vocab, 64) − vocab) × hidden, in the embedding and, untied, the
+///                         LM head, split over tp (layers/vocab_parallel_embedding.py pad_vocab_size)
+/// Llama-3.1-8B: 131,072 × 128 × 2 B = 32 MiB, which is why vLLM's "Model loading took 14.9889 GiB"
+/// is 16,094,076,928 B, not the parameters' 16,060,522,496 B.
+[[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
+  using detail::checked_mul;
+  const std::uint64_t rotary_dim = m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m);
+  const bytes rope = storage_bytes(served, checked_mul(m.max_context, rotary_dim));
+  const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
+  const std::uint64_t tables = m.tied_embeddings ? 1 : 2;
+  const bytes padding = storage_bytes(served, checked_mul(checked_mul(padded - m.vocab_size, m.hidden_size), tables));
+  return rope + padding / (o.tp == 0 ? 1 : o.tp);
+}
+
+/// Bytes live beside the sampler's float32 work while it runs: since 0.10 the forward pass's whole
+/// output (T × hidden, model dtype), the R last hidden states and their random stand-in
+/// (_dummy_sampler_run's torch.rand_like), and from 0.17 the Triton scratch.
+[[nodiscard]] constexpr auto sampler_phase_extra(const model_spec& m, const engine_options& o, dtype served)
+    -> bytes {
+  using detail::checked_mul;
+  const std::uint64_t t = max_num_batched_tokens(o);
+  const std::uint64_t r = sampler_rows(o);
+  bytes extra = storage_bytes(served, checked_mul(detail::checked_add(t, checked_mul(2, r)), m.hidden_size));
+  if (release_of(o) >= 17 && r >= 8) {
+    extra += storage_bytes(dtype::f32, checked_mul(detail::min_of(r, sampler_scratch_sms), m.vocab_size));
+  }
+  return extra;
+}
+
+}  // namespace kvsize::engines::vllm
