@@ -169,7 +169,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                   "llama.cpp: one KV buffer shared by all slots");
   engine.add_flag("--swa-full", o.swa_full, "llama.cpp: full-size sliding-window cache");
   engine.add_option("--flash-attn", o.flash_attn,
-                    "llama.cpp flash attention: on, off or auto (the sizes are the same; off "
+                    "llama.cpp flash attention: on, off or auto (the cache is the same; off adds the attention scores to the compute buffer, and "
                                  "refuses a quantized V cache, as llama.cpp does)");
   engine.add_option("--n-gpu-layers", o.gpu_layers,
                     "llama.cpp layers on the GPU: N, auto or all (partial offload is not "

@@ -586,7 +586,8 @@ void check_attention_and_offload(const options& opts, sizing& s, std::vector<std
                                     opts.flag("--flash-attn"), name(s.kv.v))};
     }
     s.notes.push_back(fmt::format("{} {}: flash attention changes how llama.cpp computes attention, not the size of "
-                                  "its cache: the figures are the same either way",
+                                  "its cache; without it the compute buffer also holds each layer's attention scores "
+                                  "(n_kv × n_ubatch × heads × 4 B)",
                                   opts.flag("--flash-attn"), fa));
   }
   if (opts.gpu_layers && reads_knob(s.engine, engine_knob::gpu_layers)) {
@@ -705,6 +706,9 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
     s.engine_opts.device_memory = *d.memory;
   }
   s.engine_opts.vllm.a100 = d.a100;
+  if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
+    s.engine_opts.llama_cpp.flash_attn = false;  // the compute buffer holds the KQ scores
+  }
   try {
     s.cache = size_cache(m, s.engine, s.engine_opts);
   } catch (const kvsize::invalid_argument& e) {

@@ -125,6 +125,22 @@ inline void llama_cpp_size_line(std::vector<std::string>& out, const cache_part&
                             llama_mib(p.k_bytes), name(p.types.v), llama_mib(p.v_bytes)));
 }
 
+/// llama_context's buffer lines (src/llama-context.cpp: "%10s compute buffer size = %8.2f MiB", the
+/// output buffer's "%10s output buffer size = %8.2f MiB"), for a CUDA device with its pinned host.
+inline void llama_cpp_buffer_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
+                                   const engine_sizing& s) {
+  engine_options p = o;
+  p.context = kvsize::detail::context_of(m, o);
+  const engines::llama_cpp::context_plan c = engines::llama_cpp::plan(m, p);
+  const auto b = engines::llama_cpp::compute_buffers_of(m, c.n_ctx, c.n_stream, c.n_seq, c.n_ubatch,
+                                                        o.llama_cpp.flash_attn);
+  (void)s;
+  out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
+                            llama_mib(b.output_buffer)));
+  out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA0", llama_mib(b.device)));
+  out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
+}
+
 inline void llama_cpp_lines(std::vector<std::string>& out, const engine_sizing& s) {
   out.push_back(fmt::format("llama_context: n_ctx         = {}", s.context));
   out.push_back(fmt::format("llama_context: n_ctx_seq     = {}", s.llama_cpp.n_ctx_seq));
@@ -192,12 +208,14 @@ inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, co
                                            const engine_sizing& s, const std::optional<engine_capacity>& c,
                                            const std::optional<startup_budget>& startup = std::nullopt)
     -> std::vector<std::string> {
-  (void)o;
   std::vector<std::string> out;
   if (e == engine_kind::vllm && startup && c) {
     detail::vllm_startup_lines(out, *startup);
   }
   visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, m, s, c); });
+  if (e == engine_kind::llama_cpp) {
+    detail::llama_cpp_buffer_lines(out, m, o, s);
+  }
   return out;
 }
 

@@ -141,11 +141,16 @@ template <engine E>
   t.logits_dtype = w.logits_float32.value_or(d.logits_float32) ? dtype::f32 : m.compute_dtype;
   t.logits_rows = positions == logits_kept::all ? checked_mul(context, d.sequences)
                                                 : (positions == logits_kept::last ? last_rows : 0);
-  t.logits = w.logits ? *w.logits : storage_bytes(t.logits_dtype, checked_mul(t.logits_rows, m.vocab_size));
+  t.logits = w.logits ? *w.logits
+                      : (d.logits_bytes && !w.logits_positions && !w.logits_float32
+                             ? *d.logits_bytes
+                             : storage_bytes(t.logits_dtype, checked_mul(t.logits_rows, m.vocab_size)));
   t.activation_tokens = w.activation_tokens.value_or(d.activation_tokens);
   t.activation_dtype = d.activation_dtype.value_or(m.compute_dtype);
   t.activations = w.activations ? *w.activations
-                                : activation_bytes(m, t.activation_tokens, t.activation_dtype, d.activation_tp);
+                                : (d.activations_bytes && !w.activation_tokens
+                                       ? *d.activations_bytes
+                                       : activation_bytes(m, t.activation_tokens, t.activation_dtype, d.activation_tp));
   t.sampler_rows = w.sampler_rows.value_or(d.sampler_rows);
   t.sampler = w.sampler ? *w.sampler
                         : bytes{checked_mul(checked_mul(t.sampler_rows, m.vocab_size), d.sampler_element_bytes)} +

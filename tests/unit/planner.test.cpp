@@ -161,15 +161,21 @@ TEST_CASE("planner: Llama-3-8B with 4-bit weights, 8,000-token requests on 24 GB
 
   SECTION("the same on llama.cpp: slots of 8,192 cells, the compute buffer, the --fit margin") {
     // -np u -c 8,000·u: n_ctx_seq = pad256(8,000) = 8,192 cells per slot.
-    // Workspace (float32): logits of a 512-token ubatch, 512 × 128,256 × 4 = 262,668,288 B; activations
-    // 512 × max(attention 3·4,096 + 32·256 + 8·256 = 22,528, MLP 3·4,096 + 3·14,336 = 55,296) × 4 =
-    // 113,246,208 B. Budget: 24e9 − 4,517,021,952 − 375,914,496 − 1 GiB = 18,033,321,728 B.
-    // f16: 8,192 × 131,072 = 1,073,741,824 B per slot → ⌊16.8⌋ = 16; q8_0 (34 B per 32): 8,192 × 69,632
-    // → ⌊31.6⌋ = 31; q4_0 (18 B per 32): 8,192 × 36,864 → ⌊59.7⌋ = 59.
+    // The compute buffer (float32; engines/llama_cpp_compute.hpp), the largest of its three peaks for a
+    // 512-token ubatch over 16 streams (a mask of 8,192 cells × pad64(512 / 16) = 64 rows per stream:
+    // 8,192 × 64 × 16 × 4 = 33,554,432 B, and its f16 cast 16,777,216 B):
+    //   output     512 × (128,256 + 4,096) × 4 = 271,056,896 B   ← the peak
+    //   attention  512 × (2·4,096 + 32·256) × 4 + mask + cast = 33,554,432 + 50,331,648 = 83,886,080 B
+    //   MLP        512 × (2·4,096 + 3·14,336) × 4 + mask = 104,857,600 + 33,554,432 = 138,412,032 B
+    // Budget: 24e9 − 4,517,021,952 − 271,056,896 − 1 GiB = 18,138,179,328 B.
+    // f16: 8,192 × 131,072 = 1,073,741,824 B per slot → ⌊16.9⌋ = 16; q8_0 (34 B per 32): 8,192 × 69,632
+    // → ⌊31.8⌋ = 31; q4_0 (18 B per 32): 8,192 × 36,864 → ⌊60.06⌋ = 60 (at 60 slots the mask is
+    // 8,192 × 64 × 60 × 4 B = 125,829,120 B and the MLP peak 230,686,720 B: the output still rules).
     const auto l = kvsize::plan(m, inputs(llama_q4_0_weights, 24_GB, engine_kind::llama_cpp, 8'000, 16));
-    CHECK(l.point.workspace.logits == bytes{262'668'288});
-    CHECK(l.point.workspace.activations == bytes{113'246'208});
-    CHECK(l.point.kv_budget == bytes{18'033'321'728});
+    CHECK(l.point.workspace.logits == bytes{271'056'896});
+    CHECK(l.point.workspace.activations == bytes{138'412'032});
+    CHECK(l.point.workspace.total() == bytes{271'056'896});
+    CHECK(l.point.kv_budget == bytes{18'138'179'328});
     CHECK(l.point.reserve == 1_GiB);
     CHECK(l.point.kv == bytes{16ULL * 1'073'741'824});
     CHECK(l.point.fits());
@@ -177,7 +183,7 @@ TEST_CASE("planner: Llama-3-8B with 4-bit weights, 8,000-token requests on 24 GB
     CHECK(l.kv_8bit.kv.k == dtype::q8_0);
     CHECK(l.kv_8bit.max_users == 31);
     CHECK(l.kv_4bit.kv.k == dtype::q4_0);
-    CHECK(l.kv_4bit.max_users == 59);
+    CHECK(l.kv_4bit.max_users == 60);
   }
 }
 

@@ -56,6 +56,10 @@ struct workspace_defaults {
                            ///< the peak is max(activations, logits + sampler), not their sum
   bytes non_torch{0};      ///< memory outside the framework's allocator (CUDA context, NCCL, cuBLAS)
   bytes buffers{0};        ///< device buffers loaded with the weights (vLLM: rotary cos/sin cache, vocab padding)
+  /// The engine's own figures for the forward pass's peak and the logits' (llama.cpp's graph
+  /// allocator: engines/llama_cpp_compute.hpp), in place of the generic per-layer formulas.
+  std::optional<bytes> activations_bytes{};
+  std::optional<bytes> logits_bytes{};
 };
 
 /// The CLI knobs an engine reads (a bit each); a knob given to an engine that does not read it is

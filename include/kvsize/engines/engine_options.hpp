@@ -44,6 +44,7 @@ struct llama_cpp_knobs {
   bool kv_unified = false;      ///< -kvu: one buffer shared by all slots
   bool swa_full = false;        ///< --swa-full: full-size sliding-window cache
   std::uint32_t ctx_pad = 256;  ///< n_ctx padding (256 since late 2025; 1 for older builds)
+  bool flash_attn = true;       ///< -fa: on (and auto, which enables it where the device supports it) or off
   mla_cache_layout mla_layout = mla_cache_layout::latent_k_only;
 };
 

@@ -12,6 +12,7 @@
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "llama_cpp_compute.hpp"  // the compute buffer of its worst-case graph
 #include "engine_concept.hpp"
 
 namespace kvsize::engines::llama_cpp {
@@ -306,21 +307,28 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule {
     return {.margin = engines::llama_cpp::fit_margin};
   }
-  /// The compute buffer's worst case: logits of a whole ubatch (n_ubatch = min(-ub, -b, n_ctx) rows,
-  /// float32, every position an output) and its activations (n_ubatch tokens, float32). The output
+  /// The compute buffer its worst-case graph reserves (engines/llama_cpp_compute.hpp): a ubatch of
+  /// n_ubatch = min(-ub, -b, n_ctx) tokens, every one an output, float32; the graph allocator reuses
+  /// memory, so the buffer is the largest of the output (logits and the last norm), one layer's
+  /// attention (with the KQ scores without flash attention) and one layer's MLP: phased. The output
   /// buffer (n_vocab × n_seq × 4 B) is host memory and not counted; the --fit margin is the budget's.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     engine_options p = o;
     p.context = kvsize::detail::context_of(m, o);
-    const std::uint64_t ubatch = engines::llama_cpp::plan(m, p).n_ubatch;
+    const engines::llama_cpp::context_plan c = engines::llama_cpp::plan(m, p);
+    const engines::llama_cpp::compute_buffers b =
+        engines::llama_cpp::compute_buffers_of(m, c.n_ctx, c.n_stream, c.n_seq, c.n_ubatch, o.llama_cpp.flash_attn);
     return {.positions = logits_kept::last,
             .logits_float32 = true,
-            .last_rows = ubatch,
+            .last_rows = c.n_ubatch,
             .last_rows_fixed = true,
-            .activation_tokens = ubatch,
+            .activation_tokens = c.n_ubatch,
             .activation_dtype = dtype::f32,
             .sequences = o.llama_cpp.parallel,
-            .activation_tp = 1};  // each device of a layer split runs whole layers
+            .activation_tp = 1,  // each device of a layer split runs whole layers
+            .phased = true,
+            .activations_bytes = max(b.attention, b.mlp),
+            .logits_bytes = b.output};
   }
   /// Layers, not heads, are split: tp × pp devices, each with at least one layer.
   [[nodiscard]] static constexpr auto valid_tp(const model_spec& m, std::uint32_t tp, std::uint32_t pp) -> bool {

@@ -262,3 +262,70 @@ TEST_CASE("llama.cpp: a layer split of more devices than layers is refused, even
   o.pp = 7;  // 28 devices, one layer each
   CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).stage_layers == 1);
 }
+
+// The compute buffers a context reserves (engines/llama_cpp_compute.hpp) against public logs that print
+// them; the cases, their dimensions and the error table: docs/research/llama-cpp-compute.md.
+namespace {
+/// "X MiB" as llama.cpp prints it (two decimals) for a buffer of `b` bytes.
+auto printed_mib(bytes b) -> double { return rounded(static_cast<double>(b.count()) / 1'048'576.0, 2); }
+auto buffers(const model_spec& m, std::uint64_t n_ctx, bool flash_attn) -> kvsize::engines::llama_cpp::compute_buffers {
+  return kvsize::engines::llama_cpp::compute_buffers_of(m, n_ctx, 1, 1, std::min<std::uint64_t>(512, n_ctx), flash_attn);
+}
+}  // namespace
+
+TEST_CASE("llama.cpp compute buffer: Llama-3.2-1B, flash attention (auto, enabled), n_ctx 4096", "[engine_logs][llama_cpp]") {
+  // A public RAG tutorial README with an Ollama (llama.cpp) log, late 2025 (repository not named;
+  // docs/research/llama-cpp-compute.md A4): "Flash Attention was auto, set to enabled", "CUDA0 compute
+  // buffer size = 254.50 MiB", "CUDA_Host compute buffer size = 12.01 MiB" (Ollama's default n_ctx 4096).
+  // The output peak rules: 512 × (128,256 + 2,048) × 4 B = 266,862,592 B = 254.50 MiB.
+  const auto b = buffers(config("meta-llama__Llama-3.2-1B-Instruct.config.json"), 4'096, true);
+  CHECK(b.device == b.output);
+  CHECK(printed_mib(b.device) == 254.50);
+  // Host: the f32 mask 4,096 × 512 × 4 B + the embedding lookup 512 × 2,048 × 4 B = 12.00 MiB; the log's
+  // 12.01 holds a few KiB of other inputs (positions, output ids).
+  CHECK(std::abs(printed_mib(b.host) - 12.01) <= 0.011);
+  // And the report prints the lines as llama.cpp does.
+  engine_options o{.context = 4'096};
+  const auto ls = lines(config("meta-llama__Llama-3.2-1B-Instruct.config.json"), engine_kind::llama_cpp, o);
+  CHECK(has_line(ls, "llama_context:      CUDA0 compute buffer size =   254.50 MiB"));
+  CHECK(has_line(ls, "llama_context:  CUDA_Host  output buffer size =     0.49 MiB"));
+}
+
+TEST_CASE("llama.cpp compute buffer: Llama-2-7B on the CPU, no flash attention, n_ctx 4096", "[engine_logs][llama_cpp]") {
+  // Arm's learning path "Run Llama-2-7B-Chat with llama.cpp on Graviton" (2024 build; docs/research/llama-cpp-
+  // compute.md B1): "CPU compute buffer size = 296.01 MiB", "CPU output buffer size = 0.12 MiB".
+  // Without flash attention the scores rule: KQ 4,096 × 512 × 32 × 4 B = 256 MiB, the mask 8 MiB, and
+  // residual, normed input, Q and the attention output 512 × 4 × 4,096 × 4 B = 32 MiB: 296.00 MiB.
+  const auto b = buffers(config("meta-llama__Llama-2-7b-hf.config.json"), 4'096, false);
+  CHECK(b.device == b.attention);
+  CHECK(std::abs(printed_mib(b.device) - 296.01) <= 0.011);
+  CHECK(printed_mib(b.output_buffer) == 0.12);
+  // With flash attention the same context needs no score matrix: the output peak, 512 × (32,000 + 4,096)
+  // × 4 B = 70.5 MiB, or the MLP's.
+  CHECK(buffers(config("meta-llama__Llama-2-7b-hf.config.json"), 4'096, true).device < b.device / 2);
+}
+
+TEST_CASE("llama.cpp compute buffer: Qwen2.5-0.5B on the CPU, no flash attention, n_ctx 4096", "[engine_logs][llama_cpp]") {
+  // D-Robotics hobot_llamacpp README (RDK X5; docs/research/llama-cpp-compute.md B2): "flash_attn = 0",
+  // "CPU output buffer size = 0.58 MiB", "CPU compute buffer size = 299.74 MiB". kvsize: the output peak
+  // 512 × (151,936 + 896) × 4 B = 298.50 MiB (−0.4 %).
+  const auto b = buffers(config("Qwen__Qwen2.5-0.5B.config.json"), 4'096, false);
+  CHECK(printed_mib(b.output_buffer) == 0.58);
+  const double err = (printed_mib(b.device) - 299.74) / 299.74;
+  CHECK(err < 0.0);
+  CHECK(err > -0.01);
+}
+
+TEST_CASE("llama.cpp compute buffer: Pythia-2.8B on a V100, no flash attention, n_ctx 2048", "[engine_logs][llama_cpp]") {
+  // ggml-org/ci's CUDA V100 run of llama.cpp build 4897 (github.com/ggml-org/ci, results branch,
+  // llama.cpp/b3/c9a65673…/ggml-4-x86-cuda-v100/README.md; docs/research/llama-cpp-compute.md A2), with the
+  // dimensions it prints: n_embd 2560, 32 heads, n_ff 10240 (ungated), n_vocab 50304. "CUDA0 compute buffer
+  // size = 162.00 MiB", "CUDA_Host compute buffer size = 9.01 MiB". kvsize: KQ 128 MiB + mask 4 MiB + 20 MiB
+  // = 152 MiB (−6.2 %: GPT-NeoX's fused QKV keeps two more n_embd-wide tensors alive).
+  constexpr model_spec pythia{.layers = 32, .attention_heads = 32, .kv_heads = 32, .head_dim = 80,
+                              .hidden_size = 2'560, .vocab_size = 50'304, .max_context = 2'048,
+                              .intermediate_size = 10'240, .gated_mlp = false};
+  const auto b = buffers(pythia, 2'048, false);
+  CHECK(printed_mib(b.device) == 152.00);
+  CHECK(std::abs(printed_mib(b.host) - 9.01) <= 0.011);
+}
