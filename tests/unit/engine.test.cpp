@@ -154,11 +154,21 @@ TEST_CASE("engine: budget rules and their parts", "[engine]") {
   CHECK(trt.of_free);
   CHECK(kvsize::engine_budget_rule(engine_kind::llama_cpp, o).margin == 1_GiB);
   CHECK(kvsize::engine_budget_rule(engine_kind::exact, o).setting.empty());
-  // The rule applied is the engine's kv_budget.
+  // The rule applied is the engine's kv_budget ...
   for (engine_kind e : kvsize::all_engines) {
+    if (e == engine_kind::sglang) {
+      continue;
+    }
     CHECK(kvsize::apply_budget_rule(kvsize::engine_budget_rule(e, o), 80_GiB, 16_GiB, 1_GiB) ==
           kvsize::engine_kv_budget(e, 80_GiB, 16_GiB, kvsize::engine_options{.engine_overhead = 1_GiB}));
   }
+  // ... but SGLang's, whose fraction applies to the memory free before the weights load: device less
+  // the non-torch memory (615 MiB at tp 1), which is part of the overhead; the rest (here 1 GiB − 615
+  // MiB) is subtracted whole.
+  const kvsize::engine_options sg{.engine_overhead = 1_GiB};
+  const double f = kvsize::engine_budget_rule(engine_kind::sglang, sg).fraction;
+  CHECK(kvsize::engine_kv_budget(engine_kind::sglang, 80_GiB, 16_GiB, sg) ==
+        kvsize::detail::fraction_of(80_GiB - 615_MiB, f) - 16_GiB - (1_GiB - 615_MiB));
 }
 
 TEST_CASE("engine: one budget per device, from one sizing", "[engine][device_fit]") {

@@ -68,6 +68,15 @@ namespace kvsize::engines::sglang {
   return static_cast<double>(static_cast<std::int64_t>(fraction * 1000.0 + 0.5)) / 1000.0;
 }
 
+/// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers):
+/// model_runner.py's total_gpu_memory is the free memory measured then ("Load weight begin. avail
+/// mem=…"), not the device. Public H100 logs (docs/research/sglang-budget.md): 0.60 GiB at tp 1
+/// (S2: 79.19 − 78.59), 1.76 GiB at tp 8 (S9: 79.19 − 77.43); any tp ≥ 2 takes the tp-8 figure, the
+/// largest seen (no public log at tp 2 or 4), so the budget errs low.
+[[nodiscard]] constexpr auto non_torch_memory(const engine_options& o) -> bytes {
+  return std::uint64_t{o.tp} * o.pp >= 2 ? MiB * 1'803 : MiB * 615;  // 1.76 GiB, 0.60 GiB (rounded up)
+}
+
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {
   return o.sglang.mem_fraction_static != 0 ? o.sglang.mem_fraction_static : auto_mem_fraction_static(o.device_memory, o.tp, o.pp);
 }
@@ -209,6 +218,8 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   static constexpr engine_kind kind = engine_kind::sglang;
   static constexpr std::string_view name = "sglang";
   static constexpr std::string_view display_name = "SGLang";
+  /// The release whose default mem_fraction_static rule applies (the 0.5 reserve rule).
+  static constexpr std::string_view version = "0.5";
   static constexpr engine_knob knobs =
       engine_knob::block_size | engine_knob::mem_fraction_static | engine_knob::max_running_requests;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
@@ -234,20 +245,31 @@ struct sglang_engine : engine_defaults<sglang_engine> {
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
     return engines::sglang::with_context(m, o, s);
   }
-  /// rest = free_after_load − free_before_load·(1 − mem_fraction_static); with nothing else on
-  /// the device that is mem_fraction_static × device − weights (− the caller's overhead).
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     return {.fraction = engines::sglang::mem_fraction_static(o), .setting = "mem_fraction_static", .decimals = 3};
+  }
+  /// model_runner.py ModelRunner.profile_max_num_token: rest = free_after_load −
+  /// free_before_load·(1 − mem_fraction_static), where free_before_load = device − non-torch (the
+  /// workspace's non_torch) and free_after_load = free_before_load − weights; so
+  ///   kv = mem_fraction_static × (device − non-torch) − weights − the rest of the overhead (--reserve).
+  /// The same rule, from measured figures, is sglang_budget.hpp's sglang_startup_budget.
+  [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
+    const bytes non_torch = engines::sglang::non_torch_memory(o);
+    const bytes other = detail::saturating_sub(o.engine_overhead, non_torch);
+    const bytes before_load = detail::saturating_sub(device_memory, non_torch);
+    return detail::saturating_sub(detail::fraction_of(before_load, budget(o).fraction), weights + other);
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {
     return engines::sglang::capacity(s, o, budget);
   }
-  /// Nothing: the mem_fraction_static rule reserves 512 MiB + 1.5 × chunked prefill + 2 × cuda-graph
-  /// batch + tp·pp/8 GiB outside the pool for logits, activations and graphs.
+  /// The memory in use before the weights load (non_torch_memory); nothing else: the
+  /// mem_fraction_static rule reserves 512 MiB + 1.5 × chunked prefill + 2 × cuda-graph batch +
+  /// tp·pp/8 GiB outside the pool for logits, activations and graphs.
   [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
       -> workspace_defaults {
-    return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp};
+    return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp,
+            .non_torch = engines::sglang::non_torch_memory(o)};
   }
   /// The scheduler's max_running_requests (given, or its rule from the pool's tokens).
   [[nodiscard]] static constexpr auto slot_cap(const engine_options& /*o*/, const engine_capacity& c)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize/engines/sglang.hpp against public SGLang logs (engine_logs_support.hpp says how the cases read a log).
+#include <kvsize/device_fit.hpp>
+
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
 using namespace kvsize::test::engine_logs;
@@ -46,10 +48,12 @@ TEST_CASE("SGLang S2: Llama-3.1-8B on an H100, and its mem_fraction_static budge
   const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
   CHECK(has_line(sglang_at(m, {}, 442'750), "KV Cache is allocated. #tokens: 442750, K size: 27.02 GB, V size: 27.02 GB"));
   // Budget: 0.88 × (63.48 + 15.11) − 15.11 GiB → 442,771 tokens; the two printed figures are
-  // rounded to 0.01 GiB, which spans ±45 tokens around the logged 442,750.
+  // rounded to 0.01 GiB, which spans ±45 tokens around the logged 442,750. The engine's rule takes the
+  // device's CUDA total (79.19 GiB on an H100) and subtracts the memory in use before the load itself
+  // (non_torch_memory: 615 MiB at tp 1, this log's 79.19 − 78.59 GiB rounded up).
   const engine_options o{.sglang = {.mem_fraction_static = 0.88}};
   const auto gib = [](double v) { return bytes{static_cast<std::uint64_t>(v * static_cast<double>(GiB.count()))}; };
-  const bytes budget = kvsize::engine_kv_budget(engine_kind::sglang, gib(78.59), gib(15.11), o);
+  const bytes budget = kvsize::engine_kv_budget(engine_kind::sglang, gib(79.19), gib(15.11), o);
   const auto n = kvsize::engine_capacity_for(m, engine_kind::sglang, o, budget).max_tokens;
   CHECK(n >= 442'750 - 45);
   CHECK(n <= 442'750 + 45);
@@ -111,4 +115,23 @@ TEST_CASE("SGLang S9: Grok-2 at TP 8, and max_running_requests", "[engines][sgla
   const auto s = kvsize::size_cache(grok_2, engine_kind::sglang, o);
   const auto c = kvsize::engine_capacity_for(grok_2, engine_kind::sglang, o, s.part(0).bytes_per_token * 903'439);
   CHECK(c.max_running_requests == 3'529);
+}
+
+TEST_CASE("SGLang S2 from the device alone: the engine's budget with kvsize's own weights", "[engines][sglang][startup]") {
+  // The same log (sgl-project/sglang PR #4760), predicted from the config and the H100's CUDA total
+  // (79.19 GiB) alone: 0.88 × (79.19 GiB − 615 MiB of non-torch) − 16,060,522,496 B of bf16 weights →
+  // 444,015 tokens against the logged 442,750 (+0.29 %: SGLang's load took 15.11 GiB, the parameters
+  // are 14.96). The error table: docs/research/sglang-budget.md.
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  engine_options o{.sglang = {.mem_fraction_static = 0.88}};
+  const bytes device = GiB * 7'919 / 100;
+  o.device_memory = device;
+  const auto s = kvsize::size_cache(m, engine_kind::sglang, o);
+  const auto f = kvsize::fit_on_device(m, engine_kind::sglang, s, o, device, bytes{16'060'522'496});
+  CHECK(f.startup.non_torch == 615_MiB);
+  CHECK(f.startup.engine_version == "0.5");
+  CHECK(f.startup.balanced());
+  const double err = (static_cast<double>(f.capacity.max_tokens) - 442'750.0) / 442'750.0;
+  CHECK(err > 0.0);
+  CHECK(err < 0.005);
 }
