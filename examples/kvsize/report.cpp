@@ -358,12 +358,12 @@ auto gpu_list() -> std::string {
   // a process, which is what vLLM and SGLang budget from; "derived" marks a CUDA total that no
   // public log gives (nvidia-smi's less a sibling board's measured reservation).
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out), "{:<10} {:<30} {:>29} {:>40} {:>7} {:>10}\n", "id", "name",
+  fmt::format_to(std::back_inserter(out), "{:<14} {:<31} {:>29} {:>40} {:>7} {:>10}\n", "id", "name",
                  "nvidia-smi total (bytes)", "CUDA-visible total (bytes)", "sold as", "bandwidth");
   for (const auto& g : gpu_catalog) {
     const bytes visible = g.process_visible_memory();
     const char* how = g.visible_source == visible_memory_source::measured ? "measured" : "derived";
-    fmt::format_to(std::back_inserter(out), "{:<10} {:<30} {:>29} {:>40} {:>7} {:>5.0f} GB/s\n", g.id, g.name,
+    fmt::format_to(std::back_inserter(out), "{:<14} {:<31} {:>29} {:>40} {:>7} {:>5.0f} GB/s\n", g.id, g.name,
                    fmt::format("{} = {}", grouped(g.memory.count()), g.memory),
                    fmt::format("{} = {}, {}", grouped(visible.count()), visible, how), g.marketed,
                    static_cast<double>(g.bandwidth) / 1e9);

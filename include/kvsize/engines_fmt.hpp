@@ -49,6 +49,25 @@ inline void vllm_startup_lines(std::vector<std::string>& out, const startup_budg
                             gib(b.non_torch), gib(b.weights)));
 }
 
+/// SGLang's load lines (model_runner.py ModelRunner.load_model: "Load weight begin. avail mem=%.2f GB",
+/// "Load weight end. type=…, dtype=…, avail mem=%.2f GB, mem usage=%.2f GB."; its GB is GiB), without
+/// the type and dtype fields: free memory before the load is the device less the non-torch memory.
+inline void sglang_startup_lines(std::vector<std::string>& out, const startup_budget& b) {
+  const bytes before = b.device - b.non_torch;
+  out.push_back(fmt::format("Load weight begin. avail mem={:.2f} GB", gib(before)));
+  out.push_back(fmt::format("Load weight end. avail mem={:.2f} GB, mem usage={:.2f} GB.",
+                            gib(kvsize::detail::saturating_sub(before, b.weights)), gib(b.weights)));
+}
+
+/// TensorRT-LLM's profile line (tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator): the peak of
+/// the profiling run (weights, activations, non-torch) and the fraction of what is left.
+inline void trtllm_startup_lines(std::vector<std::string>& out, const engine_sizing& s, const startup_budget& b) {
+  const bytes peak = kvsize::detail::saturating_sub(b.device, b.kv + b.unused);
+  out.push_back(fmt::format("Peak memory during memory usage profiling (torch + non-torch): {:.2f} GiB, available KV "
+                            "cache memory when calculating max tokens: {:.2f} GiB, fraction is set {}, kv size is {}",
+                            gib(peak), gib(b.kv), b.fraction, s.kv_bytes_per_token.count()));
+}
+
 inline void vllm_lines(std::vector<std::string>& out, const engine_sizing& s,
                        const std::optional<engine_capacity>& c) {
   if (s.vllm.mamba_block_size != 0) {
@@ -203,14 +222,21 @@ inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, co
 
 /// The lines `e` would log about this cache (vLLM, SGLang and TRT-LLM figures need the
 /// capacity; llama.cpp's need only the sizing; `exact` and transformers log nothing). With the
-/// start-up budget the capacity came from, vLLM's lines begin with its load and profile lines.
+/// start-up budget the capacity came from, vLLM's, SGLang's and TensorRT-LLM's lines begin with
+/// their load and profile lines.
 [[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,
                                            const engine_sizing& s, const std::optional<engine_capacity>& c,
                                            const std::optional<startup_budget>& startup = std::nullopt)
     -> std::vector<std::string> {
   std::vector<std::string> out;
-  if (e == engine_kind::vllm && startup && c) {
-    detail::vllm_startup_lines(out, *startup);
+  if (startup && c) {
+    if (e == engine_kind::vllm) {
+      detail::vllm_startup_lines(out, *startup);
+    } else if (e == engine_kind::sglang) {
+      detail::sglang_startup_lines(out, *startup);
+    } else if (e == engine_kind::trtllm) {
+      detail::trtllm_startup_lines(out, s, *startup);
+    }
   }
   visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, m, s, c); });
   if (e == engine_kind::llama_cpp) {

@@ -65,7 +65,10 @@ inline constexpr bytes a100_80gb = printed_gib(7'914);        // lianqi1008/Cont
 inline constexpr bytes h100_80gb = printed_gib(7'911);        // vllm-project/vllm#27508, torch OOM
 inline constexpr bytes t4 = printed_gib(1'456);               // Zheng-Chong/CatVTON#133, torch OOM
 inline constexpr bytes b200 = printed_gib(17'835);            // pytorch/ao#4002, device properties
-// Not a catalog entry, but the same AD102 board and 46,068 MiB as the L40S:
+inline constexpr bytes h20 = printed_gib(9'508);              // sgl-project/sglang#10736, torch OOM
+// nvidia-smi -q's FB "Total" less its "Reserved" (utkuozdemir/nvidia_gpu_exporter's captures):
+inline constexpr bytes rtx_4080_super = MiB * (16'376 - 434);  // driver 595.71.05
+// The same AD102 board and 46,068 MiB as the L40S (the Ada boards' sibling):
 inline constexpr bytes rtx_6000_ada = printed_gib(4'443);     // DINGYANB/MTVCrafter#21, torch OOM
 
 // The memory the driver keeps from a process (nvidia-smi total − CUDA total) on the measured
@@ -105,7 +108,7 @@ namespace detail {
 // Every figure below, with its public source (nvidia-smi / rocm-smi output for the named variant,
 // CUDA's total from a public log, vendor data sheet): docs/research/gpu-catalog.md.
 // clang-format off
-inline constexpr std::array<gpu_spec, 16> gpu_catalog{{
+inline constexpr std::array<gpu_spec, 19> gpu_catalog{{
     detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
     detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::ada_reservation),
     detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::ada_reservation),
@@ -122,6 +125,9 @@ inline constexpr std::array<gpu_spec, 16> gpu_catalog{{
     detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4),
     detail::derived_gpu ("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::gddr_reservation),
     detail::derived_gpu ("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::hopper_reservation),
+    detail::measured_gpu("h20",       "NVIDIA H20",                    MiB * 97'871,  "96 GB",  4'000'000'000'000, gpu_readings::h20),
+    detail::measured_gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation", MiB * 46'068, "48 GB", 960'000'000'000, gpu_readings::rtx_6000_ada),
+    detail::measured_gpu("rtx-4080-super", "NVIDIA GeForce RTX 4080 SUPER", MiB * 16'376, "16 GB", 736'000'000'000, gpu_readings::rtx_4080_super),
 }};
 // clang-format on
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.

@@ -61,6 +61,19 @@ TEST_CASE("gpus: the catalog covers the boards issue 13 names", "[gpus]") {
   }
 }
 
+TEST_CASE("gpus: the boards added for issue 13's catalog gaps", "[gpus]") {
+  // H20: nvidia-smi 97871MiB (https://github.com/NVIDIA/nvtrust/issues/128); torch OOM "total capacity
+  // of 95.08 GiB" (https://github.com/sgl-project/sglang/issues/10736).
+  CHECK(kvsize::gpu("h20").memory == 97'871_MiB);
+  CHECK(kvsize::gpu("h20").process_visible_memory().count() == 9'508ULL * (1ULL << 30) / 100);
+  // RTX 6000 Ada: 46068MiB and "total capacity of 44.43 GiB" (https://github.com/DINGYANB/MTVCrafter/issues/21).
+  CHECK(kvsize::gpu("rtx-6000-ada").memory == 46'068_MiB);
+  CHECK(kvsize::gpu("rtx-6000-ada").process_visible_memory() == kvsize::gpu_readings::rtx_6000_ada);
+  // RTX 4080 SUPER: nvidia-smi -q FB Total 16376 MiB, Reserved 434 MiB (utkuozdemir/nvidia_gpu_exporter,
+  // internal/captures/linux-x86_64__nvidia-geforce-rtx-4080-super__595.71.05.txt).
+  CHECK(kvsize::gpu("rtx-4080-super").process_visible_memory() == 15'942_MiB);
+}
+
 TEST_CASE("gpus: measured CUDA totals match the public logs they come from", "[gpus]") {
   // deviceQuery on an A100-SXM4-40GB: "Total amount of global memory: 40339 MBytes (42298834944 bytes)"
   // https://github.com/bottlerocket-os/bottlerocket/pull/3873
@@ -105,7 +118,7 @@ TEST_CASE("gpus: a derived CUDA total is nvidia-smi's less its sibling's measure
   // on its memory type, so the derived figure errs low.
   kvsize::bytes largest_hbm{0};
   kvsize::bytes largest_gddr = r::ada_reservation;
-  for (const char* id : {"a100-40gb", "a100-80gb", "h100-80gb", "b200"}) {
+  for (const char* id : {"a100-40gb", "a100-80gb", "h100-80gb", "b200", "h20"}) {
     const auto g = kvsize::gpu(id);
     largest_hbm = std::max(largest_hbm, g.memory - g.process_visible_memory());
   }
@@ -128,5 +141,6 @@ TEST_CASE("gpus: a derived CUDA total is nvidia-smi's less its sibling's measure
       measured.insert(std::string{g.id});
     }
   }
-  CHECK(measured == std::set<std::string>{"a10", "a100-40gb", "a100-80gb", "b200", "h100-80gb", "t4"});
+  CHECK(measured == std::set<std::string>{"a10", "a100-40gb", "a100-80gb", "b200", "h100-80gb", "t4", "h20",
+                                          "rtx-6000-ada", "rtx-4080-super"});
 }

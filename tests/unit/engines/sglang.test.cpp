@@ -135,3 +135,16 @@ TEST_CASE("SGLang S2 from the device alone: the engine's budget with kvsize's ow
   CHECK(err > 0.0);
   CHECK(err < 0.005);
 }
+
+TEST_CASE("SGLang's load lines, as PR #4760's log prints them", "[engines][sglang][startup]") {
+  // The log: "Load weight end. … avail mem=63.48 GB, mem usage=15.11 GB." Given the device (79.19 GiB)
+  // and the weights as loaded (15.11 GiB), kvsize prints the same free memory, 79.19 − 0.60 − 15.11.
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  engine_options o{.sglang = {.mem_fraction_static = 0.88}};
+  o.device_memory = GiB * 7'919 / 100;
+  const auto s = kvsize::size_cache(m, engine_kind::sglang, o);
+  const auto f = kvsize::fit_on_device(m, engine_kind::sglang, s, o, o.device_memory, GiB * 1'511 / 100);
+  const auto ls = kvsize::engine_log_lines(m, engine_kind::sglang, o, s, f.capacity, f.startup);
+  CHECK(has_line(ls, "Load weight begin. avail mem=78.59 GB"));
+  CHECK(has_line(ls, "Load weight end. avail mem=63.48 GB, mem usage=15.11 GB."));
+}
