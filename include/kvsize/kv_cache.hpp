@@ -25,7 +25,7 @@ namespace detail {
     case layer_kind::full:
     case layer_kind::sliding:
     case layer_kind::chunked: return attention_row(m, kv_heads_of_layer(m, il), t).total();
-    case layer_kind::latent: return row_bytes(t.k, latent_width(m));
+    case layer_kind::latent: return row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k);
     case layer_kind::inherit:  // resolved by kind_of_layer; listed for -Wswitch
     case layer_kind::none:
     case layer_kind::shared:
@@ -38,6 +38,7 @@ namespace detail {
 /// Bytes one token adds to layer `il`'s cache.
 ///   full, sliding, chunked: row(K, kv_heads × head_dim) + row(V, kv_heads × head_dim_v)
 ///   latent:                 row(K, kv_lora_rank + rope_head_dim)   (one vector, no separate V)
+///                           + row(K, index_head_dim) with a DSA indexer (DeepSeek-V3.2, GLM-5)
 ///   none, shared:           0
 /// Throws kvsize::invalid_argument if the model's shape or layer `il` breaks a rule of validate().
 [[nodiscard]] constexpr auto layer_kv_bytes_per_token(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
@@ -240,7 +241,7 @@ namespace detail {
     refuse<check_layer_kind>(m, layer_kind::latent);
   }
   const bytes row = full + sliding + chunked != 0 ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
-  const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) : bytes{0};
+  const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k) : bytes{0};
   return {row * full + latent_row * latent + own_heads.growing, row * sliding + own_heads.sliding,
           row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
 }

@@ -56,6 +56,18 @@ struct kv_row {
   return std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim;
 }
 
+/// One token's DSA indexer key in one layer: index_head_dim elements, as fp8 plus a float32 scale per
+/// 128 elements (index_head_dim + index_head_dim / 128 × 4 bytes: 132 for DeepSeek-V3.2's 128; vLLM
+/// models/deepseek_v2.py DeepseekV32IndexerCache.get_kv_cache_spec, SGLang NSATokenToKVPool's
+/// index_k_with_scale_buffer), or in the element type `t`; 0 without an indexer.
+[[nodiscard]] constexpr auto indexer_row(const model_spec& m, bool fp8, dtype t) -> bytes {
+  const std::uint64_t d = m.latent.index_head_dim;
+  if (d == 0) {
+    return bytes{0};
+  }
+  return fp8 ? bytes{d + d / 128 * 4} : row_bytes(t, d);
+}
+
 /// A latent (MLA) layer expanded per head, for `heads` query heads, as an engine that decompresses
 /// the latent before caching stores it: K = row(t.k, heads × (nope + rope)), V = row(t.v, heads × v_head_dim).
 [[nodiscard]] constexpr auto expanded_latent_row(const model_spec& m, std::uint64_t heads, kv_dtypes t) -> kv_row {
@@ -136,6 +148,9 @@ struct group_choices {
   std::uint32_t tp = 1;                                 ///< tensor-parallel ranks
   head_split split = head_split::replicate;             ///< KV heads (and MLA query heads) per rank
   mla_cache_layout mla = mla_cache_layout::latent_k_only;
+  /// The DSA indexer's keys in fp8 with a float32 scale per 128 elements (vLLM
+  /// DeepseekV32IndexerCache, SGLang's NSA pool, TensorRT-LLM), else in the K element type.
+  bool fp8_indexer = false;
 };
 
 /// Layers of one shape in one stage, on one rank. Row fields are per layer; multiply by `layers`.
@@ -146,6 +161,7 @@ struct layer_group {
   std::uint32_t kv_heads = 0;  ///< KV heads on the rank (latent MLA: 1, its one vector; expanded: query heads); 0 for a state
   bytes k_row{0};              ///< K bytes per token, one layer (latent: the latent vector)
   bytes v_row{0};              ///< V bytes per token, one layer (0 for a K-only latent)
+  bytes index_row{0};          ///< of k_row: a DSA layer's indexer key per token (indexer_row)
   bytes conv_state{0};         ///< conv state bytes per sequence, one layer
   bytes ssm_state{0};          ///< SSM state bytes per sequence, one layer
   std::uint64_t conv_elements = 0;  ///< conv state elements on the rank, one layer
@@ -159,6 +175,7 @@ struct layer_group {
   /// Whether `o` has this group's shape (everything but `layers`): layers of one shape merge.
   [[nodiscard]] constexpr auto same_shape(const layer_group& o) const -> bool {
     return kind == o.kind && window == o.window && kv_heads == o.kv_heads && k_row == o.k_row &&
+           index_row == o.index_row &&
            v_row == o.v_row && conv_state == o.conv_state && ssm_state == o.ssm_state &&
            conv_elements == o.conv_elements && ssm_elements == o.ssm_elements && types == o.types;
   }
@@ -252,6 +269,8 @@ namespace detail {
         break;
       }
     }
+    g.index_row = indexer_row(m, c.fp8_indexer, c.kv.k);  // DSA: the indexer's key beside the latent
+    g.k_row += g.index_row;
     return g;
   }
   g.kind = k == layer_kind::sliding ? group_kind::sliding : (k == layer_kind::chunked ? group_kind::chunked : group_kind::full);

@@ -45,6 +45,9 @@ struct latent_attention {
   std::uint32_t rope_head_dim = 0;
   std::uint32_t nope_head_dim = 0;
   std::uint32_t v_head_dim = 0;
+  /// DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5): every latent layer also caches its
+  /// lightning indexer's key, one vector of index_head_dim elements per token; 0 = no indexer.
+  std::uint32_t index_head_dim = 0;
   friend constexpr auto operator==(const latent_attention&, const latent_attention&) -> bool = default;
 };
 

@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 44);
+  CHECK(count == 46);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -641,6 +641,10 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"hybrid_pattern_moe_without_experts", missing_key, "/n_routed_experts"},
       {"hybrid_pattern_not_string", wrong_type, "/hybrid_override_pattern"},
       {"hybrid_pattern_wrong_length", inconsistent, "/hybrid_override_pattern"},
+      {"index_head_dim_nan", wrong_type, "/index_head_dim"},
+      {"index_head_dim_negative", out_of_range, "/index_head_dim"},
+      {"index_head_dim_string", wrong_type, "/index_head_dim"},
+      {"index_head_dim_zero", out_of_range, "/index_head_dim"},
       {"intermediate_size_nan", wrong_type, "/intermediate_size"},
       {"jamba_offset_not_below_period", inconsistent, "/attn_layer_offset"},
       {"kv_heads_bool", wrong_type, "/num_key_value_heads"},

@@ -350,6 +350,26 @@ golden{.file = "moonshotai__Kimi-K2-Instruct.config.json", .compute = dtype::bf1
        .vocab = 163'840, .kv_per_token = 70'272, .kv_per_token_fp8 = 35'136, .kv_per_token_mha = 2'498'560,
        .gqa_ratio = 64, .context = 4'096, .kv_per_sequence = 287'834'112, .growth = 70'272,
        .latent = 61},
+// DeepSeek-V3.2 (deepseek_v32, DeepSeek sparse attention): 61 L, 128 heads, kv_lora_rank 512, qk_rope 64,
+//   qk_nope 128, v_head 128, bf16, and the lightning indexer's key per token per layer, index_head_dim 128.
+//   Latent + indexer: 61 × (576 + 128) × 2 B = 61 × 1,408 = 85,888 B/token; fp8 61 × 704 = 42,944.
+//   MHA (the expanded heads, no indexer): 61 × [128 × 192 + 128 × 128] × 2 B = 4,997,120; ratio 128.
+//   (Engines keep the indexer key in fp8 + a float32 scale, 132 B: vLLM 61 × (1,152 + 132) = 78,324;
+//   tests/unit/engines/vllm.test.cpp.)
+golden{.file = "deepseek-ai__DeepSeek-V3.2.config.json", .compute = dtype::bf16,
+       .layers = 61, .kv_layers = 61, .attention_heads = 128, .kv_heads = 128, .head_dim = 192, .head_dim_v = 128,
+       .vocab = 129'280, .kv_per_token = 85'888, .kv_per_token_fp8 = 42'944, .kv_per_token_mha = 4'997'120,
+       .gqa_ratio = 128, .context = 4'096, .kv_per_sequence = 351'797'248, .growth = 85'888,
+       .latent = 61},
+// GLM-5 (glm_moe_dsa, DeepSeek sparse attention in a GLM MoE): 78 L, 64 heads, kv_lora_rank 512,
+//   qk_rope 64, qk_nope 192, v_head 256, bf16, index_head_dim 128.
+//   Latent + indexer: 78 × 1,408 = 109,824 B/token; fp8 78 × 704 = 54,912.
+//   MHA: 78 × [64 × 256 + 64 × 256] × 2 B = 5,111,808; ratio 64.
+golden{.file = "zai-org__GLM-5.config.json", .compute = dtype::bf16,
+       .layers = 78, .kv_layers = 78, .attention_heads = 64, .kv_heads = 64, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 154'880, .kv_per_token = 109'824, .kv_per_token_fp8 = 54'912, .kv_per_token_mha = 5'111'808,
+       .gqa_ratio = 64, .context = 4'096, .kv_per_sequence = 449'839'104, .growth = 109'824,
+       .latent = 78},
 // MPT-7B-instruct: n_layers 32, n_heads 32, d_model 4096 → hd 128; attn_config has no kv_n_heads → MHA; float16.
 //   32 × 32 × 128 × 2 × 2 B = 524,288 B/token; fp8 262,144; MHA same; ratio 1.
 golden{.file = "mosaicml__mpt-7b-instruct.config.json", .compute = dtype::f16,
@@ -510,7 +530,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 44);
+  CHECK(goldens.size() == 46);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

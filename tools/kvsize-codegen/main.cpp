@@ -278,7 +278,8 @@ struct field_list {
     f.add_always("latent", "{.kv_lora_rank = " + grouped(m.latent.kv_lora_rank) +
                                ", .rope_head_dim = " + grouped(m.latent.rope_head_dim) +
                                ", .nope_head_dim = " + grouped(m.latent.nope_head_dim) +
-                               ", .v_head_dim = " + grouped(m.latent.v_head_dim) + "}");
+                               ", .v_head_dim = " + grouped(m.latent.v_head_dim) +
+                               ", .index_head_dim = " + grouped(m.latent.index_head_dim) + "}");
   }
   if (!(m.state == d.state)) {
     std::string ssm_dtype;

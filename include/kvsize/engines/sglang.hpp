@@ -127,7 +127,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     c.v_per_token += v * g.layers;
   };
   for_each_group(
-      kvsize::detail::engine_groups(m, o, s, head_split::replicate),
+      kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
+                                    true),  // the NSA pool's index_k_with_scale_buffer: fp8 + scales
       [&](const layer_group& g) { add(o.sglang.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
       [&](const layer_group& g) { add(state, g, g.conv_state, g.ssm_state); });  // state: R, S per request
   full.bytes_per_token = full.k_per_token + full.v_per_token;

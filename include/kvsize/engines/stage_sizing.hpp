@@ -76,8 +76,9 @@ constexpr void require_context(std::uint64_t context, const char* why) {
 /// has checked.
 [[nodiscard]] constexpr auto engine_groups(const model_spec& m, const engine_options& o, engine_sizing& s,
                                            head_split split,
-                                           mla_cache_layout mla = mla_cache_layout::latent_k_only) -> layer_groups {
-  const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla};
+                                           mla_cache_layout mla = mla_cache_layout::latent_k_only,
+                                           bool fp8_indexer = false) -> layer_groups {
+  const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla, .fp8_indexer = fp8_indexer};
   const layer_groups groups = group_layers(m, {s.first_layer, s.stage_layers}, c);
   s.kv_heads_per_rank = groups.max_kv_heads();
   return groups;

@@ -107,7 +107,9 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
     p.bytes_per_token += g.row() * g.layers;
     s.kv_bytes_per_token += g.row() * g.layers;
   };
-  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::ceil), add_rows,
+  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::ceil, mla_cache_layout::latent_k_only,
+                                               true),  // the DSA indexer's keys in fp8 + scales
+                 add_rows,
                  [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
   detail::charge(o, s);
   return s;

@@ -120,7 +120,7 @@ struct spec_list {
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
-                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token : g.row(),
+                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row : g.row(),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
   };
@@ -296,7 +296,9 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
       kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
   detail::spec_list specs =
-      detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate), o);
+      detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
+                                                     true),  // DeepseekV32IndexerCache: fp8 + scales
+                       o);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
   }

@@ -256,6 +256,10 @@ inline constexpr family families[] = {
     {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
+    // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
+    // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
+    {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",
+     .latent = true, .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true},
     {.model_type = "glm4_moe", .source = "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)",
      .qk_norm = qk_norm_rule::head_if_use_key, .attention_bias = attention_bias_rule::no_o_bias,
      .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true},

@@ -231,6 +231,12 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
   if (m.latent.rope_head_dim + m.latent.nope_head_dim == 0) {
     fail(config_errc::inconsistent, nope.pointer(), "expected qk_nope_head_dim + qk_rope_head_dim > 0, got 0 + 0");
   }
+  // DeepSeek sparse attention (DeepseekV32Config, GLM-5): the lightning indexer caches one key of
+  // index_head_dim elements per token in every latent layer (vLLM DeepseekV32IndexerCache).
+  const slot index = v.get("index_head_dim");
+  if (index.set()) {
+    m.latent.index_head_dim = read_u32(index, 1, 1U << 16U);
+  }
   // What an engine that expands the latent stores: attention_heads × (nope + rope) for K and
   // attention_heads × v_head_dim for V (kv_bytes_per_token_mha).
   m.kv_heads = m.attention_heads;
@@ -243,7 +249,9 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
            std::to_string(m.latent.rope_head_dim) + ") = " +
            std::to_string(m.latent.kv_lora_rank + m.latent.rope_head_dim) +
            " elements per token: latent attention, one vector for all heads" +
-           (kvh.set() ? "; " + kvh.pointer() + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{});
+           (kvh.set() ? "; " + kvh.pointer() + " = " + describe(*kvh.value) + " is not used for the cache" : std::string{}) +
+           (index.set() ? "; plus the sparse-attention indexer's key, " + index.pointer() + " (" +
+                              std::to_string(m.latent.index_head_dim) + ") elements per token" : std::string{});
   if (!v.facts().latent) {
     v.warn("model_type \"" + printable(mt) + "\" has kv_lora_rank: read as multi-head latent attention (DeepSeek-V2 style)");
   }

@@ -163,6 +163,36 @@ TEST_CASE("vLLM A11: DeepSeek-V3.2 (latent, block 64) at TP 8 × PP 4", "[engine
   CHECK(has_line(ls, "Maximum concurrency for 163,840 tokens per request: 7.41x"));
 }
 
+TEST_CASE("vLLM A11 with DeepSeek-V3.2's own config: the indexer's key beside the latent", "[engines][vllm][latent]") {
+  // vllm/model_executor/models/deepseek_v2.py: every layer's Indexer keeps a DeepseekV32IndexerCache of
+  // head_dim index_head_dim + index_head_dim / 128 × 4 = 132 uint8 per token (an fp8 key and its float32
+  // scale), an MLAAttentionSpec of its own: one type, two shapes, so one KV cache group whose block spans
+  // both (the log's concurrency, 18,976 blocks / 2,560 per request = 7.41x, is that of one group).
+  const model_spec& m = config("deepseek-ai__DeepSeek-V3.2.config.json");
+  engine_options o{.context = 163'840, .tp = 8, .pp = 4};
+  auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(s.block_size == 64);
+  CHECK(s.vllm.kv_cache_groups == 1);
+  CHECK(s.kv_bytes_per_token == bytes{16 * (576 * 2 + 132)});
+  const auto ls = lines(m, engine_kind::vllm, o, s.vllm.pool_block_bytes * 18'976);
+  CHECK(has_line(ls, "GPU KV cache size: 1,214,464 tokens"));
+  CHECK(has_line(ls, "Maximum concurrency for 163,840 tokens per request: 7.41x"));
+  // With the fp8_ds_mla latent (656 B: 512 fp8 + 4 float32 scales + 64 bf16 rope) the indexer stays 132 B.
+  o.vllm.fp8_ds_mla = true;
+  s = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(s.kv_bytes_per_token == bytes{16 * (656 + 132)});
+  // The whole model on one device: 61 × 1,284 = 78,324 B per token; SGLang's NSA pool adds the same
+  // 132 B per layer (memory_pool.py NSATokenToKVPool.index_k_with_scale_buffer); exact keeps the
+  // indexer key in the model dtype: 61 × (576 + 128) × 2 = 85,888.
+  const engine_options one{.context = 4'096};
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, one).kv_bytes_per_token == bytes{61 * 1'284});
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, one).kv_bytes_per_token == bytes{61 * 1'284});
+  CHECK(kvsize::size_cache(m, engine_kind::exact, one).kv_bytes_per_token == bytes{85'888});
+  // GLM-5 (glm_moe_dsa), the same sparse attention in 78 layers.
+  CHECK(kvsize::size_cache(config("zai-org__GLM-5.config.json"), engine_kind::vllm, one).kv_bytes_per_token ==
+        bytes{78 * 1'284});
+}
+
 TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
   // opea-project/GenAIExamples PR #1762 (https://github.com/opea-project/GenAIExamples/pull/1762):
   // "... the maximum number of tokens that can be stored in KV cache (21840)" with the default
