@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 46);
+  CHECK(count == 47);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -646,6 +646,11 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"index_head_dim_string", wrong_type, "/index_head_dim"},
       {"index_head_dim_zero", out_of_range, "/index_head_dim"},
       {"intermediate_size_nan", wrong_type, "/intermediate_size"},
+      {"lfm2_conv_L_cache_one", out_of_range, "/conv_L_cache"},
+      {"lfm2_full_attn_idxs_duplicate", inconsistent, "/full_attn_idxs/5"},
+      {"lfm2_full_attn_idxs_not_array", wrong_type, "/full_attn_idxs"},
+      {"lfm2_full_attn_idxs_out_of_range", out_of_range, "/full_attn_idxs/5"},
+      {"lfm2_layer_types_unknown", unsupported, "/layer_types/15"},
       {"jamba_offset_not_below_period", inconsistent, "/attn_layer_offset"},
       {"kv_heads_bool", wrong_type, "/num_key_value_heads"},
       {"kv_heads_exceed_heads", inconsistent, "/num_key_value_heads"},

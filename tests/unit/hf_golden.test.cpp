@@ -370,6 +370,16 @@ golden{.file = "zai-org__GLM-5.config.json", .compute = dtype::bf16,
        .vocab = 154'880, .kv_per_token = 109'824, .kv_per_token_fp8 = 54'912, .kv_per_token_mha = 5'111'808,
        .gqa_ratio = 64, .context = 4'096, .kv_per_sequence = 449'839'104, .growth = 109'824,
        .latent = 78},
+// LFM2-1.2B (lfm2, launch config): 16 layers; full_attn_idxs [2, 5, 8, 10, 12, 14] attend, the other 10 are
+//   short convolutions. 32 heads / 8 kv, head_dim 2,048 / 32 = 64, bf16.
+//   KV: 6 × 8 × 64 × 2 × 2 B = 12,288 B/token; fp8 6,144; MHA 6 × 32 × 64 × 2 × 2 = 49,152; ratio 4.
+//   Conv state (Lfm2ShortConv: conv_L_cache 3 taps over conv_dim 2,048): (3 − 1) × 2,048 = 4,096 elements ×
+//   2 B × 10 layers = 81,920 B/sequence; no SSM state.
+golden{.file = "LiquidAI__LFM2-1.2B.config.json", .compute = dtype::bf16,
+       .layers = 16, .kv_layers = 6, .attention_heads = 32, .kv_heads = 8, .head_dim = 64, .head_dim_v = 64,
+       .vocab = 65'536, .kv_per_token = 12'288, .kv_per_token_fp8 = 6'144, .kv_per_token_mha = 49'152,
+       .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 50'331'648, .growth = 12'288,
+       .none = 10, .recurrent = 10, .state_per_sequence = 81'920},
 // MPT-7B-instruct: n_layers 32, n_heads 32, d_model 4096 → hd 128; attn_config has no kv_n_heads → MHA; float16.
 //   32 × 32 × 128 × 2 × 2 B = 524,288 B/token; fp8 262,144; MHA same; ratio 1.
 golden{.file = "mosaicml__mpt-7b-instruct.config.json", .compute = dtype::f16,
@@ -530,7 +540,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 46);
+  CHECK(goldens.size() == 47);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {
@@ -712,5 +722,28 @@ TEST_CASE("hf golden: an fp8 cache is half a bf16 cache, for every config", "[hf
     CAPTURE(t);
     CHECK(kvsize::kv_bytes_per_sequence(m, t, dtype::bf16) ==
           2 * kvsize::kv_bytes_per_sequence(m, t, dtype::fp8_e4m3));
+  }
+}
+
+TEST_CASE("hf golden: LFM2's layer_types (\"conv\") reads as its launch config's full_attn_idxs", "[hf][golden][lfm2]") {
+  // Newer LFM2 configs give the same layers as layer_types ("full_attention" / "conv").
+  std::string text = read_text(configs_dir() / "LiquidAI__LFM2-1.2B.config.json");
+  const std::string idxs = "\"full_attn_idxs\": [\n    2,\n    5,\n    8,\n    10,\n    12,\n    14\n  ],";
+  const auto at = text.find(idxs);
+  REQUIRE(at != std::string::npos);
+  std::string types = "\"layer_types\": [";
+  for (int i = 0; i < 16; ++i) {
+    const bool full = i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14;
+    types += std::string(i == 0 ? "" : ", ") + (full ? "\"full_attention\"" : "\"conv\"");
+  }
+  types += "],";
+  text.replace(at, idxs.size(), types);
+  const auto a = kvsize::hf::parse_config(text).spec;
+  const auto b = kvsize::hf::load_config(configs_dir() / "LiquidAI__LFM2-1.2B.config.json").spec;
+  CHECK(a.state == b.state);
+  CHECK(kvsize::kv_bytes_per_token(a) == kvsize::kv_bytes_per_token(b));
+  for (std::uint32_t il = 0; il < 16; ++il) {
+    CHECK(kvsize::kind_of_layer(a, il) == kvsize::kind_of_layer(b, il));
+    CHECK(kvsize::layer_keeps_state(a, il) == kvsize::layer_keeps_state(b, il));
   }
 }

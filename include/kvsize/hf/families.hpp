@@ -35,7 +35,7 @@ enum class layer_rule : std::uint8_t {
 };
 
 /// The recurrent mixer of a family's state-keeping layers (when a layer key does not say).
-enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta };
+enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv };
 
 /// How the K/V head count is found (vLLM get_total_num_kv_heads' special cases).
 enum class kv_heads_rule : std::uint8_t {
@@ -256,6 +256,10 @@ inline constexpr family families[] = {
     {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
+    // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by
+    // layer_types ("conv") or, in the launch configs, full_attn_idxs; the MLP width is block_ff_dim
+    // after Lfm2MLP's auto-adjust, which kvsize does not apply (weights not counted).
+    {.model_type = "lfm2", .source = "Lfm2Config (models/lfm2/configuration_lfm2.py)", .mixer = mixer_rule::short_conv},
     // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
     // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
     {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",

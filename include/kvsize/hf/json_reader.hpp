@@ -160,8 +160,8 @@ inline void refuse_conflict(const slot& s) {
     }
     value = static_cast<std::uint64_t>(signed_value);
   }
-  if (value < min) {
-    fail(config_errc::out_of_range, s.pointer(), "expected " + expected + ", got " + describe(v));
+  if (value < min) {  // above 1 the bound itself is the news ("an integer from 2 to 1024")
+    fail(config_errc::out_of_range, s.pointer(), "expected " + (min > 1 ? range() : expected) + ", got " + describe(v));
   }
   if (value > max) {
     fail(over, s.pointer(), "expected " + range() + ", got " + describe(v));

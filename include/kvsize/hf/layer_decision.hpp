@@ -37,6 +37,7 @@ enum class plan_source : std::uint8_t {
   full_attention_interval,  ///< full_attention_interval (Qwen3-Next)
   jamba_period,             ///< attn_layer_period / attn_layer_offset (Jamba)
   falcon_h1,                ///< Falcon-H1: attention and Mamba2 in every layer
+  full_attn_idxs,           ///< full_attn_idxs (LFM2 before layer_types): the rest are short convolutions
 };
 
 

@@ -36,14 +36,35 @@ inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p)
       d.kind = layer_kind::sliding;
     } else if (t == "chunked_attention") {
       d.kind = layer_kind::chunked;
-    } else if (t == "linear_attention" || t == "mamba") {
+    } else if (t == "linear_attention" || t == "mamba" || t == "conv") {
       d.kind = layer_kind::none;
       d.recurrent = true;
     } else {
       fail(config_errc::unsupported, e.pointer(),
            "expected one of \"full_attention\", \"attention\", \"sliding_attention\", \"chunked_attention\", "
-           "\"linear_attention\", \"mamba\", got " + str(*e.value));
+           "\"linear_attention\", \"mamba\", \"conv\", got " + str(*e.value));
     }
+  }
+}
+
+/// LFM2's older configs (before layer_types): full_attn_idxs lists the attention layers, each a
+/// distinct index below num_hidden_layers; every other layer is a short convolution.
+inline void read_full_attn_idxs(const slot& idxs, const plan_facts& f, layer_plan& p) {
+  if (!idxs.value->is_array()) {
+    fail(config_errc::wrong_type, idxs.pointer(), "expected an array of layer indices, got " + str(*idxs.value));
+  }
+  const std::uint32_t conv =
+      p.intern({idxs.pointer(), reason_rule::note, "not in " + idxs.pointer() + ": a short convolution, no KV", {}});
+  for (auto& d : p.layer) {
+    d = {layer_kind::none, true, 0, conv};
+  }
+  for (std::uint32_t i = 0; i < idxs.value->size(); ++i) {
+    const slot e = element(idxs, i);
+    const std::uint64_t il = read_integer(e, 0, f.layers - 1ULL);
+    if (p.layer[il].kind == layer_kind::full) {
+      fail(config_errc::inconsistent, e.pointer(), "expected distinct layer indices, got " + std::to_string(il) + " twice");
+    }
+    p.layer[il] = {layer_kind::full, false, 0, entry_reason(idxs, i, p)};
   }
 }
 

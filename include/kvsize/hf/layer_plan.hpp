@@ -32,6 +32,9 @@ namespace kvsize::hf::detail {
   if (v.get("block_configs").set()) {
     return plan_source::block_configs;
   }
+  if (v.get("full_attn_idxs").set()) {
+    return plan_source::full_attn_idxs;
+  }
   if (v.get("hybrid_override_pattern").set()) {
     return plan_source::hybrid_override_pattern;
   }
@@ -72,7 +75,9 @@ inline void warn_unread_layer_keys(const config_view& v, bool latent) {
 
 /// Fills p.layer from the source; returns the recurrence of its state-keeping layers.
 inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_plan& p) -> recurrence {
-  recurrence rec = v.facts().mixer == mixer_rule::mamba1 ? recurrence::mamba1 : recurrence::mamba2;
+  recurrence rec = v.facts().mixer == mixer_rule::mamba1       ? recurrence::mamba1
+                   : v.facts().mixer == mixer_rule::short_conv ? recurrence::short_conv
+                                                               : recurrence::mamba2;
   switch (p.source) {
     case plan_source::latent: {
       const std::uint32_t r = p.intern(f.latent_reason);
@@ -87,10 +92,16 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       for (std::uint32_t i = 0; i < f.layers; ++i) {
         if ((*lt.value)[i] == "linear_attention") {
           rec = recurrence::gated_delta;
+        } else if ((*lt.value)[i] == "conv") {
+          rec = recurrence::short_conv;
         }
       }
       break;
     }
+    case plan_source::full_attn_idxs:
+      read_full_attn_idxs(v.get("full_attn_idxs"), f, p);
+      rec = recurrence::short_conv;
+      break;
     case plan_source::block_configs:
       p.block_configs = v.get("block_configs");
       read_block_configs(p.block_configs, f, p);
@@ -163,7 +174,8 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   }
   if (recurrent) {
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
-                                                           : read_mamba_state(v.object(), v.base(), hidden, rec);
+                            : rec == recurrence::short_conv ? read_short_conv_state(v.object(), v.base(), hidden)
+                                                            : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
     p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});
     if (const ssm_dtype_reading t = read_ssm_dtype(v); t.set) {

@@ -16,7 +16,7 @@
 namespace kvsize::hf::detail {
 
 /// Which recurrence a hybrid's non-attention layers run.
-enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta };
+enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta, short_conv };
 
 /// The state, with a sentence saying where each number came from.
 struct state_reading {
@@ -186,6 +186,26 @@ struct mamba_inner_width {
            " + " + vh.pointer() + " × " + vd.pointer() + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
            vh.pointer() + " × " + kd.pointer() + " × " + vd.pointer() + " = " + std::to_string(r.state.ssm_elements) +
            " elements";
+  return r;
+}
+
+/// LFM2's short-convolution layers (Lfm2Config, models/lfm2): a causal depthwise convolution of
+/// conv_L_cache taps over conv_dim (else hidden_size) channels keeps its last conv_L_cache − 1 inputs
+/// per sequence, and no SSM state: vLLM layers/mamba/short_conv.py ShortConv with
+/// mamba_utils.py short_conv_state_shape ((conv_kernel − 1) × dim), llama.cpp's shortconv.l_cache.
+[[nodiscard]] inline auto read_short_conv_state(const json& cfg, const std::string& base, std::uint32_t hidden)
+    -> state_reading {
+  using state_detail::mul;
+  const slot l = lookup(cfg, base, "conv_L_cache");
+  const std::uint64_t taps = read_integer(l, 2, 1U << 10U);  // one tap keeps nothing: no such model
+  const slot dim_s = lookup(cfg, base, "conv_dim");
+  const std::uint64_t dim = dim_s.set() ? read_integer(dim_s, 1, 1U << 20U) : hidden;
+  state_reading r;
+  r.state.conv_elements = mul(taps - 1, dim);
+  r.state.ssm_elements = 0;
+  r.note = "short-conv state per sequence: (" + l.pointer() + " − 1) × " +
+           (dim_s.set() ? dim_s.pointer() : std::string{"hidden_size"}) + " = " + std::to_string(r.state.conv_elements) +
+           " elements, no SSM state";
   return r;
 }
 

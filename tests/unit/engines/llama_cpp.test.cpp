@@ -329,3 +329,23 @@ TEST_CASE("llama.cpp compute buffer: Pythia-2.8B on a V100, no flash attention, 
   CHECK(printed_mib(b.device) == 152.00);
   CHECK(std::abs(printed_mib(b.host) - 9.01) <= 0.011);
 }
+
+TEST_CASE("LFM2: short-convolution layers keep a conv state, each engine in its own dtype", "[engines][lfm2]") {
+  // LFM2-1.2B (configs/, launch revision: full_attn_idxs): 10 short-conv layers of (conv_L_cache 3 − 1) ×
+  // conv_dim 2,048 = 4,096 elements each. vLLM keeps it in the model dtype (mamba_utils.py
+  // short_conv_state_shape, MambaStateDtypeCalculator: mamba_cache_dtype auto), llama.cpp in f32 (its
+  // recurrent memory's R/S tensors), SGLang's conv state in bf16. 6 attention layers: 12,288 B per token.
+  const model_spec& m = config("LiquidAI__LFM2-1.2B.config.json");
+  const engine_options o{.context = 4'096};
+  CHECK(kvsize::size_cache(m, engine_kind::exact, o).state_bytes_per_sequence == bytes{10 * 4'096 * 2});
+  CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).state_bytes_per_sequence == bytes{10 * 4'096 * 4});
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, o).state_bytes_per_sequence == bytes{10 * 4'096 * 2});
+  const auto v = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(v.kv_bytes_per_token == bytes{12'288});
+  // vLLM: the attention block (16 tokens × 2,048 B = 32 KiB per layer) already holds the 8 KiB conv page,
+  // which is padded to it; 6 attention layers and 10 conv layers group by 6: 1 + 2 groups of 6 × 32 KiB;
+  // a request holds one block in each conv group.
+  CHECK(v.block_size == 16);
+  CHECK(v.vllm.kv_cache_groups == 3);
+  CHECK(v.state_bytes_per_sequence == bytes{2 * 6 * 32'768});
+}
