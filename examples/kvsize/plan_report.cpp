@@ -79,7 +79,7 @@ auto activations_words(const workspace_terms& w, const workspace_overrides& o) -
   }
   return fmt::format("a forward pass of {} tokens, one layer at a time, {}{}", grouped(w.activation_tokens),
                      name(w.activation_dtype),
-                     w.phased ? "; the profile's peak is the larger of this and logits + sampler, which run after it"
+                     w.phased ? "; the peak is the larger of this and logits + sampler, which are not live with it"
                               : "");
 }
 
@@ -88,14 +88,13 @@ auto sampler_words(const sizing& s, const workspace_terms& w, const workspace_ov
   if (o.sampler) {
     return "--sampler";
   }
-  if (!w.phased) {
+  if (w.sampler_rows == 0 || w.sampler_element_bytes == 4) {
     return fmt::format("{} rows × vocab, float32", grouped(w.sampler_rows));
   }
-  const auto& opts = s.plan->inputs.options;
-  return fmt::format("{} rows × vocab × {} B ({} {}'s sampler warm-up), beside the forward pass's output",
-                     grouped(w.sampler_rows),
-                     kvsize::engines::vllm::sampler_element_bytes(kvsize::engines::vllm::release_of(opts), w.sampler_rows),
-                     display_name(s.engine), kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(opts)));
+  const std::string_view version = s.capacity && s.capacity->startup ? s.capacity->startup->engine_version : "";
+  return fmt::format("{} rows × vocab × {} B ({}{}{}'s sampler warm-up), beside the forward pass's output",
+                     grouped(w.sampler_rows), w.sampler_element_bytes, display_name(s.engine),
+                     version.empty() ? "" : " ", version);
 }
 
 auto runtime_words(const sizing& s) -> std::string {
@@ -117,7 +116,8 @@ auto plan_point_of(const sizing& s) -> point_result {
   q.activations_words = activations_words(p.workspace, pf.inputs.workspace);
   q.sampler_words = sampler_words(s, p.workspace, pf.inputs.workspace);
   q.runtime_words = runtime_words(s);
-  q.non_torch_words = fmt::format("at tp {}: cuBLAS workspaces, all-reduce buffers (measured in public profiles)",
+  q.non_torch_words = fmt::format("at tp {}: outside the allocator (all-reduce buffers, workspaces; from public "
+                                  "start-up logs)",
                                   pf.inputs.options.tp);
   q.buffers_words = "rotary cos/sin cache and vocabulary padding, loaded with the weights";
   q.reserve_words = reserve_rule(s);

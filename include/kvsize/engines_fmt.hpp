@@ -146,14 +146,8 @@ inline void llama_cpp_size_line(std::vector<std::string>& out, const cache_part&
 
 /// llama_context's buffer lines (src/llama-context.cpp: "%10s compute buffer size = %8.2f MiB", the
 /// output buffer's "%10s output buffer size = %8.2f MiB"), for a CUDA device with its pinned host.
-inline void llama_cpp_buffer_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
-                                   const engine_sizing& s) {
-  engine_options p = o;
-  p.context = kvsize::detail::context_of(m, o);
-  const engines::llama_cpp::context_plan c = engines::llama_cpp::plan(m, p);
-  const auto b = engines::llama_cpp::compute_buffers_of(m, c.n_ctx, c.n_stream, c.n_seq, c.n_ubatch,
-                                                        o.llama_cpp.flash_attn);
-  (void)s;
+inline void llama_cpp_buffer_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o) {
+  const auto b = engines::llama_cpp::compute_buffers_for(m, o);
   out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
                             llama_mib(b.output_buffer)));
   out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA0", llama_mib(b.device)));
@@ -198,25 +192,37 @@ inline void trtllm_lines(std::vector<std::string>& out, const engine_sizing& s,
 }
 
 /// Each engine's lines, chosen by overload on its type; an engine without an overload here (exact,
-/// transformers, a new one) logs nothing.
+/// transformers, a new one) logs nothing. `b`: the start-up budget the capacity came from, if any.
+struct log_inputs {
+  const model_spec& m;
+  const engine_options& o;
+  const engine_sizing& s;
+  const std::optional<engine_capacity>& c;
+  const std::optional<startup_budget>& b;
+};
 template <engine E>
-inline void lines_of(E /*engine*/, std::vector<std::string>& /*out*/, const model_spec& /*m*/,
-                     const engine_sizing& /*s*/, const std::optional<engine_capacity>& /*c*/) {}
-inline void lines_of(vllm_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
-                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
-  vllm_lines(out, s, c);
+inline void lines_of(E /*engine*/, std::vector<std::string>& /*out*/, const log_inputs& /*in*/) {}
+inline void lines_of(vllm_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
+  if (in.b && in.c) {
+    vllm_startup_lines(out, *in.b);
+  }
+  vllm_lines(out, in.s, in.c);
 }
-inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, const model_spec& m,
-                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
-  sglang_lines(out, m, s, c);
+inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
+  if (in.b && in.c) {
+    sglang_startup_lines(out, *in.b);
+  }
+  sglang_lines(out, in.m, in.s, in.c);
 }
-inline void lines_of(llama_cpp_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
-                     const engine_sizing& s, const std::optional<engine_capacity>& /*c*/) {
-  llama_cpp_lines(out, s);
+inline void lines_of(llama_cpp_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
+  llama_cpp_lines(out, in.s);
+  llama_cpp_buffer_lines(out, in.m, in.o);
 }
-inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, const model_spec& /*m*/,
-                     const engine_sizing& s, const std::optional<engine_capacity>& c) {
-  trtllm_lines(out, s, c);
+inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
+  if (in.b && in.c) {
+    trtllm_startup_lines(out, in.s, *in.b);
+  }
+  trtllm_lines(out, in.s, in.c);
 }
 }  // namespace detail
 
@@ -229,19 +235,8 @@ inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, co
                                            const std::optional<startup_budget>& startup = std::nullopt)
     -> std::vector<std::string> {
   std::vector<std::string> out;
-  if (startup && c) {
-    if (e == engine_kind::vllm) {
-      detail::vllm_startup_lines(out, *startup);
-    } else if (e == engine_kind::sglang) {
-      detail::sglang_startup_lines(out, *startup);
-    } else if (e == engine_kind::trtllm) {
-      detail::trtllm_startup_lines(out, s, *startup);
-    }
-  }
-  visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, m, s, c); });
-  if (e == engine_kind::llama_cpp) {
-    detail::llama_cpp_buffer_lines(out, m, o, s);
-  }
+  const detail::log_inputs in{m, o, s, c, startup};
+  visit_engine(e, [&]<engine E>(E x) { detail::lines_of(x, out, in); });
   return out;
 }
 

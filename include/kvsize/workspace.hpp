@@ -59,6 +59,7 @@ struct workspace_terms {
   std::uint64_t activation_tokens = 0;
   dtype activation_dtype = dtype::bf16;
   std::uint64_t sampler_rows = 0;
+  std::uint32_t sampler_element_bytes = 4;  ///< bytes the sampler holds per row × vocab element
 
   /// The allocator's peak: the sum of logits, activations and sampler, or for a phased profile the
   /// larger of the forward pass (activations) and the sampler phase (logits + sampler).
@@ -152,6 +153,7 @@ template <engine E>
                                        ? *d.activations_bytes
                                        : activation_bytes(m, t.activation_tokens, t.activation_dtype, d.activation_tp));
   t.sampler_rows = w.sampler_rows.value_or(d.sampler_rows);
+  t.sampler_element_bytes = d.sampler_element_bytes;
   t.sampler = w.sampler ? *w.sampler
                         : bytes{checked_mul(checked_mul(t.sampler_rows, m.vocab_size), d.sampler_element_bytes)} +
                               d.sampler_extra;

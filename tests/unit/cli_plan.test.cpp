@@ -451,3 +451,12 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine sglang"));
 }
+
+TEST_CASE("kvsize: a phased workspace without sampler rows says so plainly (llama.cpp)", "[cli][plan]") {
+  // llama.cpp's compute buffer is a peak of phases too, but it has no sampler warm-up: its sampler row
+  // reads "0 rows × vocab, float32", never vLLM's per-element words.
+  const auto r = run_cli(qwen() + " --gpu rtx-3060 --engine llama.cpp --batch 4");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("0 rows × vocab, float32"));
+  CHECK_THAT(r.out, !ContainsSubstring("sampler warm-up"));
+}

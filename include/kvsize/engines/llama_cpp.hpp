@@ -61,6 +61,14 @@ struct context_plan {
   return p;
 }
 
+/// The compute buffers of the context `o` asks for (engines/llama_cpp_compute.hpp): its padded
+/// cells, streams, slots and ubatch as plan() gives them, -fa on or off.
+[[nodiscard]] constexpr auto compute_buffers_for(const model_spec& m, engine_options o) -> compute_buffers {
+  o.context = kvsize::detail::context_of(m, o);
+  const context_plan c = plan(m, o);
+  return compute_buffers_of(m, c.n_ctx, c.n_stream, c.n_seq, c.n_ubatch, o.llama_cpp.flash_attn);
+}
+
 /// Whether llama.cpp accepts `t` for --cache-type-k / --cache-type-v.
 [[nodiscard]] constexpr auto is_cache_type(dtype t) -> bool {
   switch (t) {
@@ -315,14 +323,13 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     engine_options p = o;
     p.context = kvsize::detail::context_of(m, o);
-    const engines::llama_cpp::context_plan c = engines::llama_cpp::plan(m, p);
-    const engines::llama_cpp::compute_buffers b =
-        engines::llama_cpp::compute_buffers_of(m, c.n_ctx, c.n_stream, c.n_seq, c.n_ubatch, o.llama_cpp.flash_attn);
+    const std::uint64_t ubatch = engines::llama_cpp::plan(m, p).n_ubatch;
+    const engines::llama_cpp::compute_buffers b = engines::llama_cpp::compute_buffers_for(m, o);
     return {.positions = logits_kept::last,
             .logits_float32 = true,
-            .last_rows = c.n_ubatch,
+            .last_rows = ubatch,
             .last_rows_fixed = true,
-            .activation_tokens = c.n_ubatch,
+            .activation_tokens = ubatch,
             .activation_dtype = dtype::f32,
             .sequences = o.llama_cpp.parallel,
             .activation_tp = 1,  // each device of a layer split runs whole layers
