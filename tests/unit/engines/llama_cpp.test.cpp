@@ -292,8 +292,10 @@ TEST_CASE("llama.cpp compute buffer: Llama-3.2-1B, flash attention (auto, enable
 }
 
 TEST_CASE("llama.cpp compute buffer: Llama-2-7B on the CPU, no flash attention, n_ctx 4096", "[engine_logs][llama_cpp]") {
-  // Arm's learning path "Run Llama-2-7B-Chat with llama.cpp on Graviton" (2024 build; docs/research/llama-cpp-
-  // compute.md B1): "CPU compute buffer size = 296.01 MiB", "CPU output buffer size = 0.12 MiB".
+  // Arm's learning path "Run a Large Language model (LLM) chatbot on Arm servers" (Llama-2-7B-Chat Q4_K_M on an
+  // AWS Graviton3, 2024 build; https://github.com/ArmDeveloperEcosystem/arm-learning-paths, file
+  // content/learning-paths/servers-and-cloud-computing/llama-cpu/llama-chatbot.md; docs/research/llama-cpp-compute.md
+  // B1): "CPU compute buffer size = 296.01 MiB", "CPU output buffer size = 0.12 MiB".
   // Without flash attention the scores rule: KQ 4,096 × 512 × 32 × 4 B = 256 MiB, the mask 8 MiB, and
   // residual, normed input, Q and the attention output 512 × 4 × 4,096 × 4 B = 32 MiB: 296.00 MiB.
   const auto b = buffers(config("meta-llama__Llama-2-7b-hf.config.json"), 4'096, false);
@@ -306,7 +308,8 @@ TEST_CASE("llama.cpp compute buffer: Llama-2-7B on the CPU, no flash attention, 
 }
 
 TEST_CASE("llama.cpp compute buffer: Qwen2.5-0.5B on the CPU, no flash attention, n_ctx 4096", "[engine_logs][llama_cpp]") {
-  // D-Robotics hobot_llamacpp README (RDK X5; docs/research/llama-cpp-compute.md B2): "flash_attn = 0",
+  // D-Robotics hobot_llamacpp README (RDK X5; https://github.com/D-Robotics/hobot_llamacpp, README_cn.md;
+  // docs/research/llama-cpp-compute.md B2): "flash_attn = 0",
   // "CPU output buffer size = 0.58 MiB", "CPU compute buffer size = 299.74 MiB". kvsize: the output peak
   // 512 × (151,936 + 896) × 4 B = 298.50 MiB (−0.4 %).
   const auto b = buffers(config("Qwen__Qwen2.5-0.5B.config.json"), 4'096, false);

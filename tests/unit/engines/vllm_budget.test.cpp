@@ -74,8 +74,9 @@ auto options(std::uint32_t release, double utilization, std::uint64_t max_model_
 }
 
 /// vLLM 0.11 on H100 80 GB (total 79.18 GiB), max_model_len 16000, gpu_memory_utilization 0.9
-/// (gpt-oss-120b: 0.95, the only value its row balances with): the budget table of the llm-d
-/// capacity-planner document, docs/research/engine-logs.md A15. These rows calibrated the sampler's
+/// (gpt-oss-120b: 0.95, the only value its row balances with): the summary table of
+/// https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
+/// (docs/research/engine-logs.md A15; not the llm-d-planner accuracy sweep). These rows calibrated the sampler's
 /// 37 B per element and the non-torch figures (vllm_startup.hpp), so they show the fit, not a
 /// validation.
 auto calibration_cases() -> std::vector<profile_case> {
