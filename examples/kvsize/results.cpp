@@ -30,6 +30,7 @@ auto model_of(const sizing& s) -> model_result {
   r.kv_heads = cli::cache_kv_heads(m);  // qualified: ADL would also find kvsize::cache_kv_heads
   r.head_dim = effective_head_dim(m);
   r.head_dim_v = effective_head_dim_v(m);
+  r.own_shapes = own_layer_shapes(m);
   r.vocab_size = m.vocab_size;
   r.dtype = std::string{name(m.compute_dtype)};
   r.max_context = m.max_context;

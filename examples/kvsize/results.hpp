@@ -21,6 +21,7 @@ struct model_result {
   std::uint32_t layers = 0;
   std::uint32_t kv_layers = 0;        ///< layers that keep K and V (or a latent)
   std::string layer_kinds;            ///< "28 full", "5 sliding, 1 full": layers per kind
+  std::string own_shapes;             ///< " (5 full layers: 2 KV heads, head_dim 512)" or "" (own_layer_shapes)
   std::uint32_t attention_heads = 0;
   /// Heads the cache keeps K and V for: the config's KV heads, and 1 for a model with latent (MLA)
   /// layers, whose cache holds one latent per token that every query head reads (DeepSeek-V3/R1:

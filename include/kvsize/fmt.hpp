@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>    // std::find_if
 #include <array>        // std::array
 #include <cstdint>      // std::uint64_t
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include "kvsize.hpp"
 
@@ -93,6 +95,46 @@ struct fmt::formatter<kvsize::layer_kind> : fmt::formatter<fmt::string_view> {
   }
 };
 
+namespace kvsize {
+/// "" for a model whose attention layers share its shape; else the layers of another shape, by
+/// shape (up to three), e.g. " (5 full layers: 2 KV heads, head_dim 512)" for Gemma 4.
+[[nodiscard]] inline auto own_layer_shapes(const model_spec& m) -> std::string {
+  struct shape {
+    layer_kind kind;
+    std::uint32_t heads, hd, hdv, layers;
+  };
+  std::vector<shape> seen;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    const layer_kind k = kind_of_layer(m, il);
+    if (!layer_keeps_kv(m, il) || k == layer_kind::latent || layer_has_model_shape(m, il)) {
+      continue;
+    }
+    const shape s{k, kv_heads_of_layer(m, il), head_dim_of_layer(m, il),
+                  head_dim_v_of_layer(m, il), 1};
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const shape& o) {
+      return o.kind == s.kind && o.heads == s.heads && o.hd == s.hd && o.hdv == s.hdv;
+    });
+    if (it != seen.end()) {
+      ++it->layers;
+    } else {
+      seen.push_back(s);
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < seen.size() && i < 3; ++i) {
+    const shape& s = seen[i];
+    const std::string dims =
+        s.hd == s.hdv ? fmt::format("head_dim {}", s.hd) : fmt::format("head_dim {} (K) / {} (V)", s.hd, s.hdv);
+    out += fmt::format("{}{} {} layer{}: {} KV heads, {}", i == 0 ? " (" : "; ", s.layers, name(s.kind),
+                       s.layers == 1 ? "" : "s", s.heads, dims);
+  }
+  if (seen.size() > 3) {
+    out += fmt::format("; {} more shapes", seen.size() - 3);
+  }
+  return out.empty() ? out : out + ")";
+}
+}  // namespace kvsize
+
 /// `{}` of a kvsize::model_spec: a one-line summary of the attention shape, e.g.
 /// "28 layers (28 full), 12 heads, 2 KV heads, head_dim 128, vocab 151936, bf16". The KV heads are
 /// those the cache keeps (cache_kv_heads: 1 for a latent/MLA model).
@@ -111,8 +153,10 @@ struct fmt::formatter<kvsize::model_spec> : fmt::formatter<fmt::string_view> {
     const std::uint32_t hdv = kvsize::effective_head_dim_v(m);
     const std::string dims = hd == hdv ? fmt::format("head_dim {}", hd) : fmt::format("head_dim {} (K) / {} (V)", hd, hdv);
     return fmt::formatter<fmt::string_view>::format(
-        fmt::format("{} layers ({}), {} heads, {} KV heads, {}, vocab {}, {}", m.layers, kinds, m.attention_heads,
-                    kvsize::cache_kv_heads(m), dims, m.vocab_size, kvsize::name(m.compute_dtype)),
+        fmt::format("{} layers ({}), {} heads, {} KV heads, {}{}, vocab {}, {}", m.layers, kinds, m.attention_heads,
+                    kvsize::cache_kv_heads(m), dims, kvsize::own_layer_shapes(m), m.vocab_size,
+                    kvsize::name(m.compute_dtype)),
         ctx);
   }
+
 };

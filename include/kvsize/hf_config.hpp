@@ -143,6 +143,11 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
       }
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
+    if (d.head_dim != 0 && d.head_dim != m.head_dim) {  // ≤ 0xFFFF: read_u32's bound in the plan
+      m.layer[i].head_dim = static_cast<std::uint16_t>(d.head_dim);
+      m.layer[i].head_dim_v = static_cast<std::uint16_t>(d.head_dim);
+    }
+    m.weights.layer[i].v_from_k = d.v_from_k;
   }
 }
 
@@ -153,7 +158,8 @@ inline void group_layers(const layer_plan& plan, const std::vector<std::string>&
   const auto same = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = plan.layer[a];
     const auto& y = plan.layer[b];
-    return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.reason == y.reason;
+    return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.head_dim == y.head_dim &&
+           x.reason == y.reason;
   };
   std::size_t groups = layers == 0 ? 0 : 1;
   for (std::uint32_t i = 1; i < layers; ++i) {

@@ -24,7 +24,7 @@ namespace detail {
   switch (kind_of_layer(m, il)) {
     case layer_kind::full:
     case layer_kind::sliding:
-    case layer_kind::chunked: return attention_row(m, kv_heads_of_layer(m, il), t).total();
+    case layer_kind::chunked: return layer_attention_row(m, il, kv_heads_of_layer(m, il), t).total();
     case layer_kind::latent: return row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k);
     case layer_kind::inherit:  // resolved by kind_of_layer; listed for -Wswitch
     case layer_kind::none:
@@ -87,49 +87,50 @@ struct kv_token_bytes {
 };
 
 namespace detail {
-// At run time the scans below read each layer_spec as one 32-bit word (it is 4 bytes without
+// At run time the scans below read each layer_spec as one 64-bit word (it is 8 bytes without
 // padding): compilers vectorise a loop over words directly, where a loop over a struct's fields
 // needs shuffles (or, with GCC 12, is not vectorised at all). In a constant expression, where
 // memcpy is not allowed, they read field by field.
-static_assert(sizeof(layer_spec) == 4 && offsetof(layer_spec, kind) == 0 && offsetof(layer_spec, recurrent) == 1 &&
-                  offsetof(layer_spec, kv_heads) == 2 && std::is_trivially_copyable_v<layer_spec>,
-              "layer_spec is scanned as 32-bit words: kind, recurrent, kv_heads");
+static_assert(sizeof(layer_spec) == 8 && offsetof(layer_spec, kind) == 0 && offsetof(layer_spec, recurrent) == 1 &&
+                  offsetof(layer_spec, kv_heads) == 2 && offsetof(layer_spec, head_dim) == 4 &&
+                  offsetof(layer_spec, head_dim_v) == 6 && std::is_trivially_copyable_v<layer_spec>,
+              "layer_spec is scanned as 64-bit words: kind, recurrent, kv_heads, head_dim, head_dim_v");
 static_assert(static_cast<std::uint32_t>(layer_kind::inherit) == 0, "an entry left as it is reads as 0");
 inline constexpr bool little_endian = std::endian::native == std::endian::little;
-inline constexpr unsigned layer_word_kind_shift = little_endian ? 0U : 24U;    ///< kind: byte 0
-inline constexpr unsigned layer_word_recurrent_shift = little_endian ? 8U : 16U;  ///< recurrent: byte 1
-inline constexpr unsigned layer_word_heads_shift = little_endian ? 16U : 0U;  ///< kv_heads: bytes 2-3
+inline constexpr unsigned layer_word_kind_shift = little_endian ? 0U : 56U;    ///< kind: byte 0
+inline constexpr unsigned layer_word_recurrent_shift = little_endian ? 8U : 48U;  ///< recurrent: byte 1
+inline constexpr unsigned layer_word_shape_shift = little_endian ? 16U : 0U;  ///< kv_heads, head_dim, head_dim_v: bytes 2-7
 
-[[nodiscard]] inline auto layer_word(const model_spec& m, std::size_t il) -> std::uint32_t {
-  std::uint32_t word = 0;
+[[nodiscard]] inline auto layer_word(const model_spec& m, std::size_t il) -> std::uint64_t {
+  std::uint64_t word = 0;
   std::memcpy(&word, reinterpret_cast<const unsigned char*>(m.layer.data()) + il * sizeof(layer_spec), sizeof word);
   return word;
 }
 
 /// What the first `listed` layer entries set, ORed together: non-zero `kinds` if any entry sets its
-/// kind, non-zero `heads` if any sets its own KV heads, non-zero `recurrent` if any layer keeps a
+/// kind, `shape` if any sets its own KV heads or head dimensions, `recurrent` if any layer keeps a
 /// state (which does not change the KV, but needs the model's state size: check_recurrent_state).
 struct layer_entries_or {
-  std::uint32_t kinds = 0;
-  std::uint32_t heads = 0;
-  std::uint32_t recurrent = 0;
+  std::uint64_t kinds = 0;
+  std::uint64_t shape = 0;
+  std::uint64_t recurrent = 0;
 };
 [[nodiscard]] constexpr auto or_of_layer_entries(const model_spec& m, std::size_t listed) -> layer_entries_or {
   layer_entries_or r{};
   if (std::is_constant_evaluated()) {
     for (std::size_t il = 0; il < listed; ++il) {
       r.kinds |= static_cast<std::uint32_t>(m.layer[il].kind);
-      r.heads |= m.layer[il].kv_heads;
+      r.shape |= std::uint64_t{m.layer[il].kv_heads} | m.layer[il].head_dim | m.layer[il].head_dim_v;
       r.recurrent |= static_cast<std::uint32_t>(m.layer[il].recurrent);
     }
     return r;
   }
-  std::uint32_t any = 0;
+  std::uint64_t any = 0;
   for (std::size_t il = 0; il < listed; ++il) {
     any |= layer_word(m, il);
   }
   r.kinds = (any >> layer_word_kind_shift) & 0xFFU;
-  r.heads = (any >> layer_word_heads_shift) & 0xFFFFU;
+  r.shape = (any >> layer_word_shape_shift) & 0xFFFF'FFFF'FFFFU;
   r.recurrent = (any >> layer_word_recurrent_shift) & 0xFFU;
   return r;
 }
@@ -162,7 +163,7 @@ struct kind_counts {
     }
   } else {
     for (std::size_t il = 0; il < listed; ++il) {
-      count((layer_word(m, il) >> layer_word_kind_shift) & 0xFFU);
+      count(static_cast<std::uint32_t>((layer_word(m, il) >> layer_word_kind_shift) & 0xFFU));
     }
   }
   return {full, sliding, chunked, latent};
@@ -177,14 +178,14 @@ namespace detail {
 [[nodiscard]] constexpr auto kv_token_bytes_by_kind(const model_spec& m, kv_dtypes t, layer_entries_or entries,
                                                     layer_kind model_kind) -> kv_token_bytes {
   const std::size_t listed = m.layers;
-  const std::uint32_t any_kind = entries.kinds;
-  const std::uint32_t any_heads = entries.heads;
-  // Layers of each kind with the model's KV heads; layers with heads of their own are summed apart.
+  const std::uint64_t any_kind = entries.kinds;
+  const std::uint64_t any_shape = entries.shape;
+  // Layers of each kind with the model's shape; layers of their own shape are summed apart.
   std::uint64_t full = 0;
   std::uint64_t sliding = 0;
   std::uint64_t chunked = 0;
   std::uint64_t latent = 0;
-  kv_token_bytes own_heads{};
+  kv_token_bytes own_shape{};
   const auto count = [&](layer_kind k, std::uint64_t n) {
     switch (k) {
       case layer_kind::full: full += n; break;
@@ -196,9 +197,9 @@ namespace detail {
       case layer_kind::shared: break;
     }
   };
-  if (any_kind == 0 && any_heads == 0) {
+  if (any_kind == 0 && any_shape == 0) {
     count(model_kind, m.layers);
-  } else if (any_heads == 0) {
+  } else if (any_shape == 0) {
     // Pass 2: count the kinds (branch-free, vectorised).
     const auto n = count_kinds(m, listed, model_kind);
     full += n.full;
@@ -206,7 +207,6 @@ namespace detail {
     chunked += n.chunked;
     latent += n.latent;
   } else {
-    const std::uint32_t model_heads = effective_kv_heads(m);
     for (std::size_t il = 0; il < listed; ++il) {
       const auto index = static_cast<std::uint32_t>(il);
       const std::uint32_t own = m.layer[il].kv_heads;
@@ -214,7 +214,7 @@ namespace detail {
       if (own != 0 && (own > m.attention_heads || !divides(own, m.attention_heads))) {
         refuse<check_layer_kv_heads>(m, own);
       }
-      if (own == 0 || own == model_heads || k == layer_kind::latent) {
+      if (k == layer_kind::latent || layer_has_model_shape(m, index)) {
         count(k, 1);
         continue;
       }
@@ -223,9 +223,9 @@ namespace detail {
       }
       const bytes b = layer_kv_row_bytes(m, index, t);
       switch (k) {
-        case layer_kind::sliding: own_heads.sliding += b; break;
-        case layer_kind::chunked: own_heads.chunked += b; break;
-        default: own_heads.growing += b; break;
+        case layer_kind::sliding: own_shape.sliding += b; break;
+        case layer_kind::chunked: own_shape.chunked += b; break;
+        default: own_shape.growing += b; break;
       }
     }
   }
@@ -242,15 +242,15 @@ namespace detail {
   }
   const bytes row = full + sliding + chunked != 0 ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
   const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k) : bytes{0};
-  return {row * full + latent_row * latent + own_heads.growing, row * sliding + own_heads.sliding,
-          row * chunked + own_heads.chunked, m.sliding_window, m.attention_chunk};
+  return {row * full + latent_row * latent + own_shape.growing, row * sliding + own_shape.sliding,
+          row * chunked + own_shape.chunked, m.sliding_window, m.attention_chunk};
 }
 }  // namespace detail
 
-/// The per-kind sums of model `m` with K and V in `t`. Layers with the model's KV heads share one
-/// row size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform
-/// model costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only
-/// layers with KV heads of their own (rare: Nemotron's block_configs) take the per-layer formula.
+/// The per-kind sums of model `m` with K and V in `t`. Layers of the model's shape share one row
+/// size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform model
+/// costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only layers
+/// with KV heads or head dimensions of their own (Nemotron-Super, Gemma 4) take the per-layer formula.
 ///
 /// Checks the spec as it goes, at O(1) extra cost: the model-wide rules first, then the rules of the
 /// kinds of layer the pass found (a sliding layer needs a window, ...), a recurrent layer's state
@@ -262,15 +262,15 @@ namespace detail {
     detail::refuse<detail::check_model_shape>(m);
   }
   const std::size_t listed = m.layers;  // 1 ≤ layers ≤ max_layers from here on
-  // Does any layer set its kind or KV heads, or keep a state?
+  // Does any layer set its kind, KV heads or head dimensions, or keep a state?
   const detail::layer_entries_or entries = detail::or_of_layer_entries(m, listed);
-  const std::uint32_t any_kind = entries.kinds;
-  const std::uint32_t any_heads = entries.heads;
+  const std::uint64_t any_kind = entries.kinds;
+  const std::uint64_t any_shape = entries.shape;
   if (entries.recurrent != 0 && m.state.conv_elements == 0 && m.state.ssm_elements == 0) {
     detail::refuse<detail::check_recurrent_state>(m);
   }
   const layer_kind model_kind = kind_of_layer(m, max_layers);
-  if (any_kind == 0 && any_heads == 0 && model_kind == layer_kind::full) {
+  if (any_kind == 0 && any_shape == 0 && model_kind == layer_kind::full) {
     // The usual case, every layer full attention with the model's KV heads: one row × layers (what
     // the general sums below give, without their bookkeeping, which pays for the checks above).
     const bytes row = detail::attention_row(m, effective_kv_heads(m), t).total();
@@ -306,7 +306,7 @@ namespace detail {
   if (!layer_keeps_kv(m, il)) {
     return bytes{0};
   }
-  return attention_row(m, m.attention_heads, t).total();
+  return layer_attention_row(m, il, m.attention_heads, t).total();
 }
 }  // namespace detail
 

@@ -42,13 +42,23 @@ struct kv_row {
   friend constexpr auto operator==(const kv_row&, const kv_row&) -> bool = default;
 };
 
-/// An attention layer of which a rank holds `heads` KV heads:
-///   K = row(t.k, heads × head_dim),  V = row(t.v, heads × head_dim_v).
-[[nodiscard]] constexpr auto attention_row(const model_spec& m, std::uint64_t heads, kv_dtypes t) -> kv_row {
+/// An attention layer of which a rank holds `heads` KV heads of K width `head_dim` and V width
+/// `head_dim_v`:  K = row(t.k, heads × head_dim),  V = row(t.v, heads × head_dim_v).
+[[nodiscard]] constexpr auto attention_row(std::uint64_t heads, std::uint64_t head_dim, std::uint64_t head_dim_v,
+                                           kv_dtypes t) -> kv_row {
   kv_row r{};
-  r.v = row_bytes(t.v, heads * effective_head_dim_v(m));  // V first: the order the queries were tuned in
-  r.k = row_bytes(t.k, heads * effective_head_dim(m));
+  r.v = row_bytes(t.v, heads * head_dim_v);  // V first: the order the queries were tuned in
+  r.k = row_bytes(t.k, heads * head_dim);
   return r;
+}
+/// ... with the model's head dimensions.
+[[nodiscard]] constexpr auto attention_row(const model_spec& m, std::uint64_t heads, kv_dtypes t) -> kv_row {
+  return attention_row(heads, effective_head_dim(m), effective_head_dim_v(m), t);
+}
+/// ... with layer `il`'s head dimensions (Gemma 4: global_head_dim on its full-attention layers).
+[[nodiscard]] constexpr auto layer_attention_row(const model_spec& m, std::uint32_t il, std::uint64_t heads, kv_dtypes t)
+    -> kv_row {
+  return attention_row(heads, head_dim_of_layer(m, il), head_dim_v_of_layer(m, il), t);
 }
 
 /// Elements of one MLA latent vector: kv_lora_rank + rope_head_dim (576 for DeepSeek-V3).
@@ -276,7 +286,7 @@ namespace detail {
   g.kind = k == layer_kind::sliding ? group_kind::sliding : (k == layer_kind::chunked ? group_kind::chunked : group_kind::full);
   g.window = k == layer_kind::sliding ? m.sliding_window : (k == layer_kind::chunked ? m.attention_chunk : 0U);
   g.kv_heads = heads_per_rank(c.split, kv_heads_of_layer(m, il), c.tp);
-  const kv_row r = attention_row(m, g.kv_heads, c.kv);
+  const kv_row r = layer_attention_row(m, il, g.kv_heads, c.kv);
   g.k_row = r.k;
   g.v_row = r.v;
   return g;
@@ -298,8 +308,8 @@ namespace detail {
 
 /// The groups of stage `r` of a spec already checked: the one loop over layers that every engine
 /// sizes from. A layer adds its KV group first, then its state group (the order vLLM registers specs).
-/// Layers of one (kind, KV heads) pair have one shape, so the rows are worked out once per pair
-/// (the last pair seen is tried first: layers come in runs) and once for the state.
+/// Layers of one (kind, KV heads, head dimensions) shape share their rows, worked out once per shape
+/// (the last shape seen is tried first: layers come in runs) and once for the state.
 [[nodiscard]] constexpr auto group_layers(const model_spec& m, stage_range r, const group_choices& c) -> layer_groups {
   if (c.tp == 0) {
     throw kvsize::invalid_argument("kvsize: --tp and --pp must be positive");
@@ -307,10 +317,15 @@ namespace detail {
   if (r.first > m.layers || r.count > m.layers - r.first) {
     throw kvsize::invalid_argument("kvsize: pipeline stage out of range");
   }
-  struct pair_seen {
+  struct pair_seen {  // one layer shape: kind, KV heads and head dimensions
     layer_kind kind = layer_kind::full;
     std::uint32_t heads = 0;
+    std::uint32_t head_dim = 0;
+    std::uint32_t head_dim_v = 0;
     std::uint32_t group = 0;
+    [[nodiscard]] constexpr auto same(const pair_seen& o) const -> bool {
+      return kind == o.kind && heads == o.heads && head_dim == o.head_dim && head_dim_v == o.head_dim_v;
+    }
   };
   std::array<pair_seen, max_layer_groups> seen{};
   std::uint32_t n_seen = 0;
@@ -320,10 +335,10 @@ namespace detail {
   for (std::uint32_t il = r.first; il < r.first + r.count; ++il) {
     const layer_kind k = kind_of_layer(m, il);
     if (k != layer_kind::none && k != layer_kind::shared) {
-      const std::uint32_t heads = kv_heads_of_layer(m, il);
-      if (n_seen == 0 || seen[last].kind != k || seen[last].heads != heads) {
+      const pair_seen shape{k, kv_heads_of_layer(m, il), head_dim_of_layer(m, il), head_dim_v_of_layer(m, il), 0};
+      if (n_seen == 0 || !seen[last].same(shape)) {
         last = 0;
-        while (last < n_seen && (seen[last].kind != k || seen[last].heads != heads)) {
+        while (last < n_seen && !seen[last].same(shape)) {
           ++last;
         }
       }
@@ -333,7 +348,8 @@ namespace detail {
         if (n_seen == max_layer_groups) {
           throw kvsize::invalid_argument("kvsize: more distinct layer shapes than kvsize::max_layer_groups (32)");
         }
-        seen[n_seen++] = {k, heads, out.add_layer(kv_group_of(m, il, k, c))};
+        seen[n_seen] = shape;
+        seen[n_seen++].group = out.add_layer(kv_group_of(m, il, k, c));
       }
     }
     if (layer_keeps_state(m, il)) {

@@ -34,6 +34,12 @@ struct layer_spec {
   bool recurrent = false;
   /// KV heads of this layer; 0 means the model's `kv_heads`.
   std::uint16_t kv_heads = 0;
+  /// K (and Q) head dimension of this layer; 0 means the model's (effective_head_dim). Gemma 4's
+  /// full-attention layers use global_head_dim 512 where its sliding layers use head_dim 256.
+  std::uint16_t head_dim = 0;
+  /// V head dimension of this layer; 0 means this layer's K head dimension when `head_dim` is set,
+  /// else the model's (effective_head_dim_v).
+  std::uint16_t head_dim_v = 0;
   friend constexpr auto operator==(const layer_spec&, const layer_spec&) -> bool = default;
 };
 
@@ -142,6 +148,28 @@ static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "
 [[nodiscard]] constexpr auto kv_heads_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
   const std::uint32_t own = il < max_layers ? m.layer[il].kv_heads : 0;
   return own != 0 ? own : effective_kv_heads(m);
+}
+
+/// K head dimension of layer `il`: its own, else the model's.
+[[nodiscard]] constexpr auto head_dim_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
+  const std::uint32_t own = il < max_layers ? m.layer[il].head_dim : 0;
+  return own != 0 ? own : effective_head_dim(m);
+}
+
+/// V head dimension of layer `il`: its own; else, for a layer with its own K head dimension, that;
+/// else the model's.
+[[nodiscard]] constexpr auto head_dim_v_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
+  if (il >= max_layers) {
+    return effective_head_dim_v(m);
+  }
+  const layer_spec& l = m.layer[il];
+  return l.head_dim_v != 0 ? l.head_dim_v : (l.head_dim != 0 ? l.head_dim : effective_head_dim_v(m));
+}
+
+/// Whether layer `il` attends with the model's shape: its KV heads and head dimensions are the model's.
+[[nodiscard]] constexpr auto layer_has_model_shape(const model_spec& m, std::uint32_t il) -> bool {
+  return kv_heads_of_layer(m, il) == effective_kv_heads(m) && head_dim_of_layer(m, il) == effective_head_dim(m) &&
+         head_dim_v_of_layer(m, il) == effective_head_dim_v(m);
 }
 
 /// Whether layer `il` holds K/V of its own.

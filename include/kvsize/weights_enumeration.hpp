@@ -85,11 +85,12 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   const weights_shape& w = m.weights;
   const std::uint64_t hidden = m.hidden_size;
   const std::uint64_t heads = m.attention_heads;
-  const std::uint64_t hd = effective_head_dim(m);
-  const std::uint64_t hdv = effective_head_dim_v(m);
+  const std::uint64_t hd = head_dim_of_layer(m, e.il);  // Gemma 4: global_head_dim on full layers
+  const std::uint64_t hdv = head_dim_v_of_layer(m, e.il);
+  const bool v_from_k = e.il < max_layers && w.layer[e.il].v_from_k;
   const std::uint64_t q_rows = checked_mul(checked_mul(heads, hd), w.output_gate ? 2U : 1U);
   const std::uint64_t k_rows = checked_mul(kv_heads, hd);
-  const std::uint64_t v_rows = checked_mul(kv_heads, hdv);
+  const std::uint64_t v_rows = v_from_k ? 0U : checked_mul(kv_heads, hdv);
   if (w.fused_qkv) {
     e.matrix(weight_part::attention, tensor_role::attn_qkv, checked_add(q_rows, checked_add(k_rows, v_rows)), hidden);
   } else {

@@ -46,6 +46,9 @@ enum class recurrent_kind : std::uint8_t {
 struct layer_weights {
   ffn_kind ffn = ffn_kind::inherit;
   std::uint32_t ffn_width = 0;  ///< width of this layer's dense MLP; 0 → model_spec::intermediate_size
+  /// V is K's projection, normed apart (Gemma 4's attention_k_eq_v on full-attention layers): no
+  /// v_proj tensor. The cache still holds both K and V.
+  bool v_from_k = false;
   friend constexpr auto operator==(const layer_weights&, const layer_weights&) -> bool = default;
 };
 

@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 47);
+  CHECK(count == 49);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -629,6 +629,12 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"first_k_dense_replace_exceeds_layers", inconsistent, "/first_k_dense_replace"},
       {"full_attention_interval_zero", out_of_range, "/full_attention_interval"},
       {"gated_delta_key_missing", missing_key, "/linear_num_value_heads"},
+      {"gemma4_attention_k_eq_v_string", wrong_type, "/attention_k_eq_v"},
+      {"gemma4_global_head_dim_huge", out_of_range, "/global_head_dim"},
+      {"gemma4_global_head_dim_string", wrong_type, "/global_head_dim"},
+      {"gemma4_global_head_dim_zero", out_of_range, "/global_head_dim"},
+      {"gemma4_global_kv_heads_negative", out_of_range, "/num_global_key_value_heads"},
+      {"gemma4_global_kv_heads_not_dividing", inconsistent, "/num_global_key_value_heads"},
       {"head_dim_negative", out_of_range, "/head_dim"},
       {"head_dim_zero", out_of_range, "/head_dim"},
       {"heads_array", wrong_type, "/num_attention_heads"},

@@ -234,6 +234,28 @@ golden{.file = "google__gemma-3-27b-it.config.json", .compute = dtype::bf16,
        .vocab = 262'208, .kv_per_token = 507'904, .kv_per_token_fp8 = 253'952, .kv_per_token_mha = 1'015'808,
        .gqa_ratio = 2, .context = 4'096, .kv_per_sequence = 771'751'936, .growth = 81'920,
        .sliding = 52, .window = 1'024},
+// Gemma-4-26B-A4B (gemma4 / gemma4_text): 30 L, 16 heads, layer_types: 25 sliding_attention (window 1024,
+//   num_key_value_heads 8 × head_dim 256) and 5 full_attention (5, 11, 17, 23, 29), which take global_head_dim 512
+//   and, as attention_k_eq_v is true, num_global_key_value_heads 2 (vLLM models/gemma4.py
+//   Gemma4DecoderLayer.__init__; transformers Gemma4TextAttention.__init__). K and V are both cached. bf16.
+//   Sliding 25 × 8 × 256 × 2 × 2 B = 204,800; full 5 × 2 × 512 × 2 × 2 B = 20,480 → 225,280 B/token; fp8 112,640.
+//   MHA: 25 × 16 × 256 × 4 + 5 × 16 × 512 × 4 = 409,600 + 163,840 = 573,440; ratio 16 / 8 = 2 (model-wide).
+//   seq@4096 = 20,480 × 4,096 + 204,800 × 1,024 = 83,886,080 + 209,715,200 = 293,601,280. growth 20,480.
+golden{.file = "google__gemma-4-26B-A4B.config.json", .compute = dtype::bf16,
+       .layers = 30, .kv_layers = 30, .attention_heads = 16, .kv_heads = 8, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 262'144, .kv_per_token = 225'280, .kv_per_token_fp8 = 112'640, .kv_per_token_mha = 573'440,
+       .gqa_ratio = 2, .context = 4'096, .kv_per_sequence = 293'601'280, .growth = 20'480,
+       .sliding = 25, .window = 1'024},
+// Gemma-4-31B-IT (NVIDIA's NVFP4 export; the text model is the bf16 one's): 60 L, 32 heads; 50 sliding (16 kv ×
+//   256, window 1024), 10 full (4 global kv × 512, attention_k_eq_v). bf16 compute.
+//   Sliding 50 × 16 × 256 × 4 = 819,200; full 10 × 4 × 512 × 4 = 81,920 → 901,120 B/token; fp8 450,560.
+//   MHA: 50 × 32 × 256 × 4 + 10 × 32 × 512 × 4 = 1,638,400 + 655,360 = 2,293,760; ratio 2.
+//   seq@4096 = 81,920 × 4,096 + 819,200 × 1,024 = 335,544,320 + 838,860,800 = 1,174,405,120. growth 81,920.
+golden{.file = "nvidia__Gemma-4-31B-IT-NVFP4.config.json", .compute = dtype::bf16,
+       .layers = 60, .kv_layers = 60, .attention_heads = 32, .kv_heads = 16, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 262'144, .kv_per_token = 901'120, .kv_per_token_fp8 = 450'560, .kv_per_token_mha = 2'293'760,
+       .gqa_ratio = 2, .context = 4'096, .kv_per_sequence = 1'174'405'120, .growth = 81'920,
+       .sliding = 50, .window = 1'024},
 // Gemma-3-4B-it: sparse text_config: 34 L, hidden 2560, sliding_window 1024 set; heads 8, kv 4, head_dim 256,
 //   vocab 262,208 are Gemma3TextConfig defaults (configuration_gemma3.py __init__); bf16.
 //   Full iff (i+1) % 6 == 0 → i = 5, 11, 17, 23, 29: 5 full, 29 sliding.
@@ -540,7 +562,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 47);
+  CHECK(goldens.size() == 49);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -188,6 +188,8 @@ struct field_list {
   f.add("kind", l.kind, d.kind, enumerator(l.kind));
   f.add("recurrent", l.recurrent, d.recurrent, l.recurrent ? "true" : "false");
   f.add("kv_heads", l.kv_heads, d.kv_heads, std::to_string(l.kv_heads));
+  f.add("head_dim", l.head_dim, d.head_dim, std::to_string(l.head_dim));
+  f.add("head_dim_v", l.head_dim_v, d.head_dim_v, std::to_string(l.head_dim_v));
   std::string out = "kvsize::layer_spec{";
   for (std::size_t i = 0; i < f.items.size(); ++i) {
     out += (i == 0 ? "" : ", ") + f.items[i];
@@ -254,7 +256,7 @@ struct field_list {
   const char* kind = l.ffn == kvsize::ffn_kind::dense ? "dense" : l.ffn == kvsize::ffn_kind::moe ? "moe"
                    : l.ffn == kvsize::ffn_kind::none ? "none" : "inherit";
   return "kvsize::layer_weights{.ffn = kvsize::ffn_kind::" + std::string(kind) +
-         ", .ffn_width = " + std::to_string(l.ffn_width) + "}";
+         ", .ffn_width = " + std::to_string(l.ffn_width) + (l.v_from_k ? ", .v_from_k = true" : "") + "}";
 }
 
 /// The designated initialisers of every non-layer field of `m` (the shape fields always, the
@@ -314,7 +316,7 @@ struct field_list {
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     const kvsize::layer_kind k = kvsize::kind_of_layer(m, il);
     const bool attention = k == kvsize::layer_kind::full || k == kvsize::layer_kind::sliding;
-    if (!attention || m.layer[il].recurrent || m.layer[il].kv_heads != 0) {
+    if (!attention || m.layer[il].recurrent || !kvsize::layer_has_model_shape(m, il)) {
       return false;
     }
   }
@@ -374,7 +376,7 @@ struct field_list {
   if (overridden.empty()) {
     out << "};\n";
   } else {
-    out << "  };\n  // Layers that differ from the model-wide `attention`, `kv_heads` or recurrence.\n";
+    out << "  };\n  // Layers that differ from the model-wide `attention`, `kv_heads`, head dimensions or recurrence.\n";
     for (const std::uint32_t il : overridden) {
       if (!(m.layer[il] == kvsize::layer_spec{})) {
         out << "  m.layer[" << il << "] = " << layer_initialiser(m.layer[il]) << ";\n";

@@ -131,6 +131,10 @@ struct family {
   std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
   bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
 
+  /// Gemma 4: full-attention layers take global_head_dim (K and V) and, with attention_k_eq_v,
+  /// num_global_key_value_heads and no v_proj.
+  bool global_attention_keys = false;
+
   // Multi-token prediction.
   bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)
   std::uint32_t mtp_default = 0;  ///< MTP layers when num_nextn_predict_layers is absent
@@ -214,6 +218,21 @@ inline constexpr family families[] = {
      .nested_defaults = R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
     {.model_type = "gemma3n", .source = "Gemma3nTextConfig", .window = window_rule::pattern, .pattern = 5, .pattern_key = false,
      .tied = true},
+    // Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py @008e5743): head_dim 256,
+    // global_head_dim 512, num_global_key_value_heads None, attention_k_eq_v false,
+    // num_kv_shared_layers 0, sliding_window 512, 30 layers, 4 KV heads, max_position_embeddings
+    // 131072, tied; layer_types default: layer i slides iff (i + 1) % 6 != 0, the last layer full.
+    // Gemma4TextAttention: full-attention layers use global_head_dim, and with attention_k_eq_v
+    // num_global_key_value_heads KV heads and no v_proj (value = the raw K projection, v_norm'ed
+    // apart, so the cache holds K and V). Gemma4TextDecoderLayer: with enable_moe_block, the dense MLP
+    // of intermediate_size runs beside num_experts experts of moe_intermediate_size (top_k_experts).
+    {.model_type = "gemma4_text", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
+     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
+     .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true,
+     .nested_defaults = R"({"head_dim":256,"global_head_dim":512,"num_hidden_layers":30,"num_key_value_heads":4,"max_position_embeddings":131072,"sliding_window":512})"},
+    {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
+     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
+     .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true},
     // CohereDecoderLayer: one CohereLayerNorm (weight only) feeds attention and MLP in parallel.
     {.model_type = "cohere", .source = "CohereConfig (models/cohere/configuration_cohere.py)", .tied = true,
      .norm = norm_rule::layer_norm_no_bias, .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key},
@@ -325,6 +344,7 @@ inline constexpr composite composites[] = {
     {"llava_next", "llama"},
     {"gemma3", "gemma3_text"},
     {"gemma3n", "gemma3n_text"},
+    {"gemma4", "gemma4_text"},
     {"paligemma", "gemma"},
     {"llama4", "llama4_text"},
     {"mistral3", "mistral"},

@@ -22,6 +22,8 @@ struct layer_decision {
   bool recurrent = false;
   std::uint32_t kv_heads = 0;  ///< 0: the model's
   std::uint32_t reason = 0;    ///< index into layer_plan::reasons
+  std::uint32_t head_dim = 0;  ///< K and V head dimension; 0: the model's (Gemma 4 global_head_dim)
+  bool v_from_k = false;       ///< no v_proj: V is K's projection (Gemma 4 attention_k_eq_v)
 };
 
 /// Which key decided the layers. One source per model: a per-layer key of lower precedence is not

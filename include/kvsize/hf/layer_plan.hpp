@@ -142,6 +142,47 @@ inline void apply_kv_sharing(const config_view& v, const plan_facts& f, layer_pl
   }
 }
 
+/// Gemma 4: the full-attention layers take global_head_dim for K and V and, with attention_k_eq_v,
+/// num_global_key_value_heads KV heads (vLLM models/gemma4.py Gemma4DecoderLayer.__init__ and
+/// transformers Gemma4TextAttention.__init__ read the global heads only under attention_k_eq_v).
+inline void apply_global_attention_keys(const config_view& v, const plan_facts& f, layer_plan& p) {
+  if (!v.facts().global_attention_keys) {
+    return;
+  }
+  const slot ghd = v.get("global_head_dim");
+  const slot k_eq_v = v.get("attention_k_eq_v");
+  const slot gkv = v.get("num_global_key_value_heads");
+  const bool shares = read_bool_or(k_eq_v, false);
+  const std::uint32_t head_dim = ghd.set() ? read_u32(ghd, 1, 0xFFFFU) : 0U;
+  const std::uint32_t heads = shares && gkv.set() ? read_u32(gkv, 1, 0xFFFFU) : 0U;
+  if (!shares && gkv.set()) {
+    (void)read_u32(gkv, 1, 0xFFFFU);  // a count even where unread: a broken file is not a default
+  }
+  if (heads != 0 && (heads > f.heads || f.heads % heads != 0)) {
+    fail(config_errc::inconsistent, gkv.pointer(),
+         "expected a divisor of num_attention_heads (" + std::to_string(f.heads) + "), got " + std::to_string(heads));
+  }
+  std::string why;
+  if (head_dim != 0) {
+    why = "head_dim " + std::to_string(head_dim) + " from " + ghd.pointer();
+  }
+  if (shares) {
+    why += (why.empty() ? "" : "; ") + std::string("V is K's projection (") + k_eq_v.pointer() + ")" +
+           (heads != 0 ? ", " + std::to_string(heads) + " KV heads from " + gkv.pointer() : std::string());
+  }
+  for (auto& d : p.layer) {
+    if (d.kind == layer_kind::full) {
+      d.head_dim = head_dim;
+      d.kv_heads = heads != 0 ? heads : d.kv_heads;
+      d.v_from_k = shares;
+    }
+  }
+  if (!why.empty()) {
+    p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::full; },
+                    {v.base(), reason_rule::note, why, {}});
+  }
+}
+
 /// Reads the window, chunk and recurrent-state sizes the planned layers need, and appends where
 /// each came from to those layers' reasons.
 inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t hidden, layer_plan& p) {
@@ -198,6 +239,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   warn_unread_layer_keys(v, f.latent);
   const recurrence rec = plan_from_source(v, f, p);
   apply_kv_sharing(v, f, p);
+  apply_global_attention_keys(v, f, p);
   read_layer_sizes(v, rec, f.hidden, p);
   return p;
 }
