@@ -288,9 +288,7 @@ inline auto label_var(const model_result& m, std::string_view var) -> std::strin
     return m.layer_kinds;
   }
   if (var == "head_dims") {
-    return (m.head_dim == m.head_dim_v ? fmt::format("head_dim {}", m.head_dim)
-                                       : fmt::format("head_dim {} (K) / {} (V)", m.head_dim, m.head_dim_v)) +
-           m.own_shapes;
+    return kvsize::head_dims_text(m.head_dim, m.head_dim_v) + m.own_shapes;
   }
   const std::size_t i = index_of(model_fields, var);
   if (i == model_fields.size()) {

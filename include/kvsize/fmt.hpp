@@ -96,6 +96,12 @@ struct fmt::formatter<kvsize::layer_kind> : fmt::formatter<fmt::string_view> {
 };
 
 namespace kvsize {
+/// "head_dim 128", or "head_dim 192 (K) / 128 (V)" where V's rows are narrower than K's.
+[[nodiscard]] inline auto head_dims_text(std::uint32_t head_dim, std::uint32_t head_dim_v) -> std::string {
+  return head_dim == head_dim_v ? fmt::format("head_dim {}", head_dim)
+                                : fmt::format("head_dim {} (K) / {} (V)", head_dim, head_dim_v);
+}
+
 /// "" for a model whose attention layers share its shape; else the layers of another shape, by
 /// shape (up to three), e.g. " (5 full layers: 2 KV heads, head_dim 512)" for Gemma 4.
 [[nodiscard]] inline auto own_layer_shapes(const model_spec& m) -> std::string {
@@ -123,10 +129,8 @@ namespace kvsize {
   std::string out;
   for (std::size_t i = 0; i < seen.size() && i < 3; ++i) {
     const shape& s = seen[i];
-    const std::string dims =
-        s.hd == s.hdv ? fmt::format("head_dim {}", s.hd) : fmt::format("head_dim {} (K) / {} (V)", s.hd, s.hdv);
     out += fmt::format("{}{} {} layer{}: {} KV heads, {}", i == 0 ? " (" : "; ", s.layers, name(s.kind),
-                       s.layers == 1 ? "" : "s", s.heads, dims);
+                       s.layers == 1 ? "" : "s", s.heads, head_dims_text(s.hd, s.hdv));
   }
   if (seen.size() > 3) {
     out += fmt::format("; {} more shapes", seen.size() - 3);
@@ -149,14 +153,11 @@ struct fmt::formatter<kvsize::model_spec> : fmt::formatter<fmt::string_view> {
         kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, kvsize::name(k));
       }
     }
-    const std::uint32_t hd = kvsize::effective_head_dim(m);
-    const std::uint32_t hdv = kvsize::effective_head_dim_v(m);
-    const std::string dims = hd == hdv ? fmt::format("head_dim {}", hd) : fmt::format("head_dim {} (K) / {} (V)", hd, hdv);
+    const std::string dims = kvsize::head_dims_text(kvsize::effective_head_dim(m), kvsize::effective_head_dim_v(m));
     return fmt::formatter<fmt::string_view>::format(
         fmt::format("{} layers ({}), {} heads, {} KV heads, {}{}, vocab {}, {}", m.layers, kinds, m.attention_heads,
                     kvsize::cache_kv_heads(m), dims, kvsize::own_layer_shapes(m), m.vocab_size,
                     kvsize::name(m.compute_dtype)),
         ctx);
   }
-
 };

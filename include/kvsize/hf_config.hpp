@@ -143,7 +143,9 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
       }
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
-    if (d.head_dim != 0 && d.head_dim != m.head_dim) {  // ≤ 0xFFFF: read_u32's bound in the plan
+    // A layer's own head_dim sets its K and V widths (≤ 0xFFFF: read_u32's bound in the plan);
+    // stored only where either differs from the model's.
+    if (d.head_dim != 0 && (d.head_dim != effective_head_dim(m) || d.head_dim != effective_head_dim_v(m))) {
       m.layer[i].head_dim = static_cast<std::uint16_t>(d.head_dim);
       m.layer[i].head_dim_v = static_cast<std::uint16_t>(d.head_dim);
     }

@@ -98,12 +98,12 @@ namespace detail {
 /// The widest V row of any attention layer of the model (llama_hparams::n_embd_v_gqa_max, over all
 /// layers, not one device's): what each layer's V row takes without flash attention. Gemma 4:
 /// 4 KV heads × 512 on its full layers, 16 × 256 on its sliding ones (31B) → 16 × 256.
-[[nodiscard]] constexpr auto widest_v_row(const model_spec& m, dtype v) -> bytes {
+[[nodiscard]] constexpr auto widest_v_row(const model_spec& m, kv_dtypes t) -> bytes {
   bytes widest{0};
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     const layer_kind k = kind_of_layer(m, il);
     if (k == layer_kind::full || k == layer_kind::sliding || k == layer_kind::chunked) {
-      widest = max(widest, row_bytes(v, std::uint64_t{kv_heads_of_layer(m, il)} * head_dim_v_of_layer(m, il)));
+      widest = max(widest, kvsize::detail::layer_attention_row(m, il, kv_heads_of_layer(m, il), t).v);
     }
   }
   return widest;
@@ -219,7 +219,7 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
 
   // Without flash attention V is stored transposed, every layer's row as wide as the widest
   // (llama-kv-cache.cpp llama_kv_cache::llama_kv_cache, TAG_V_CACHE_VARIABLE: n_embd_v_gqa_max()).
-  const bytes v_floor = o.llama_cpp.flash_attn ? bytes{0} : detail::widest_v_row(m, s.kv.v);
+  const bytes v_floor = o.llama_cpp.flash_attn ? bytes{0} : detail::widest_v_row(m, s.kv);
   const auto add_rows = [&](const layer_group& g) {
     cache_part& c = iswa && is_windowed(g.kind) ? swa : base;
     const bytes v_row = g.kind == group_kind::latent ? g.v_row : max(g.v_row, v_floor);

@@ -176,6 +176,15 @@ inline void refuse_conflict(const slot& s) {
   return static_cast<std::uint32_t>(read_integer(s, min, max, over));  // range-checked just above
 }
 
+/// Fails unless `n` divides `total` (a head count split into whole groups); `what` names the
+/// total ("num_attention_heads", or another key's pointer), `s` is the key that set `n`.
+inline void require_divisor(const slot& s, std::uint64_t n, const std::string& what, std::uint64_t total) {
+  if (n == 0 || n > total || total % n != 0) {
+    fail(config_errc::inconsistent, s.pointer(),
+         "expected a divisor of " + what + " (" + std::to_string(total) + "), got " + std::to_string(n));
+  }
+}
+
 [[nodiscard]] inline auto read_bool(const slot& s) -> bool {
   if (s.value == nullptr) {
     fail(config_errc::missing_key, s.pointer(), "expected true or false, got nothing (the key is absent)");

@@ -95,10 +95,7 @@ inline void read_block_configs(const slot& bc, const plan_facts& f, layer_plan& 
     }
     const slot group = lookup(*att.value, att.pointer(), "n_heads_in_group");
     const std::uint32_t n = read_u32(group, 1, f.heads);
-    if (f.heads % n != 0) {
-      fail(config_errc::inconsistent, group.pointer(),
-           "expected a divisor of num_attention_heads (" + std::to_string(f.heads) + "), got " + std::to_string(n));
-    }
+    require_divisor(group, n, "num_attention_heads", f.heads);
     d.kind = layer_kind::full;
     d.kv_heads = f.heads / n;
     d.reason = p.intern({bc.pointer(), reason_rule::block_entry,

@@ -154,13 +154,11 @@ inline void apply_global_attention_keys(const config_view& v, const plan_facts& 
   const slot gkv = v.get("num_global_key_value_heads");
   const bool shares = read_bool_or(k_eq_v, false);
   const std::uint32_t head_dim = ghd.set() ? read_u32(ghd, 1, 0xFFFFU) : 0U;
-  const std::uint32_t heads = shares && gkv.set() ? read_u32(gkv, 1, 0xFFFFU) : 0U;
-  if (!shares && gkv.set()) {
-    (void)read_u32(gkv, 1, 0xFFFFU);  // a count even where unread: a broken file is not a default
-  }
-  if (heads != 0 && (heads > f.heads || f.heads % heads != 0)) {
-    fail(config_errc::inconsistent, gkv.pointer(),
-         "expected a divisor of num_attention_heads (" + std::to_string(f.heads) + "), got " + std::to_string(heads));
+  // Read even where unused (no attention_k_eq_v): a broken count is an error, not a default.
+  const std::uint32_t global_kv_heads = gkv.set() ? read_u32(gkv, 1, 0xFFFFU) : 0U;
+  const std::uint32_t heads = shares ? global_kv_heads : 0U;
+  if (heads != 0) {
+    require_divisor(gkv, heads, "num_attention_heads", f.heads);
   }
   std::string why;
   if (head_dim != 0) {

@@ -147,10 +147,7 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
     kv = read_u32(chain, 1);
     decided = chain;
   }
-  if (kv > heads || heads % kv != 0) {
-    fail(config_errc::inconsistent, decided.pointer(),
-         "expected a divisor of num_attention_heads (" + std::to_string(heads) + "), got " + std::to_string(kv));
-  }
+  require_divisor(decided, kv, "num_attention_heads", heads);
   notes.push_back(decided.pointer() + " = " + std::to_string(kv) + (kv == 1 ? " KV head" : " KV heads"));
   return kv;
 }

@@ -48,10 +48,7 @@ namespace state_detail {
   const std::uint64_t groups = read_integer(g, 1, 1U << 20U);
   if (const slot heads = lookup_first(cfg, base, keys::mamba_heads); heads.set()) {
     const std::uint64_t h = read_integer(heads, 1, 1U << 20U);
-    if (h % groups != 0) {
-      fail(config_errc::inconsistent, g.pointer(),
-           "expected a divisor of " + heads.pointer() + " (" + std::to_string(h) + "), got " + std::to_string(groups));
-    }
+    require_divisor(g, groups, heads.pointer(), h);
   }
   return groups;
 }
