@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize --engine all: the same config and device under every engine (engine_table.hpp).
 #include "engine_table.hpp"
+#include "model_input.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -133,7 +134,7 @@ auto engine_table(const options& opts, std::vector<std::string>& stderr_warnings
                                     opts.flag(flag), opts.flag(flag))};
     }
   }
-  const hf::parsed_config config = hf::load_config(opts.config_path);
+  const hf::parsed_config config = load_model(opts.config_path);
   std::vector<engine_row> rows;
   for (engine_kind e : all_engines) {
     options one = opts;

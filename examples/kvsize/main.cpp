@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <kvsize/error.hpp>
+#include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/version.hpp>
 
@@ -261,6 +262,14 @@ auto write_stdout(const std::string& text) -> bool {
   return std::fflush(stdout) == 0 && written && std::ferror(stdout) == 0;
 }
 
+/// Writes `text` to stdout: exit_ok, or the failure when stdout does not take it (a full disk, a closed pipe).
+auto write_or_fail(const std::string& text) -> int {
+  if (!write_stdout(text)) {
+    return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+  }
+  return exit_ok;
+}
+
 /// --svg must not replace the config it was computed from (kvsize c.json --svg c.json).
 void refuse_svg_over_input(const kvsize::cli::options& opts) {
   if (!opts.svg || opts.config_path == "-") {
@@ -300,10 +309,7 @@ auto print_engine_table(const kvsize::cli::options& opts) -> int {
   for (const auto& w : warnings) {
     std::fputs(fmt::format("kvsize: warning: {}\n", w).c_str(), stderr);
   }
-  if (!write_stdout(table)) {
-    return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-  }
-  return exit_ok;
+  return write_or_fail(table);
 }
 
 }  // namespace
@@ -322,10 +328,7 @@ auto main(int argc, char** argv) -> int {
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    if (!write_stdout(app.help())) {
-      return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-    }
-    return exit_ok;
+    return write_or_fail(app.help());
   } catch (const CLI::ParseError& e) {
     return fail(line.name_as_typed(e.what()));
   } catch (const kvsize::cli::usage_error& e) {
@@ -337,16 +340,10 @@ auto main(int argc, char** argv) -> int {
       return fail(unknown_argument_message(app, line, app.remaining()));
     }
     if (opts.version) {
-      if (!write_stdout(fmt::format("kvsize {}\n", kvsize::version_string))) {
-        return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-      }
-      return exit_ok;
+      return write_or_fail(fmt::format("kvsize {}\n", kvsize::version_string));
     }
     if (opts.list_gpus) {
-      if (!write_stdout(kvsize::cli::gpu_list())) {
-        return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-      }
-      return exit_ok;
+      return write_or_fail(kvsize::cli::gpu_list());
     }
     if (opts.config_path.empty()) {
       return fail("no config.json given (usage: kvsize CONFIG.json|DIR|- [options]; --help lists them)");
@@ -371,11 +368,10 @@ auto main(int argc, char** argv) -> int {
       std::fputs(fmt::format("kvsize: warning: {}\n", w).c_str(), stderr);
     }
     // A full disk or a closed pipe is an error too: the caller must not take a cut-off report.
-    if (!write_stdout(text)) {
-      return fail(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
-    }
-    return exit_ok;
+    return write_or_fail(text);
   } catch (const kvsize::hf::config_error& e) {
+    return fail(e.what());
+  } catch (const kvsize::gguf::gguf_error& e) {
     return fail(e.what());
   } catch (const kvsize::cli::usage_error& e) {
     return fail(e.message);

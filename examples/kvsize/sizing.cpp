@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize command line: from options and config.json to figures (the exact engine).
 #include "sizing.hpp"
+#include "model_input.hpp"
 
 #include <fmt/format.h>
 
@@ -613,6 +614,10 @@ void set_weights(const options& opts, sizing& s) {
   s.parameter_terms = parameters(m);
   s.parameters = s.parameter_terms.total;
   std::optional<weights_format> format;
+  if (opts.weights_dtype && s.config.checkpoint) {
+    throw usage_error{fmt::format("{}: a GGUF file states its weights tensor by tensor; the option applies to a "
+                                  "config.json", opts.flag("--weights-dtype"))};
+  }
   if (opts.weights_dtype) {
     if (*opts.weights_dtype == "auto") {
       format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
@@ -624,6 +629,21 @@ void set_weights(const options& opts, sizing& s) {
                                     "bf16 or fp8, or a GGUF preset such as q8_0, q4_0 or q4_K_M)",
                                     *opts.weights_dtype)};
     }
+  } else if (s.config.checkpoint) {  // a GGUF file: its tensor table, to the byte
+    const hf::checkpoint_weights& w = *s.config.checkpoint;
+    if (w.tensors == 0) {
+      s.parameters.reset();
+      s.parameter_terms = parameter_breakdown{};
+      s.notes.push_back("weights: the GGUF file has no tensors (a vocabulary-only file), so its weights are unknown");
+      return;
+    }
+    s.weights_format = w.format.empty() ? w.source : fmt::format("{} ({})", w.format, w.source);
+    s.weights = bytes{w.bytes};
+    s.parameters = w.parameters;
+    s.parameter_terms = parameter_breakdown{};  // the formula's terms do not apply: the table is the count
+    s.parameter_terms.total = w.parameters;
+    s.parameter_terms.active = w.active_parameters;
+    return;
   } else if (s.config.quantization) {
     format = s.config.quantization->format;
     if (!format) {
@@ -798,7 +818,7 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
 
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
   (void)engine_option(opts);  // an unknown engine is refused before the file is read
-  return compute_sizing(opts, stderr_warnings, hf::load_config(opts.config_path));
+  return compute_sizing(opts, stderr_warnings, load_model(opts.config_path));
 }
 
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings, hf::parsed_config config)

@@ -48,6 +48,17 @@ struct quantization_config {
   std::optional<kvsize::weights_format> format;  ///< nullopt: a scheme kvsize does not size (warned)
 };
 
+/// The weights as a checkpoint states them, tensor by tensor (a GGUF file's tensor table), where
+/// the input is one: exact, and preferred to the formula over the config's shape.
+struct checkpoint_weights {
+  std::string source;            ///< "GGUF tensor table"
+  std::string format;            ///< "q4_K_M" (GGUF general.file_type), or ""
+  std::uint64_t bytes = 0;       ///< Σ tensor bytes
+  std::uint64_t parameters = 0;  ///< Σ tensor elements
+  std::uint64_t active_parameters = 0;  ///< what one token uses (MoE: the routed experts it takes)
+  std::uint64_t tensors = 0;
+};
+
 /// The result of reading a config.json.
 struct parsed_config {
   kvsize::model_spec spec;            ///< validated (kvsize::validate passed)
@@ -60,6 +71,7 @@ struct parsed_config {
   std::optional<std::uint32_t> quantization_bits;   ///< quantization_config.bits / weight_bits / num_bits
   std::optional<quantization_config> quantization;  ///< quantization_config in full
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
+  std::optional<checkpoint_weights> checkpoint;  ///< a GGUF input's tensor table; absent for config.json
 };
 
 }  // namespace kvsize::hf

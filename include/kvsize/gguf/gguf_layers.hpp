@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// The attention shape and what each layer keeps, from GGUF keys, as llama.cpp decides them:
+// load_hparams (src/llama-model.cpp) for the shape, the architecture's own rule (gguf_arch.hpp)
+// for windows, recurrent and shared layers. Sources: docs/research/gguf-format.md §4.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "../model_spec.hpp"
+#include "gguf_arch.hpp"
+#include "gguf_error.hpp"
+#include "gguf_keys.hpp"
+
+namespace kvsize::gguf::detail {
+
+[[nodiscard]] inline auto count_text(std::uint64_t n) -> std::string { return std::to_string(n); }
+
+/// Layers, width, heads, head dimensions, vocabulary, context (load_hparams' first part).
+inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
+  const std::string bc = k.arch_key("block_count");
+  const std::uint32_t layers = k.required_u32(bc);
+  if (layers == 0 || layers > kvsize::max_layers) {
+    k.fail(layers == 0 ? gguf_errc::out_of_range : gguf_errc::unsupported, k.find(bc), bc,
+           "expected 1 to 512 layers (llama.cpp's LLAMA_MAX_LAYERS), got " + count_text(layers));
+  }
+  m.layers = layers;
+  m.hidden_size = k.required_u32(k.arch_key("embedding_length"));
+  m.max_context = k.required_u32(k.arch_key("context_length"));
+  if (const auto ff = k.per_layer(k.arch_key("feed_forward_length"), layers)) {
+    m.intermediate_size = (*ff)[0];
+  }
+  const auto heads = k.per_layer(k.arch_key("attention.head_count"), layers);
+  std::uint32_t h0 = 0;  // the first attention layer's heads: load_hparams' n_head(0) rule
+  if (heads) {
+    for (const std::uint32_t h : *heads) {
+      if (h != 0 && h0 == 0) {
+        h0 = h;
+      }
+      if (h != 0 && h != h0) {
+        k.fail(gguf_errc::unsupported, k.find(k.arch_key("attention.head_count")), k.arch_key("attention.head_count"),
+               "query heads that differ between layers (" + count_text(h0) + " and " + count_text(h) +
+                   ") are not modelled by kvsize");
+      }
+    }
+  }
+  m.attention_heads = h0;
+  if (const auto key_len = k.u32(k.arch_key("attention.key_length"))) {
+    m.head_dim = *key_len;
+  } else if (h0 != 0) {
+    m.head_dim = m.hidden_size / h0;  // llama.cpp: n_embd / n_head(0), integer division
+  }
+  if (const auto v_len = k.u32(k.arch_key("attention.value_length"))) {
+    m.head_dim_v = *v_len;
+  }
+  if (const auto v = k.u32(k.arch_key("vocab_size"))) {
+    m.vocab_size = *v;
+  } else if (const auto n = k.array_count("tokenizer.ggml.tokens")) {
+    if (*n > 0xFFFFFFFFULL) {
+      k.fail(gguf_errc::out_of_range, k.find("tokenizer.ggml.tokens"), "tokenizer.ggml.tokens",
+             "more than 2^32 tokens");
+    }
+    m.vocab_size = static_cast<std::uint32_t>(*n);
+  } else if (k.header().stopped_at == 0) {
+    throw gguf_error(gguf_errc::missing_key, k.file(), 0, "key \"" + k.arch_key("vocab_size") + "\"",
+                     "absent, and so is tokenizer.ggml.tokens: the vocabulary size is unknown");
+  }
+  if (const auto nextn = k.u32(k.arch_key("nextn_predict_layers")); nextn && *nextn >= layers) {
+    k.fail(gguf_errc::out_of_range, k.find(k.arch_key("nextn_predict_layers")), k.arch_key("nextn_predict_layers"),
+           "expected fewer than block_count (" + count_text(layers) + "), got " + count_text(*nextn));
+  }
+}
+
+/// The Mamba / short-conv state of a recurrent layer (llama_hparams::n_embd_r, n_embd_s).
+inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_spec& m) {
+  if (rule == recurrent_rule::kv_less_short_conv) {
+    const std::uint32_t l_cache = k.required_u32(k.arch_key("shortconv.l_cache"));
+    m.state.conv_elements = std::uint64_t{m.hidden_size} * (l_cache > 0 ? l_cache - 1 : 0);
+    return;
+  }
+  const std::uint64_t d_conv = k.required_u32(k.arch_key("ssm.conv_kernel"));
+  const std::uint64_t d_inner = k.required_u32(k.arch_key("ssm.inner_size"));
+  const std::uint64_t d_state = k.required_u32(k.arch_key("ssm.state_size"));
+  const std::uint64_t groups = k.u32(k.arch_key("ssm.group_count")).value_or(0);  // Mamba-1: none
+  m.state.conv_elements = (d_conv > 0 ? d_conv - 1 : 0) * (d_inner + 2 * groups * d_state);
+  m.state.ssm_elements = d_state * d_inner;
+}
+
+}  // namespace kvsize::gguf::detail

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// A GGUF file's weights from its tensor table: exact bytes per tensor (ggml type and shape), with
+// the token embedding, the output head and the routed experts apart (what an offload plan moves).
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>        // std::array
+#include <cstdint>      // std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include "../detail/checked.hpp"
+#include "gguf_header.hpp"
+
+namespace kvsize::gguf {
+
+struct gguf_weights {
+  std::uint64_t bytes = 0;            ///< Σ tensor bytes (unpadded)
+  std::uint64_t elements = 0;         ///< Σ tensor elements: the parameter count
+  std::uint64_t tensors = 0;
+  std::uint64_t token_embedding = 0;  ///< token_embd.weight: llama.cpp keeps it on the host
+  std::uint64_t output = 0;           ///< output.weight (absent when tied to the embedding)
+  std::uint64_t experts = 0;          ///< *_exps tensors' bytes: what --n-cpu-moe moves to the host
+  std::uint64_t expert_elements = 0;  ///< *_exps tensors' elements (all experts of all layers)
+  std::string file_type;              ///< general.file_type's name ("q4_K_M"), or ""
+};
+
+/// llama.h's llama_ftype names, by value (general.file_type); "" for an id llama.h leaves unnamed.
+[[nodiscard]] constexpr auto file_type_name(std::uint64_t id) -> std::string_view {
+  constexpr std::array<std::string_view, 42> names{
+      "f32",    "f16",     "q4_0",    "q4_1",  "",       "",       "",      "q8_0",   "q5_0",   "q5_1",  "q2_K",
+      "q3_K_S", "q3_K_M",  "q3_K_L",  "q4_K_S", "q4_K_M", "q5_K_S", "q5_K_M", "q6_K",  "iq2_xxs", "iq2_xs", "q2_K_S",
+      "iq3_xs", "iq3_xxs", "iq1_s",   "iq4_nl", "iq3_s",  "iq3_m",  "iq2_s",  "iq2_m", "iq4_xs", "iq1_m",  "bf16",
+      "",       "",        "",        "tq1_0",  "tq2_0",  "mxfp4_moe", "nvfp4", "q1_0", "q2_0"};
+  return id < names.size() ? names[id] : std::string_view{};
+}
+
+[[nodiscard]] inline auto weights_of(const gguf_header& h) -> gguf_weights {
+  gguf_weights w;
+  for (const auto& t : h.tensors) {
+    w.bytes = kvsize::detail::checked_add(w.bytes, t.size);
+    w.elements = kvsize::detail::checked_add(w.elements, t.elements());
+    ++w.tensors;
+    if (t.name == "token_embd.weight") {
+      w.token_embedding += t.size;
+    } else if (t.name == "output.weight") {
+      w.output += t.size;
+    } else if (t.name.find("_exps.") != std::string::npos) {
+      w.experts = kvsize::detail::checked_add(w.experts, t.size);
+      w.expert_elements = kvsize::detail::checked_add(w.expert_elements, t.elements());
+    }
+  }
+  if (const gguf_kv* ft = h.find("general.file_type"); ft != nullptr && ft->value.type == gguf_type::u32) {
+    w.file_type = std::string(file_type_name(ft->value.integers.front()));
+  }
+  return w;
+}
+
+}  // namespace kvsize::gguf

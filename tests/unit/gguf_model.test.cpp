@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// kvsize::gguf::model_of: a model_spec from GGUF keys as llama.cpp's load_hparams and the
+// architecture's load_arch_hparams read them (docs/research/gguf-arch-defaults.md), and the
+// command line on GGUF files. Each expected figure's derivation is beside it.
+#include <kvsize/engine.hpp>
+#include <kvsize/gguf.hpp>
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kv_cache.hpp>
+
+#include "gguf_support.hpp"
+#ifdef KVSIZE_CLI_PATH
+#include "cli_support.hpp"
+#endif
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using kvsize::bytes;
+using kvsize::layer_kind;
+using kvsize::gguf::gguf_errc;
+using kvsize::gguf::gguf_error;
+using kvsize_test::gguf_writer;
+using kvsize_test::read_bytes;
+
+auto model(const gguf_writer& w) -> kvsize::gguf::gguf_model {
+  return kvsize::gguf::model_of(read_bytes(w.bytes()), "test.gguf");
+}
+
+void require_model_refused(const gguf_writer& w, gguf_errc code, const std::string& words) {
+  try {
+    (void)model(w);
+    FAIL("accepted: " << words);
+  } catch (const gguf_error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring(words));
+  }
+}
+
+/// The attention keys of llama.cpp's ggml-vocab-gemma-4.gguf (Gemma-4-26B-A4B's header, read with
+/// @huggingface/gguf; its tokenizer is left out), written as the converter writes them.
+auto gemma4_26b_header() -> gguf_writer {
+  std::vector<std::int64_t> kv_heads;
+  std::vector<std::int64_t> slides;
+  for (int il = 0; il < 30; ++il) {
+    kv_heads.push_back(il % 6 == 5 ? 2 : 8);
+    slides.push_back(il % 6 == 5 ? 0 : 1);
+  }
+  gguf_writer w;
+  w.kv_str("general.architecture", "gemma4")
+      .kv_u32("gemma4.block_count", 30)
+      .kv_u32("gemma4.context_length", 262'144)
+      .kv_u32("gemma4.embedding_length", 2'816)
+      .kv_u32("gemma4.feed_forward_length", 2'112)
+      .kv_u32("gemma4.attention.head_count", 16)
+      .kv_ints("gemma4.attention.head_count_kv", 5, kv_heads)
+      .kv_u32("gemma4.expert_count", 128)
+      .kv_u32("gemma4.expert_used_count", 8)
+      .kv_u32("gemma4.attention.key_length", 512)
+      .kv_u32("gemma4.attention.value_length", 512)
+      .kv_u32("general.file_type", 1)
+      .kv_u32("gemma4.attention.sliding_window", 1'024)
+      .kv_u32("gemma4.attention.shared_kv_layers", 0)
+      .kv_ints("gemma4.attention.sliding_window_pattern", 7, slides)
+      .kv_u32("gemma4.attention.key_length_swa", 256)
+      .kv_u32("gemma4.attention.value_length_swa", 256)
+      .kv_u32("gemma4.rope.dimension_count", 512)
+      .kv_strs("tokenizer.ggml.tokens", std::vector<std::string>(262'144, "t"));
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("GGUF Gemma 4: the same cache as its config.json, under every engine", "[gguf][model][gemma4]") {
+  const auto g = model(gemma4_26b_header());
+  const auto hf = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                                          "google__gemma-4-26B-A4B.config.json");
+  kvsize::model_spec from_hf = hf.spec;
+  from_hf.compute_dtype = kvsize::dtype::f16;  // the GGUF is sized in llama.cpp's default f16 cache
+  for (std::uint32_t il = 0; il < 30; ++il) {
+    INFO("layer " << il);
+    CHECK(kvsize::kind_of_layer(g.spec, il) == kvsize::kind_of_layer(from_hf, il));
+    CHECK(kvsize::kv_heads_of_layer(g.spec, il) == kvsize::kv_heads_of_layer(from_hf, il));
+    CHECK(kvsize::head_dim_of_layer(g.spec, il) == kvsize::head_dim_of_layer(from_hf, il));
+    CHECK(kvsize::head_dim_v_of_layer(g.spec, il) == kvsize::head_dim_v_of_layer(from_hf, il));
+  }
+  CHECK(g.spec.sliding_window == 1'024);
+  CHECK(g.spec.vocab_size == 262'144);
+  const kvsize::engine_options o{.context = 4'096};
+  // The figures of tests/unit/engines/gemma4.test.cpp: exact 20,480 × 4,096 + 204,800 × 1,024;
+  // llama.cpp's SWA cache of PAD256(1,024 + 512) = 1,536 cells; without flash attention every V row
+  // is padded to the widest (8 × 256 = 2 × 512 here... and 4,096 B per layer either way).
+  CHECK(kvsize::size_cache(g.spec, kvsize::engine_kind::exact, o).kv_bytes_per_sequence == bytes{293'601'280});
+  CHECK(kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, o).kv_bytes_per_sequence == bytes{398'458'880});
+  kvsize::engine_options no_fa = o;
+  no_fa.llama_cpp.flash_attn = false;
+  CHECK(kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, no_fa).kv_bytes_per_sequence ==
+        kvsize::size_cache(from_hf, kvsize::engine_kind::llama_cpp, no_fa).kv_bytes_per_sequence);
+  // The reasons name the keys.
+  CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("gemma4.attention.sliding_window_pattern[i] = true"));
+  CHECK_THAT(g.layer_reasons[5], Catch::Matchers::ContainsSubstring("gemma4.attention.head_count_kv = 2"));
+}
+
+TEST_CASE("GGUF: the architectures' window rules", "[gguf][model]") {
+  // gemma2: set_swa_pattern(2) unless the key says otherwise; n_swa 4096 unless given.
+  auto gemma2 = kvsize_test::llama_header("gemma2", 6);
+  const auto g2 = model(gemma2);
+  CHECK(g2.spec.sliding_window == 4'096);
+  CHECK(kvsize::kind_of_layer(g2.spec, 0) == layer_kind::sliding);
+  CHECK(kvsize::kind_of_layer(g2.spec, 1) == layer_kind::full);
+  // gemma3: no window key → full attention everywhere; with one → period 6 (5 sliding : 1 full).
+  CHECK(kvsize::count_layers(model(kvsize_test::llama_header("gemma3", 12)).spec, layer_kind::sliding) == 0);
+  auto gemma3 = kvsize_test::llama_header("gemma3", 12);
+  gemma3.kv_u32("gemma3.attention.sliding_window", 1'024);
+  const auto g3 = model(gemma3);
+  CHECK(kvsize::count_layers(g3.spec, layer_kind::sliding) == 10);
+  CHECK(kvsize::kind_of_layer(g3.spec, 5) == layer_kind::full);
+  // A period given as a UINT32 key replaces the architecture's.
+  gemma3.kv_u32("gemma3.attention.sliding_window_pattern", 3);
+  CHECK(kvsize::count_layers(model(gemma3).spec, layer_kind::sliding) == 8);
+  // llama4: chunked attention of 8,192 tokens on 3 of 4 layers (the window key only turns it off).
+  const auto l4 = model(kvsize_test::llama_header("llama4", 8));
+  CHECK(l4.spec.attention_chunk == 8'192);
+  CHECK(kvsize::count_layers(l4.spec, layer_kind::chunked) == 6);
+  // cohere2moe: dense first (layer i slides iff i % 4 != 0).
+  auto c2 = kvsize_test::llama_header("cohere2moe", 8);
+  c2.kv_u32("cohere2moe.attention.sliding_window", 4'096);
+  const auto c2m = model(c2);
+  CHECK(kvsize::kind_of_layer(c2m.spec, 0) == layer_kind::full);
+  CHECK(kvsize::kind_of_layer(c2m.spec, 1) == layer_kind::sliding);
+  // phi3 reads a window and switches it off (llama.cpp PR #13676): full attention.
+  auto phi3 = kvsize_test::llama_header("phi3", 4);
+  phi3.kv_u32("phi3.attention.sliding_window", 2'047);
+  CHECK(kvsize::count_layers(model(phi3).spec, layer_kind::sliding) == 0);
+  // An architecture without a window rule: the key is not read, and the user is told.
+  auto qwen2 = kvsize_test::llama_header("qwen2", 4);
+  qwen2.kv_u32("qwen2.attention.sliding_window", 4'096);
+  const auto q2 = model(qwen2);
+  CHECK(kvsize::count_layers(q2.spec, layer_kind::sliding) == 0);
+  REQUIRE(q2.warnings.size() == 1);
+  CHECK_THAT(q2.warnings[0], Catch::Matchers::ContainsSubstring("qwen2.attention.sliding_window is not read"));
+}
+
+TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "[gguf][model]") {
+  // jamba: head_count_kv 0 → a Mamba state: conv (4 − 1) × 8,192, ssm 16 × 8,192 (no groups).
+  auto jamba = kvsize_test::llama_header("jamba", 8);
+  jamba.kv_ints("jamba.attention.head_count_kv_", 4, {});  // a stray key is harmless
+  gguf_writer j;
+  j.kv_str("general.architecture", "jamba")
+      .kv_u32("jamba.block_count", 8)
+      .kv_u32("jamba.context_length", 4'096)
+      .kv_u32("jamba.embedding_length", 4'096)
+      .kv_u32("jamba.attention.head_count", 32)
+      .kv_ints("jamba.attention.head_count_kv", 4, {0, 0, 0, 0, 8, 0, 0, 0})
+      .kv_u32("jamba.ssm.conv_kernel", 4)
+      .kv_u32("jamba.ssm.inner_size", 8'192)
+      .kv_u32("jamba.ssm.state_size", 16)
+      .kv_u32("jamba.vocab_size", 65'536);
+  const auto jm = model(j);
+  CHECK(kvsize::count_layers(jm.spec, layer_kind::full) == 1);
+  CHECK(jm.spec.state.conv_elements == 3 * 8'192);
+  CHECK(jm.spec.state.ssm_elements == 16 * 8'192);
+  CHECK(jm.spec.layer[0].recurrent);
+  CHECK_FALSE(jm.spec.layer[4].recurrent);
+  // deepseek2 with the _mla keys: a latent of kv_lora_rank 512 + rope 64 per token.
+  auto ds = kvsize_test::llama_header("deepseek2", 4);
+  ds.kv_u32("deepseek2.attention.kv_lora_rank", 512)
+      .kv_u32("deepseek2.rope.dimension_count", 64)
+      .kv_u32("deepseek2.attention.key_length_mla", 192)
+      .kv_u32("deepseek2.attention.value_length_mla", 128);
+  const auto dm = model(ds);
+  CHECK(kvsize::count_layers(dm.spec, layer_kind::latent) == 4);
+  CHECK(dm.spec.latent.kv_lora_rank == 512);
+  CHECK(dm.spec.latent.rope_head_dim == 64);
+  CHECK(dm.spec.latent.nope_head_dim == 128);
+  // gemma4 shared_kv_layers 2 of 6: layers 4 and 5 read an earlier layer's cache.
+  auto shared = gemma4_26b_header();
+  gguf_writer small;
+  small.kv_str("general.architecture", "gemma4")
+      .kv_u32("gemma4.block_count", 6)
+      .kv_u32("gemma4.context_length", 4'096)
+      .kv_u32("gemma4.embedding_length", 1'536)
+      .kv_u32("gemma4.attention.head_count", 8)
+      .kv_u32("gemma4.attention.head_count_kv", 1)
+      .kv_u32("gemma4.attention.sliding_window", 512)
+      .kv_u32("gemma4.attention.shared_kv_layers", 2)
+      .kv_ints("gemma4.attention.sliding_window_pattern", 7, {1, 1, 0, 1, 1, 0})
+      .kv_u32("gemma4.vocab_size", 262'144);
+  const auto sm = model(small);
+  CHECK(kvsize::count_layers(sm.spec, layer_kind::shared) == 2);
+  CHECK(kvsize::kind_of_layer(sm.spec, 3) == layer_kind::sliding);
+  // glm4moe-style MTP: the last nextn_predict_layers blocks are not cached.
+  auto mtp = kvsize_test::llama_header("glm4moe", 4);
+  mtp.kv_u32("glm4moe.nextn_predict_layers", 1);
+  const auto mm = model(mtp);
+  CHECK(kvsize::kind_of_layer(mm.spec, 3) == layer_kind::none);
+  CHECK(kvsize::kv_layers(mm.spec) == 3);
+}
+
+TEST_CASE("GGUF: the weights and active parameters from the tensor table", "[gguf][model]") {
+  // One layer: token_embd 64 × 100 f16, 8 experts stacked as 64 × 32 × 8 f32 (2 used per token).
+  auto w = kvsize_test::llama_header("qwen3moe", 1);
+  w.kv_u32("qwen3moe.expert_count", 8).kv_u32("qwen3moe.expert_used_count", 2);
+  w.tensor("token_embd.weight", {64, 100}, 1, 64 * 100 * 2).tensor("blk.0.ffn_up_exps.weight", {64, 32, 8}, 0,
+                                                                     64 * 32 * 8 * 4);
+  const auto g = model(w);
+  REQUIRE(g.weights.has_value());
+  CHECK(g.weights->bytes == 12'800 + 65'536);
+  CHECK(g.weights->token_embedding == 12'800);
+  CHECK(g.weights->experts == 65'536);
+  CHECK(g.weights->elements == 6'400 + 16'384);
+  // Active: everything but 6 of the 8 experts' 2,048 elements each: 22,784 − 12,288.
+  CHECK(g.active_parameters() == 22'784 - 12'288);
+}
+
+TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf][model][hostile]") {
+  gguf_writer no_arch;
+  no_arch.kv_u32("llama.block_count", 4);
+  require_model_refused(no_arch, gguf_errc::missing_key, "key \"general.architecture\": absent");
+  gguf_writer wrong;
+  wrong.kv_str("general.architecture", "llama").kv_i32("llama.block_count", 4);
+  require_model_refused(wrong, gguf_errc::wrong_type, "key \"llama.block_count\": expected a UINT32, got INT32");
+  auto zero = kvsize_test::llama_header("llama", 0);
+  require_model_refused(zero, gguf_errc::out_of_range, "expected 1 to 512 layers");
+  auto big = kvsize_test::llama_header("llama", 513);
+  require_model_refused(big, gguf_errc::unsupported, "got 513");
+  auto short_array = kvsize_test::llama_header("llama", 4);
+  short_array.kv_ints("llama.attention.head_count_kv_x", 4, {1});
+  gguf_writer bad_len;
+  bad_len.kv_str("general.architecture", "llama")
+      .kv_u32("llama.block_count", 4)
+      .kv_u32("llama.context_length", 4'096)
+      .kv_u32("llama.embedding_length", 4'096)
+      .kv_u32("llama.attention.head_count", 32)
+      .kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8})
+      .kv_u32("llama.vocab_size", 32'000);
+  require_model_refused(bad_len, gguf_errc::invalid, "an array of 3 elements; expected one per layer (4)");
+  auto no_pattern = kvsize_test::llama_header("gemma4", 6);
+  no_pattern.kv_u32("gemma4.attention.sliding_window", 512);
+  require_model_refused(no_pattern, gguf_errc::missing_key, "gemma4.attention.sliding_window_pattern");
+  require_model_refused(kvsize_test::llama_header("qwen3next", 4), gguf_errc::unsupported,
+                        "\"qwen3next\": llama.cpp gives this architecture recurrent layers");
+  auto not_dividing = kvsize_test::llama_header("llama", 4);
+  gguf_writer nd;
+  nd.kv_str("general.architecture", "llama")
+      .kv_u32("llama.block_count", 4)
+      .kv_u32("llama.context_length", 4'096)
+      .kv_u32("llama.embedding_length", 4'096)
+      .kv_u32("llama.attention.head_count", 32)
+      .kv_u32("llama.attention.head_count_kv", 5)
+      .kv_u32("llama.vocab_size", 32'000);
+  require_model_refused(nd, gguf_errc::invalid, "do not fit together");
+}
+
+#ifdef KVSIZE_CLI_PATH
+TEST_CASE("kvsize on a GGUF file: the same report and JSON keys as a config.json", "[gguf][cli]") {
+  using kvsize::test::json_of;
+  using kvsize::test::run_cli;
+  const std::string gpt2 = kvsize::test::config("gguf/ggml-vocab-gpt-2.gguf");
+  const auto j = json_of(gpt2 + " --context 1024");
+  CHECK(j["model"]["model_type"] == "gpt2");
+  CHECK(j["model"]["layers"] == 12);
+  CHECK(j["kv_bytes_per_token"] == 36'864);  // 12 × 12 × (64 + 64) × 2 B
+  CHECK(j["kv_bytes"] == 36'864ULL * 1'024);
+  const auto text = run_cli(gpt2);
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Matchers::ContainsSubstring("no tensors (a vocabulary-only file)"));
+  // llama.cpp on it: the engine's own cells.
+  CHECK(json_of(gpt2 + " --engine llama.cpp --context 1024")["engine"] == "llama.cpp");
+  kvsize::test::require_refused(run_cli(gpt2 + " --weights-dtype q4_K_M"), "a GGUF file states its weights");
+  // A synthetic model with tensors: the weights are the table's bytes.
+  const auto path = kvsize::test::temp_path(".gguf");
+  {
+    auto w = kvsize_test::llama_header("llama", 1);
+    w.tensor("token_embd.weight", {4'096, 128'256}, 1, 4'096ULL * 128'256 * 2);
+    std::ofstream(path, std::ios::binary) << w.bytes();
+  }
+  const auto jw = json_of("'" + path.string() + "' --context 1024");
+  CHECK(jw["weights_bytes"] == 4'096ULL * 128'256 * 2);
+  CHECK(jw["weights_dtype"] == "GGUF tensor table");
+  CHECK(jw["parameters"] == 4'096ULL * 128'256);
+  // A hostile file: exit 2, nothing on stdout, the byte offset and the tensor named.
+  {
+    auto w = kvsize_test::llama_header("llama", 1);
+    w.tensor("blk.0.attn_q.weight", {100}, 12, 144);
+    std::ofstream(path, std::ios::binary) << w.bytes();
+  }
+  kvsize::test::require_refused(run_cli("'" + path.string() + "'"),
+                                "tensor \"blk.0.attn_q.weight\": a row of 100 values");
+  std::filesystem::remove(path);
+}
+#endif

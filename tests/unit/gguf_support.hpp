@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// A GGUF writer for tests: builds headers byte by byte (little-endian), so that each test states
+// exactly the file it reads, valid or hostile.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <kvsize/gguf.hpp>
+
+namespace kvsize_test {
+
+class gguf_writer {
+ public:
+  explicit gguf_writer(std::uint32_t version = 3) {
+    raw("GGUF");
+    u32(version);
+    tensor_count_at_ = bytes_.size();
+    u64(0);
+    kv_count_at_ = bytes_.size();
+    u64(0);
+  }
+
+  // Primitive writes (little-endian).
+  auto raw(const std::string& s) -> gguf_writer& { bytes_ += s; return *this; }
+  auto le(std::uint64_t v, int n) -> gguf_writer& {
+    for (int i = 0; i < n; ++i) {
+      bytes_ += static_cast<char>((v >> (8 * i)) & 0xFFU);
+    }
+    return *this;
+  }
+  auto u8(std::uint64_t v) -> gguf_writer& { return le(v, 1); }
+  auto u32(std::uint64_t v) -> gguf_writer& { return le(v, 4); }
+  auto u64(std::uint64_t v) -> gguf_writer& { return le(v, 8); }
+  auto str(const std::string& s) -> gguf_writer& { return u64(s.size()).raw(s); }
+
+  // Key/value pairs; each bumps the stated count.
+  auto kv_u32(const std::string& k, std::uint32_t v) -> gguf_writer& { return key(k, 4).u32(v); }
+  auto kv_i32(const std::string& k, std::int32_t v) -> gguf_writer& {
+    return key(k, 5).u32(static_cast<std::uint32_t>(v));
+  }
+  auto kv_f32(const std::string& k, float v) -> gguf_writer& {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &v, 4);
+    return key(k, 6).u32(bits);
+  }
+  auto kv_bool(const std::string& k, bool v) -> gguf_writer& { return key(k, 7).u8(v ? 1 : 0); }
+  auto kv_str(const std::string& k, const std::string& v) -> gguf_writer& { return key(k, 8).str(v); }
+  auto kv_u64(const std::string& k, std::uint64_t v) -> gguf_writer& { return key(k, 10).u64(v); }
+  /// An array of `type` (4 = UINT32, 5 = INT32, 7 = BOOL) from integers.
+  auto kv_ints(const std::string& k, std::uint32_t type, const std::vector<std::int64_t>& v) -> gguf_writer& {
+    key(k, 9).u32(type).u64(v.size());
+    const int width = type == 7 || type == 0 || type == 1 ? 1 : type == 2 || type == 3 ? 2 : type >= 10 ? 8 : 4;
+    for (const auto e : v) {
+      le(static_cast<std::uint64_t>(e), width);
+    }
+    return *this;
+  }
+  auto kv_strs(const std::string& k, const std::vector<std::string>& v) -> gguf_writer& {
+    key(k, 9).u32(8).u64(v.size());
+    for (const auto& s : v) {
+      str(s);
+    }
+    return *this;
+  }
+  /// The key and its type id only: the caller writes the value (hostile files).
+  auto key(const std::string& k, std::uint32_t type) -> gguf_writer& {
+    ++kv_count_;
+    patch(kv_count_at_, kv_count_);
+    return str(k).u32(type);
+  }
+
+  /// A tensor entry; offset by default where the previous tensor ends, padded to `alignment`.
+  auto tensor(const std::string& name, std::initializer_list<std::uint64_t> ne, std::uint32_t type,
+              std::uint64_t size_bytes, std::int64_t offset = -1) -> gguf_writer& {
+    ++tensor_count_;
+    patch(tensor_count_at_, tensor_count_);
+    str(name).u32(ne.size());
+    for (const auto d : ne) {
+      u64(d);
+    }
+    u32(type);
+    u64(offset >= 0 ? static_cast<std::uint64_t>(offset) : next_offset_);
+    next_offset_ += (size_bytes + alignment - 1) / alignment * alignment;
+    return *this;
+  }
+
+  /// The file: header, then (with tensors) the padding and `data` bytes of zeros.
+  [[nodiscard]] auto bytes(bool with_padding = true, std::uint64_t data = 0) const -> std::string {
+    std::string out = bytes_;
+    if (tensor_count_ != 0 && with_padding) {
+      out.append((alignment - out.size() % alignment) % alignment, '\0');
+    }
+    out.append(data, '\0');
+    return out;
+  }
+  auto set_count(bool tensors, std::uint64_t n) -> gguf_writer& {
+    patch(tensors ? tensor_count_at_ : kv_count_at_, n);
+    return *this;
+  }
+
+  std::uint64_t alignment = 32;
+
+ private:
+  void patch(std::size_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      bytes_[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xFFU);
+    }
+  }
+  std::string bytes_;
+  std::size_t tensor_count_at_ = 0;
+  std::size_t kv_count_at_ = 0;
+  std::uint64_t tensor_count_ = 0;
+  std::uint64_t kv_count_ = 0;
+  std::uint64_t next_offset_ = 0;
+};
+
+/// read_gguf over an in-memory file.
+inline auto read_bytes(const std::string& bytes, const kvsize::gguf::read_options& o = {})
+    -> kvsize::gguf::gguf_header {
+  std::istringstream in(bytes);
+  return kvsize::gguf::read_gguf(in, "test.gguf", o);
+}
+
+/// A llama-style model header: `layers` blocks of `heads` heads, `kv` KV heads.
+inline auto llama_header(const std::string& arch = "llama", std::uint32_t layers = 4) -> gguf_writer {
+  gguf_writer w;
+  w.kv_str("general.architecture", arch)
+      .kv_u32(arch + ".block_count", layers)
+      .kv_u32(arch + ".context_length", 8192)
+      .kv_u32(arch + ".embedding_length", 4096)
+      .kv_u32(arch + ".feed_forward_length", 14336)
+      .kv_u32(arch + ".attention.head_count", 32)
+      .kv_u32(arch + ".attention.head_count_kv", 8)
+      .kv_u32(arch + ".vocab_size", 128256);
+  return w;
+}
+
+}  // namespace kvsize_test
