@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the config.json parser fuzzer with clang (libFuzzer + AddressSanitizer +
-# UndefinedBehaviorSanitizer, UB aborts) and runs it on a corpus seeded from configs/.
+# Builds the config.json parser fuzzer and the GGUF reader fuzzer with clang (libFuzzer +
+# AddressSanitizer + UndefinedBehaviorSanitizer, UB aborts) and runs each on a corpus seeded from configs/.
 # Usage: tests/fuzz/run-fuzz.sh [seconds=60] [libFuzzer flags...]   (env: CXX=clang++-NN, FUZZ_DIR=build dir)
 #   seconds 0 runs until another limit stops it, e.g. tests/fuzz/run-fuzz.sh 0 -runs=10000000
 set -euo pipefail
@@ -25,3 +25,16 @@ UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTION
 ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
   "$out/hf_config_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -dict="$root/tests/fuzz/json.dict" -artifact_prefix="$out/artifacts/" -print_final_stats=1 "$@" "$out/corpus"
+
+# The GGUF reader, the same time: seeded with the first 64 KiB of each bundled GGUF (its header
+# keys; the fuzzer cuts, grows and mutates them) and a few small files with tensor tables.
+mkdir -p "$out/gguf-corpus"
+"$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root/include" "$root/tests/fuzz/gguf.fuzz.cpp" -o "$out/gguf_fuzz"
+for f in "$root"/configs/gguf/*.gguf; do head -c 65536 "$f" > "$out/gguf-corpus/$(basename "$f")"; done
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
+ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+  "$out/gguf_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -dict="$root/tests/fuzz/gguf.dict" -artifact_prefix="$out/artifacts/gguf-" -print_final_stats=1 "$@" \
+  "$out/gguf-corpus"
