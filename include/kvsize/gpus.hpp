@@ -66,6 +66,10 @@ inline constexpr bytes h100_80gb = printed_gib(7'911);        // vllm-project/vl
 inline constexpr bytes t4 = printed_gib(1'456);               // Zheng-Chong/CatVTON#133, torch OOM
 inline constexpr bytes b200 = printed_gib(17'835);            // pytorch/ao#4002, device properties
 inline constexpr bytes h20 = printed_gib(9'508);              // sgl-project/sglang#10736, torch OOM
+inline constexpr bytes gb200 = printed_gib(18'431);           // vllm-project/vllm#43951, torch OOM
+inline constexpr bytes mi250x_gcd = printed_gib(6'398);       // ROCm/ROCm#3579, torch (HIP) OOM
+// deviceQuery "Total amount of global memory" (thamada/gls@e20f22d, gls/H100NVLx2_deviceQuery.py):
+inline constexpr bytes h100_nvl = B * 99'861'594'112;
 // nvidia-smi -q's FB "Total" less its "Reserved" (utkuozdemir/nvidia_gpu_exporter's captures):
 inline constexpr bytes rtx_4080_super = MiB * (16'376 - 434);  // driver 595.71.05
 // The same AD102 board and 46,068 MiB as the L40S (the Ada boards' sibling):
@@ -108,7 +112,7 @@ namespace detail {
 // Every figure below, with its public source (nvidia-smi / rocm-smi output for the named variant,
 // CUDA's total from a public log, vendor data sheet): docs/research/gpu-catalog.md.
 // clang-format off
-inline constexpr std::array<gpu_spec, 19> gpu_catalog{{
+inline constexpr std::array<gpu_spec, 24> gpu_catalog{{
     detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
     detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::ada_reservation),
     detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::ada_reservation),
@@ -124,10 +128,15 @@ inline constexpr std::array<gpu_spec, 19> gpu_catalog{{
     detail::derived_gpu ("a10g",      "NVIDIA A10G (AWS G5)",          MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::ampere_gddr_reservation),
     detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4),
     detail::derived_gpu ("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::gddr_reservation),
-    detail::derived_gpu ("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::hopper_reservation),
+    detail::measured_gpu("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::h100_nvl),
     detail::measured_gpu("h20",       "NVIDIA H20",                    MiB * 97'871,  "96 GB",  4'000'000'000'000, gpu_readings::h20),
     detail::measured_gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation", MiB * 46'068, "48 GB", 960'000'000'000, gpu_readings::rtx_6000_ada),
     detail::measured_gpu("rtx-4080-super", "NVIDIA GeForce RTX 4080 SUPER", MiB * 16'376, "16 GB", 736'000'000'000, gpu_readings::rtx_4080_super),
+    detail::derived_gpu ("rtx-4080",  "NVIDIA GeForce RTX 4080",       MiB * 16'376,  "16 GB",  716'800'000'000,   gpu_readings::gddr_reservation),
+    detail::derived_gpu ("rtx-a6000", "NVIDIA RTX A6000 (ECC off)",    MiB * 49'140,  "48 GB",  768'000'000'000,   gpu_readings::ampere_gddr_reservation),
+    detail::derived_gpu ("h100-pcie", "NVIDIA H100 PCIe 80 GB",        MiB * 81'559,  "80 GB",  2'000'000'000'000, gpu_readings::hopper_reservation),
+    detail::measured_gpu("gb200",     "NVIDIA GB200 (one Blackwell GPU)", MiB * 189'471, "186 GB", 8'000'000'000'000, gpu_readings::gb200),
+    detail::measured_gpu("mi250x",    "AMD Instinct MI250X (one GCD)", MiB * 65'520,  "64 GB",  1'600'000'000'000, gpu_readings::mi250x_gcd),
 }};
 // clang-format on
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
 #include <nlohmann/json.hpp>
@@ -498,19 +499,57 @@ void print_weights(const std::filesystem::path& dir) {
   std::printf("\n");
 }
 
+/// Reading GGUF headers (issue 15): the metadata-only and the full header read against their floor,
+/// reading the file once (and its first 64 KiB, what the metadata-only read takes).
+void print_gguf(const std::vector<std::filesystem::path>& files) {
+  std::printf("### Reading GGUF headers (page cache warm; median of batches)\n\n");
+  std::printf("| file | MB | read | ms | × its floor | bytes read from the file |\n|---|---:|---|---:|---:|---:|\n");
+  for (const auto& path : files) {
+    const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+    std::vector<char> buffer(std::filesystem::file_size(path));
+    const auto read_prefix = [&](std::size_t n) {
+      std::ifstream in(path, std::ios::binary);
+      in.read(buffer.data(), static_cast<std::streamsize>(n));
+      keep(static_cast<std::uint64_t>(in.gcount()));
+    };
+    const timing whole = measure([&](std::uint64_t) { read_prefix(buffer.size()); }, 50.0, 9);
+    const timing head = measure([&](std::uint64_t) { read_prefix(std::min<std::size_t>(buffer.size(), 65'536)); });
+    kvsize::gguf::read_options meta;
+    meta.metadata_only = true;
+    std::uint64_t meta_bytes = 0;
+    std::uint64_t full_bytes = 0;
+    const timing m = measure([&](std::uint64_t) { meta_bytes = kvsize::gguf::load_gguf(path, meta).bytes_read; });
+    const timing f = measure([&](std::uint64_t) { full_bytes = kvsize::gguf::load_gguf(path).bytes_read; }, 50.0, 9);
+    const std::string name = path.filename().string();
+    std::printf("| %s | %.1f | floor: the whole file | %.3f | 1.00 | %zu |\n", name.c_str(), mb, whole.ns_per_call / 1e6,
+                buffer.size());
+    std::printf("| | | floor: its first 64 KiB | %.3f | 1.00 | %zu |\n", head.ns_per_call / 1e6,
+                std::min<std::size_t>(buffer.size(), 65'536));
+    std::printf("| | | metadata only | %.3f | %.2f (of 64 KiB) | %llu |\n", m.ns_per_call / 1e6,
+                m.ns_per_call / head.ns_per_call, static_cast<unsigned long long>(meta_bytes));
+    std::printf("| | | full header | %.3f | %.2f (of the file) | %llu |\n", f.ns_per_call / 1e6,
+                f.ns_per_call / whole.ns_per_call, static_cast<unsigned long long>(full_bytes));
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
   std::filesystem::path configs = KVSIZE_BENCH_CONFIG_DIR;
+  std::vector<std::filesystem::path> extra_gguf;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--quick") {
       g_quick = true;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: kvsize_bench [--quick] [CONFIG_DIR]\n"
+      std::printf("usage: kvsize_bench [--quick] [--gguf FILE]... [CONFIG_DIR]\n"
                   "Prints the hot-path, planner-sweep, config-parsing and weights tables of BENCHMARKS.md.\n"
-                  "CONFIG_DIR: a directory of config.json files (default: the repository's configs/).\n");
+                  "CONFIG_DIR: a directory of config.json files (default: the repository's configs/);\n"
+                  "--gguf FILE: also time reading this GGUF (beside CONFIG_DIR/gguf/*.gguf).\n");
       return 0;
+    } else if (a == "--gguf" && i + 1 < argc) {
+      extra_gguf.emplace_back(argv[++i]);
     } else if (a.starts_with("-")) {
       std::fprintf(stderr, "kvsize_bench: unknown option %s (try --help)\n", argv[i]);
       return 2;
@@ -534,5 +573,14 @@ auto main(int argc, char** argv) -> int {
   stage("sweep", print_sweep);
   stage("configs", [&] { print_configs(configs); });
   stage("weights", [&] { print_weights(configs); });
+  std::vector<std::filesystem::path> gguf_files;
+  for (const auto& e : std::filesystem::directory_iterator(configs / "gguf", ec)) {
+    if (e.path().extension() == ".gguf") {
+      gguf_files.push_back(e.path());
+    }
+  }
+  std::sort(gguf_files.begin(), gguf_files.end());
+  gguf_files.insert(gguf_files.end(), extra_gguf.begin(), extra_gguf.end());
+  stage("gguf", [&] { print_gguf(gguf_files); });
   return 0;
 }

@@ -36,7 +36,25 @@ echo "- Build: CMake Release (-O3 -DNDEBUG), $(sed -n 's/^CMAKE_CXX_COMPILER:[A-
 echo
 
 # ---- 2. In-process benchmarks ----------------------------------------------------------------------------
-"$build/tests/bench/kvsize_bench" $quick
+# KVSIZE_BENCH_GGUF: more GGUF files to time (space-separated), e.g. llama.cpp's 15.8 MB ggml-vocab-gemma-4.gguf.
+gguf_args=()
+for f in ${KVSIZE_BENCH_GGUF:-}; do gguf_args+=(--gguf "$f"); done
+"$build/tests/bench/kvsize_bench" $quick "${gguf_args[@]}"
+
+# The same GGUF files parsed by @huggingface/gguf (an independent JS parser), when
+# KVSIZE_GGUF_ORACLE_DIR names a folder where `npm install @huggingface/gguf@0.4.6` was run.
+if [[ -n "${KVSIZE_GGUF_ORACLE_DIR:-}" ]] && command -v node >/dev/null; then
+  cp tools/gguf-oracle.mjs "$KVSIZE_GGUF_ORACLE_DIR/gguf-oracle.mjs"
+  echo "### @huggingface/gguf $(node -p "require('$KVSIZE_GGUF_ORACLE_DIR/node_modules/@huggingface/gguf/package.json').version") on the same files (node $(node --version); median of 5 full parses)"
+  echo
+  echo "| file | ms |"
+  echo "|---|---:|"
+  for f in configs/gguf/*.gguf ${KVSIZE_BENCH_GGUF:-}; do
+    ms="$(node "$KVSIZE_GGUF_ORACLE_DIR/gguf-oracle.mjs" "$f" --time 5 | sed -n 's/.*"median_ms":\([0-9.]*\).*/\1/p')"
+    echo "| $(basename "$f") | $ms |"
+  done
+  echo
+fi
 
 # ---- 3. A whole kvsize process ---------------------------------------------------------------------------
 # Floors: a C++ program that does nothing (same compiler, flags and libstdc++), and `true`.
