@@ -166,6 +166,9 @@ inline auto label_var(const figures_result& f, std::string_view var) -> std::str
   if (var == "weights_dtype") {
     return f.weights_dtype.value_or("");
   }
+  if (var == "checkpoint_source") {
+    return f.checkpoint_source;
+  }
   throw std::logic_error(fmt::format("kvsize: a figure label has no slot '{}'", var));
 }
 
@@ -174,7 +177,7 @@ using F = figures_result;
 }
 
 /// In the order of the --json keys (kv_bytes_per_token ... weights_bytes, as the contract lists them).
-inline constexpr std::array<field<figures_result>, 18> figure_fields{{
+inline constexpr std::array<field<figures_result>, 20> figure_fields{{
     {"KV bytes per token", "kv_bytes_per_token", "kv_bytes_per_token", "per token", field_unit::bytes,
      [](const detail::F& f) -> field_value { return f.kv_per_token.count(); }},
     {"KV bytes per token without sharing", "kv_bytes_per_token_mha", "kv_bytes_per_token_mha",
@@ -228,17 +231,31 @@ inline constexpr std::array<field<figures_result>, 18> figure_fields{{
      [](const detail::F& f) -> field_value { return f.weights ? field_value{f.weights->count()} : field_value{}; },
      [](const detail::F& f) { return f.weights ? fmt::format(" = {}", as_si(*f.weights)) : std::string{}; },
      [](const detail::F& f) { return f.weights.has_value(); }},
+    {"checkpoint files", "checkpoint_source", "checkpoint_source", "checkpoint files", field_unit::text,
+     [](const detail::F& f) -> field_value {
+       return f.checkpoint_weights ? field_value{f.checkpoint_source} : field_value{};
+     }},
+    // A model folder's safetensors as stored, beside the weights as the engine loads them.
+    {"checkpoint on disk", "checkpoint_weights_bytes", "checkpoint_weights_bytes", "  on disk ({checkpoint_source})",
+     field_unit::bytes,
+     [](const detail::F& f) -> field_value {
+       return f.checkpoint_weights ? field_value{f.checkpoint_weights->count()} : field_value{};
+     },
+     [](const detail::F& f) { return f.checkpoint_weights ? fmt::format(" = {}", as_si(*f.checkpoint_weights)) : std::string{}; },
+     [](const detail::F& f) { return f.checkpoint_weights.has_value(); }},
 }};
 
 inline constexpr std::array<std::string_view, 7> kv_rows{
     "kv_bytes_per_token", "kv_bytes_per_token_mha", "kv_bytes_per_sequence", "kv_bytes",
     "block_size",         "state_bytes_per_sequence", "prefix_bytes_saved"};
 inline constexpr std::array<std::string_view, 2> logits_rows{"logits_bytes_per_token", "logits_bytes_prefill"};
-inline constexpr std::array<std::string_view, 5> weights_rows{"parameters", "active_parameters", "mtp_parameters",
-                                                              "vision_parameters", "weights_bytes"};
-/// In another row's words or label: gqa_ratio (per token without sharing), shared_prefix and
+inline constexpr std::array<std::string_view, 6> weights_rows{"parameters", "active_parameters", "mtp_parameters",
+                                                              "vision_parameters", "weights_bytes",
+                                                              "checkpoint_weights_bytes"};
+/// In another row's words or label: gqa_ratio (per token without sharing), shared_prefix, checkpoint_source and
 /// weights_dtype (the labels of their rows).
-inline constexpr std::array<std::string_view, 3> figure_elsewhere{"gqa_ratio", "shared_prefix", "weights_dtype"};
+inline constexpr std::array<std::string_view, 4> figure_elsewhere{"gqa_ratio", "shared_prefix", "weights_dtype",
+                                                                  "checkpoint_source"};
 /// Not in the text: kv_heads_per_rank (the title names tp; a row of its own would change the
 /// byte-compared README report).
 inline constexpr std::array<std::string_view, 1> figure_json_csv_only{"kv_heads_per_rank"};

@@ -61,6 +61,7 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
   if (g.weights) {
     hf::checkpoint_weights w;
     w.source = "GGUF tensor table";
+    w.as_loaded = true;
     w.format = g.weights->file_type;
     w.bytes = g.weights->bytes;
     w.parameters = g.weights->elements;
@@ -75,7 +76,23 @@ auto load_model(const std::string& path) -> hf::parsed_config {
   if (is_gguf_file(path)) {
     return parsed_from_gguf(gguf::load_gguf_model(path));
   }
-  return hf::load_config(path);
+  hf::parsed_config config = hf::load_config(path);
+  std::error_code ec;
+  if (path != "-" && std::filesystem::is_directory(path, ec)) {
+    try {  // a weights-only problem never blocks the KV answer
+      config.checkpoint = hf::read_checkpoint(path);
+      if (config.checkpoint && config.checkpoint->stated_bytes &&
+          *config.checkpoint->stated_bytes != config.checkpoint->bytes) {
+        config.warnings.push_back(fmt::format(
+            "{}/model.safetensors.index.json:/metadata/total_size is {}, but its shards hold {} bytes of tensors "
+            "(the shards' headers are what kvsize counts)",
+            path, *config.checkpoint->stated_bytes, config.checkpoint->bytes));
+      }
+    } catch (const hf::config_error& e) {
+      config.warnings.push_back(fmt::format("the checkpoint's weights were not read: {}", e.what()));
+    }
+  }
+  return config;
 }
 
 }  // namespace kvsize::cli

@@ -7,6 +7,7 @@
 
 #include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/hf/safetensors.hpp>
 
 namespace kvsize::cli {
 

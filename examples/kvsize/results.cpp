@@ -65,6 +65,8 @@ auto figures_of(const sizing& s) -> figures_result {
   f.mtp_parameters = t.mtp + t.mtp_embeddings;
   f.weights_dtype = s.weights_format;
   f.weights = s.weights;
+  f.checkpoint_weights = s.checkpoint_weights;
+  f.checkpoint_source = s.checkpoint_source;
   return f;
 }
 

@@ -62,6 +62,8 @@ struct figures_result {
   std::uint64_t mtp_parameters = 0;   ///< multi-token prediction, embeddings included
   std::optional<std::string> weights_dtype;  ///< "bf16", "q4_K_M", "gptq-4bit-g128"
   std::optional<bytes> weights;       ///< all weights, all devices
+  std::optional<bytes> checkpoint_weights;  ///< a model folder's safetensors, as stored
+  std::string checkpoint_source;            ///< "safetensors, 4 shards"
 };
 
 /// One point of the plan (or of its sweep): one device's memory at `users` × `context`, and the

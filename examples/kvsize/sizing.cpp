@@ -609,12 +609,38 @@ void check_attention_and_offload(const options& opts, sizing& s, std::vector<std
 
 /// The weights: every parameter of the language model (kvsize::parameters), in the format the
 /// config's quantization_config gives, or --weights-dtype.
+/// A model folder's safetensors, beside the formula: the bytes on disk, and a note where they and the
+/// formula over the same storage (quantization_config, else the config's dtype) differ by over 1 %.
+void compare_checkpoint(sizing& s) {
+  if (!s.config.checkpoint || s.config.checkpoint->as_loaded) {
+    return;
+  }
+  const hf::checkpoint_weights& w = *s.config.checkpoint;
+  s.checkpoint_weights = bytes{w.bytes};
+  s.checkpoint_source = w.source;
+  const model_spec& m = s.config.spec;
+  const std::optional<weights_format> stored =
+      s.config.quantization ? s.config.quantization->format : std::optional{uniform_weights(s.stored_dtype)};
+  if (!stored) {
+    return;
+  }
+  const bytes formula = weights_bytes(m, *stored);
+  const double ratio = static_cast<double>(w.bytes) / static_cast<double>(std::max<std::uint64_t>(formula.count(), 1));
+  if (ratio < 0.99 || ratio > 1.01) {
+    s.notes.push_back(fmt::format("weights: the checkpoint holds {} ({}, {} tensors); the config's shape in {} gives "
+                                  "{} ({:+.1f} %): parts of the checkpoint kvsize does not model (a vision tower, "
+                                  "MTP layers, extra scales) or a config that does not match it",
+                                  as_si(bytes{w.bytes}), w.source, w.tensors, weights_format_name(*stored),
+                                  as_si(formula), (1.0 / ratio - 1.0) * 100.0));
+  }
+}
+
 void set_weights(const options& opts, sizing& s) {
   const model_spec& m = s.config.spec;
   s.parameter_terms = parameters(m);
   s.parameters = s.parameter_terms.total;
   std::optional<weights_format> format;
-  if (opts.weights_dtype && s.config.checkpoint) {
+  if (opts.weights_dtype && s.config.checkpoint && s.config.checkpoint->as_loaded) {
     throw usage_error{fmt::format("{}: a GGUF file states its weights tensor by tensor; the option applies to a "
                                   "config.json", opts.flag("--weights-dtype"))};
   }
@@ -629,7 +655,7 @@ void set_weights(const options& opts, sizing& s) {
                                     "bf16 or fp8, or a GGUF preset such as q8_0, q4_0 or q4_K_M)",
                                     *opts.weights_dtype)};
     }
-  } else if (s.config.checkpoint) {  // a GGUF file: its tensor table, to the byte
+  } else if (s.config.checkpoint && s.config.checkpoint->as_loaded) {  // a GGUF file: its tensor table
     const hf::checkpoint_weights& w = *s.config.checkpoint;
     if (w.tensors == 0) {
       s.parameters.reset();
@@ -658,6 +684,7 @@ void set_weights(const options& opts, sizing& s) {
     s.weights_format = weights_format_name(*format);
     s.weights = weights_bytes(m, *format);
   }
+  compare_checkpoint(s);
 }
 
 /// The device the request is for (--gpu, --gpu-memory, --bandwidth), when one is given.
@@ -835,6 +862,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   s.config = std::move(config);
   s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
   s.engine = engine;
+  s.stored_dtype = s.config.spec.compute_dtype;
   s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);
   const model_spec& m = s.config.spec;
   check_parallel_split(opts, m, engine);

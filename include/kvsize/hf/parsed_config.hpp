@@ -51,12 +51,17 @@ struct quantization_config {
 /// The weights as a checkpoint states them, tensor by tensor (a GGUF file's tensor table), where
 /// the input is one: exact, and preferred to the formula over the config's shape.
 struct checkpoint_weights {
-  std::string source;            ///< "GGUF tensor table"
+  std::string source;            ///< "GGUF tensor table", "safetensors, 4 shards"
+  /// The bytes as the engine loads them (llama.cpp and a GGUF): they replace the formula. A
+  /// safetensors checkpoint is shown beside it instead: engines may convert it (vLLM serves a
+  /// float32 checkpoint in bf16).
+  bool as_loaded = false;
   std::string format;            ///< "q4_K_M" (GGUF general.file_type), or ""
   std::uint64_t bytes = 0;       ///< Σ tensor bytes
   std::uint64_t parameters = 0;  ///< Σ tensor elements
   std::uint64_t active_parameters = 0;  ///< what one token uses (MoE: the routed experts it takes)
   std::uint64_t tensors = 0;
+  std::optional<std::uint64_t> stated_bytes;  ///< model.safetensors.index.json's metadata.total_size
 };
 
 /// The result of reading a config.json.
