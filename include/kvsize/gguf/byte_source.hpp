@@ -41,16 +41,17 @@ class byte_source {
   [[nodiscard]] auto remaining() const -> std::uint64_t { return size_ - pos_; }
   [[nodiscard]] auto bytes_read() const -> std::uint64_t { return fetched_; }
 
-  /// Throws `truncated` unless `n` more bytes exist; `what` says what they were to hold.
-  void require(std::uint64_t n, const std::string& subject, const std::string& what) const {
+  /// Throws `truncated` unless `n` more bytes exist; `what` says what they were to hold. (`what` is a
+  /// literal, made a string only for the error: the hot path of a 262,144-token array allocates nothing.)
+  void require(std::uint64_t n, const std::string& subject, const char* what) const {
     if (n > remaining()) {
       throw gguf_error(gguf_errc::truncated, file_, pos_, subject,
-                       "the file ends " + std::to_string(remaining()) + " bytes on, inside " + what + " (" +
+                       "the file ends " + std::to_string(remaining()) + " bytes on, inside " + std::string(what) + " (" +
                            std::to_string(n) + " bytes)");
     }
   }
 
-  void read(void* out, std::uint64_t n, const std::string& subject, const std::string& what) {
+  void read(void* out, std::uint64_t n, const std::string& subject, const char* what) {
     require(n, subject, what);
     auto* dst = static_cast<std::uint8_t*>(out);
     while (n != 0) {
@@ -67,7 +68,7 @@ class byte_source {
   }
 
   template <class T>
-  [[nodiscard]] auto scalar(const std::string& subject, const std::string& what) -> T {
+  [[nodiscard]] auto scalar(const std::string& subject, const char* what) -> T {
     unsigned char raw[sizeof(T)];
     read(raw, sizeof(T), subject, what);
     std::uint64_t v = 0;
@@ -82,7 +83,7 @@ class byte_source {
   }
 
   /// Moves `n` bytes on without keeping them: within the buffer, or by a seek past it.
-  void skip(std::uint64_t n, const std::string& subject, const std::string& what) {
+  void skip(std::uint64_t n, const std::string& subject, const char* what) {
     require(n, subject, what);
     const std::uint64_t buffered = buffer_.size() - head_;
     if (n <= buffered) {

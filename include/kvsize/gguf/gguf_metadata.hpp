@@ -50,7 +50,7 @@ inline constexpr std::uint64_t min_tensor_bytes = 8 + 1 + 4 + 4 + 8;  // length,
 [[nodiscard]] inline auto read_string(byte_source& in, const std::string& subject, const char* what)
     -> std::string {
   const std::uint64_t at = in.offset();
-  const auto n = in.scalar<std::uint64_t>(subject, std::string("the length of ") + what);
+  const auto n = in.scalar<std::uint64_t>(subject, "a string's length");
   if (n > max_string) {
     throw gguf_error(gguf_errc::out_of_range, in.file(), at, subject,
                      std::string(what) + " of " + std::to_string(n) + " bytes; ggml allows at most 2^30");
