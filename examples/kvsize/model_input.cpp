@@ -3,7 +3,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <utility>
+
+#include "ollama_input.hpp"
 
 #include <fmt/format.h>
 
@@ -72,12 +75,64 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
   return out;
 }
 
+namespace {
+
+/// /api/show output as a GGUF model; a GGUF-key defect becomes a config_error at /model_info/<key>,
+/// with Ollama's habit of emptying long arrays named where it explains the defect.
+auto model_from_show(const std::string& path, const nlohmann::json& doc) -> hf::parsed_config {
+  const gguf::gguf_header h = header_from_show(path, doc);
+  try {
+    return parsed_from_gguf(gguf::model_of(h, path));
+  } catch (const gguf::gguf_error& e) {
+    std::string pointer = "/model_info";
+    if (const auto q = e.subject().find('"'); q != std::string::npos && e.subject().rfind("key ", 0) == 0) {
+      pointer = hf::detail::child_pointer("/model_info", e.subject().substr(q + 1, e.subject().size() - q - 2));
+    }
+    bool emptied = false;
+    for (const auto& kv : h.metadata) {
+      emptied = emptied || (kv.value.type == gguf::gguf_type::array && kv.value.count == 0);
+    }
+    throw hf::config_error(hf::config_errc::missing_key, path, pointer,
+                           e.message() + (emptied ? " (/api/show empties arrays of more than 5 elements unless asked "
+                                                    "with \"verbose\": true; `ollama show --verbose`)"
+                                                  : ""));
+  }
+}
+
+}  // namespace
+
 auto load_model(const std::string& path) -> hf::parsed_config {
   if (is_gguf_file(path)) {
     return parsed_from_gguf(gguf::load_gguf_model(path));
   }
-  hf::parsed_config config = hf::load_config(path);
   std::error_code ec;
+  if (path == "-" || std::filesystem::is_regular_file(path, ec)) {  // JSON: a config.json, or Ollama's
+    const std::string name = path == "-" ? "<stdin>" : path;
+    std::string text;
+    if (path == "-") {
+      text = hf::detail::read_capped(std::cin, name, hf::parse_limits{}.max_bytes);
+    } else {
+      std::ifstream in(path, std::ios::binary);
+      text = in ? hf::detail::read_capped(in, name, hf::parse_limits{}.max_bytes) : std::string{};
+    }
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    const json_input kind = doc.is_discarded() ? json_input::config : json_input_kind(doc);
+    if (kind == json_input::ollama_manifest) {
+      std::vector<std::string> warnings;
+      const std::string blob = ollama_blob(name, doc, warnings);
+      hf::parsed_config out = parsed_from_gguf(gguf::load_gguf_model(blob));
+      out.warnings.insert(out.warnings.begin(), "an Ollama manifest: its model blob is " + blob);
+      out.warnings.insert(out.warnings.end(), warnings.begin(), warnings.end());
+      return out;
+    }
+    if (kind == json_input::ollama_show) {
+      return model_from_show(name, doc);
+    }
+    if (path == "-") {
+      return hf::parse_config(text, name);
+    }
+  }
+  hf::parsed_config config = hf::load_config(path);
   if (path != "-" && std::filesystem::is_directory(path, ec)) {
     try {  // a weights-only problem never blocks the KV answer
       config.checkpoint = hf::read_checkpoint(path);

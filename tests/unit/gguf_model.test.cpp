@@ -30,6 +30,8 @@ using kvsize::gguf::gguf_error;
 using kvsize_test::gguf_writer;
 using kvsize_test::read_bytes;
 
+using kvsize_test::gemma4_26b_header;
+
 auto model(const gguf_writer& w) -> kvsize::gguf::gguf_model {
   return kvsize::gguf::model_of(read_bytes(w.bytes()), "test.gguf");
 }
@@ -43,38 +45,6 @@ void require_model_refused(const gguf_writer& w, gguf_errc code, const std::stri
     CHECK(e.code() == code);
     CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring(words));
   }
-}
-
-/// The attention keys of llama.cpp's ggml-vocab-gemma-4.gguf (Gemma-4-26B-A4B's header, read with
-/// @huggingface/gguf; its tokenizer is left out), written as the converter writes them.
-auto gemma4_26b_header() -> gguf_writer {
-  std::vector<std::int64_t> kv_heads;
-  std::vector<std::int64_t> slides;
-  for (int il = 0; il < 30; ++il) {
-    kv_heads.push_back(il % 6 == 5 ? 2 : 8);
-    slides.push_back(il % 6 == 5 ? 0 : 1);
-  }
-  gguf_writer w;
-  w.kv_str("general.architecture", "gemma4")
-      .kv_u32("gemma4.block_count", 30)
-      .kv_u32("gemma4.context_length", 262'144)
-      .kv_u32("gemma4.embedding_length", 2'816)
-      .kv_u32("gemma4.feed_forward_length", 2'112)
-      .kv_u32("gemma4.attention.head_count", 16)
-      .kv_ints("gemma4.attention.head_count_kv", 5, kv_heads)
-      .kv_u32("gemma4.expert_count", 128)
-      .kv_u32("gemma4.expert_used_count", 8)
-      .kv_u32("gemma4.attention.key_length", 512)
-      .kv_u32("gemma4.attention.value_length", 512)
-      .kv_u32("general.file_type", 1)
-      .kv_u32("gemma4.attention.sliding_window", 1'024)
-      .kv_u32("gemma4.attention.shared_kv_layers", 0)
-      .kv_ints("gemma4.attention.sliding_window_pattern", 7, slides)
-      .kv_u32("gemma4.attention.key_length_swa", 256)
-      .kv_u32("gemma4.attention.value_length_swa", 256)
-      .kv_u32("gemma4.rope.dimension_count", 512)
-      .kv_strs("tokenizer.ggml.tokens", std::vector<std::string>(262'144, "t"));
-  return w;
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
   }
   if (const auto v = k.u32(k.arch_key("vocab_size"))) {
     m.vocab_size = *v;
-  } else if (const auto n = k.array_count("tokenizer.ggml.tokens")) {
+  } else if (const auto n = k.array_count("tokenizer.ggml.tokens"); n && *n != 0) {
     if (*n > 0xFFFFFFFFULL) {
       k.fail(gguf_errc::out_of_range, k.find("tokenizer.ggml.tokens"), "tokenizer.ggml.tokens",
              "more than 2^32 tokens");
