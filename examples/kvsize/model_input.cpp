@@ -61,17 +61,22 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
       "a GGUF file: the KV cache is sized in f16, the cache type llama.cpp uses unless given --cache-type-k/-v; "
       "pass --engine llama.cpp for llama.cpp's own cells, padding and compute buffer");
   group_layers(g, out);
+  hf::checkpoint_weights w;  // a GGUF states its weights: never the formula over a shape it only sketches
+  w.source = "GGUF tensor table";
+  w.as_loaded = true;
+  if (!g.weights) {
+    w.unknown_because = "the GGUF's weights could not be counted (see the warnings)";
+  } else if (g.weights->tensors == 0) {
+    w.unknown_because = "the GGUF file has no tensors (a vocabulary-only file), so its weights are unknown";
+  }
   if (g.weights) {
-    hf::checkpoint_weights w;
-    w.source = "GGUF tensor table";
-    w.as_loaded = true;
     w.format = g.weights->file_type;
     w.bytes = g.weights->bytes;
     w.parameters = g.weights->elements;
     w.active_parameters = g.active_parameters();
     w.tensors = g.weights->tensors;
-    out.checkpoint = w;
   }
+  out.checkpoint = w;
   return out;
 }
 
@@ -82,7 +87,11 @@ namespace {
 auto model_from_show(const std::string& path, const nlohmann::json& doc) -> hf::parsed_config {
   const gguf::gguf_header h = header_from_show(path, doc);
   try {
-    return parsed_from_gguf(gguf::model_of(h, path));
+    hf::parsed_config out = parsed_from_gguf(gguf::model_of(h, path));
+    if (h.stopped_at != 0) {
+      out.warnings.push_back("the /api/show output lists no tensors, so the weights are not counted");
+    }
+    return out;
   } catch (const gguf::gguf_error& e) {
     std::string pointer = "/model_info";
     if (const auto q = e.subject().find('"'); q != std::string::npos && e.subject().rfind("key ", 0) == 0) {

@@ -657,10 +657,10 @@ void set_weights(const options& opts, sizing& s) {
     }
   } else if (s.config.checkpoint && s.config.checkpoint->as_loaded) {  // a GGUF file: its tensor table
     const hf::checkpoint_weights& w = *s.config.checkpoint;
-    if (w.tensors == 0) {
+    if (!w.unknown_because.empty()) {
       s.parameters.reset();
       s.parameter_terms = parameter_breakdown{};
-      s.notes.push_back("weights: the GGUF file has no tensors (a vocabulary-only file), so its weights are unknown");
+      s.notes.push_back("weights: " + w.unknown_because);
       return;
     }
     s.weights_format = w.format.empty() ? w.source : fmt::format("{} ({})", w.format, w.source);

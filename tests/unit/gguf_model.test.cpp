@@ -12,6 +12,8 @@
 #include "cli_support.hpp"
 #endif
 
+#include <unistd.h>  // getpid
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -189,6 +191,38 @@ TEST_CASE("GGUF: the weights and active parameters from the tensor table", "[ggu
   CHECK(g.weights->elements == 6'400 + 16'384);
   // Active: everything but 6 of the 8 experts' 2,048 elements each: 22,784 − 12,288.
   CHECK(g.active_parameters() == 22'784 - 12'288);
+}
+
+TEST_CASE("GGUF: a split model's weights are every shard's", "[gguf][model]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("kvsize-split-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto shard = [&](std::uint32_t no, std::uint32_t count, bool with_model) {
+    gguf_writer w;
+    if (with_model) {
+      w = kvsize_test::llama_header("llama", 1);
+    }
+    w.key("split.no", 2).le(no, 2).key("split.count", 2).le(count, 2);
+    w.tensor("t" + std::to_string(no), {8}, 0, 32);
+    std::ofstream(dir / ("m-0000" + std::to_string(no + 1) + "-of-0000" + std::to_string(count) + ".gguf"),
+                  std::ios::binary)
+        << w.bytes(true, 32);
+  };
+  shard(0, 3, true);
+  shard(1, 3, false);
+  shard(2, 3, false);
+  const auto g = kvsize::gguf::load_gguf_model(dir / "m-00001-of-00003.gguf");
+  REQUIRE(g.weights.has_value());
+  CHECK(g.weights->tensors == 3);
+  CHECK(g.weights->bytes == 96);
+  // A shard missing: the weights are unknown, said so, never the sum of the others.
+  fs::remove(dir / "m-00003-of-00003.gguf");
+  const auto partial = kvsize::gguf::load_gguf_model(dir / "m-00001-of-00003.gguf");
+  CHECK_FALSE(partial.weights.has_value());
+  REQUIRE_FALSE(partial.warnings.empty());
+  CHECK_THAT(partial.warnings.back(), Catch::Matchers::ContainsSubstring("m-00003-of-00003.gguf is missing"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf][model][hostile]") {

@@ -7,6 +7,8 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>   // std::uint32_t, std::uint64_t
+#include <cstdio>    // std::snprintf
+#include <cstring>   // std::strlen
 #include <filesystem>  // std::filesystem::path
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -79,10 +81,82 @@ struct gguf_model {
   return out;
 }
 
-/// load_gguf then model_of.
+namespace detail {
+
+/// A UINT16 key of the split file set (llama-model-loader.cpp reads them type-strictly), or nullopt.
+[[nodiscard]] inline auto split_u16(const gguf_header& h, const std::string& file, const char* key)
+    -> std::optional<std::uint32_t> {
+  const gguf_kv* kv = h.find(key);
+  if (kv == nullptr) {
+    return std::nullopt;
+  }
+  if (kv->value.type != gguf_type::u16) {
+    throw gguf_error(gguf_errc::wrong_type, file, kv->offset, std::string("key \"") + key + "\"",
+                     "expected a UINT16, got " + key_reader::type_text(kv->value));
+  }
+  return static_cast<std::uint32_t>(kv->value.integers.front());
+}
+
+/// The weights of a split model (split.count > 1): every shard's tensor table, the shards named
+/// as llama.cpp names them (llama_split_path: "<prefix>-%05d-of-%05d.gguf", numbered from 1).
+/// A missing shard leaves the weights unknown (a warning), never a partial sum.
+inline void read_split_weights(const std::filesystem::path& first, const gguf_header& h, gguf_model& g) {
+  const std::string file = first.string();
+  const auto count = split_u16(h, file, "split.count");
+  if (!count || *count <= 1) {
+    return;
+  }
+  const auto no = split_u16(h, file, "split.no").value_or(0);
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", no + 1, *count);
+  const std::string name = first.filename().string();
+  if (no != 0 || name.size() <= std::strlen(suffix) ||
+      name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) != 0) {
+    g.weights.reset();
+    g.warnings.push_back("a split GGUF (split.count " + std::to_string(*count) +
+                         ") whose first shard is not this file: give the -00001-of- file; weights not counted");
+    return;
+  }
+  const std::string prefix = name.substr(0, name.size() - std::strlen(suffix));
+  gguf_weights sum = *g.weights;
+  for (std::uint32_t i = 1; i < *count; ++i) {
+    std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", i + 1, *count);
+    const auto shard_path = first.parent_path() / (prefix + suffix);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(shard_path, ec)) {
+      g.weights.reset();
+      g.warnings.push_back("shard " + shard_path.string() + " is missing: the weights are not counted");
+      return;
+    }
+    const gguf_header shard = load_gguf(shard_path);
+    if (split_u16(shard, shard_path.string(), "split.no").value_or(0) != i) {
+      throw gguf_error(gguf_errc::invalid, shard_path.string(), 0, "key \"split.no\"",
+                       "expected " + std::to_string(i) + " (its place in the file names)");
+    }
+    const gguf_weights w = weights_of(shard);
+    sum.bytes = kvsize::detail::checked_add(sum.bytes, w.bytes);
+    sum.elements = kvsize::detail::checked_add(sum.elements, w.elements);
+    sum.tensors += w.tensors;
+    sum.token_embedding += w.token_embedding;
+    sum.output += w.output;
+    sum.experts = kvsize::detail::checked_add(sum.experts, w.experts);
+    sum.expert_elements = kvsize::detail::checked_add(sum.expert_elements, w.expert_elements);
+  }
+  g.weights = sum;
+}
+
+}  // namespace detail
+
+/// load_gguf then model_of; for a split model (the first of its "-0000k-of-0000n.gguf" shards), the
+/// weights of every shard.
 [[nodiscard]] inline auto load_gguf_model(const std::filesystem::path& path, const read_options& o = {})
     -> gguf_model {
-  return model_of(load_gguf(path, o), path.string());
+  const gguf_header h = load_gguf(path, o);
+  gguf_model g = model_of(h, path.string());
+  if (g.weights) {
+    detail::read_split_weights(path, h, g);
+  }
+  return g;
 }
 
 }  // namespace kvsize::gguf

@@ -62,6 +62,9 @@ struct checkpoint_weights {
   std::uint64_t active_parameters = 0;  ///< what one token uses (MoE: the routed experts it takes)
   std::uint64_t tensors = 0;
   std::optional<std::uint64_t> stated_bytes;  ///< model.safetensors.index.json's metadata.total_size
+  /// Non-empty when the input states its weights but they could not be counted (a vocabulary-only
+  /// GGUF, a missing shard): the reason, and no formula stands in for them.
+  std::string unknown_because;
 };
 
 /// The result of reading a config.json.
