@@ -88,7 +88,7 @@ auto model_from_show(const std::string& path, const nlohmann::json& doc) -> hf::
   const gguf::gguf_header h = header_from_show(path, doc);
   try {
     hf::parsed_config out = parsed_from_gguf(gguf::model_of(h, path));
-    if (h.stopped_at != 0) {
+    if (!h.has_tensor_table) {
       out.warnings.push_back("the /api/show output lists no tensors, so the weights are not counted");
     }
     return out;

@@ -92,15 +92,21 @@ auto gguf_value_of(const nlohmann::json& v, gguf::gguf_value& out) -> bool {
   out.type = gguf_type::array;
   out.element = gguf_type::u32;
   out.count = v.size();
-  bool signed_seen = false;
+  // One scalar type per array, as GGUF stores it; UINT32 and INT32 integers mix into INT32 (a
+  // per-layer key takes either), anything else mixed is refused.
+  std::optional<gguf_type> kind;
   for (const auto& e : v) {
     const auto t = scalar(e, out);
     if (!t || *t == gguf_type::u64 || *t == gguf_type::i64) {
       return false;
     }
-    signed_seen = signed_seen || *t == gguf_type::i32;
-    out.element = *t == gguf_type::u32 && signed_seen ? gguf_type::i32 : *t;  // per-layer keys take either
+    const bool integers = (*t == gguf_type::u32 || *t == gguf_type::i32);
+    if (kind && *kind != *t && !(integers && (*kind == gguf_type::u32 || *kind == gguf_type::i32))) {
+      return false;
+    }
+    kind = kind && integers && *kind != *t ? gguf_type::i32 : *t;
   }
+  out.element = kind.value_or(gguf_type::u32);
   return true;
 }
 
@@ -131,7 +137,8 @@ void read_show_tensors(const std::string& path, const nlohmann::json& tensors, g
     info.name = t["name"].get<std::string>();
     const auto id = ggml_id_of(t["type"].get<std::string>());
     if (!id) {
-      throw config_error(config_errc::unsupported, path, at + "/type", "not a ggml tensor type: " + t["type"].dump());
+      throw config_error(config_errc::unsupported, path, at + "/type",
+                         "not a ggml tensor type: " + hf::detail::describe(t["type"]));
     }
     info.type = *id;
     std::uint64_t elements = 1;
@@ -192,7 +199,8 @@ auto ollama_blob(const std::string& manifest_path, const nlohmann::json& doc, st
     model_layer = i;
     if (model.empty()) {
       throw config_error(config_errc::wrong_type, manifest_path, "/layers/" + std::to_string(i) + "/digest",
-                         "expected \"sha256:\" and 64 hex digits, got " + l.value("digest", nlohmann::json()).dump());
+                         "expected \"sha256:\" and 64 hex digits, got " +
+                             (l.contains("digest") ? hf::detail::describe(l["digest"]) : std::string("nothing")));
     }
   }
   if (model.empty()) {
@@ -219,7 +227,8 @@ auto header_from_show(const std::string& path, const nlohmann::json& doc) -> ggu
     kv.key = key;
     if (!gguf_value_of(value, kv.value)) {
       throw config_error(config_errc::wrong_type, path, hf::detail::child_pointer("/model_info", key),
-                         "not a value a GGUF key holds: " + value.dump().substr(0, 80));
+                         "not a value a GGUF key holds: " + hf::detail::describe(value) +
+                             " (arrays hold one scalar type)");
     }
     h.metadata.push_back(std::move(kv));
   }
@@ -227,7 +236,7 @@ auto header_from_show(const std::string& path, const nlohmann::json& doc) -> ggu
   if (doc.contains("tensors") && doc["tensors"].is_array()) {
     read_show_tensors(path, doc["tensors"], h);
   } else {
-    h.stopped_at = 1;  // no tensor table: the weights are unknown, as after a metadata-only read
+    h.has_tensor_table = false;  // the weights are unknown, not zero
   }
   return h;
 }

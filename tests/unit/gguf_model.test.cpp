@@ -123,8 +123,6 @@ TEST_CASE("GGUF: the architectures' window rules", "[gguf][model]") {
 
 TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "[gguf][model]") {
   // jamba: head_count_kv 0 → a Mamba state: conv (4 − 1) × 8,192, ssm 16 × 8,192 (no groups).
-  auto jamba = kvsize_test::llama_header("jamba", 8);
-  jamba.kv_ints("jamba.attention.head_count_kv_", 4, {});  // a stray key is harmless
   gguf_writer j;
   j.kv_str("general.architecture", "jamba")
       .kv_u32("jamba.block_count", 8)
@@ -154,7 +152,6 @@ TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "
   CHECK(dm.spec.latent.rope_head_dim == 64);
   CHECK(dm.spec.latent.nope_head_dim == 128);
   // gemma4 shared_kv_layers 2 of 6: layers 4 and 5 read an earlier layer's cache.
-  auto shared = gemma4_26b_header();
   gguf_writer small;
   small.kv_str("general.architecture", "gemma4")
       .kv_u32("gemma4.block_count", 6)
@@ -175,6 +172,43 @@ TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "
   const auto mm = model(mtp);
   CHECK(kvsize::kind_of_layer(mm.spec, 3) == layer_kind::none);
   CHECK(kvsize::kv_layers(mm.spec) == 3);
+}
+
+TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {
+  // SWA head sizes default to the full layers' K and V (load_hparams): gemma2 with key_length and
+  // value_length 256 and key_length_swa 128 keeps V at 256 on its sliding layers.
+  auto g2 = kvsize_test::llama_header("gemma2", 2);
+  g2.kv_u32("gemma2.attention.key_length", 256)
+      .kv_u32("gemma2.attention.value_length", 256)
+      .kv_u32("gemma2.attention.key_length_swa", 128);
+  const auto m2 = model(g2).spec;
+  CHECK(kvsize::head_dim_of_layer(m2, 0) == 128);
+  CHECK(kvsize::head_dim_v_of_layer(m2, 0) == 256);
+  CHECK(kvsize::head_dim_v_of_layer(m2, 1) == 256);
+  // A value_length left out is n_embd / n_head, not key_length: 4,096 / 32 = 128.
+  auto kl = kvsize_test::llama_header("llama", 2);
+  kl.kv_u32("llama.attention.key_length", 192);
+  CHECK(kvsize::effective_head_dim_v(model(kl).spec) == 128);
+  // shared_kv_layers is gemma4's key (src/models/gemma4.cpp): on another architecture it is not read.
+  auto shared = kvsize_test::llama_header("llama", 4);
+  shared.kv_u32("llama.attention.shared_kv_layers", 2);
+  CHECK(kvsize::count_layers(model(shared).spec, layer_kind::shared) == 0);
+  // Mamba files write head_count 0: every layer keeps the state, none a KV cache.
+  gguf_writer mamba;
+  mamba.kv_str("general.architecture", "mamba2")
+      .kv_u32("mamba2.block_count", 4)
+      .kv_u32("mamba2.context_length", 1'048'576)
+      .kv_u32("mamba2.embedding_length", 2'560)
+      .kv_u32("mamba2.attention.head_count", 0)
+      .kv_u32("mamba2.ssm.conv_kernel", 4)
+      .kv_u32("mamba2.ssm.inner_size", 5'120)
+      .kv_u32("mamba2.ssm.state_size", 128)
+      .kv_u32("mamba2.ssm.group_count", 1)
+      .kv_u32("mamba2.vocab_size", 50'288);
+  const auto mm = model(mamba).spec;
+  CHECK(kvsize::kv_layers(mm) == 0);
+  CHECK(mm.state.conv_elements == 3 * (5'120 + 2 * 128));  // (d_conv − 1) × (d_inner + 2 × groups × d_state)
+  CHECK(mm.state.ssm_elements == 128 * 5'120);
 }
 
 TEST_CASE("GGUF: the weights and active parameters from the tensor table", "[gguf][model]") {
@@ -236,8 +270,6 @@ TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf]
   require_model_refused(zero, gguf_errc::out_of_range, "expected 1 to 512 layers");
   auto big = kvsize_test::llama_header("llama", 513);
   require_model_refused(big, gguf_errc::unsupported, "got 513");
-  auto short_array = kvsize_test::llama_header("llama", 4);
-  short_array.kv_ints("llama.attention.head_count_kv_x", 4, {1});
   gguf_writer bad_len;
   bad_len.kv_str("general.architecture", "llama")
       .kv_u32("llama.block_count", 4)
@@ -252,7 +284,35 @@ TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf]
   require_model_refused(no_pattern, gguf_errc::missing_key, "gemma4.attention.sliding_window_pattern");
   require_model_refused(kvsize_test::llama_header("qwen3next", 4), gguf_errc::unsupported,
                         "\"qwen3next\": llama.cpp gives this architecture recurrent layers");
-  auto not_dividing = kvsize_test::llama_header("llama", 4);
+  require_model_refused(kvsize_test::llama_header("deepseek32", 4), gguf_errc::unsupported, "an indexer key cache");
+  require_model_refused(kvsize_test::llama_header("bert", 4), gguf_errc::unsupported, "no KV cache");
+  auto wide = kvsize_test::llama_header("gemma2", 2);
+  wide.kv_u32("gemma2.attention.key_length_swa", 65'664);  // would be 128 in 16 bits
+  require_model_refused(wide, gguf_errc::out_of_range, "expected a head size of 1 to 65535, got 65664");
+  gguf_writer huge_state;
+  huge_state.kv_str("general.architecture", "mamba2")
+      .kv_u32("mamba2.block_count", 1)
+      .kv_u32("mamba2.context_length", 4'096)
+      .kv_u32("mamba2.embedding_length", 64)
+      .kv_u32("mamba2.ssm.conv_kernel", 3)
+      .kv_u32("mamba2.ssm.inner_size", 8'192)
+      .kv_u32("mamba2.ssm.state_size", 1U << 31U)
+      .kv_u32("mamba2.ssm.group_count", 1U << 31U)
+      .kv_u32("mamba2.vocab_size", 100);
+  require_model_refused(huge_state, gguf_errc::out_of_range, "exceeds 2^64");
+  // A per-layer array the read did not keep (read_options::keep_elements below block_count).
+  kvsize::gguf::read_options few;
+  few.keep_elements = 2;
+  gguf_writer kept;
+  kept.kv_str("general.architecture", "llama")
+      .kv_u32("llama.block_count", 4)
+      .kv_u32("llama.context_length", 4'096)
+      .kv_u32("llama.embedding_length", 4'096)
+      .kv_u32("llama.attention.head_count", 32)
+      .kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8, 8})
+      .kv_u32("llama.vocab_size", 32'000);
+  CHECK_THROWS_WITH(kvsize::gguf::model_of(read_bytes(kept.bytes(), few), "test.gguf"),
+                    Catch::Matchers::ContainsSubstring("was not kept by the read"));
   gguf_writer nd;
   nd.kv_str("general.architecture", "llama")
       .kv_u32("llama.block_count", 4)

@@ -101,6 +101,11 @@ TEST_CASE("kvsize on an Ollama manifest reads its GGUF blob", "[ollama][cli]") {
   bad["layers"][0]["digest"] = "sha256:../../etc/passwd";
   std::ofstream(orphan) << bad.dump();
   kvsize::test::require_refused(run_cli("'" + orphan.string() + "'"), "/layers/0/digest: expected \"sha256:\"");
+  // 71 characters, as a digest is, but not hexadecimal: a path never leaves the blobs folder.
+  bad["layers"][0]["digest"] = "sha256:../../../../../../../../../../../../../../../../../../etc/passwd";
+  REQUIRE(bad["layers"][0]["digest"].get<std::string>().size() == 71);
+  std::ofstream(orphan) << bad.dump();
+  kvsize::test::require_refused(run_cli("'" + orphan.string() + "'"), "/layers/0/digest: expected \"sha256:\"");
   fs::remove_all(orphan.parent_path().parent_path().parent_path().parent_path().parent_path().parent_path());
 }
 
@@ -120,6 +125,12 @@ TEST_CASE("kvsize on /api/show output: the GGUF keys as JSON", "[ollama][cli]") 
   kvsize::test::require_refused(run_cli("'" + path.string() + "'"), "\"verbose\": true");
   const auto r = run_cli("'" + path.string() + "'");
   CHECK_THAT(r.err, Catch::Matchers::ContainsSubstring(":/model_info/gemma4.vocab_size: absent"));
+  // An array of mixed types is no GGUF array: refused at its key.
+  nlohmann::json mixed = show_json(true);
+  mixed["model_info"]["gemma4.attention.head_count_kv"] = {"x", 8};
+  std::ofstream(path) << mixed.dump();
+  kvsize::test::require_refused(run_cli("'" + path.string() + "'"),
+                                ":/model_info/gemma4.attention.head_count_kv: not a value a GGUF key holds");
   fs::remove(path);
 }
 #endif

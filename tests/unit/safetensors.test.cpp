@@ -178,7 +178,23 @@ TEST_CASE("safetensors hostile: headers the safetensors crate refuses", "[safete
     }
     out << "{}";
   }
-  CHECK_THROWS_AS(kvsize::hf::read_safetensors_header(p), config_error);
+  CHECK_THROWS_WITH(kvsize::hf::read_safetensors_header(p),
+                    Catch::Matchers::ContainsSubstring("a header of 1099511627776 bytes"));
+  // Within the crate's cap but past the file's end: 64 bytes announced, 2 present.
+  {
+    std::ofstream out(p, std::ios::binary);
+    out.put(64);
+    for (int i = 1; i < 8; ++i) {
+      out.put(0);
+    }
+    out << "{}";
+  }
+  CHECK_THROWS_WITH(kvsize::hf::read_safetensors_header(p),
+                    Catch::Matchers::ContainsSubstring("a header of 64 bytes; safetensors allows 100,000,000, and 2 bytes"));
+  // An empty tensor with a huge dimension is fine (the crate multiplies the shape: 0).
+  const fs::path empty = fresh_dir("empty") / "model.safetensors";
+  write_raw(empty, R"({"e":{"dtype":"BF16","shape":[4611686018427387904,0],"data_offsets":[0,0]}})", 0);
+  CHECK(kvsize::hf::read_safetensors_header(empty).tensors.size() == 1);
   std::ofstream(p, std::ios::binary) << "abc";
   CHECK_THROWS_WITH(kvsize::hf::read_safetensors_header(p), Catch::Matchers::ContainsSubstring("8-byte header length"));
 }

@@ -110,6 +110,24 @@ inline constexpr std::array<arch_recurrence, 22> arch_recurrences{{
   return recurrent_rule::none;
 }
 
+/// Architectures whose cache llama.cpp builds otherwise, by a rule kvsize does not encode yet
+/// (docs/research/gguf-arch-defaults.md): an indexer key cache beside the latent one (DSA), or no
+/// KV cache at all (encoders: llama_model::create_memory makes none). The words name what differs.
+[[nodiscard]] constexpr auto unencoded_cache(std::string_view arch) -> const char* {
+  for (const auto a : {"deepseek32", "glm-dsa", "hy_v4", "minimax-m3"}) {
+    if (arch == a) {
+      return "an indexer key cache beside its attention cache";
+    }
+  }
+  for (const auto a : {"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3", "neo-bert", "eurobert",
+                       "dream", "llada", "llada-moe", "t5encoder"}) {
+    if (arch == a) {
+      return "no KV cache (an encoder or a diffusion model)";
+    }
+  }
+  return nullptr;
+}
+
 [[nodiscard]] constexpr auto window_unencoded(std::string_view arch) -> bool {
   for (const auto a : unencoded_window_archs) {
     if (a == arch) {

@@ -89,6 +89,9 @@ struct gguf_header {
   /// architecture's own keys): the rest of the metadata and the tensor table were not read.
   std::uint64_t stopped_at = 0;
   std::uint64_t bytes_read = 0;    ///< bytes the reader took from the stream (the cost of the read)
+  /// false for a header built from a listing without its tensors (Ollama's /api/show without them):
+  /// the weights are unknown, not zero.
+  bool has_tensor_table = true;
 
   /// The entry for `key`, or nullptr.
   [[nodiscard]] auto find(std::string_view key) const -> const gguf_kv* {

@@ -85,6 +85,10 @@ class key_reader {
       fail(gguf_errc::invalid, kv, key,
            "an array of " + std::to_string(v.count) + " elements; expected one per layer (" + std::to_string(n) + ")");
     }
+    if (!v.kept || v.integers.size() != n) {  // read_options::keep_elements below block_count
+      fail(gguf_errc::unsupported, kv, key,
+           "the array was not kept by the read (read_options::keep_elements is below block_count)");
+    }
     std::vector<std::uint32_t> out;
     out.reserve(n);
     for (const std::uint64_t e : v.integers) {

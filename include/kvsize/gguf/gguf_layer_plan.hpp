@@ -105,17 +105,25 @@ inline void apply_windows(const key_reader& k, kvsize::model_spec& m, std::vecto
   (chunked ? m.attention_chunk : m.sliding_window) = size;
   const auto hd = k.u32(k.arch_key("attention.key_length_swa"));
   const auto hdv = k.u32(k.arch_key("attention.value_length_swa"));
+  for (const char* name : {"attention.key_length_swa", "attention.value_length_swa"}) {
+    const auto v = k.u32(k.arch_key(name));
+    if (v && (*v == 0 || *v > 0xFFFFU)) {
+      k.fail(gguf_errc::out_of_range, k.find(k.arch_key(name)), k.arch_key(name),
+             "expected a head size of 1 to 65535, got " + count_text(*v));
+    }
+  }
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     if (!slides[il] || m.layer[il].kind != layer_kind::full) {
       continue;
     }
     m.layer[il].kind = chunked ? layer_kind::chunked : layer_kind::sliding;
     why[il] += "; " + pattern_why + "; " + (chunked ? "chunk" : "window") + " " + count_text(size) + " from " + from;
-    if (hd && *hd != effective_head_dim(m)) {
-      m.layer[il].head_dim = static_cast<std::uint16_t>(*hd);
-    }
-    if (hdv && *hdv != effective_head_dim_v(m)) {
-      m.layer[il].head_dim_v = static_cast<std::uint16_t>(*hdv);
+    // llama.cpp (load_hparams): n_embd_head_k_swa / _v_swa default to the full layers' K and V sizes.
+    const std::uint32_t k_swa = hd.value_or(effective_head_dim(m));
+    const std::uint32_t v_swa = hdv.value_or(effective_head_dim_v(m));
+    if (k_swa != effective_head_dim(m) || v_swa != effective_head_dim_v(m)) {
+      m.layer[il].head_dim = static_cast<std::uint16_t>(k_swa);  // ≤ 0xFFFF: checked below
+      m.layer[il].head_dim_v = static_cast<std::uint16_t>(v_swa);
     }
   }
 }
@@ -128,7 +136,9 @@ inline void apply_shared(const key_reader& k, kvsize::model_spec& m, std::vector
   if (const arch_window* w = window_of(k.arch()); w != nullptr && w->shared_from != 0) {
     from = w->shared_from;
     rule = std::string(w->source);
-  } else if (const auto shared = k.u32(k.arch_key("attention.shared_kv_layers")); shared && *shared != 0) {
+  } else if (const auto shared = k.arch() == "gemma4" ? k.u32(k.arch_key("attention.shared_kv_layers"))
+                                                     : std::optional<std::uint32_t>{};  // gemma4.cpp reads it
+             shared && *shared != 0) {
     if (*shared >= m.layers) {
       k.fail(gguf_errc::out_of_range, k.find(k.arch_key("attention.shared_kv_layers")),
              k.arch_key("attention.shared_kv_layers"),
@@ -177,18 +187,28 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
     -> std::vector<std::string> {
   const std::uint32_t n = m.layers;
   const std::string kv_key = k.arch_key("attention.head_count_kv");
-  const auto kv_read = k.per_layer(kv_key, n);  // load_hparams: a copy of head_count unless given
-  const auto kv = kv_read.value_or(std::vector<std::uint32_t>(n, m.attention_heads));
+  const auto kv_read = k.per_layer(kv_key, n);  // load_hparams: a copy of head_count (per layer) unless given
+  const auto kv = kv_read ? *kv_read
+                          : k.per_layer(k.arch_key("attention.head_count"), n)
+                                .value_or(std::vector<std::uint32_t>(n, m.attention_heads));
   const std::string kv_why = kv_read ? kv_key + " = " : kv_key + " absent: KV heads = head_count = ";
   const recurrent_rule rec = recurrence_of(k.arch());
-  if (rec == recurrent_rule::unencoded || window_unencoded(k.arch())) {
+  const char* unencoded = rec == recurrent_rule::unencoded ? "recurrent layers"
+                          : window_unencoded(k.arch())     ? "sliding-window layers"
+                                                           : unencoded_cache(k.arch());
+  if (unencoded != nullptr) {
     throw gguf_error(gguf_errc::unsupported, k.file(), 0, "key \"general.architecture\"",
-                     "\"" + k.arch() + "\": llama.cpp gives this architecture " +
-                         (rec == recurrent_rule::unencoded ? "recurrent layers" : "sliding-window layers") +
+                     "\"" + k.arch() + "\": llama.cpp gives this architecture " + unencoded +
                          " by a rule kvsize does not encode yet");
   }
   if (rec != recurrent_rule::none) {
     read_state(k, rec, m);
+  }
+  if (rec == recurrent_rule::every_layer && m.attention_heads == 0) {
+    // Mamba files write head_count 0 (no attention anywhere): a one-head placeholder keeps the
+    // spec valid; no layer keeps KV, so no figure uses it.
+    m.attention_heads = 1;
+    m.head_dim = m.hidden_size;
   }
   const auto ff = k.per_layer(k.arch_key("feed_forward_length"), n);
   const std::uint32_t latent_rank = latent_keys(k) ? *k.u32(k.arch_key("attention.kv_lora_rank")) : 0;
@@ -209,7 +229,7 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
     const bool kv_less = kv[il] == 0;
     if (rec == recurrent_rule::every_layer ||
         (kv_less && (rec == recurrent_rule::kv_less || rec == recurrent_rule::kv_less_short_conv ||
-                     (rec == recurrent_rule::kv_and_ff_less && ff && (*ff)[il] == 0)))) {
+                     (rec == recurrent_rule::kv_and_ff_less && (!ff || (*ff)[il] == 0))))) {
       l.kind = layer_kind::none;
       l.recurrent = true;
       why[il] = "recurrent state (" + (rec == recurrent_rule::every_layer ? "every " + k.arch() + " layer"

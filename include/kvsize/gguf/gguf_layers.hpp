@@ -9,6 +9,7 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
+#include "../detail/checked.hpp"
 #include "../model_spec.hpp"
 #include "gguf_arch.hpp"
 #include "gguf_error.hpp"
@@ -54,6 +55,8 @@ inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
   }
   if (const auto v_len = k.u32(k.arch_key("attention.value_length"))) {
     m.head_dim_v = *v_len;
+  } else if (h0 != 0 && m.head_dim != m.hidden_size / h0) {
+    m.head_dim_v = m.hidden_size / h0;  // llama.cpp: V keeps n_embd / n_head(0) when only key_length is given
   }
   if (const auto v = k.u32(k.arch_key("vocab_size"))) {
     m.vocab_size = *v;
@@ -84,8 +87,11 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   const std::uint64_t d_inner = k.required_u32(k.arch_key("ssm.inner_size"));
   const std::uint64_t d_state = k.required_u32(k.arch_key("ssm.state_size"));
   const std::uint64_t groups = k.u32(k.arch_key("ssm.group_count")).value_or(0);  // Mamba-1: none
-  m.state.conv_elements = (d_conv > 0 ? d_conv - 1 : 0) * (d_inner + 2 * groups * d_state);
-  m.state.ssm_elements = d_state * d_inner;
+  using kvsize::detail::checked_add;
+  using kvsize::detail::checked_mul;  // u32 keys: 2 × groups × d_state alone can pass 2^64
+  m.state.conv_elements =
+      checked_mul(d_conv > 0 ? d_conv - 1 : 0, checked_add(d_inner, checked_mul(2 * groups, d_state)));
+  m.state.ssm_elements = checked_mul(d_state, d_inner);
 }
 
 }  // namespace kvsize::gguf::detail

@@ -64,10 +64,18 @@ struct gguf_model {
   out.name = k.string("general.name").value_or("");
   kvsize::model_spec& m = out.spec;
   m.compute_dtype = kvsize::dtype::f16;
-  detail::read_shape(k, m);
-  out.layer_reasons = detail::plan_layers(k, m, out.warnings);
-  if (h.stopped_at == 0) {
-    out.weights = weights_of(h);
+  try {
+    detail::read_shape(k, m);
+    out.layer_reasons = detail::plan_layers(k, m, out.warnings);
+    if (h.stopped_at == 0 && h.has_tensor_table) {
+      out.weights = weights_of(h);
+    }
+  } catch (const kvsize::overflow_error& e) {  // a state or weights sum past 2^64: the file's numbers
+    throw gguf_error(gguf_errc::out_of_range, file, 0, "", std::string("a size exceeds 2^64: ") + e.what());
+  }
+  if (m.vocab_size == 0) {  // only after a metadata-only read (model_of refuses it otherwise)
+    out.warnings.push_back("the vocabulary size is unknown: the read stopped before the tokenizer, so the logits "
+                           "are not sized");
   }
   out.experts = k.u32(k.arch_key("expert_count")).value_or(0);
   if (const auto used = k.per_layer(k.arch_key("expert_used_count"), m.layers)) {

@@ -172,7 +172,8 @@ inline void read_tensor_table(byte_source& in, gguf_header& h) {
                            ": ggml requires each tensor to follow the one before it, padded to " +
                            std::to_string(h.alignment) + " bytes");
     }
-    if (t.size > std::numeric_limits<std::uint64_t>::max() - expected - h.alignment) {
+    if (expected > std::numeric_limits<std::uint64_t>::max() - h.alignment ||
+        t.size > std::numeric_limits<std::uint64_t>::max() - expected - h.alignment) {
       throw gguf_error(gguf_errc::out_of_range, in.file(), t.info_offset, "tensor " + quote_name(t.name),
                        "the tensor data ends past 2^64 bytes");
     }

@@ -68,7 +68,8 @@ inline constexpr std::uint64_t safetensors_max_header = 100'000'000;  // tensor.
   }
   const auto& dtype = v["dtype"];
   if (!dtype.is_string() || safetensors_bits(dtype.get<std::string>()) == 0) {
-    fail(config_errc::unsupported, pointer + "/dtype", "expected a safetensors dtype (BF16, F16, F32, F8_E4M3, I32, ...), got " + dtype.dump());
+    fail(config_errc::unsupported, pointer + "/dtype",
+         "expected a safetensors dtype (BF16, F16, F32, F8_E4M3, I32, ...), got " + describe(dtype));
   }
   t.dtype = dtype.get<std::string>();
   const auto& shape = v["shape"];
@@ -78,7 +79,7 @@ inline constexpr std::uint64_t safetensors_max_header = 100'000'000;  // tensor.
   }
   for (const auto& d : shape) {
     if (!d.is_number_unsigned()) {
-      fail(config_errc::wrong_type, pointer + "/shape", "expected non-negative integers, got " + d.dump());
+      fail(config_errc::wrong_type, pointer + "/shape", "expected non-negative integers, got " + describe(d));
     }
     t.shape.push_back(d.get<std::uint64_t>());
   }
@@ -89,7 +90,10 @@ inline constexpr std::uint64_t safetensors_max_header = 100'000'000;  // tensor.
   t.begin = offsets[0].get<std::uint64_t>();
   t.end = offsets[1].get<std::uint64_t>();
   std::uint64_t bits = safetensors_bits(t.dtype);
-  for (const std::uint64_t d : t.shape) {
+  if (std::find(t.shape.begin(), t.shape.end(), std::uint64_t{0}) != t.shape.end()) {
+    bits = 0;  // an empty tensor, however large its other dimensions (the crate checks the product)
+  }
+  for (const std::uint64_t d : bits == 0 ? std::vector<std::uint64_t>{} : t.shape) {
     if (d != 0 && bits > UINT64_MAX / d) {
       fail(config_errc::out_of_range, pointer + "/shape", "the tensor's size exceeds 2^64 bits");
     }
@@ -143,8 +147,9 @@ inline constexpr std::uint64_t safetensors_max_header = 100'000'000;  // tensor.
       }
       h.tensors.push_back(detail::read_safetensors_entry(name, value, detail::child_pointer("", name)));
     }
-    std::sort(h.tensors.begin(), h.tensors.end(),
-              [](const safetensors_tensor& a, const safetensors_tensor& b) { return a.begin < b.begin; });
+    std::sort(h.tensors.begin(), h.tensors.end(), [](const safetensors_tensor& a, const safetensors_tensor& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;  // the crate's (begin, end) order
+    });
     for (const auto& t : h.tensors) {  // contiguous from 0, in offset order
       if (t.begin != h.data_bytes) {
         detail::fail(config_errc::inconsistent, detail::child_pointer("", t.name) + "/data_offsets",
