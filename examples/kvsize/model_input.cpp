@@ -117,27 +117,28 @@ auto load_model(const std::string& path) -> hf::parsed_config {
   std::error_code ec;
   if (path == "-" || std::filesystem::is_regular_file(path, ec)) {  // JSON: a config.json, or Ollama's
     const std::string name = path == "-" ? "<stdin>" : path;
-    std::string text;
-    if (path == "-") {
-      text = hf::detail::read_capped(std::cin, name, hf::parse_limits{}.max_bytes);
-    } else {
-      std::ifstream in(path, std::ios::binary);
-      text = in ? hf::detail::read_capped(in, name, hf::parse_limits{}.max_bytes) : std::string{};
+    std::ifstream in;
+    if (path != "-") {
+      in.open(path, std::ios::binary);
     }
-    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-    const json_input kind = doc.is_discarded() ? json_input::config : json_input_kind(doc);
-    if (kind == json_input::ollama_manifest) {
-      std::vector<std::string> warnings;
-      const std::string blob = ollama_blob(name, doc, warnings);
-      hf::parsed_config out = parsed_from_gguf(gguf::load_gguf_model(blob));
-      out.warnings.insert(out.warnings.begin(), "an Ollama manifest: its model blob is " + blob);
-      out.warnings.insert(out.warnings.end(), warnings.begin(), warnings.end());
-      return out;
-    }
-    if (kind == json_input::ollama_show) {
-      return model_from_show(name, doc);
-    }
-    if (path == "-") {
+    if (path == "-" || in) {  // a file that cannot be opened is left to load_config, whose message says why
+      const std::string text = hf::detail::read_capped(path == "-" ? std::cin : in, name, hf::parse_limits{}.max_bytes);
+      // Only an Ollama document has these keys; a config.json is parsed once, by the config reader.
+      if (text.find("\"schemaVersion\"") != std::string::npos || text.find("\"model_info\"") != std::string::npos) {
+        const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+        const json_input kind = doc.is_discarded() ? json_input::config : json_input_kind(doc);
+        if (kind == json_input::ollama_manifest) {
+          std::vector<std::string> warnings;
+          const std::string blob = ollama_blob(name, doc, warnings);
+          hf::parsed_config out = parsed_from_gguf(gguf::load_gguf_model(blob));
+          out.warnings.insert(out.warnings.begin(), "an Ollama manifest: its model blob is " + blob);
+          out.warnings.insert(out.warnings.end(), warnings.begin(), warnings.end());
+          return out;
+        }
+        if (kind == json_input::ollama_show) {
+          return model_from_show(name, doc);
+        }
+      }
       return hf::parse_config(text, name);
     }
   }

@@ -39,14 +39,7 @@ auto model(const gguf_writer& w) -> kvsize::gguf::gguf_model {
 }
 
 void require_model_refused(const gguf_writer& w, gguf_errc code, const std::string& words) {
-  try {
-    (void)model(w);
-    FAIL("accepted: " << words);
-  } catch (const gguf_error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring(words));
-  }
+  kvsize_test::require_gguf_refused([&] { return model(w); }, code, words);
 }
 
 }  // namespace
@@ -123,17 +116,11 @@ TEST_CASE("GGUF: the architectures' window rules", "[gguf][model]") {
 
 TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "[gguf][model]") {
   // jamba: head_count_kv 0 → a Mamba state: conv (4 − 1) × 8,192, ssm 16 × 8,192 (no groups).
-  gguf_writer j;
-  j.kv_str("general.architecture", "jamba")
-      .kv_u32("jamba.block_count", 8)
-      .kv_u32("jamba.context_length", 4'096)
-      .kv_u32("jamba.embedding_length", 4'096)
-      .kv_u32("jamba.attention.head_count", 32)
-      .kv_ints("jamba.attention.head_count_kv", 4, {0, 0, 0, 0, 8, 0, 0, 0})
+  auto j = kvsize_test::model_header("jamba", {.layers = 8, .kv_heads = 0, .vocab = 65'536});
+  j.kv_ints("jamba.attention.head_count_kv", 4, {0, 0, 0, 0, 8, 0, 0, 0})
       .kv_u32("jamba.ssm.conv_kernel", 4)
       .kv_u32("jamba.ssm.inner_size", 8'192)
-      .kv_u32("jamba.ssm.state_size", 16)
-      .kv_u32("jamba.vocab_size", 65'536);
+      .kv_u32("jamba.ssm.state_size", 16);
   const auto jm = model(j);
   CHECK(kvsize::count_layers(jm.spec, layer_kind::full) == 1);
   CHECK(jm.spec.state.conv_elements == 3 * 8'192);
@@ -152,17 +139,11 @@ TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "
   CHECK(dm.spec.latent.rope_head_dim == 64);
   CHECK(dm.spec.latent.nope_head_dim == 128);
   // gemma4 shared_kv_layers 2 of 6: layers 4 and 5 read an earlier layer's cache.
-  gguf_writer small;
-  small.kv_str("general.architecture", "gemma4")
-      .kv_u32("gemma4.block_count", 6)
-      .kv_u32("gemma4.context_length", 4'096)
-      .kv_u32("gemma4.embedding_length", 1'536)
-      .kv_u32("gemma4.attention.head_count", 8)
-      .kv_u32("gemma4.attention.head_count_kv", 1)
-      .kv_u32("gemma4.attention.sliding_window", 512)
+  auto small = kvsize_test::model_header(
+      "gemma4", {.layers = 6, .embedding = 1'536, .heads = 8, .kv_heads = 1, .vocab = 262'144});
+  small.kv_u32("gemma4.attention.sliding_window", 512)
       .kv_u32("gemma4.attention.shared_kv_layers", 2)
-      .kv_ints("gemma4.attention.sliding_window_pattern", 7, {1, 1, 0, 1, 1, 0})
-      .kv_u32("gemma4.vocab_size", 262'144);
+      .kv_ints("gemma4.attention.sliding_window_pattern", 7, {1, 1, 0, 1, 1, 0});
   const auto sm = model(small);
   CHECK(kvsize::count_layers(sm.spec, layer_kind::shared) == 2);
   CHECK(kvsize::kind_of_layer(sm.spec, 3) == layer_kind::sliding);
@@ -194,17 +175,13 @@ TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model
   shared.kv_u32("llama.attention.shared_kv_layers", 2);
   CHECK(kvsize::count_layers(model(shared).spec, layer_kind::shared) == 0);
   // Mamba files write head_count 0: every layer keeps the state, none a KV cache.
-  gguf_writer mamba;
-  mamba.kv_str("general.architecture", "mamba2")
-      .kv_u32("mamba2.block_count", 4)
-      .kv_u32("mamba2.context_length", 1'048'576)
-      .kv_u32("mamba2.embedding_length", 2'560)
-      .kv_u32("mamba2.attention.head_count", 0)
+  auto mamba = kvsize_test::model_header(
+      "mamba2", {.layers = 4, .context = 1'048'576, .embedding = 2'560, .heads = 0, .kv_heads = 0, .vocab = 50'288});
+  mamba.kv_u32("mamba2.attention.head_count", 0)
       .kv_u32("mamba2.ssm.conv_kernel", 4)
       .kv_u32("mamba2.ssm.inner_size", 5'120)
       .kv_u32("mamba2.ssm.state_size", 128)
-      .kv_u32("mamba2.ssm.group_count", 1)
-      .kv_u32("mamba2.vocab_size", 50'288);
+      .kv_u32("mamba2.ssm.group_count", 1);
   const auto mm = model(mamba).spec;
   CHECK(kvsize::kv_layers(mm) == 0);
   CHECK(mm.state.conv_elements == 3 * (5'120 + 2 * 128));  // (d_conv − 1) × (d_inner + 2 × groups × d_state)
@@ -270,14 +247,8 @@ TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf]
   require_model_refused(zero, gguf_errc::out_of_range, "expected 1 to 512 layers");
   auto big = kvsize_test::llama_header("llama", 513);
   require_model_refused(big, gguf_errc::unsupported, "got 513");
-  gguf_writer bad_len;
-  bad_len.kv_str("general.architecture", "llama")
-      .kv_u32("llama.block_count", 4)
-      .kv_u32("llama.context_length", 4'096)
-      .kv_u32("llama.embedding_length", 4'096)
-      .kv_u32("llama.attention.head_count", 32)
-      .kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8})
-      .kv_u32("llama.vocab_size", 32'000);
+  auto bad_len = kvsize_test::model_header("llama", {.kv_heads = 0});
+  bad_len.kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8});
   require_model_refused(bad_len, gguf_errc::invalid, "an array of 3 elements; expected one per layer (4)");
   auto no_pattern = kvsize_test::llama_header("gemma4", 6);
   no_pattern.kv_u32("gemma4.attention.sliding_window", 512);
@@ -289,38 +260,21 @@ TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf]
   auto wide = kvsize_test::llama_header("gemma2", 2);
   wide.kv_u32("gemma2.attention.key_length_swa", 65'664);  // would be 128 in 16 bits
   require_model_refused(wide, gguf_errc::out_of_range, "expected a head size of 1 to 65535, got 65664");
-  gguf_writer huge_state;
-  huge_state.kv_str("general.architecture", "mamba2")
-      .kv_u32("mamba2.block_count", 1)
-      .kv_u32("mamba2.context_length", 4'096)
-      .kv_u32("mamba2.embedding_length", 64)
-      .kv_u32("mamba2.ssm.conv_kernel", 3)
+  auto huge_state =
+      kvsize_test::model_header("mamba2", {.layers = 1, .embedding = 64, .heads = 0, .kv_heads = 0, .vocab = 100});
+  huge_state.kv_u32("mamba2.ssm.conv_kernel", 3)
       .kv_u32("mamba2.ssm.inner_size", 8'192)
       .kv_u32("mamba2.ssm.state_size", 1U << 31U)
-      .kv_u32("mamba2.ssm.group_count", 1U << 31U)
-      .kv_u32("mamba2.vocab_size", 100);
+      .kv_u32("mamba2.ssm.group_count", 1U << 31U);
   require_model_refused(huge_state, gguf_errc::out_of_range, "exceeds 2^64");
   // A per-layer array the read did not keep (read_options::keep_elements below block_count).
   kvsize::gguf::read_options few;
   few.keep_elements = 2;
-  gguf_writer kept;
-  kept.kv_str("general.architecture", "llama")
-      .kv_u32("llama.block_count", 4)
-      .kv_u32("llama.context_length", 4'096)
-      .kv_u32("llama.embedding_length", 4'096)
-      .kv_u32("llama.attention.head_count", 32)
-      .kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8, 8})
-      .kv_u32("llama.vocab_size", 32'000);
+  auto kept = kvsize_test::model_header("llama", {.kv_heads = 0});
+  kept.kv_ints("llama.attention.head_count_kv", 4, {8, 8, 8, 8});
   CHECK_THROWS_WITH(kvsize::gguf::model_of(read_bytes(kept.bytes(), few), "test.gguf"),
                     Catch::Matchers::ContainsSubstring("was not kept by the read"));
-  gguf_writer nd;
-  nd.kv_str("general.architecture", "llama")
-      .kv_u32("llama.block_count", 4)
-      .kv_u32("llama.context_length", 4'096)
-      .kv_u32("llama.embedding_length", 4'096)
-      .kv_u32("llama.attention.head_count", 32)
-      .kv_u32("llama.attention.head_count_kv", 5)
-      .kv_u32("llama.vocab_size", 32'000);
+  const auto nd = kvsize_test::model_header("llama", {.kv_heads = 5});
   require_model_refused(nd, gguf_errc::invalid, "do not fit together");
 }
 

@@ -6,11 +6,15 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <kvsize/gguf.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 namespace kvsize_test {
 
@@ -126,17 +130,39 @@ inline auto read_bytes(const std::string& bytes, const kvsize::gguf::read_option
   return kvsize::gguf::read_gguf(in, "test.gguf", o);
 }
 
-/// A llama-style model header: `layers` blocks of `heads` heads, `kv` KV heads.
-inline auto llama_header(const std::string& arch = "llama", std::uint32_t layers = 4) -> gguf_writer {
+/// The keys every model header has, as llama.cpp's converter writes them ("<arch>.block_count", ...).
+/// A zero `heads`, `kv_heads` or `vocab` leaves that key out (a test writes its own form of it).
+struct header_keys {
+  std::uint32_t layers = 4;
+  std::uint32_t context = 4'096;
+  std::uint32_t embedding = 4'096;
+  std::uint32_t heads = 32;
+  std::uint32_t kv_heads = 8;
+  std::uint32_t vocab = 32'000;
+};
+
+inline auto model_header(const std::string& arch, const header_keys& k) -> gguf_writer {
   gguf_writer w;
   w.kv_str("general.architecture", arch)
-      .kv_u32(arch + ".block_count", layers)
-      .kv_u32(arch + ".context_length", 8192)
-      .kv_u32(arch + ".embedding_length", 4096)
-      .kv_u32(arch + ".feed_forward_length", 14336)
-      .kv_u32(arch + ".attention.head_count", 32)
-      .kv_u32(arch + ".attention.head_count_kv", 8)
-      .kv_u32(arch + ".vocab_size", 128256);
+      .kv_u32(arch + ".block_count", k.layers)
+      .kv_u32(arch + ".context_length", k.context)
+      .kv_u32(arch + ".embedding_length", k.embedding);
+  if (k.heads != 0) {
+    w.kv_u32(arch + ".attention.head_count", k.heads);
+  }
+  if (k.kv_heads != 0) {
+    w.kv_u32(arch + ".attention.head_count_kv", k.kv_heads);
+  }
+  if (k.vocab != 0) {
+    w.kv_u32(arch + ".vocab_size", k.vocab);
+  }
+  return w;
+}
+
+/// A llama-style model header: `layers` blocks of 32 heads, 8 KV heads (Llama-3-8B's shape).
+inline auto llama_header(const std::string& arch = "llama", std::uint32_t layers = 4) -> gguf_writer {
+  auto w = model_header(arch, {.layers = layers, .context = 8'192, .vocab = 128'256});
+  w.kv_u32(arch + ".feed_forward_length", 14'336);
   return w;
 }
 
@@ -149,14 +175,10 @@ inline auto gemma4_26b_header() -> gguf_writer {
     kv_heads.push_back(il % 6 == 5 ? 2 : 8);
     slides.push_back(il % 6 == 5 ? 0 : 1);
   }
-  gguf_writer w;
-  w.kv_str("general.architecture", "gemma4")
-      .kv_u32("gemma4.block_count", 30)
-      .kv_u32("gemma4.context_length", 262'144)
-      .kv_u32("gemma4.embedding_length", 2'816)
+  auto w = model_header("gemma4", {.layers = 30, .context = 262'144, .embedding = 2'816, .heads = 16, .kv_heads = 0,
+                                   .vocab = 0});
+  w.kv_ints("gemma4.attention.head_count_kv", 5, kv_heads)
       .kv_u32("gemma4.feed_forward_length", 2'112)
-      .kv_u32("gemma4.attention.head_count", 16)
-      .kv_ints("gemma4.attention.head_count_kv", 5, kv_heads)
       .kv_u32("gemma4.expert_count", 128)
       .kv_u32("gemma4.expert_used_count", 8)
       .kv_u32("gemma4.attention.key_length", 512)
@@ -170,6 +192,25 @@ inline auto gemma4_26b_header() -> gguf_writer {
       .kv_u32("gemma4.rope.dimension_count", 512)
       .kv_strs("tokenizer.ggml.tokens", std::vector<std::string>(262'144, "t"));
   return w;
+}
+
+/// `read()` must throw a gguf_error of `code` whose message names "test.gguf", contains `words`
+/// and, when `offset` is given, locates the defect at that byte.
+template <class Read>
+void require_gguf_refused(Read&& read, kvsize::gguf::gguf_errc code, const std::string& words,
+                          std::uint64_t offset = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    (void)read();
+    FAIL("accepted a file that should be refused: " << words);
+  } catch (const kvsize::gguf::gguf_error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring(words));
+    CHECK_THAT(e.what(), Catch::Matchers::StartsWith("test.gguf: byte "));
+    if (offset != std::numeric_limits<std::uint64_t>::max()) {
+      CHECK(e.offset() == offset);
+    }
+  }
 }
 
 }  // namespace kvsize_test

@@ -141,14 +141,7 @@ inline void read_split_weights(const std::filesystem::path& first, const gguf_he
       throw gguf_error(gguf_errc::invalid, shard_path.string(), 0, "key \"split.no\"",
                        "expected " + std::to_string(i) + " (its place in the file names)");
     }
-    const gguf_weights w = weights_of(shard);
-    sum.bytes = kvsize::detail::checked_add(sum.bytes, w.bytes);
-    sum.elements = kvsize::detail::checked_add(sum.elements, w.elements);
-    sum.tensors += w.tensors;
-    sum.token_embedding += w.token_embedding;
-    sum.output += w.output;
-    sum.experts = kvsize::detail::checked_add(sum.experts, w.experts);
-    sum.expert_elements = kvsize::detail::checked_add(sum.expert_elements, w.expert_elements);
+    add(sum, weights_of(shard));
   }
   g.weights = sum;
 }

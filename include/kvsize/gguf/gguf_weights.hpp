@@ -35,20 +35,34 @@ struct gguf_weights {
   return id < names.size() ? names[id] : std::string_view{};
 }
 
+/// sum += part, every count checked (kvsize::overflow_error rather than a wrap); the file type stays sum's.
+inline void add(gguf_weights& sum, const gguf_weights& part) {
+  using kvsize::detail::checked_add;
+  sum.bytes = checked_add(sum.bytes, part.bytes);
+  sum.elements = checked_add(sum.elements, part.elements);
+  sum.tensors = checked_add(sum.tensors, part.tensors);
+  sum.token_embedding = checked_add(sum.token_embedding, part.token_embedding);
+  sum.output = checked_add(sum.output, part.output);
+  sum.experts = checked_add(sum.experts, part.experts);
+  sum.expert_elements = checked_add(sum.expert_elements, part.expert_elements);
+}
+
 [[nodiscard]] inline auto weights_of(const gguf_header& h) -> gguf_weights {
   gguf_weights w;
   for (const auto& t : h.tensors) {
-    w.bytes = kvsize::detail::checked_add(w.bytes, t.size);
-    w.elements = kvsize::detail::checked_add(w.elements, t.elements());
-    ++w.tensors;
+    gguf_weights one;  // this tensor alone, sorted into its role
+    one.bytes = t.size;
+    one.elements = t.elements();
+    one.tensors = 1;
     if (t.name == "token_embd.weight") {
-      w.token_embedding += t.size;
+      one.token_embedding = t.size;
     } else if (t.name == "output.weight") {
-      w.output += t.size;
+      one.output = t.size;
     } else if (t.name.find("_exps.") != std::string::npos) {
-      w.experts = kvsize::detail::checked_add(w.experts, t.size);
-      w.expert_elements = kvsize::detail::checked_add(w.expert_elements, t.elements());
+      one.experts = t.size;
+      one.expert_elements = one.elements;
     }
+    add(w, one);
   }
   if (const gguf_kv* ft = h.find("general.file_type"); ft != nullptr && ft->value.type == gguf_type::u32) {
     w.file_type = std::string(file_type_name(ft->value.integers.front()));
