@@ -356,18 +356,21 @@ auto json_report(const sizing& s) -> std::string {
 auto gpu_list() -> std::string {
   // Two device totals per GPU: nvidia-smi's (rocm-smi's) and the smaller one CUDA (HIP) reports to
   // a process, which is what vLLM and SGLang budget from; "derived" marks a CUDA total that no
-  // public log gives (nvidia-smi's less a sibling board's measured reservation).
+  // public log gives (nvidia-smi's less a sibling board's measured reservation). GiB (2^30 B) to two
+  // decimals keeps a row under 100 columns; the exact bytes are in kvsize/gpus.hpp and in the
+  // JSON report of any --gpu run (capacity/device_memory_bytes, the CUDA-visible total).
+  const auto gib = [](bytes b) { return fmt::format("{:.2f} GiB", static_cast<double>(b.count()) / 1073741824.0); };
   fmt::memory_buffer out;
-  fmt::format_to(std::back_inserter(out), "{:<14} {:<31} {:>29} {:>40} {:>7} {:>10}\n", "id", "name",
-                 "nvidia-smi total (bytes)", "CUDA-visible total (bytes)", "sold as", "bandwidth");
+  fmt::format_to(std::back_inserter(out), "{:<14} {:<32} {:>10}  {:>19}  {:>6}  {:>9}\n", "id", "name", "nvidia-smi",
+                 "CUDA-visible", "sold", "bandwidth");
   for (const auto& g : gpu_catalog) {
-    const bytes visible = g.process_visible_memory();
     const char* how = g.visible_source == visible_memory_source::measured ? "measured" : "derived";
-    fmt::format_to(std::back_inserter(out), "{:<14} {:<31} {:>29} {:>40} {:>7} {:>5.0f} GB/s\n", g.id, g.name,
-                   fmt::format("{} = {}", grouped(g.memory.count()), g.memory),
-                   fmt::format("{} = {}, {}", grouped(visible.count()), visible, how), g.marketed,
+    fmt::format_to(std::back_inserter(out), "{:<14} {:<32} {:>10}  {:>10} {:<8}  {:>6}  {:>4.0f} GB/s\n", g.id, g.name,
+                   gib(g.memory), gib(g.process_visible_memory()), how, g.marketed,
                    static_cast<double>(g.bandwidth) / 1e9);
   }
+  out.append(std::string_view{"GiB = 2^30 bytes; GB/s = 10^9 bytes per second; \"sold\" is the label, whose GB "
+                              "are GiB of DRAM\n"});
   return fmt::to_string(out);
 }
 

@@ -68,25 +68,35 @@ inline constexpr bytes b200 = printed_gib(17'835);            // pytorch/ao#4002
 inline constexpr bytes h20 = printed_gib(9'508);              // sgl-project/sglang#10736, torch OOM
 inline constexpr bytes gb200 = printed_gib(18'431);           // vllm-project/vllm#43951, torch OOM
 inline constexpr bytes mi250x_gcd = printed_gib(6'398);       // ROCm/ROCm#3579, torch (HIP) OOM
-// deviceQuery "Total amount of global memory" (thamada/gls@e20f22d, gls/H100NVLx2_deviceQuery.py):
-inline constexpr bytes h100_nvl = B * 99'861'594'112;
+inline constexpr bytes mi300x = printed_gib(19'198);           // ROCm/rocm-blogs@9a8327dd gptq README, HIP OOM
+inline constexpr bytes mi325x = printed_gib(25'598);           // vllm-project/vllm#41962, HIP OOM
+// deviceQuery's "Total amount of global memory", exact bytes, from captures of real machines in
+// thamada/gls@e20f22d (gls/<board>_deviceQuery.py; the same machine's nvidia-smi -q beside it):
+inline constexpr bytes h100_nvl = B * 99'861'594'112;   // H100NVLx2, driver 550.54.14
+inline constexpr bytes rtx_4090 = B * 25'386'352'640;   // RTX4090, driver 550.127.05 (354 MiB reserved)
+inline constexpr bytes rtx_3090 = B * 25'327'697'920;   // RTX3090, driver 560.35.03 (422 MiB reserved)
+inline constexpr bytes l4 = B * 23'570'219'008;         // L4, driver 550.90.07 (556 MiB reserved)
+inline constexpr bytes h200 = B * 150'021'734'400;      // H200, driver 550.90.12 (700 MiB reserved)
+inline constexpr bytes rtx_5090 = B * 33'680'457'728;   // RTX5090, driver 570.124.06 (487 MiB reserved)
 // nvidia-smi -q's FB "Total" less its "Reserved" (utkuozdemir/nvidia_gpu_exporter's captures):
 inline constexpr bytes rtx_4080_super = MiB * (16'376 - 434);  // driver 595.71.05
-// The same AD102 board and 46,068 MiB as the L40S (the Ada boards' sibling):
+// 609 MiB reserved on driver 595.80: the lowest of three L40S readings (thamada/gls's deviceQuery on
+// driver 550.127.05, 47,803,596,800 B; vllm-project/vllm#15598's torch OOM, 44.53 GiB).
+inline constexpr bytes l40s = MiB * (46'068 - 609);
+// An AD102 board with the L40S's 46,068 MiB; torch prints two decimals, so this is its floor:
 inline constexpr bytes rtx_6000_ada = printed_gib(4'443);     // DINGYANB/MTVCrafter#21, torch OOM
 
 // The memory the driver keeps from a process (nvidia-smi total − CUDA total) on the measured
 // boards; a board with no public CUDA total is derived from its nearest measured sibling.
 inline constexpr bytes ampere_gddr_reservation = MiB * 23'028 - a10;         // 510 MiB (A10, GA102)
-inline constexpr bytes ada_reservation = MiB * 46'068 - rtx_6000_ada;        // 563 MiB (AD102, 48 GB)
+// AD102 with 46,068 MiB: the larger of the L40S's 609 MiB and the RTX 6000 Ada's 563 MiB.
+inline constexpr bytes ada_reservation = MiB * 46'068 - (l40s < rtx_6000_ada ? l40s : rtx_6000_ada);
 inline constexpr bytes hopper_reservation = MiB * 81'559 - h100_80gb;        // 550 MiB (H100 80 GB)
-inline constexpr bytes ampere_hbm_reservation = MiB * 81'920 - a100_80gb;    // 881 MiB, the largest seen
-// Boards of an architecture with no measured sibling take the largest reservation measured on the
-// same memory type (GDDR: the Ada board's, above the A10's and the T4's 451 MiB; HBM: the A100
-// 80 GB's), so a derived figure errs low, the safe direction for a budget.
+// A board with no measured sibling of its chip takes the largest reservation measured on its memory
+// type (GDDR: the L40S's 609 MiB, above the RTX 6000 Ada's 563, the L4's 556, the A10's 510 and the
+// other GDDR boards'), so a derived figure errs low, the safe direction for a budget.
 inline constexpr bytes gddr_reservation = ada_reservation > ampere_gddr_reservation ? ada_reservation
                                                                                     : ampere_gddr_reservation;
-inline constexpr bytes hbm_reservation = ampere_hbm_reservation;
 
 }  // namespace gpu_readings
 
@@ -98,8 +108,6 @@ namespace detail {
   return {id, name, smi, marketed, bandwidth, visible, visible_memory_source::measured};
 }
 /// A catalog entry whose process-visible total is nvidia-smi's less a sibling's measured reservation.
-/// (The H200 takes the largest HBM reservation, not the H100's: uncited public OOM lines put its
-/// CUDA total at 139.72-139.81 GiB, 600-700 MiB under nvidia-smi; docs/research/gpu-catalog.md.)
 [[nodiscard]] constexpr auto derived_gpu(std::string_view id, std::string_view name, bytes smi,
                                          std::string_view marketed, std::uint64_t bandwidth, bytes reservation)
     -> gpu_spec {
@@ -112,22 +120,22 @@ namespace detail {
 // Every figure below, with its public source (nvidia-smi / rocm-smi output for the named variant,
 // CUDA's total from a public log, vendor data sheet): docs/research/gpu-catalog.md.
 // clang-format off
-inline constexpr std::array<gpu_spec, 24> gpu_catalog{{
+inline constexpr std::array<gpu_spec, 26> gpu_catalog{{
     detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
-    detail::derived_gpu ("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::ada_reservation),
-    detail::derived_gpu ("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::ada_reservation),
-    detail::derived_gpu ("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation),
+    detail::measured_gpu("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::rtx_4090),
+    detail::measured_gpu("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::l4),
+    detail::measured_gpu("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::l40s),
     detail::measured_gpu("a100-40gb", "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000, gpu_readings::a100_40gb),
     detail::measured_gpu("a100-80gb", "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000, gpu_readings::a100_80gb),
     detail::measured_gpu("h100-80gb", "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000, gpu_readings::h100_80gb),
-    detail::derived_gpu ("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::hbm_reservation),
+    detail::measured_gpu("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::h200),
     detail::measured_gpu("b200",      "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000, gpu_readings::b200),
-    detail::derived_gpu ("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::hbm_reservation),
-    detail::derived_gpu ("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::ampere_gddr_reservation),
+    detail::measured_gpu("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::mi300x),
+    detail::measured_gpu("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::rtx_3090),
     detail::measured_gpu("a10",       "NVIDIA A10",                    MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::a10),
     detail::derived_gpu ("a10g",      "NVIDIA A10G (AWS G5)",          MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::ampere_gddr_reservation),
     detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4),
-    detail::derived_gpu ("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::gddr_reservation),
+    detail::measured_gpu("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::rtx_5090),
     detail::measured_gpu("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::h100_nvl),
     detail::measured_gpu("h20",       "NVIDIA H20",                    MiB * 97'871,  "96 GB",  4'000'000'000'000, gpu_readings::h20),
     detail::measured_gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation", MiB * 46'068, "48 GB", 960'000'000'000, gpu_readings::rtx_6000_ada),
@@ -137,6 +145,13 @@ inline constexpr std::array<gpu_spec, 24> gpu_catalog{{
     detail::derived_gpu ("h100-pcie", "NVIDIA H100 PCIe 80 GB",        MiB * 81'559,  "80 GB",  2'000'000'000'000, gpu_readings::hopper_reservation),
     detail::measured_gpu("gb200",     "NVIDIA GB200 (one Blackwell GPU)", MiB * 189'471, "186 GB", 8'000'000'000'000, gpu_readings::gb200),
     detail::measured_gpu("mi250x",    "AMD Instinct MI250X (one GCD)", MiB * 65'520,  "64 GB",  1'600'000'000'000, gpu_readings::mi250x_gcd),
+    // L20: an AD102 board with the L40S's 46,068 MiB (ECC on); no public CUDA total cites it, so the
+    // larger of the two AD102 46,068 MiB boards' reservations (ada_reservation).
+    // Bandwidth: third-party listings only (no NVIDIA data sheet found).
+    detail::derived_gpu ("l20",       "NVIDIA L20 (ECC on)",           MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation),
+    // MI325X: no public rocm-smi total, so HIP's measured 255.98 GiB rounded up to whole MiB stands
+    // for it (on the MI300X and the MI250X, rocm-smi's and HIP's totals agree to 0.01 GiB).
+    detail::measured_gpu("mi325x",    "AMD Instinct MI325X",           MiB * 262'124, "256 GB", 6'000'000'000'000, gpu_readings::mi325x),
 }};
 // clang-format on
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.
