@@ -42,21 +42,22 @@ auto fail(const std::string& message) -> int {
 
 /// A positive integer of at most `max` (CLI11's own checks print "not in range 0.000000 to
 /// 1.79e308", and it saturates an out-of-range number to the type's maximum: refuse it instead).
-auto positive_integer(std::uint64_t max = 999'999'999'999'999'999ULL) -> CLI::Validator {
+auto positive_integer(std::uint64_t max = 999'999'999'999'999'999ULL, bool zero_allowed = false) -> CLI::Validator {
+  const std::string_view what = zero_allowed ? "a whole number" : "a positive integer";
   return CLI::Validator(
-      [max](const std::string& text) -> std::string {
+      [max, zero_allowed, what](const std::string& text) -> std::string {
         const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || text.find_first_not_of('0') == std::string::npos) {
-          return "expected a positive integer, got '" + text + "'";
+        if (!digits || (!zero_allowed && text.find_first_not_of('0') == std::string::npos)) {
+          return fmt::format("expected {}, got '{}'", what, text);
         }
         std::uint64_t value = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (ec != std::errc{} || end != text.data() + text.size() || value > max) {
-          return fmt::format("expected a positive integer of at most {}, got '{}'", max, text);
+          return fmt::format("expected {} of at most {}, got '{}'", what, max, text);
         }
         return {};
       },
-      "POSITIVE");
+      zero_allowed ? "COUNT" : "POSITIVE");
 }
 constexpr std::uint64_t max_u32 = 0xFFFF'FFFFULL;
 
@@ -173,8 +174,12 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                     "llama.cpp flash attention: on, off or auto (the cache is the same; off adds the attention scores to the compute buffer, and "
                                  "refuses a quantized V cache, as llama.cpp does)");
   engine.add_option("--n-gpu-layers", o.gpu_layers,
-                    "llama.cpp layers on the GPU: N, auto or all (partial offload is not "
-                                 "modelled: every layer is sized on the device)");
+                    "llama.cpp layers on the GPU: N, auto (the most that leave --fit's 1 GiB free) or all; "
+                    "a GGUF input with --gpu gets the offload split");
+  engine.add_option("--n-cpu-moe", o.n_cpu_moe, "llama.cpp: the experts of the first N blocks in host memory")
+      ->check(positive_integer(max_u32, true));
+  engine.add_flag("--cpu-moe", o.cpu_moe, "llama.cpp: every block's experts in host memory");
+  engine.add_flag("--no-kv-offload", o.no_kv_offload, "llama.cpp: the KV cache in host memory");
 }
 
 /// The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's

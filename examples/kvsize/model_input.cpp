@@ -75,6 +75,11 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
     w.parameters = g.weights->elements;
     w.active_parameters = g.active_parameters();
     w.tensors = g.weights->tensors;
+    w.block_bytes = g.weights->block;
+    w.block_expert_bytes = g.weights->block_experts;
+    w.output_slot_bytes = g.weights->output_slot;
+    w.token_embedding_bytes = g.weights->token_embedding;
+    w.tied_output = g.weights->output == 0;
   }
   out.checkpoint = w;
   return out;

@@ -43,6 +43,9 @@ struct options {
   std::optional<std::string> model_dtype;                ///< --dtype: the dtype the model runs in (vLLM, SGLang)
   std::optional<std::string> flash_attn;                 ///< llama.cpp -fa on|off|auto
   std::optional<std::string> gpu_layers;                 ///< llama.cpp -ngl N|auto|all
+  std::optional<std::uint32_t> n_cpu_moe;                ///< llama.cpp --n-cpu-moe N: blocks 0..N-1's experts on the host
+  bool cpu_moe = false;                                  ///< llama.cpp --cpu-moe: every block's experts on the host
+  bool no_kv_offload = false;                            ///< llama.cpp -nkvo: the KV cache in host memory
   std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM)
   bool kv_unified = false;
   bool swa_full = false;

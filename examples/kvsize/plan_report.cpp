@@ -380,8 +380,20 @@ auto verdict_line(const sizing& s) -> std::string {
   const std::string_view why = p.limited_by == plan_limit::weights ? "the weights and workspace exceed the device"
                                : p.limited_by == plan_limit::slots ? "the scheduler admits fewer sequences"
                                                                    : "the KV cache exceeds the budget";
+  // llama.cpp can leave layers on the host: say so where the split found a -ngl that fits.
+  const bool offload = s.offload && s.offload->largest && s.offload->largest->gpu_slots > 0;
+  std::string partial;
+  if (offload) {
+    const auto& best = *s.offload->largest;
+    partial = best.gpu_slots == best.slots
+                  ? fmt::format("; but llama.cpp keeps token_embd on the host, and so every layer fits (-ngl {})",
+                                best.slots)
+                  : fmt::format("; with layers on the host it runs at -ngl {} ({} of {} layers on the GPU)",
+                                best.gpu_slots, best.gpu_slots, best.slots);
+  }
   return wrapped("",
-                 fmt::format("does not fit: {} on {}{} ({}){}", asked, devices, engine_words(s), why, nearest_words(r)),
+                 fmt::format("does not fit: {} on {}{} ({}){}{}", asked, devices, engine_words(s), why,
+                             nearest_words(r), partial),
                  2);
 }
 

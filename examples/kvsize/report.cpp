@@ -4,6 +4,7 @@
 #include "report.hpp"
 
 #include "field_tables.hpp"
+#include <kvsize/engines_command.hpp>
 #include "plan_report.hpp"
 #include "results_of.hpp"
 #include "text.hpp"
@@ -185,6 +186,82 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
       fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
 }
 
+/// llama-server's command line with the split's -ngl and the offload flags asked for.
+auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& split) -> std::string {
+  const engines::llama_cpp::offload_request& r = s.offload->request;
+  std::string command = engine_command_line(s.engine, s.engine_opts, model_placeholder);
+  const std::string all_layers = " -ngl 999";
+  std::string flags = fmt::format(" -ngl {}", split.gpu_slots);
+  if (r.n_cpu_moe != 0) {
+    flags += fmt::format(" --n-cpu-moe {}", r.n_cpu_moe);
+  }
+  flags += r.cpu_moe ? " --cpu-moe" : "";
+  flags += r.kv_offload ? "" : " -nkvo";
+  if (const auto at = command.find(all_layers); at != std::string::npos) {
+    command.replace(at, all_layers.size(), flags);
+  }
+  return command;
+}
+
+/// llama.cpp's offload split on one GPU: the asked -ngl's device and host bytes, and the largest
+/// -ngl that leaves --fit's 1 GiB free.
+void offload_section(fmt::memory_buffer& out, const sizing& s) {
+  const offload_figures& o = *s.offload;
+  const auto& a = o.asked;
+  put(out, "\n");
+  const std::uint32_t layers = s.config.spec.layers;
+  const std::string blocks = a.first_gpu_block < layers ? fmt::format("blocks {}-{}", a.first_gpu_block, layers - 1)
+                                                         : std::string{};
+  const std::string which = a.gpu_slots == 0 ? "nothing on the GPU"
+                            : !a.output_on_gpu ? blocks
+                            : blocks.empty()   ? "the output layer alone"
+                                               : "the output layer and " + blocks;
+  prose(out, "",
+        fmt::format("llama.cpp offload (-ngl {}): offloaded {}/{} layers to GPU ({}; token_embd stays on the host)",
+                    o.ngl, a.gpu_slots, a.slots, which),
+        2);
+  row(out, "GPU model buffer", exact(a.device_weights));
+  row(out, "GPU KV buffer", exact(a.device_kv));
+  row(out, "GPU compute buffer", exact(a.device_compute));
+  row(out, "GPU total", fmt::format("{} of {}; {}", exact(a.device_total()), o.device,
+                                    o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free"));
+  row(out, "host model buffer", exact(a.host_weights));
+  row(out, "host KV buffer", exact(a.host_kv));
+  if (o.largest) {
+    row(out, "largest -ngl that fits", fmt::format("{} ({} on the GPU)", o.largest->gpu_slots,
+                                                   o.largest->device_total()));
+    prose(out, "  run it: ", offload_command(s, *o.largest), 4);
+  } else {
+    row(out, "largest -ngl that fits", "none: even -ngl 0 leaves less than 1 GiB free");
+  }
+}
+
+/// The offload split as --json gives it (one GPU).
+auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
+  const auto split = [](const engines::llama_cpp::offload_split& x) {
+    nlohmann::ordered_json j;
+    j["n_gpu_layers"] = x.gpu_slots;
+    j["layers"] = x.slots;
+    j["first_gpu_block"] = x.first_gpu_block;
+    j["output_on_gpu"] = x.output_on_gpu;
+    j["device_weights_bytes"] = x.device_weights.count();
+    j["device_kv_bytes"] = x.device_kv.count();
+    j["device_compute_bytes"] = x.device_compute.count();
+    j["device_total_bytes"] = x.device_total().count();
+    j["host_weights_bytes"] = x.host_weights.count();
+    j["host_kv_bytes"] = x.host_kv.count();
+    return j;
+  };
+  nlohmann::ordered_json j;
+  j["ngl"] = o.ngl;
+  j["device_memory_bytes"] = o.device.count();
+  j["margin_bytes"] = engines::llama_cpp::fit_margin.count();
+  j["fits"] = o.fits;
+  j["asked"] = split(o.asked);
+  j["largest_fitting"] = o.largest ? split(*o.largest) : nlohmann::ordered_json{};
+  return j;
+}
+
 /// The lines the engine logs for this configuration (--json's log_lines).
 auto log_lines(const sizing& s) -> std::vector<std::string> {
   std::optional<engine_capacity> capacity_for_log;
@@ -322,6 +399,9 @@ auto human_report(const sizing& s, bool explain) -> std::string {
     capacity_section(out, s);
   }
   put(out, "{}", plan_section(s));
+  if (s.offload) {
+    offload_section(out, s);
+  }
   log_section(out, s);
   if (explain) {
     explain_section(out, s);
@@ -347,6 +427,9 @@ auto json_report(const sizing& s) -> std::string {
     j["capacity"] = capacity_json(*s.capacity);
   }
   plan_json(s, j);
+  if (s.offload) {
+    j["offload"] = offload_json(*s.offload);
+  }
   j["layers"] = layers_json(s);
   j["log_lines"] = log_lines(s);
   j["warnings"] = warnings_json(s);

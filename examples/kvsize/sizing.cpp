@@ -269,6 +269,9 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.swa_full, "--swa-full", reads(engine_knob::swa_full)},
       {opts.flash_attn.has_value(), "--flash-attn", reads(engine_knob::flash_attn)},
       {opts.gpu_layers.has_value(), "--n-gpu-layers", reads(engine_knob::gpu_layers)},
+      {opts.n_cpu_moe.has_value(), "--n-cpu-moe", reads(engine_knob::gpu_layers)},
+      {opts.cpu_moe, "--cpu-moe", reads(engine_knob::gpu_layers)},
+      {opts.no_kv_offload, "--no-kv-offload", reads(engine_knob::gpu_layers)},
       {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
   };
   for (const auto& k : knobs) {
@@ -598,11 +601,13 @@ void check_attention_and_offload(const options& opts, sizing& s, std::vector<std
       throw usage_error{fmt::format("{}: expected a number of layers, auto or all, got '{}'",
                                     opts.flag("--n-gpu-layers"), ngl)};
     }
-    if (number && std::stoul(ngl) < m.layers) {
+    const bool split_known = s.config.checkpoint && !s.config.checkpoint->block_bytes.empty();
+    if (number && std::stoul(ngl) <= m.layers && !split_known) {
       stderr_warnings.push_back(fmt::format(
-          "{} {}: partial offload is not modelled; kvsize sizes the cache and weights of all {} layers on the "
-          "device(s), while llama.cpp keeps the KV cache of the {} layers left on the CPU in host memory",
-          opts.flag("--n-gpu-layers"), ngl, m.layers, m.layers - std::stoul(ngl)));
+          "{} {}: the offload split needs a GGUF file's tensor table (and --gpu or --gpu-memory); kvsize sizes the "
+          "cache and weights of all {} layers on the device(s), while llama.cpp keeps the KV cache of the layers "
+          "left on the CPU in host memory",
+          opts.flag("--n-gpu-layers"), ngl, m.layers));
     }
   }
 }
@@ -882,6 +887,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.capacity = capacity_figures_of(opts, s, device, kv_memory, served, overrides);
   }
   compute_plan(opts, s, served, device.memory, device.bandwidth, device.source, overrides);
+  compute_offload(opts, s, device.memory, stderr_warnings);
   return s;
 }
 

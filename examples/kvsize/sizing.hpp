@@ -33,6 +33,16 @@ struct capacity_figures {
 };
 
 /// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.
+/// llama.cpp's placement on one GPU of a GGUF's layers (-ngl, --n-cpu-moe, --cpu-moe, -nkvo).
+struct offload_figures {
+  engines::llama_cpp::offload_split asked;  ///< the -ngl given (all when none; auto: the largest that fits)
+  std::string ngl;                          ///< as given: "all", "auto" or a number
+  engines::llama_cpp::offload_request request;  ///< the other flags (--n-cpu-moe, --cpu-moe, -nkvo)
+  bytes device{0};                          ///< the device memory it must fit in
+  bool fits = false;                        ///< asked.device_total() + --fit's 1 GiB margin <= device
+  std::optional<engines::llama_cpp::offload_split> largest;  ///< the largest -ngl that fits, same other flags
+};
+
 struct plan_figures {
   std::string source;             ///< as capacity_figures::source
   plan_inputs inputs;             ///< weights (all devices), memory, bandwidth, engine, options, overrides
@@ -76,6 +86,7 @@ struct sizing {
 
   std::optional<capacity_figures> capacity;
   std::optional<plan_figures> plan;  ///< present when device memory and the weights are known
+  std::optional<offload_figures> offload;  ///< llama.cpp, a GGUF input and one GPU
   std::vector<std::string> notes;  ///< assumptions and limits, printed under the report / in "warnings"
 };
 
@@ -86,6 +97,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 /// The same for a config already read (--engine all sizes one config under every engine).
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings, hf::parsed_config config)
     -> sizing;
+
+/// llama.cpp on a GGUF input with a device: where -ngl puts the weights and the KV cache (offload.cpp).
+void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,
+                     std::vector<std::string>& stderr_warnings);
 
 /// The options that scale the sizes, as the user gave them ("--max-model-len 8192, --batch 1,
 /// --max-num-batched-tokens 999..."), for an overflow message that names what was asked for.

@@ -28,6 +28,7 @@
 #include "engines/engine_concept.hpp"
 #include "engines/exact.hpp"
 #include "engines/llama_cpp.hpp"
+#include "engines/llama_cpp_offload.hpp"  // -ngl, --n-cpu-moe, -nkvo on one GPU
 #include "engines/sglang.hpp"
 #include "engines/transformers.hpp"
 #include "engines/trtllm.hpp"

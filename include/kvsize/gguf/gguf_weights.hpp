@@ -8,8 +8,10 @@
 #include <cstdint>      // std::uint64_t
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include "../detail/checked.hpp"
+#include "../model_spec.hpp"  // max_layers
 #include "gguf_header.hpp"
 
 namespace kvsize::gguf {
@@ -23,7 +25,26 @@ struct gguf_weights {
   std::uint64_t experts = 0;          ///< *_exps tensors' bytes: what --n-cpu-moe moves to the host
   std::uint64_t expert_elements = 0;  ///< *_exps tensors' elements (all experts of all layers)
   std::string file_type;              ///< general.file_type's name ("q4_K_M"), or ""
+  // By llama.cpp's layer slot (src/llama-model.cpp load_tensors), for an offload plan:
+  std::vector<std::uint64_t> block;          ///< Σ bytes of blk.<il>.* per block index il (< max_layers)
+  std::vector<std::uint64_t> block_experts;  ///< of which blk.<il>.*_exps.* (same length as block)
+  std::uint64_t output_slot = 0;  ///< every other tensor but token_embd.weight: the output layer's slot
 };
+
+/// The block index of a tensor named "blk.<il>.…" with il < max_layers, or max_layers.
+[[nodiscard]] constexpr auto block_of(std::string_view name) -> std::uint32_t {
+  constexpr std::string_view prefix = "blk.";
+  if (!name.starts_with(prefix)) {
+    return max_layers;
+  }
+  std::uint32_t il = 0;
+  std::size_t i = prefix.size();
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && il < max_layers; ++i) {
+    il = il * 10 + static_cast<std::uint32_t>(name[i] - '0');
+  }
+  const bool well_formed = i > prefix.size() && i < name.size() && name[i] == '.';
+  return well_formed && il < max_layers ? il : max_layers;
+}
 
 /// llama.h's llama_ftype names, by value (general.file_type); "" for an id llama.h leaves unnamed.
 [[nodiscard]] constexpr auto file_type_name(std::uint64_t id) -> std::string_view {
@@ -45,24 +66,46 @@ inline void add(gguf_weights& sum, const gguf_weights& part) {
   sum.output = checked_add(sum.output, part.output);
   sum.experts = checked_add(sum.experts, part.experts);
   sum.expert_elements = checked_add(sum.expert_elements, part.expert_elements);
+  sum.output_slot = checked_add(sum.output_slot, part.output_slot);
+  if (sum.block.size() < part.block.size()) {
+    sum.block.resize(part.block.size(), 0);
+    sum.block_experts.resize(part.block.size(), 0);
+  }
+  for (std::size_t il = 0; il < part.block.size(); ++il) {
+    sum.block[il] = checked_add(sum.block[il], part.block[il]);
+    sum.block_experts[il] = checked_add(sum.block_experts[il], part.block_experts[il]);
+  }
 }
 
 [[nodiscard]] inline auto weights_of(const gguf_header& h) -> gguf_weights {
   gguf_weights w;
   for (const auto& t : h.tensors) {
-    gguf_weights one;  // this tensor alone, sorted into its role
+    gguf_weights one;  // this tensor alone, sorted into its role (its block's share is added below)
     one.bytes = t.size;
     one.elements = t.elements();
     one.tensors = 1;
+    const bool experts = t.name.find("_exps.") != std::string::npos;
     if (t.name == "token_embd.weight") {
       one.token_embedding = t.size;
     } else if (t.name == "output.weight") {
       one.output = t.size;
-    } else if (t.name.find("_exps.") != std::string::npos) {
+    } else if (experts) {
       one.experts = t.size;
       one.expert_elements = one.elements;
     }
+    const std::uint32_t il = block_of(t.name);
+    if (il == max_layers && t.name != "token_embd.weight") {
+      one.output_slot = t.size;
+    }
     add(w, one);
+    if (il < max_layers) {
+      if (w.block.size() <= il) {
+        w.block.resize(il + 1, 0);
+        w.block_experts.resize(il + 1, 0);
+      }
+      w.block[il] = kvsize::detail::checked_add(w.block[il], t.size);
+      w.block_experts[il] = kvsize::detail::checked_add(w.block_experts[il], experts ? t.size : 0);
+    }
   }
   if (const gguf_kv* ft = h.find("general.file_type"); ft != nullptr && ft->value.type == gguf_type::u32) {
     w.file_type = std::string(file_type_name(ft->value.integers.front()));

@@ -65,6 +65,12 @@ struct checkpoint_weights {
   /// Non-empty when the input states its weights but they could not be counted (a vocabulary-only
   /// GGUF, a missing shard): the reason, and no formula stands in for them.
   std::string unknown_because;
+  // By llama.cpp's layer slot, from a GGUF's tensor table (empty otherwise): what an offload plan moves.
+  std::vector<std::uint64_t> block_bytes;         ///< Σ blk.<il>.* bytes per block
+  std::vector<std::uint64_t> block_expert_bytes;  ///< of which blk.<il>.*_exps.*
+  std::uint64_t output_slot_bytes = 0;            ///< every non-block tensor but token_embd.weight
+  std::uint64_t token_embedding_bytes = 0;        ///< token_embd.weight (always host memory)
+  bool tied_output = false;                       ///< no output.weight: the output slot copies token_embd
 };
 
 /// The result of reading a config.json.

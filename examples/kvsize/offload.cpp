@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// llama.cpp's partial offload for the command line: a GGUF's weights by layer slot, the flags
+// -ngl / --n-cpu-moe / --cpu-moe / -nkvo, and the device, into the split the report prints
+// (engines/llama_cpp_offload.hpp has the rules and their sources).
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sizing.hpp"
+
+namespace kvsize::cli {
+
+void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,
+                     std::vector<std::string>& stderr_warnings) {
+  namespace lc = engines::llama_cpp;
+  const bool asked = opts.gpu_layers || opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload;
+  if (s.engine != engine_kind::llama_cpp) {
+    return;  // the flags were reported as having no effect (engine_knob::gpu_layers)
+  }
+  const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
+  if (w == nullptr || w->block_bytes.empty() || !w->unknown_because.empty()) {
+    if (asked && (opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload)) {
+      stderr_warnings.push_back("--n-cpu-moe, --cpu-moe and --no-kv-offload need a GGUF file's tensor table; "
+                                "the report sizes every layer on the device");
+    }
+    return;
+  }
+  if (!device_memory) {
+    if (asked) {
+      stderr_warnings.push_back(fmt::format("the offload split needs the device: give --gpu or --gpu-memory"));
+    }
+    return;
+  }
+  if (s.engine_opts.tp * s.engine_opts.pp > 1) {
+    s.notes.push_back("offload: the split is planned for one GPU; with --tp/--pp llama.cpp spreads the layers over "
+                      "the devices by their free memory (or -ts), which kvsize does not plan");
+    return;
+  }
+  const model_spec& m = s.config.spec;
+  if (w->block_bytes.size() > m.layers) {
+    s.notes.push_back(fmt::format("offload: the GGUF has tensors of {} blocks but the model {} layers; no split",
+                                  w->block_bytes.size(), m.layers));
+    return;
+  }
+  const lc::slot_weights slots{w->block_bytes, w->block_expert_bytes, bytes{w->output_slot_bytes},
+                               bytes{w->token_embedding_bytes}, w->tied_output};
+  lc::offload_request r;
+  r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
+  r.cpu_moe = opts.cpu_moe;
+  r.kv_offload = !opts.no_kv_offload;
+  const std::string ngl = opts.gpu_layers.value_or("all");
+  offload_figures f;
+  f.ngl = ngl;
+  f.device = *device_memory;
+  f.largest = lc::largest_fitting_split(m, s.engine_opts, slots, r, *device_memory);
+  if (ngl == "auto") {
+    f.asked = f.largest ? *f.largest : lc::split_layers(m, s.engine_opts, slots, {0, r.n_cpu_moe, r.cpu_moe, r.kv_offload});
+  } else {
+    if (ngl != "all") {  // digits only (checked with the other llama.cpp knobs), at most 9 of them
+      std::uint32_t n = 0;
+      std::from_chars(ngl.data(), ngl.data() + ngl.size(), n);
+      r.n_gpu_layers = n;
+    }
+    f.asked = lc::split_layers(m, s.engine_opts, slots, r);
+  }
+  f.fits = f.asked.device_total() + lc::fit_margin <= f.device;
+  f.request = r;
+  const bool has_experts = std::any_of(w->block_expert_bytes.begin(), w->block_expert_bytes.end(),
+                                       [](std::uint64_t b) { return b != 0; });
+  if (!has_experts && (opts.n_cpu_moe || opts.cpu_moe)) {
+    s.notes.push_back("offload: the model has no expert tensors (*_exps), so --n-cpu-moe / --cpu-moe move nothing");
+  }
+  s.offload = f;
+}
+
+}  // namespace kvsize::cli
