@@ -90,6 +90,8 @@ auto weights_format_name(const weights_format& f) -> std::string {
     case weights_scheme::mxfp4: return "mxfp4";
     case weights_scheme::bnb_4bit: return f.double_quant ? "bnb-4bit-double-quant" : "bnb-4bit";
     case weights_scheme::bnb_8bit: return "bnb-8bit";
+    case weights_scheme::mlx:
+      return fmt::format("mlx-{}-{}bit-g{}", mlx_mode_names[static_cast<std::uint8_t>(f.mlx)], f.bits, f.group_size);
   }
   return "?";
 }

@@ -96,6 +96,19 @@ struct packed_bytes {
   return {checked_mul(blocks, 16), blocks};
 }
 
+/// MLX (mlx ops.cpp `affine_quantize` / `fp_quantize`): a rows × cols matrix quantized along its
+/// input features: rows × cols × bits / 8 B packed in uint32 words, and per group of group_size
+/// inputs one scale (affine: a scale and a bias, each in the weights' float type `rest`; the fp
+/// modes: one uint8 scale).
+[[nodiscard]] constexpr auto mlx_bytes(const weights_format& f, std::uint64_t rows, std::uint64_t cols, dtype rest)
+    -> packed_bytes {
+  const std::uint64_t words = ceil_div(checked_mul(cols, f.bits), 32);
+  const std::uint64_t groups = checked_mul(rows, cols / f.group_size);
+  const bool affine = f.mlx == mlx_mode::affine;
+  const std::uint64_t scale_bytes = affine ? 2 * traits(rest).block_bytes / traits(rest).block_elements : 1;
+  return {checked_mul(checked_mul(rows, words), 4), checked_mul(groups, scale_bytes)};
+}
+
 /// Whether scheme `f` quantizes tensor `t`: the Linear weights inside the decoder blocks for
 /// GPTQ, AWQ and FP8, the routers and shared-expert gates too for bitsandbytes (it replaces every
 /// nn.Linear but lm_head), the routed experts' matrices only for MXFP4; never a part in
@@ -112,6 +125,10 @@ struct packed_bytes {
     case weights_scheme::awq:
     case weights_scheme::fp8: return t.is_block_linear();
     case weights_scheme::mxfp4: return t.part == weight_part::experts_routed && !t.is_vector();
+    case weights_scheme::mlx:  // nn.quantize: every leaf with to_quantized (Linear, Embedding, the expert and
+                               // MLA stacks) whose input dim is a multiple of group_size; not conv1d
+      return !t.is_vector() && t.role != tensor_role::ssm_conv && t.role != tensor_role::vision &&
+             f.group_size != 0 && t.cols % f.group_size == 0;
     case weights_scheme::uniform:
     case weights_scheme::gguf: return false;
   }
@@ -119,7 +136,8 @@ struct packed_bytes {
 }
 
 /// The packed bytes of one copy of matrix `t` under the (non-GGUF) quantizing scheme of `f`.
-[[nodiscard]] constexpr auto packed_bytes_of(const weights_format& f, const weight_tensor& t) -> packed_bytes {
+[[nodiscard]] constexpr auto packed_bytes_of(const weights_format& f, const weight_tensor& t, dtype rest)
+    -> packed_bytes {
   switch (f.scheme) {
     case weights_scheme::gptq:
     case weights_scheme::awq: return gptq_awq_bytes(f, t.rows, t.cols);
@@ -127,6 +145,7 @@ struct packed_bytes {
     case weights_scheme::bnb_8bit: return bnb_8bit_bytes(t.rows, t.cols);
     case weights_scheme::bnb_4bit: return bnb_4bit_bytes(f, t.rows, t.cols);
     case weights_scheme::mxfp4: return mxfp4_bytes(t.rows, t.cols);
+    case weights_scheme::mlx: return mlx_bytes(f, t.rows, t.cols, rest);
     case weights_scheme::uniform:
     case weights_scheme::gguf: break;
   }
@@ -164,7 +183,7 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
     sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, rest));
     return;
   }
-  const packed_bytes p = packed_bytes_of(f, t);
+  const packed_bytes p = packed_bytes_of(f, t, rest);
   sum.quantized = checked_add(sum.quantized, checked_mul(p.data, t.copies));
   sum.scales = checked_add(sum.scales, checked_mul(p.scales, t.copies));
 }
@@ -213,6 +232,11 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
 ///            + offset), a 16-entry float32 quant map per tensor. In memory; a file adds a small
 ///            JSON blob per tensor.
 ///  bnb_8bit  the same Linear weights as int8 plus one float32 scale (SCB) per output row.
+///  mlx       every Linear and Embedding, lm_head and routers included, whose input dim is a multiple of
+///            group_size (mlx nn.quantize, mlx-lm quantize_model): uint32-packed bits plus per group a
+///            scale and a bias in the model dtype (affine) or one uint8 scale (mxfp4, nvfp4, mxfp8);
+///            norms, biases and conv1d unquantized; a tied lm_head is not stored. Checked against a
+///            published MLX index total_size (docs/research/mlx-folders.md).
 ///
 /// Everywhere but `uniform`, e_score_correction_bias is float32 (a float32 buffer in the checkpoints).
 [[nodiscard]] constexpr auto weights_bytes_detail(const model_spec& m, const weights_format& f) -> weights_bytes_breakdown {

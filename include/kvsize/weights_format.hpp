@@ -64,15 +64,22 @@ enum class weights_scheme : std::uint8_t {
   mxfp4,     ///< OCP MX FP4: routed experts as 4-bit + one E8M0 scale per 32 (gpt-oss)
   bnb_4bit,  ///< bitsandbytes NF4/FP4 (Linear4bit), absmax per bnb_block
   bnb_8bit,  ///< bitsandbytes LLM.int8 (Linear8bitLt): int8 + one float32 scale per row
+  mlx,       ///< MLX (mlx-lm): every Linear and Embedding packed in uint32, scales (and biases) per group
 };
+
+/// MLX's quantization modes (mlx ops.cpp `quantize`): affine keeps a scale and a bias per group in
+/// the weights' float type; the fp modes keep one uint8 scale per group and no bias.
+enum class mlx_mode : std::uint8_t { affine, mxfp4, nvfp4, mxfp8 };
+inline constexpr std::array<std::string_view, 4> mlx_mode_names{"affine", "mxfp4", "nvfp4", "mxfp8"};
 
 /// A weights format and which tensors it leaves unquantized.
 struct weights_format {
   weights_scheme scheme = weights_scheme::uniform;
   dtype type = dtype::bf16;                 ///< uniform: the type of every tensor
   gguf_ftype gguf = gguf_ftype::q8_0;       ///< gguf: the preset
-  std::uint32_t bits = 4;                   ///< gptq, awq
-  std::uint32_t group_size = 128;           ///< gptq, awq: input features per scale; 0: one group (group_size -1)
+  std::uint32_t bits = 4;                   ///< gptq, awq, mlx
+  std::uint32_t group_size = 128;           ///< gptq, awq, mlx: input features per scale; 0: one group (group_size -1)
+  mlx_mode mlx = mlx_mode::affine;          ///< mlx: the mode
   std::uint32_t block_rows = 128;           ///< fp8: output features per scale; 0: all (per-tensor / per-channel)
   std::uint32_t block_cols = 128;           ///< fp8: input features per scale; 0: all
   std::uint32_t bnb_block = 64;             ///< bnb_4bit: elements per absmax (bnb blocksize)
@@ -128,6 +135,16 @@ struct weights_format {
   weights_format f;
   f.scheme = weights_scheme::bnb_4bit;
   f.double_quant = double_quant;
+  return f;
+}
+/// MLX with `bits`, `group_size` and `mode` (mlx-lm's config.json `quantization` object).
+[[nodiscard]] constexpr auto mlx_weights(std::uint32_t bits, std::uint32_t group_size, mlx_mode mode = mlx_mode::affine)
+    -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::mlx;
+  f.bits = bits;
+  f.group_size = group_size;
+  f.mlx = mode;
   return f;
 }
 [[nodiscard]] constexpr auto bnb_8bit_weights() -> weights_format {

@@ -78,10 +78,63 @@ namespace kvsize::hf::detail {
   return f;
 }
 
+/// An MLX `quantization` object (mlx-lm utils.py quantize_model / load_model): mode (absent before
+/// mlx-lm 0.27: affine), bits and group_size, each defaulting to the mode's (affine 4-bit g64,
+/// mxfp4 4-bit g32, nvfp4 4-bit g16, mxfp8 8-bit g32), as mlx's ops.cpp `quantize` accepts them.
+/// Per-module entries (mixed recipes, modules left unquantized) are named in a warning: the
+/// formula sizes every module at the top level's bits, the folder's headers give the exact bytes.
+/// A value mlx refuses is a warning and no format: a weights-only problem never blocks the KV answer.
+inline auto mlx_format_of(const slot& q, const quantization_config& c, std::vector<std::string>& warnings)
+    -> std::optional<weights_format> {
+  const slot mode_key = lookup(*q.value, q.pointer(), "mode");
+  const std::string mode = mode_key.set() ? read_string(mode_key) : std::string{"affine"};
+  std::optional<mlx_mode> m;
+  for (std::size_t i = 0; i < mlx_mode_names.size(); ++i) {
+    if (mode == mlx_mode_names[i]) {
+      m = static_cast<mlx_mode>(i);
+    }
+  }
+  if (!m) {
+    warnings.push_back(q.pointer() + "/mode = \"" + printable(mode) +
+                       "\": not an MLX mode (affine, mxfp4, nvfp4, mxfp8); the weights are not sized");
+    return std::nullopt;
+  }
+  constexpr std::array<std::array<std::uint32_t, 2>, 4> defaults{{{4, 64}, {4, 32}, {4, 16}, {8, 32}}};
+  const auto d = defaults[static_cast<std::uint8_t>(*m)];
+  const std::uint32_t bits = c.bits.value_or(d[0]);
+  const std::uint32_t group = c.group_size.value_or(d[1]);
+  const bool affine = *m == mlx_mode::affine;
+  const bool bits_ok = affine ? (bits >= 2 && bits <= 8 && bits != 7) : bits == d[0];
+  const bool group_ok = affine ? (group == 32 || group == 64 || group == 128) : group == d[1];
+  if (!bits_ok || !group_ok) {
+    warnings.push_back(q.pointer() + ": MLX " + mode + " with " + std::to_string(bits) + " bits in groups of " +
+                       std::to_string(group) + " is not a quantization mlx makes; the weights are not sized");
+    return std::nullopt;
+  }
+  std::size_t per_module = 0;
+  for (const auto& entry : q.value->items()) {
+    const std::string& k = entry.key();
+    if (k != "mode" && k != "bits" && k != "group_size" && k != "quant_method") {
+      ++per_module;
+    }
+  }
+  if (per_module != 0) {
+    warnings.push_back(q.pointer() + ": " + std::to_string(per_module) +
+                       " per-module entries (mixed bits, or modules left unquantized) are sized at the top level's " +
+                       std::to_string(bits) + " bits; a model folder's safetensors headers give the exact bytes");
+  }
+  return mlx_weights(bits, group, *m);
+}
+
 /// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
 /// object. parsed_config::quantization_method and quantization_bits are its method and bits.
 inline void read_quantization_config(const json& root, parsed_config& out) {
-  const slot q = lookup(root, "", "quantization_config");
+  // mlx-lm writes "quantization" and a copy of it as "quantization_config" (without quant_method);
+  // a folder converted by an older mlx-lm may have only the first.
+  slot q = lookup(root, "", "quantization_config");
+  if (!q.set()) {
+    q = lookup(root, "", "quantization");
+  }
   if (!q.set()) {
     return;
   }
@@ -129,6 +182,10 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
   c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
 
   std::optional<weights_format> f = weights_format_of(c);
+  const bool mlx = !f && c.method.empty() && (c.bits || c.group_size || key("mode").set());
+  if (mlx) {
+    f = mlx_format_of(q, c, out.warnings);
+  }
   if (f) {
     f->unquantized_parts = kept;
     if (out.dtype_key.empty()) {
@@ -136,7 +193,7 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
       out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
                              " leaves unquantized are taken as bfloat16 (no dtype key)");
     }
-  } else {
+  } else if (!mlx) {  // (mlx_format_of has said why)
     out.warnings.push_back(q.pointer() + "/quant_method = \"" + printable(c.method) +
                            "\": a scheme kvsize does not size; weights_format left unset");
   }
