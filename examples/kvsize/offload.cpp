@@ -13,6 +13,19 @@
 
 namespace kvsize::cli {
 
+namespace {
+
+/// The llama.cpp options the split is sized at: the request's, with --batch users as -np slots of
+/// --context cells each when -np is not given (as the plan and its verdict size them).
+auto split_options(const options& opts, const sizing& s) -> engine_options {
+  if (opts.parallel || s.batch <= 1) {
+    return s.engine_opts;
+  }
+  return llama_cpp_engine::plan_options(s.engine_opts, s.context, s.batch);
+}
+
+}  // namespace
+
 void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,
                      std::vector<std::string>& stderr_warnings) {
   namespace lc = engines::llama_cpp;
@@ -22,15 +35,16 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
   }
   const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
   if (w == nullptr || w->block_bytes.empty() || !w->unknown_because.empty()) {
-    if (asked && (opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload)) {
-      stderr_warnings.push_back("--n-cpu-moe, --cpu-moe and --no-kv-offload need a GGUF file's tensor table; "
-                                "the report sizes every layer on the device");
+    if (opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload || opts.gpu_layers == "auto") {
+      stderr_warnings.push_back("the offload split (-ngl auto, --n-cpu-moe, --cpu-moe, --no-kv-offload) needs the "
+                                "weights of each layer, which only a GGUF file's tensor table gives; the report "
+                                "sizes every layer on the device");
     }
     return;
   }
   if (!device_memory) {
     if (asked) {
-      stderr_warnings.push_back(fmt::format("the offload split needs the device: give --gpu or --gpu-memory"));
+      stderr_warnings.emplace_back("the offload split needs the device: give --gpu or --gpu-memory");
     }
     return;
   }
@@ -45,26 +59,29 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
                                   w->block_bytes.size(), m.layers));
     return;
   }
-  const lc::slot_weights slots{w->block_bytes, w->block_expert_bytes, bytes{w->output_slot_bytes},
-                               bytes{w->token_embedding_bytes}, w->tied_output};
+  const lc::slot_weights slots{w->block_bytes,         w->block_expert_bytes, bytes{w->output_slot_bytes},
+                               bytes{w->token_embedding_bytes}, w->tied_output,   bytes{w->other_input_bytes}};
   lc::offload_request r;
   r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
   r.cpu_moe = opts.cpu_moe;
   r.kv_offload = !opts.no_kv_offload;
-  const std::string ngl = opts.gpu_layers.value_or("all");
   offload_figures f;
-  f.ngl = ngl;
+  f.ngl = opts.gpu_layers.value_or("all");
   f.device = *device_memory;
-  f.largest = lc::largest_fitting_split(m, s.engine_opts, slots, r, *device_memory);
-  if (ngl == "auto") {
-    f.asked = f.largest ? *f.largest : lc::split_layers(m, s.engine_opts, slots, {0, r.n_cpu_moe, r.cpu_moe, r.kv_offload});
+  f.options = split_options(opts, s);
+  f.largest = lc::largest_fitting_split(m, f.options, slots, r, *device_memory);
+  if (f.ngl == "auto") {
+    lc::offload_request none = r;
+    none.n_gpu_layers = 0;
+    f.asked = f.largest ? *f.largest : lc::split_layers(m, f.options, slots, none);
   } else {
-    if (ngl != "all") {  // digits only (checked with the other llama.cpp knobs), at most 9 of them
+    lc::offload_request given = r;
+    if (f.ngl != "all") {  // digits only (checked with the other llama.cpp knobs), at most 9 of them
       std::uint32_t n = 0;
-      std::from_chars(ngl.data(), ngl.data() + ngl.size(), n);
-      r.n_gpu_layers = n;
+      std::from_chars(f.ngl.data(), f.ngl.data() + f.ngl.size(), n);
+      given.n_gpu_layers = n;
     }
-    f.asked = lc::split_layers(m, s.engine_opts, slots, r);
+    f.asked = lc::split_layers(m, f.options, slots, given);
   }
   f.fits = f.asked.device_total() + lc::fit_margin <= f.device;
   f.request = r;

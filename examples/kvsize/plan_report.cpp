@@ -318,11 +318,31 @@ auto nearest_words(const plan_result& r) -> std::string {
   return words.empty() ? std::string{"; nothing smaller fits on this device"} : words;
 }
 
+auto with_offload_flags(std::string command, const engines::llama_cpp::offload_request& r, std::uint32_t gpu_slots)
+    -> std::string {
+  std::string flags = gpu_slots != 0 ? fmt::format(" -ngl {}", gpu_slots) : std::string{" -ngl 999"};
+  if (r.n_cpu_moe != 0) {
+    flags += fmt::format(" --n-cpu-moe {}", r.n_cpu_moe);
+  }
+  flags += r.cpu_moe ? " --cpu-moe" : "";
+  flags += r.kv_offload ? "" : " -nkvo";
+  const std::string all_layers = " -ngl 999";
+  if (const auto at = command.find(all_layers); at != std::string::npos) {
+    command.replace(at, all_layers.size(), flags);
+  }
+  return command;
+}
+
 auto verdict_command(const sizing& s) -> std::string {
   if (!s.plan || !s.plan->result.point.fits()) {
     return {};
   }
-  return engine_command_line(s.engine, point_options(s.plan->inputs, s.plan->result.point), model_placeholder);
+  std::string command =
+      engine_command_line(s.engine, point_options(s.plan->inputs, s.plan->result.point), model_placeholder);
+  if (s.offload) {  // the offload flags the user gave, with every layer on the GPU as the plan sizes it
+    command = with_offload_flags(std::move(command), s.offload->request, 0);
+  }
+  return command;
 }
 
 auto verdict_command_lines(const sizing& s) -> std::string {
@@ -380,16 +400,16 @@ auto verdict_line(const sizing& s) -> std::string {
   const std::string_view why = p.limited_by == plan_limit::weights ? "the weights and workspace exceed the device"
                                : p.limited_by == plan_limit::slots ? "the scheduler admits fewer sequences"
                                                                    : "the KV cache exceeds the budget";
-  // llama.cpp can leave layers on the host: say so where the split found a -ngl that fits.
-  const bool offload = s.offload && s.offload->largest && s.offload->largest->gpu_slots > 0;
+  // llama.cpp can leave layers (and, with the offload flags, experts or the cache) on the host: say
+  // what the split found, the user's own -ngl first.
   std::string partial;
-  if (offload) {
+  if (s.offload && s.offload->fits && s.offload->ngl != "all" && s.offload->ngl != "auto") {
+    partial = fmt::format("; -ngl {} as asked fits ({} of {} layers on the GPU)", s.offload->ngl,
+                          s.offload->asked.gpu_slots, s.offload->asked.slots);
+  } else if (s.offload && s.offload->largest && s.offload->largest->gpu_slots > 0) {
     const auto& best = *s.offload->largest;
-    partial = best.gpu_slots == best.slots
-                  ? fmt::format("; but llama.cpp keeps token_embd on the host, and so every layer fits (-ngl {})",
-                                best.slots)
-                  : fmt::format("; with layers on the host it runs at -ngl {} ({} of {} layers on the GPU)",
-                                best.gpu_slots, best.gpu_slots, best.slots);
+    partial = fmt::format("; llama.cpp's split fits at -ngl {} ({} of {} layers on the GPU; see the offload section)",
+                          best.gpu_slots, best.gpu_slots, best.slots);
   }
   return wrapped("",
                  fmt::format("does not fit: {} on {}{} ({}){}{}", asked, devices, engine_words(s), why,

@@ -188,19 +188,8 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
 
 /// llama-server's command line with the split's -ngl and the offload flags asked for.
 auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& split) -> std::string {
-  const engines::llama_cpp::offload_request& r = s.offload->request;
-  std::string command = engine_command_line(s.engine, s.engine_opts, model_placeholder);
-  const std::string all_layers = " -ngl 999";
-  std::string flags = fmt::format(" -ngl {}", split.gpu_slots);
-  if (r.n_cpu_moe != 0) {
-    flags += fmt::format(" --n-cpu-moe {}", r.n_cpu_moe);
-  }
-  flags += r.cpu_moe ? " --cpu-moe" : "";
-  flags += r.kv_offload ? "" : " -nkvo";
-  if (const auto at = command.find(all_layers); at != std::string::npos) {
-    command.replace(at, all_layers.size(), flags);
-  }
-  return command;
+  return with_offload_flags(engine_command_line(s.engine, s.offload->options, model_placeholder), s.offload->request,
+                            split.gpu_slots);
 }
 
 /// llama.cpp's offload split on one GPU: the asked -ngl's device and host bytes, and the largest
@@ -222,17 +211,23 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
         2);
   row(out, "GPU model buffer", exact(a.device_weights));
   row(out, "GPU KV buffer", exact(a.device_kv));
+  if (a.device_state + a.host_state != bytes{0}) {
+    row(out, "GPU RS buffer", exact(a.device_state));
+  }
   row(out, "GPU compute buffer", exact(a.device_compute));
   row(out, "GPU total", fmt::format("{} of {}; {}", exact(a.device_total()), o.device,
                                     o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free"));
   row(out, "host model buffer", exact(a.host_weights));
   row(out, "host KV buffer", exact(a.host_kv));
+  if (a.device_state + a.host_state != bytes{0}) {
+    row(out, "host RS buffer", exact(a.host_state));
+  }
   if (o.largest) {
     row(out, "largest -ngl that fits", fmt::format("{} ({} on the GPU)", o.largest->gpu_slots,
                                                    o.largest->device_total()));
     prose(out, "  run it: ", offload_command(s, *o.largest), 4);
   } else {
-    row(out, "largest -ngl that fits", "none: even -ngl 0 leaves less than 1 GiB free");
+    row(out, "largest -ngl that fits", "none: even -ngl 0 (the compute buffer) leaves less than 1 GiB free");
   }
 }
 
@@ -246,10 +241,12 @@ auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
     j["output_on_gpu"] = x.output_on_gpu;
     j["device_weights_bytes"] = x.device_weights.count();
     j["device_kv_bytes"] = x.device_kv.count();
+    j["device_state_bytes"] = x.device_state.count();
     j["device_compute_bytes"] = x.device_compute.count();
     j["device_total_bytes"] = x.device_total().count();
     j["host_weights_bytes"] = x.host_weights.count();
     j["host_kv_bytes"] = x.host_kv.count();
+    j["host_state_bytes"] = x.host_state.count();
     return j;
   };
   nlohmann::ordered_json j;

@@ -32,17 +32,18 @@ struct capacity_figures {
   std::optional<startup_budget> startup;
 };
 
-/// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.
 /// llama.cpp's placement on one GPU of a GGUF's layers (-ngl, --n-cpu-moe, --cpu-moe, -nkvo).
 struct offload_figures {
   engines::llama_cpp::offload_split asked;  ///< the -ngl given (all when none; auto: the largest that fits)
   std::string ngl;                          ///< as given: "all", "auto" or a number
   engines::llama_cpp::offload_request request;  ///< the other flags (--n-cpu-moe, --cpu-moe, -nkvo)
+  engine_options options;  ///< the options sized: -np is --batch's users when not given, as the plan's
   bytes device{0};                          ///< the device memory it must fit in
   bool fits = false;                        ///< asked.device_total() + --fit's 1 GiB margin <= device
   std::optional<engines::llama_cpp::offload_split> largest;  ///< the largest -ngl that fits, same other flags
 };
 
+/// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.
 struct plan_figures {
   std::string source;             ///< as capacity_figures::source
   plan_inputs inputs;             ///< weights (all devices), memory, bandwidth, engine, options, overrides

@@ -20,13 +20,17 @@
 
 namespace kvsize::engines::llama_cpp {
 
-/// A model's weights by llama.cpp's layer slot, in bytes (from a GGUF's tensor table).
+/// A model's weights by llama.cpp's layer slot, in bytes (from a GGUF's tensor table). Blocks
+/// llama.cpp does not load (NextN/MTP blocks, created with TENSOR_SKIP) have 0 bytes here.
 struct slot_weights {
   std::span<const std::uint64_t> block;          ///< Σ blk.<il>.* bytes, one entry per block
-  std::span<const std::uint64_t> block_experts;  ///< of which blk.<il>.ffn_*_exps; empty for a dense model
+  std::span<const std::uint64_t> block_experts;  ///< of which blk.<il>.ffn_*_(ch)exps; empty for a dense model
   bytes output{0};           ///< the output slot: output.weight, output_norm and the other non-block tensors
   bytes token_embedding{0};  ///< token_embd.weight: always on the host (llama.cpp's dev_input is the CPU)
   bool tied_output = false;  ///< no output.weight: the output slot holds its own copy of token_embd
+  /// The other input-layer tensors (src/llama-arch.cpp LLM_TENSOR_INFOS, LLM_TENSOR_LAYER_INPUT:
+  /// position_embd, token_types, per_layer_token_embd): on the host too.
+  bytes other_input{0};
 };
 
 /// The flags of one llama.cpp run that decide where things go.
@@ -49,39 +53,64 @@ struct offload_split {
   bool output_on_gpu = false;         ///< the output slot (output.weight, output_norm) is on the GPU
   bytes device_weights{0};
   bytes device_kv{0};
-  bytes device_compute{0};  ///< the full-offload compute buffer: it does not shrink with -ngl
+  bytes device_state{0};    ///< recurrent state ("RS buffer") of the GPU blocks
+  bytes device_compute{0};  ///< the full-offload compute buffer: a floor (see split_layers)
   bytes host_weights{0};
   bytes host_kv{0};
+  bytes host_state{0};
 
-  [[nodiscard]] constexpr auto device_total() const -> bytes { return device_weights + device_kv + device_compute; }
-  [[nodiscard]] constexpr auto host_total() const -> bytes { return host_weights + host_kv; }
+  [[nodiscard]] constexpr auto device_total() const -> bytes {
+    return device_weights + device_kv + device_state + device_compute;
+  }
+  [[nodiscard]] constexpr auto host_total() const -> bytes { return host_weights + host_kv + host_state; }
 };
 
 namespace detail {
-[[nodiscard]] constexpr auto kv_of_blocks(const model_spec& m, const engine_options& o, std::uint32_t first,
-                                          std::uint32_t count) -> bytes {
-  return count == 0 ? bytes{0} : buffer_bytes(m, o, first, count);
+/// K + V bytes ("KV buffer size") and recurrent state bytes ("RS buffer size") of blocks
+/// [first, first + count) at the cells of `o`; an empty range (no block on that side) holds none,
+/// and size_stage sizes at least one layer, so it is not asked.
+struct cache_bytes {
+  bytes kv{0};
+  bytes state{0};
+};
+[[nodiscard]] constexpr auto caches_of_blocks(const model_spec& m, const engine_options& o, std::uint32_t first,
+                                              std::uint32_t count) -> cache_bytes {
+  cache_bytes c;
+  if (count == 0) {
+    return c;
+  }
+  const engine_sizing s = size_stage(m, o, {first, count});
+  for (std::uint32_t i = 0; i < s.part_count; ++i) {
+    const cache_part& p = s.part(i);
+    (p.group == group_kind::recurrent_state ? c.state : c.kv) += p.k_bytes + p.v_bytes;
+  }
+  return c;
 }
 }  // namespace detail
 
-/// The placement of `r` for model `m` at the context and slots of `o`. Throws invalid_argument when
-/// `w` has more blocks than the model or an experts list of another length.
+/// The placement of `r` for model `m` at the context and slots of `o`. The GPU compute buffer is
+/// the full-offload one whatever -ngl (a CUDA build reserves it even at -ngl 0, and llama.cpp does
+/// not shrink it): a floor, since for a batch the scheduler also copies host weights into it (the
+/// one public partial-offload log, Mistral-7B Q4_K_M at 20/33 and n_ubatch 256, prints 137.79 MiB
+/// where the full-offload buffer is 50.75 MiB). Throws invalid_argument when `m` has more layers
+/// than max_layers, `w` more blocks than the model, an experts list of another length, or a block
+/// whose experts exceed it.
 [[nodiscard]] constexpr auto split_layers(const model_spec& m, const engine_options& o, const slot_weights& w,
                                           const offload_request& r) -> offload_split {
-  if (w.block.size() > m.layers || (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
+  if (m.layers > max_layers || w.block.size() > m.layers ||
+      (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
   }
   offload_split s{};
   s.slots = m.layers + 1;
   s.gpu_slots = r.n_gpu_layers < s.slots ? r.n_gpu_layers : s.slots;
-  bool& output_on_gpu = s.output_on_gpu;
   if (r.output_layer_first) {
     const std::uint32_t first_slot = s.slots - s.gpu_slots;  // i_gpu_start = max(n_layer + 1 − N, 0)
     s.first_gpu_block = first_slot < m.layers ? first_slot : m.layers;
-    output_on_gpu = s.gpu_slots > 0;
+    s.output_on_gpu = s.gpu_slots > 0;
   } else {  // i_gpu_start = max(n_layer − N, 0): N blocks from the top, the output slot only at N = n_layer + 1
     s.first_gpu_block = m.layers - (s.gpu_slots < m.layers ? s.gpu_slots : m.layers);
-    output_on_gpu = s.gpu_slots == s.slots;
+    s.output_on_gpu = s.gpu_slots == s.slots;
   }
   for (std::uint32_t il = 0; il < w.block.size(); ++il) {
     const bytes block{w.block[il]};
@@ -97,26 +126,30 @@ namespace detail {
       s.host_weights += block;
     }
   }
-  if (output_on_gpu) {
+  if (s.output_on_gpu) {
     s.device_weights += w.output + (w.tied_output ? w.token_embedding : bytes{0});
   } else {
     s.host_weights += w.output;
   }
-  s.host_weights += w.token_embedding;
+  s.host_weights += w.token_embedding + w.other_input;
+  // Each layer's KV and recurrent state live on its layer's device (llama_kv_cache and
+  // llama_memory_recurrent take model.dev_layer(il) when offloading), all on the host with -nkvo.
   const std::uint32_t gpu_blocks = m.layers - s.first_gpu_block;
-  if (r.kv_offload) {
-    s.device_kv = detail::kv_of_blocks(m, o, s.first_gpu_block, gpu_blocks);
-    s.host_kv = detail::kv_of_blocks(m, o, 0, s.first_gpu_block);
-  } else {
-    s.host_kv = detail::kv_of_blocks(m, o, 0, m.layers);
-  }
-  s.device_compute = s.gpu_slots > 0 ? compute_buffers_for(m, o).device : bytes{0};
+  const detail::cache_bytes on_gpu =
+      r.kv_offload ? detail::caches_of_blocks(m, o, s.first_gpu_block, gpu_blocks) : detail::cache_bytes{};
+  const detail::cache_bytes on_host = detail::caches_of_blocks(m, o, 0, r.kv_offload ? s.first_gpu_block : m.layers);
+  s.device_kv = on_gpu.kv;
+  s.device_state = on_gpu.state;
+  s.host_kv = on_host.kv;
+  s.host_state = on_host.state;
+  s.device_compute = compute_buffers_for(m, o).device;
   return s;
 }
 
 /// The largest -ngl (with the other flags of `r`) whose GPU use leaves `margin` of `device` free,
-/// as --fit's layer step looks for it; nullopt when not even -ngl 0 does. GPU use grows with -ngl
-/// (the reason PR #18148 gave for its order), so the count is found by bisection.
+/// as --fit's layer step looks for it (at the context of `o`: --fit would first lower an unset -c);
+/// nullopt when not even -ngl 0 does. Under either rule a larger -ngl only adds slots, and every
+/// slot's bytes are ≥ 0, so GPU use never falls as -ngl grows and the count is found by bisection.
 [[nodiscard]] constexpr auto largest_fitting_split(const model_spec& m, const engine_options& o, const slot_weights& w,
                                                    offload_request r, bytes device, bytes margin = fit_margin)
     -> std::optional<offload_split> {

@@ -36,6 +36,10 @@ struct gguf_model {
   std::optional<gguf_weights> weights;     ///< absent after a metadata-only read
   std::uint32_t experts = 0;               ///< <arch>.expert_count (routed experts per MoE layer), or 0
   std::uint32_t experts_per_token = 0;     ///< <arch>.expert_used_count (layer 0's, where per layer)
+  /// <arch>.nextn_predict_layers: the last blocks are multi-token-prediction heads, which llama.cpp
+  /// creates with TENSOR_SKIP (src/llama-model.cpp load_tensors: "skip all tensors in the NextN
+  /// layers"): in the file and in weights->block, never loaded.
+  std::uint32_t unloaded_blocks = 0;
 
   /// Parameters one token uses: every tensor but the routed experts, and experts_per_token of
   /// each layer's experts (the *_exps tensors stack them on their last dimension). All of them
@@ -78,6 +82,7 @@ struct gguf_model {
                            "are not sized");
   }
   out.experts = k.u32(k.arch_key("expert_count")).value_or(0);
+  out.unloaded_blocks = k.u32(k.arch_key("nextn_predict_layers")).value_or(0);  // < block_count (read_shape)
   if (const auto used = k.per_layer(k.arch_key("expert_used_count"), m.layers)) {
     out.experts_per_token = used->front();
   }

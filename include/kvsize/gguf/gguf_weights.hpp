@@ -22,14 +22,27 @@ struct gguf_weights {
   std::uint64_t tensors = 0;
   std::uint64_t token_embedding = 0;  ///< token_embd.weight: llama.cpp keeps it on the host
   std::uint64_t output = 0;           ///< output.weight (absent when tied to the embedding)
-  std::uint64_t experts = 0;          ///< *_exps tensors' bytes: what --n-cpu-moe moves to the host
-  std::uint64_t expert_elements = 0;  ///< *_exps tensors' elements (all experts of all layers)
+  std::uint64_t experts = 0;          ///< *_exps / *_chexps tensors' bytes: what --n-cpu-moe moves to the host
+  std::uint64_t expert_elements = 0;  ///< their elements (all experts of all layers)
   std::string file_type;              ///< general.file_type's name ("q4_K_M"), or ""
   // By llama.cpp's layer slot (src/llama-model.cpp load_tensors), for an offload plan:
   std::vector<std::uint64_t> block;          ///< Σ bytes of blk.<il>.* per block index il (< max_layers)
-  std::vector<std::uint64_t> block_experts;  ///< of which blk.<il>.*_exps.* (same length as block)
-  std::uint64_t output_slot = 0;  ///< every other tensor but token_embd.weight: the output layer's slot
+  std::vector<std::uint64_t> block_experts;  ///< of which blk.<il>.*_exps.* / *_chexps.* (same length as block)
+  std::uint64_t output_slot = 0;  ///< every tensor outside the blocks and the input layer: the output layer's
+  std::uint64_t other_input = 0;  ///< position_embd, token_types, per_layer_token_embd: the input layer's
 };
+
+/// The input layer's tensors other than token_embd (src/llama-arch.cpp LLM_TENSOR_INFOS entries with
+/// LLM_TENSOR_LAYER_INPUT), which llama.cpp keeps on the host (its dev_input is the CPU).
+[[nodiscard]] constexpr auto is_other_input(std::string_view name) -> bool {
+  return name == "position_embd.weight" || name == "token_types.weight" || name == "per_layer_token_embd.weight";
+}
+
+/// Whether a tensor holds routed experts as common/common.h's LLM_FFN_EXPS_REGEX
+/// ("\\.ffn_(up|down|gate)_(ch|)exps", gate_up too) finds them: what --cpu-moe moves.
+[[nodiscard]] constexpr auto is_experts(std::string_view name) -> bool {
+  return name.find("_exps.") != std::string_view::npos || name.find("_chexps.") != std::string_view::npos;
+}
 
 /// The block index of a tensor named "blk.<il>.…" with il < max_layers, or max_layers.
 [[nodiscard]] constexpr auto block_of(std::string_view name) -> std::uint32_t {
@@ -57,6 +70,16 @@ struct gguf_weights {
 }
 
 /// sum += part, every count checked (kvsize::overflow_error rather than a wrap); the file type stays sum's.
+/// Block il's share: `size` bytes, of which `experts` are routed experts.
+inline void add_to_block(gguf_weights& w, std::size_t il, std::uint64_t size, std::uint64_t experts) {
+  if (w.block.size() <= il) {
+    w.block.resize(il + 1, 0);
+    w.block_experts.resize(il + 1, 0);
+  }
+  w.block[il] = kvsize::detail::checked_add(w.block[il], size);
+  w.block_experts[il] = kvsize::detail::checked_add(w.block_experts[il], experts);
+}
+
 inline void add(gguf_weights& sum, const gguf_weights& part) {
   using kvsize::detail::checked_add;
   sum.bytes = checked_add(sum.bytes, part.bytes);
@@ -67,24 +90,20 @@ inline void add(gguf_weights& sum, const gguf_weights& part) {
   sum.experts = checked_add(sum.experts, part.experts);
   sum.expert_elements = checked_add(sum.expert_elements, part.expert_elements);
   sum.output_slot = checked_add(sum.output_slot, part.output_slot);
-  if (sum.block.size() < part.block.size()) {
-    sum.block.resize(part.block.size(), 0);
-    sum.block_experts.resize(part.block.size(), 0);
-  }
+  sum.other_input = checked_add(sum.other_input, part.other_input);
   for (std::size_t il = 0; il < part.block.size(); ++il) {
-    sum.block[il] = checked_add(sum.block[il], part.block[il]);
-    sum.block_experts[il] = checked_add(sum.block_experts[il], part.block_experts[il]);
+    add_to_block(sum, il, part.block[il], part.block_experts[il]);
   }
 }
 
 [[nodiscard]] inline auto weights_of(const gguf_header& h) -> gguf_weights {
   gguf_weights w;
   for (const auto& t : h.tensors) {
-    gguf_weights one;  // this tensor alone, sorted into its role (its block's share is added below)
+    gguf_weights one;  // this tensor alone, sorted into its role (its block's share: add_to_block)
     one.bytes = t.size;
     one.elements = t.elements();
     one.tensors = 1;
-    const bool experts = t.name.find("_exps.") != std::string::npos;
+    const bool experts = is_experts(t.name);
     if (t.name == "token_embd.weight") {
       one.token_embedding = t.size;
     } else if (t.name == "output.weight") {
@@ -94,17 +113,14 @@ inline void add(gguf_weights& sum, const gguf_weights& part) {
       one.expert_elements = one.elements;
     }
     const std::uint32_t il = block_of(t.name);
-    if (il == max_layers && t.name != "token_embd.weight") {
+    if (il == max_layers && is_other_input(t.name)) {
+      one.other_input = t.size;
+    } else if (il == max_layers && t.name != "token_embd.weight") {
       one.output_slot = t.size;
     }
     add(w, one);
-    if (il < max_layers) {
-      if (w.block.size() <= il) {
-        w.block.resize(il + 1, 0);
-        w.block_experts.resize(il + 1, 0);
-      }
-      w.block[il] = kvsize::detail::checked_add(w.block[il], t.size);
-      w.block_experts[il] = kvsize::detail::checked_add(w.block_experts[il], experts ? t.size : 0);
+    if (il < max_layers) {  // straight into the sum: no per-tensor vector
+      add_to_block(w, il, t.size, experts ? t.size : 0);
     }
   }
   if (const gguf_kv* ft = h.find("general.file_type"); ft != nullptr && ft->value.type == gguf_type::u32) {

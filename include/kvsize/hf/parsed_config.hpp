@@ -70,6 +70,7 @@ struct checkpoint_weights {
   std::vector<std::uint64_t> block_expert_bytes;  ///< of which blk.<il>.*_exps.*
   std::uint64_t output_slot_bytes = 0;            ///< every non-block tensor but token_embd.weight
   std::uint64_t token_embedding_bytes = 0;        ///< token_embd.weight (always host memory)
+  std::uint64_t other_input_bytes = 0;            ///< the other input-layer tensors (host memory too)
   bool tied_output = false;                       ///< no output.weight: the output slot copies token_embd
 };
 

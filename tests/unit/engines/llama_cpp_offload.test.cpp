@@ -82,11 +82,12 @@ TEST_CASE("llama.cpp offload: -ngl takes the output layer first, then blocks fro
   const auto m = llama3();
   const auto o = options();
   const bytes compute = lc::compute_buffers_for(m, o).device;
-  // -ngl 0: everything on the host: 32 × 100 + 200 + 250 MiB of weights, 512 MiB of KV.
+  // -ngl 0: everything on the host: 32 × 100 + 200 + 250 MiB of weights, 512 MiB of KV; the GPU still
+  // holds the compute buffer (a CUDA build reserves it for the matmuls it offloads).
   const auto none = split_layers(m, o, weights(), ngl(0));
   CHECK(none.gpu_slots == 0);
   CHECK(none.slots == 33);
-  CHECK(none.device_total() == 0_B);
+  CHECK(none.device_total() == compute);
   CHECK(none.host_weights == bytes{3'650 * mib});
   CHECK(none.host_kv == 512_MiB);
   // -ngl 1: only the output slot (PR #18148's "offloaded 1/29 layers" has layer 28 = the output on CUDA0).
@@ -113,10 +114,81 @@ TEST_CASE("llama.cpp offload: -ngl takes the output layer first, then blocks fro
     CHECK(all.host_weights == 250_MiB);
     CHECK(all.host_kv == 0_B);
   }
-  // GPU use never falls as -ngl grows (what the bisection relies on).
-  for (std::uint32_t n = 1; n <= 34; ++n) {
-    CHECK(split_layers(m, o, weights(), ngl(n - 1)).device_total() <= split_layers(m, o, weights(), ngl(n)).device_total());
+  // -ngl 32 = n_layer: the output layer and blocks 1-31 now; all 32 blocks and no output layer before PR #18148.
+  const auto n32 = split_layers(m, o, weights(), ngl(32));
+  CHECK(n32.output_on_gpu);
+  CHECK(n32.first_gpu_block == 1);
+  offload_request old32 = ngl(32);
+  old32.output_layer_first = false;
+  const auto o32 = split_layers(m, o, weights(), old32);
+  CHECK_FALSE(o32.output_on_gpu);
+  CHECK(o32.first_gpu_block == 0);
+  CHECK(o32.device_weights == bytes{3'200 * mib});
+}
+
+TEST_CASE("llama.cpp offload: GPU use never falls as -ngl grows, and the bisection finds what a scan finds",
+          "[engines][llama.cpp][offload]") {
+  const auto m = llama3();
+  const auto o = options();
+  slot_weights tied = weights(true);
+  tied.tied_output = true;
+  for (const bool output_first : {true, false}) {
+    for (const int flags : {0, 1, 2, 3}) {
+      offload_request r;
+      r.output_layer_first = output_first;
+      r.n_cpu_moe = flags == 1 ? 5 : 0;
+      r.kv_offload = flags != 2;
+      const slot_weights& w = flags == 3 ? tied : weights(true);
+      INFO("output first " << output_first << ", flags " << flags);
+      for (std::uint32_t n = 1; n <= 34; ++n) {
+        offload_request a = r;
+        a.n_gpu_layers = n - 1;
+        offload_request b = r;
+        b.n_gpu_layers = n;
+        CHECK(split_layers(m, o, w, a).device_total() <= split_layers(m, o, w, b).device_total());
+      }
+      for (const std::uint64_t device_mib : {1'000ULL, 1'400ULL, 2'000ULL, 3'333ULL, 5'000ULL, 80'000ULL}) {
+        const bytes device{device_mib * mib};
+        std::optional<std::uint32_t> scan;
+        for (std::uint32_t n = 0; n <= 33; ++n) {
+          offload_request a = r;
+          a.n_gpu_layers = n;
+          if (split_layers(m, o, w, a).device_total() + lc::fit_margin <= device) {
+            scan = n;
+          }
+        }
+        const auto best = lc::largest_fitting_split(m, o, w, r, device);
+        CHECK(best.has_value() == scan.has_value());
+        if (best && scan) {
+          CHECK(best->gpu_slots == *scan);
+        }
+      }
+    }
   }
+}
+
+TEST_CASE("llama.cpp offload: the recurrent state goes with its layer", "[engines][llama.cpp][offload]") {
+  // LFM2-1.2B: 16 layers, 6 of them attention, 10 short-conv layers each with a conv state of
+  // (L_cache − 1) × 2,048 f32 elements per sequence (llama.cpp keeps states in f32).
+  auto m = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "LiquidAI__LFM2-1.2B.config.json")
+               .spec;
+  m.compute_dtype = kvsize::dtype::f16;
+  const auto o = options();
+  std::array<std::uint64_t, 16> per_block{};
+  per_block.fill(mib);
+  const slot_weights w{per_block, {}, 0_B, 0_B, true};
+  offload_request all;
+  const auto on_gpu = split_layers(m, o, w, all);
+  CHECK(on_gpu.device_state > 0_B);
+  CHECK(on_gpu.host_state == 0_B);
+  offload_request none = ngl(0);
+  const auto on_host = split_layers(m, o, w, none);
+  CHECK(on_host.host_state == on_gpu.device_state);
+  CHECK(on_host.host_kv == on_gpu.device_kv);
+  // Half the blocks: the two sides add up to the whole.
+  const auto half = split_layers(m, o, w, ngl(9));
+  CHECK(half.device_state + half.host_state == on_gpu.device_state);
+  CHECK(half.device_kv + half.host_kv == on_gpu.device_kv);
 }
 
 TEST_CASE("llama.cpp offload: experts, -nkvo and tied embeddings", "[engines][llama.cpp][offload]") {
@@ -169,8 +241,8 @@ TEST_CASE("llama.cpp offload: the largest -ngl that leaves --fit's 1 GiB free", 
   CHECK(lc::largest_fitting_split(m, o, weights(), {}, device - 1_B)->gpu_slots == 9);
   // A device as large as everything takes every slot; one under the margin takes none.
   CHECK(lc::largest_fitting_split(m, o, weights(), {}, 80_GiB)->gpu_slots == 33);
-  CHECK(lc::largest_fitting_split(m, o, weights(), {}, 1_GiB)->gpu_slots == 0);
-  CHECK_FALSE(lc::largest_fitting_split(m, o, weights(), {}, 1_GiB - 1_B).has_value());
+  CHECK(lc::largest_fitting_split(m, o, weights(), {}, compute + 1_GiB)->gpu_slots == 0);
+  CHECK_FALSE(lc::largest_fitting_split(m, o, weights(), {}, compute + 1_GiB - 1_B).has_value());
 }
 
 TEST_CASE("GGUF: weights by llama.cpp's layer slot", "[gguf][offload]") {
@@ -186,14 +258,24 @@ TEST_CASE("GGUF: weights by llama.cpp's layer slot", "[gguf][offload]") {
       .tensor("blk.0.attn_q.weight", {8, 8}, 0, 256)
       .tensor("blk.1.attn_q.weight", {8, 8}, 0, 256)
       .tensor("blk.1.ffn_up_exps.weight", {8, 4, 2}, 0, 256)
+      .tensor("blk.1.ffn_down_chexps.weight", {8, 2}, 0, 64)
+      .tensor("per_layer_token_embd.weight", {8, 2}, 0, 64)
       .tensor("output_norm.weight", {8}, 0, 32)
       .tensor("rope_freqs.weight", {4}, 0, 16);
   const auto g = kvsize::gguf::model_of(kvsize_test::read_bytes(w.bytes()), "test.gguf");
   REQUIRE(g.weights.has_value());
-  CHECK(g.weights->block == std::vector<std::uint64_t>{256, 512});
-  CHECK(g.weights->block_experts == std::vector<std::uint64_t>{0, 256});
+  CHECK(g.weights->block == std::vector<std::uint64_t>{256, 576});
+  CHECK(g.weights->block_experts == std::vector<std::uint64_t>{0, 320});  // _exps and GroveMoE's _chexps
   CHECK(g.weights->output_slot == 48);  // output_norm + rope_freqs; no output.weight: tied
+  CHECK(g.weights->other_input == 64);  // per_layer_token_embd: an input-layer tensor, on the host
   CHECK(g.weights->output == 0);
+  // Split shards with block lists of different lengths add block by block.
+  kvsize::gguf::gguf_weights sum = *g.weights;
+  kvsize::gguf::gguf_weights shard;
+  kvsize::gguf::add_to_block(shard, 3, 100, 40);
+  kvsize::gguf::add(sum, shard);
+  CHECK(sum.block == std::vector<std::uint64_t>{256, 576, 0, 100});
+  CHECK(sum.block_experts == std::vector<std::uint64_t>{0, 320, 0, 40});
 }
 
 namespace {
@@ -373,9 +455,40 @@ TEST_CASE("kvsize on a GGUF with --engine llama.cpp and a device: the offload sp
   CHECK(small["offload"]["fits"] == false);
   CHECK(small["offload"]["largest_fitting"].is_null());
   // A bad count is exit 2 naming the option.
-  const auto bad = kvsize::test::run_cli(base + " --n-cpu-moe -1");
+  const auto bad = kvsize::test::run_cli(base + " --n-cpu-moe x");
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.empty());
+  CHECK_THAT(bad.err, Catch::Matchers::ContainsSubstring("--n-cpu-moe"));
+  // The run-it line carries the offload flags, and the verdict names a -ngl as asked that fits.
+  const auto flags = kvsize::test::run_cli(base + " -ngl 3 -nkvo --batch 2");
+  REQUIRE(flags.exit_code == 0);
+  CHECK_THAT(flags.out, Catch::Matchers::ContainsSubstring("run it: llama-server -m <model>.gguf -c 8192 -np 2 -ngl 5 -nkvo"));
+  fs::remove(file);
+}
+
+TEST_CASE("kvsize offload: NextN blocks are in the file but never loaded", "[cli][offload]") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / ("kvsize-nextn-" + std::to_string(::getpid()) + ".gguf");
+  // glm4moe with 3 blocks, the last a multi-token-prediction head (nextn_predict_layers 1), which
+  // llama.cpp creates with TENSOR_SKIP: its slot still counts (-ngl 2 is the output layer and the
+  // empty block 2), its bytes are nowhere.
+  auto w = kvsize_test::llama_header("glm4moe", 3);
+  w.kv_u32("glm4moe.nextn_predict_layers", 1);
+  w.tensor("token_embd.weight", {512, 512}, 0, mib).tensor("output.weight", {512, 512}, 0, mib);
+  for (int il = 0; il < 3; ++il) {
+    w.tensor("blk." + std::to_string(il) + ".attn_q.weight", {512, 512}, 0, mib);
+  }
+  std::ofstream(file, std::ios::binary) << w.bytes(true, 5 * mib);
+  const auto j = kvsize::test::json_of("'" + file.string() + "' --engine llama.cpp --gpu-memory 4GiB -ngl 2");
+  CHECK(j["offload"]["asked"]["device_weights_bytes"] == mib);    // the output layer; block 2 is not loaded
+  CHECK(j["offload"]["asked"]["host_weights_bytes"] == 3 * mib);  // token_embd + blocks 0, 1
+  const auto three = kvsize::test::json_of("'" + file.string() + "' --engine llama.cpp --gpu-memory 4GiB -ngl 3");
+  CHECK(three["offload"]["asked"]["device_weights_bytes"] == 2 * mib);  // the output layer + block 1
+  bool named = false;
+  for (const auto& note : j["warnings"]) {
+    named = named || note.get<std::string>().find("does not load them (TENSOR_SKIP)") != std::string::npos;
+  }
+  CHECK(named);
   fs::remove(file);
 }
 #endif
