@@ -24,21 +24,48 @@ auto split_options(const options& opts, const sizing& s) -> engine_options {
   return llama_cpp_engine::plan_options(s.engine_opts, s.context, s.batch);
 }
 
+/// A GGUF's (or Ollama model's) tensor table by slot.
+auto table_slots(const hf::checkpoint_weights& w) -> engines::llama_cpp::slot_weights {
+  return {w.block_bytes,         w.block_expert_bytes, bytes{w.output_slot_bytes},
+          bytes{w.token_embedding_bytes}, w.tied_output,   bytes{w.other_input_bytes}};
+}
+
+/// The formula's bytes per slot in the weights format sized, into `by_layer` (which the view points
+/// into), and a note saying where they come from.
+auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cpp::slot_weights {
+  const model_spec& m = s.config.spec;
+  by_layer = weights_by_layer(m, *s.formula_format);
+  s.notes.push_back(fmt::format("offload: the weights of each layer are the formula's in {} (config.json has no "
+                                "tensor table; a GGUF file gives them to the byte)",
+                                s.weights_format.value_or("?")));
+  return {std::span<const std::uint64_t>{by_layer.block.data(), m.layers},
+          std::span<const std::uint64_t>{by_layer.experts.data(), m.layers},
+          bytes{by_layer.output},
+          bytes{by_layer.token_embedding},
+          by_layer.tied,
+          bytes{by_layer.other_input}};
+}
+
 }  // namespace
 
 void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,
                      std::vector<std::string>& stderr_warnings) {
   namespace lc = engines::llama_cpp;
-  const bool asked = opts.gpu_layers || opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload;
+  const bool asked = (opts.gpu_layers && *opts.gpu_layers != "all") || opts.n_cpu_moe || opts.cpu_moe ||
+                     opts.no_kv_offload;
   if (s.engine != engine_kind::llama_cpp) {
     return;  // the flags were reported as having no effect (engine_knob::gpu_layers)
   }
   const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
-  if (w == nullptr || w->block_bytes.empty() || !w->unknown_because.empty()) {
-    if (opts.n_cpu_moe || opts.cpu_moe || opts.no_kv_offload || opts.gpu_layers == "auto") {
-      stderr_warnings.push_back("the offload split (-ngl auto, --n-cpu-moe, --cpu-moe, --no-kv-offload) needs the "
-                                "weights of each layer, which only a GGUF file's tensor table gives; the report "
-                                "sizes every layer on the device");
+  const bool table = w != nullptr && !w->block_bytes.empty() && w->unknown_because.empty();
+  // Without a GGUF's table, the formula's bytes per layer in the weights format sized above (the f16
+  // GGUF llama.cpp's converter writes, or --weights-dtype q4_K_M, ...), when the user asks for a split.
+  const bool formula = !table && asked && s.formula_format.has_value();
+  if (!table && !formula) {
+    if (asked) {
+      stderr_warnings.push_back("the offload split needs the weights of each layer: a GGUF file's tensor table, or a "
+                                "config.json whose weights format is known (--weights-dtype); the report sizes every "
+                                "layer on the device");
     }
     return;
   }
@@ -54,13 +81,13 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
     return;
   }
   const model_spec& m = s.config.spec;
-  if (w->block_bytes.size() > m.layers) {
+  if (table && w->block_bytes.size() > m.layers) {
     s.notes.push_back(fmt::format("offload: the GGUF has tensors of {} blocks but the model {} layers; no split",
                                   w->block_bytes.size(), m.layers));
     return;
   }
-  const lc::slot_weights slots{w->block_bytes,         w->block_expert_bytes, bytes{w->output_slot_bytes},
-                               bytes{w->token_embedding_bytes}, w->tied_output,   bytes{w->other_input_bytes}};
+  layer_weight_bytes by_layer;  // the formula's, when there is no table (slots views it)
+  const lc::slot_weights slots = table ? table_slots(*w) : formula_slots(s, by_layer);
   lc::offload_request r;
   r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
   r.cpu_moe = opts.cpu_moe;
@@ -85,8 +112,8 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
   }
   f.fits = f.asked.device_total() + lc::fit_margin <= f.device;
   f.request = r;
-  const bool has_experts = std::any_of(w->block_expert_bytes.begin(), w->block_expert_bytes.end(),
-                                       [](std::uint64_t b) { return b != 0; });
+  const bool has_experts =
+      std::any_of(slots.block_experts.begin(), slots.block_experts.end(), [](std::uint64_t b) { return b != 0; });
   if (!has_experts && (opts.n_cpu_moe || opts.cpu_moe)) {
     s.notes.push_back("offload: the model has no expert tensors (*_exps), so --n-cpu-moe / --cpu-moe move nothing");
   }

@@ -581,8 +581,7 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
 }
 
 /// -fa and -ngl, for an engine that reads them (llama.cpp): refusals, and what kvsize does not model.
-void check_attention_and_offload(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
-  const model_spec& m = s.config.spec;
+void check_attention_and_offload(const options& opts, sizing& s) {
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn)) {
     const std::string_view fa = flash_attn_option(opts);
     if (fa == "off" && traits(s.kv.v).block_elements > 1) {
@@ -603,14 +602,8 @@ void check_attention_and_offload(const options& opts, sizing& s, std::vector<std
       throw usage_error{fmt::format("{}: expected a number of layers, auto or all, got '{}'",
                                     opts.flag("--n-gpu-layers"), ngl)};
     }
-    const bool split_known = s.config.checkpoint && !s.config.checkpoint->block_bytes.empty();
-    if (number && std::stoul(ngl) <= m.layers && !split_known) {
-      stderr_warnings.push_back(fmt::format(
-          "{} {}: the offload split needs a GGUF file's tensor table (and --gpu or --gpu-memory); kvsize sizes the "
-          "cache and weights of all {} layers on the device(s), while llama.cpp keeps the KV cache of the layers "
-          "left on the CPU in host memory",
-          opts.flag("--n-gpu-layers"), ngl, m.layers));
-    }
+    // What the split needs and lacks (a GGUF's table or a weights format, a device) is said by
+    // compute_offload, once the weights are sized.
   }
 }
 
@@ -690,6 +683,7 @@ void set_weights(const options& opts, sizing& s) {
   if (format) {
     s.weights_format = weights_format_name(*format);
     s.weights = weights_bytes(m, *format);
+    s.formula_format = format;
   }
   compare_checkpoint(s);
 }
@@ -876,7 +870,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 
   set_cache_types(opts, s);
   set_context(opts, s, stderr_warnings);
-  check_attention_and_offload(opts, s, stderr_warnings);
+  check_attention_and_offload(opts, s);
   set_weights(opts, s);
   const device_choice device = device_of(opts, stderr_warnings);
   const workspace_overrides overrides = workspace_overrides_of(opts);

@@ -81,6 +81,7 @@ struct sizing {
   parameter_breakdown parameter_terms;      ///< every term of the count (MoE active, vision, MTP apart)
   std::optional<std::string> weights_format;  ///< "bf16", "q4_K_M", "gptq-4bit-g128", ...
   std::optional<bytes> weights;
+  std::optional<kvsize::weights_format> formula_format;  ///< the format `weights` was sized in (absent for a GGUF's table)
   std::optional<bytes> checkpoint_weights;  ///< a model folder's safetensors, summed (beside `weights`)
   std::string checkpoint_source;            ///< "safetensors, 4 shards"
   dtype stored_dtype = dtype::bf16;         ///< the config's dtype, before --dtype

@@ -34,3 +34,4 @@
 #include "weights_format.hpp"
 #include "weights_gguf.hpp"
 #include "weights_bytes.hpp"
+#include "weights_by_layer.hpp"

@@ -426,10 +426,10 @@ TEST_CASE("kvsize: the engine knobs nobody could set before", "[cli][aliases]") 
   CHECK_THAT(off.err, ContainsSubstring("-fa off: llama.cpp refuses a quantized V cache (q8_0)"));
   CHECK(run_cli(qwen + " --engine llama.cpp -fa on -ctv q8_0 --json").exit_code == 0);
   CHECK(run_cli(qwen + " --engine llama.cpp -fa off -ctk q8_0 --json").exit_code == 0);  // K alone is allowed
-  // -ngl below the layer count: partial offload is not modelled, and kvsize says so.
+  // -ngl below the layer count without a device: the split needs one, and kvsize says so.
   const auto ngl = run_cli(qwen + " --engine llama.cpp -ngl 10 --json");
   CHECK(ngl.exit_code == 0);
-  CHECK_THAT(ngl.err, ContainsSubstring("-ngl 10: the offload split needs a GGUF file's tensor table"));
+  CHECK_THAT(ngl.err, ContainsSubstring("the offload split needs the device: give --gpu or --gpu-memory"));
   CHECK(run_cli(qwen + " --engine llama.cpp -ngl all --json").err.empty());
 }
 

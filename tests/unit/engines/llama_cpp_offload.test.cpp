@@ -8,6 +8,7 @@
 #include <kvsize/engine.hpp>
 #include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/weights.hpp>
 
 #include "../gguf_support.hpp"
 #ifdef KVSIZE_CLI_PATH
@@ -420,6 +421,32 @@ TEST_CASE("llama.cpp offload: public logs of builds before PR #18148, to the pri
   }
 }
 
+TEST_CASE("llama.cpp offload from config.json: q4_K_M's bytes per layer reproduce the public log", "[engines][llama.cpp][offload]") {
+  // Mistral-7B-v0.1's config (the Instruct-v0.1 GGUF of arXiv 2509.11947 has its shape) in kvsize's q4_K_M
+  // preset (llama-quant.cpp's rules, weights_gguf.hpp): the file's 4.07 GiB ("file size = 4.07 GiB") and,
+  // at n_gpu_layers 20 on a build before PR #18148, "CUDA0 model buffer size = 2495.31 MiB".
+  const auto m = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                                         "mistralai__Mistral-7B-v0.1.config.json")
+                     .spec;
+  const auto f = kvsize::gguf_weights(kvsize::gguf_ftype::q4_K_M);
+  const auto lw = kvsize::weights_by_layer(m, f);
+  std::uint64_t sum = lw.output + lw.token_embedding + lw.other_input;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    sum += lw.block[il];
+  }
+  CHECK(sum == kvsize::weights_bytes(m, f).count());
+  CHECK(sum == 4'367'704'064ULL);
+  CHECK_FALSE(lw.tied);
+  const slot_weights w{std::span<const std::uint64_t>{lw.block.data(), m.layers}, {}, bytes{lw.output},
+                       bytes{lw.token_embedding}, lw.tied, bytes{lw.other_input}};
+  offload_request r;
+  r.output_layer_first = false;
+  r.n_gpu_layers = 20;
+  kvsize::engine_options o{.context = 768};
+  o.llama_cpp.ubatch = 256;
+  CHECK(split_layers(m, o, w, r).device_weights == bytes{2'616'524'800});
+}
+
 #ifdef KVSIZE_CLI_PATH
 TEST_CASE("kvsize on a GGUF with --engine llama.cpp and a device: the offload split", "[cli][offload]") {
   namespace fs = std::filesystem;
@@ -464,6 +491,29 @@ TEST_CASE("kvsize on a GGUF with --engine llama.cpp and a device: the offload sp
   REQUIRE(flags.exit_code == 0);
   CHECK_THAT(flags.out, Catch::Matchers::ContainsSubstring("run it: llama-server -m <model>.gguf -c 8192 -np 2 -ngl 5 -nkvo"));
   fs::remove(file);
+}
+
+TEST_CASE("kvsize offload from config.json and a weights format", "[cli][offload]") {
+  // No tensor table: the formula's bytes per layer, said in a note; the same split the library gives.
+  const std::string mistral = "'" + kvsize::test::config("mistralai__Mistral-7B-v0.1.config.json") + "'";
+  const auto j = kvsize::test::json_of(mistral + " --engine llama.cpp --weights-dtype q4_K_M --gpu-memory 8GiB -ngl 20");
+  REQUIRE(j.contains("offload"));
+  const auto m = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                                         "mistralai__Mistral-7B-v0.1.config.json")
+                     .spec;
+  const auto lw = kvsize::weights_by_layer(m, kvsize::gguf_weights(kvsize::gguf_ftype::q4_K_M));
+  std::uint64_t top19 = lw.output;  // -ngl 20 now: the output layer and blocks 13-31
+  for (std::uint32_t il = 13; il < 32; ++il) {
+    top19 += lw.block[il];
+  }
+  CHECK(j["offload"]["asked"]["device_weights_bytes"] == top19);
+  bool said = false;
+  for (const auto& note : j["warnings"]) {
+    said = said || note.get<std::string>().find("the formula's in q4_K_M") != std::string::npos;
+  }
+  CHECK(said);
+  // Without -ngl (or with -ngl all), a config.json gets no split and no warning.
+  CHECK_FALSE(kvsize::test::json_of(mistral + " --engine llama.cpp --gpu-memory 8GiB").contains("offload"));
 }
 
 TEST_CASE("kvsize offload: NextN blocks are in the file but never loaded", "[cli][offload]") {
