@@ -75,19 +75,14 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
     w.parameters = g.weights->elements;
     w.active_parameters = g.active_parameters();
     w.tensors = g.weights->tensors;
-    w.block_bytes = g.weights->block;
-    w.block_expert_bytes = g.weights->block_experts;
-    std::uint64_t skipped = 0;  // NextN blocks: in the file, never loaded
-    for (std::size_t il = g.spec.layers - g.unloaded_blocks; il < w.block_bytes.size(); ++il) {
-      skipped += w.block_bytes[il];
-      w.block_bytes[il] = 0;
-      w.block_expert_bytes[il] = 0;
-    }
-    if (skipped != 0) {
+    const gguf::loaded_blocks loaded = gguf::loaded_blocks_of(g);
+    w.block_bytes = loaded.bytes;
+    w.block_expert_bytes = loaded.experts;
+    if (loaded.skipped != 0) {
       out.warnings.push_back(fmt::format(
           "the last {} block(s) are multi-token-prediction heads ({}.nextn_predict_layers): their {} B are in the file "
           "but llama.cpp does not load them (TENSOR_SKIP), so the offload split leaves them out",
-          g.unloaded_blocks, g.architecture, skipped));
+          g.unloaded_blocks, g.architecture, loaded.skipped));
     }
     w.output_slot_bytes = g.weights->output_slot;
     w.other_input_bytes = g.weights->other_input;

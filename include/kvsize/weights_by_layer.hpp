@@ -31,19 +31,12 @@ struct layer_weight_bytes {
 /// never occur (the enumeration numbers MTP modules m.layers + i, and they are not stored here).
 [[nodiscard]] constexpr auto weights_by_layer(const model_spec& m, const weights_format& f) -> layer_weight_bytes {
   using detail::checked_add;
-  weights_format g_format = f;
-  g_format.include_mtp = false;
-  g_format.include_vision = false;
-  const dtype rest = f.unquantized ? *f.unquantized : m.compute_dtype;
-  detail::gguf_state g = f.scheme == weights_scheme::gguf ? detail::gguf_state_of(m, g_format) : detail::gguf_state{};
+  weights_format stored = f;  // llama.cpp loads neither: the vision tower is a separate mmproj file
+  stored.include_mtp = false;
+  stored.include_vision = false;
   layer_weight_bytes out;
   out.tied = m.tied_embeddings;
-  for_each_weight(m, [&](const weight_tensor& t) {
-    if (!detail::stores(g_format, t)) {
-      return;
-    }
-    detail::weights_sum one;  // this tensor's bytes, as weights_bytes adds them
-    detail::add_tensor(one, t, g_format, rest, m.tied_embeddings, g);
+  detail::for_each_stored_tensor(m, stored, [&](const weight_tensor& t, const detail::weights_sum& one) {
     const std::uint64_t size = checked_add(checked_add(one.quantized, one.scales), one.unquantized);
     if (t.layer < m.layers) {
       out.block[t.layer] = checked_add(out.block[t.layer], size);

@@ -188,6 +188,21 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
   sum.scales = checked_add(sum.scales, checked_mul(p.scales, t.copies));
 }
 
+/// Calls visit(t, one) for every tensor of `m` that format `f` stores, `one` being that tensor's
+/// bytes as weights_bytes counts them: the one walk behind weights_bytes_detail and weights_by_layer.
+template <class Visit>
+constexpr void for_each_stored_tensor(const model_spec& m, const weights_format& f, Visit&& visit) {
+  const dtype rest = f.unquantized ? *f.unquantized : m.compute_dtype;
+  gguf_state g = f.scheme == weights_scheme::gguf ? gguf_state_of(m, f) : gguf_state{};
+  for_each_weight(m, [&](const weight_tensor& t) {
+    if (stores(f, t)) {
+      weights_sum one;
+      add_tensor(one, t, f, rest, m.tied_embeddings, g);
+      visit(t, one);
+    }
+  });
+}
+
 }  // namespace detail
 
 /// Bytes of the weights of `m` in format `f`, split into quantized values, scales and
@@ -240,13 +255,12 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
 ///
 /// Everywhere but `uniform`, e_score_correction_bias is float32 (a float32 buffer in the checkpoints).
 [[nodiscard]] constexpr auto weights_bytes_detail(const model_spec& m, const weights_format& f) -> weights_bytes_breakdown {
-  const dtype rest = f.unquantized ? *f.unquantized : m.compute_dtype;
-  detail::gguf_state g = f.scheme == weights_scheme::gguf ? detail::gguf_state_of(m, f) : detail::gguf_state{};
+  using detail::checked_add;
   detail::weights_sum sum;
-  for_each_weight(m, [&](const weight_tensor& t) {
-    if (detail::stores(f, t)) {
-      detail::add_tensor(sum, t, f, rest, m.tied_embeddings, g);
-    }
+  detail::for_each_stored_tensor(m, f, [&](const weight_tensor&, const detail::weights_sum& one) {
+    sum.quantized = checked_add(sum.quantized, one.quantized);
+    sum.scales = checked_add(sum.scales, one.scales);
+    sum.unquantized = checked_add(sum.unquantized, one.unquantized);
   });
   weights_bytes_breakdown b;
   b.quantized = bytes{sum.quantized};

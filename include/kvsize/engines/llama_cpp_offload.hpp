@@ -86,17 +86,11 @@ struct cache_bytes {
   }
   return c;
 }
-}  // namespace detail
 
-/// The placement of `r` for model `m` at the context and slots of `o`. The GPU compute buffer is
-/// the full-offload one whatever -ngl (a CUDA build reserves it even at -ngl 0, and llama.cpp does
-/// not shrink it): a floor, since for a batch the scheduler also copies host weights into it (the
-/// one public partial-offload log, Mistral-7B Q4_K_M at 20/33 and n_ubatch 256, prints 137.79 MiB
-/// where the full-offload buffer is 50.75 MiB). Throws invalid_argument when `m` has more layers
-/// than max_layers, `w` more blocks than the model, an experts list of another length, or a block
-/// whose experts exceed it.
-[[nodiscard]] constexpr auto split_layers(const model_spec& m, const engine_options& o, const slot_weights& w,
-                                          const offload_request& r) -> offload_split {
+/// split_layers with the GPU compute buffer given (`device_compute`): it does not depend on -ngl, so
+/// a search over -ngl computes it once.
+[[nodiscard]] constexpr auto place_slots(const model_spec& m, const engine_options& o, const slot_weights& w,
+                                         const offload_request& r, bytes device_compute) -> offload_split {
   if (m.layers > max_layers || w.block.size() > m.layers ||
       (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
@@ -142,8 +136,21 @@ struct cache_bytes {
   s.device_state = on_gpu.state;
   s.host_kv = on_host.kv;
   s.host_state = on_host.state;
-  s.device_compute = compute_buffers_for(m, o).device;
+  s.device_compute = device_compute;
   return s;
+}
+}  // namespace detail
+
+/// The placement of `r` for model `m` at the context and slots of `o`. The GPU compute buffer is
+/// the full-offload one whatever -ngl (a CUDA build reserves it even at -ngl 0, and llama.cpp does
+/// not shrink it): a floor, since for a batch the scheduler also copies host weights into it (the
+/// one public partial-offload log, Mistral-7B Q4_K_M at 20/33 and n_ubatch 256, prints 137.79 MiB
+/// where the full-offload buffer is 50.75 MiB). Throws invalid_argument when `m` has more layers
+/// than max_layers, `w` more blocks than the model, an experts list of another length, or a block
+/// whose experts exceed it.
+[[nodiscard]] constexpr auto split_layers(const model_spec& m, const engine_options& o, const slot_weights& w,
+                                          const offload_request& r) -> offload_split {
+  return detail::place_slots(m, o, w, r, compute_buffers_for(m, o).device);
 }
 
 /// The largest -ngl (with the other flags of `r`) whose GPU use leaves `margin` of `device` free,
@@ -153,9 +160,10 @@ struct cache_bytes {
 [[nodiscard]] constexpr auto largest_fitting_split(const model_spec& m, const engine_options& o, const slot_weights& w,
                                                    offload_request r, bytes device, bytes margin = fit_margin)
     -> std::optional<offload_split> {
+  const bytes device_compute = compute_buffers_for(m, o).device;
   const auto fits = [&](std::uint32_t n) {
     r.n_gpu_layers = n;
-    const offload_split s = split_layers(m, o, w, r);
+    const offload_split s = detail::place_slots(m, o, w, r, device_compute);
     return s.device_total() + margin <= device ? std::optional<offload_split>{s} : std::nullopt;
   };
   std::optional<offload_split> best = fits(0);

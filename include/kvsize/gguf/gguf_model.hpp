@@ -53,6 +53,31 @@ struct gguf_model {
   }
 };
 
+/// A GGUF model's blocks as llama.cpp loads them: weights->block and block_experts with the NextN
+/// blocks (the last unloaded_blocks, created with TENSOR_SKIP) at 0 bytes, and the bytes so left
+/// out. Empty without a tensor table.
+struct loaded_blocks {
+  std::vector<std::uint64_t> bytes;    ///< per block index, as gguf_weights::block
+  std::vector<std::uint64_t> experts;  ///< of which routed experts, as gguf_weights::block_experts
+  std::uint64_t skipped = 0;           ///< Σ bytes of the NextN blocks, in the file but never loaded
+};
+
+[[nodiscard]] inline auto loaded_blocks_of(const gguf_model& g) -> loaded_blocks {
+  loaded_blocks out;
+  if (!g.weights) {
+    return out;
+  }
+  out.bytes = g.weights->block;
+  out.experts = g.weights->block_experts;
+  const std::size_t first_unloaded = g.unloaded_blocks < g.spec.layers ? g.spec.layers - g.unloaded_blocks : 0;
+  for (std::size_t il = first_unloaded; il < out.bytes.size(); ++il) {
+    out.skipped = kvsize::detail::checked_add(out.skipped, out.bytes[il]);
+    out.bytes[il] = 0;
+    out.experts[il] = 0;
+  }
+  return out;
+}
+
 /// The model in `h` (named `file` in errors). Throws gguf_error for a key of the wrong type, a
 /// missing key llama.cpp requires, or an architecture whose cache rule kvsize does not encode.
 [[nodiscard]] inline auto model_of(const gguf_header& h, const std::string& file) -> gguf_model {

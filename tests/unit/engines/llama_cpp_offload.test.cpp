@@ -26,6 +26,7 @@
 #include <initializer_list>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -306,13 +307,20 @@ auto size_of(std::uint32_t type, std::initializer_list<std::uint64_t> ne) -> std
   }
 }
 
+/// Adds tensor `name` of ggml type `type` and shape `ne` to `w`, sized by size_of.
+auto put(kvsize_test::gguf_writer& w, const std::string& name, std::initializer_list<std::uint64_t> ne,
+         std::uint32_t type) -> kvsize_test::gguf_writer& {
+  return w.tensor(name, ne, type, size_of(type, ne));
+}
+
 /// The offload split of a GGUF header, through the reader: model_of's spec and tensor-table slots.
 auto split_of(const kvsize_test::gguf_writer& w, const kvsize::engine_options& o, const offload_request& r)
     -> lc::offload_split {
   const auto g = kvsize::gguf::model_of(kvsize_test::read_bytes(w.bytes()), "test.gguf");
   REQUIRE(g.weights.has_value());
-  const slot_weights slots{g.weights->block, g.weights->block_experts, bytes{g.weights->output_slot},
-                           bytes{g.weights->token_embedding}, g.weights->output == 0};
+  const kvsize::gguf::loaded_blocks loaded = kvsize::gguf::loaded_blocks_of(g);
+  const slot_weights slots{loaded.bytes, loaded.experts, bytes{g.weights->output_slot},
+                           bytes{g.weights->token_embedding}, g.weights->output == 0, bytes{g.weights->other_input}};
   return split_layers(g.spec, o, slots, r);
 }
 
@@ -331,21 +339,22 @@ TEST_CASE("llama.cpp offload: public logs of builds before PR #18148, to the pri
     // "more bits" blocks i < n/8 || i >= 7n/8 || (i − n/8) % 3 == 2 (16 of 32); norms f32.
     auto w = kvsize_test::model_header("llama", {.layers = 32, .context = 32'768, .vocab = 32'000});
     w.kv_u32("llama.feed_forward_length", 14'336);
-    w.tensor("token_embd.weight", {4'096, 32'000}, q4_k_id, size_of(q4_k_id, {4'096, 32'000}));
+    put(w, "token_embd.weight", {4'096, 32'000}, q4_k_id);
     for (std::uint32_t il = 0; il < 32; ++il) {
       const bool more_bits = il < 4 || il >= 28 || (il - 4) % 3 == 2;
       const std::string p = "blk." + std::to_string(il) + ".";
-      w.tensor(p + "attn_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096}))
-          .tensor(p + "ffn_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096}))
-          .tensor(p + "attn_q.weight", {4'096, 4'096}, q4_k_id, size_of(q4_k_id, {4'096, 4'096}))
-          .tensor(p + "attn_output.weight", {4'096, 4'096}, q4_k_id, size_of(q4_k_id, {4'096, 4'096}))
-          .tensor(p + "attn_k.weight", {4'096, 1'024}, q4_k_id, size_of(q4_k_id, {4'096, 1'024}))
-          .tensor(p + "attn_v.weight", {4'096, 1'024}, more_bits ? q6_k_id : q4_k_id, size_of(more_bits ? q6_k_id : q4_k_id, {4'096, 1'024}))
-          .tensor(p + "ffn_gate.weight", {4'096, 14'336}, q4_k_id, size_of(q4_k_id, {4'096, 14'336}))
-          .tensor(p + "ffn_up.weight", {4'096, 14'336}, q4_k_id, size_of(q4_k_id, {4'096, 14'336}))
-          .tensor(p + "ffn_down.weight", {14'336, 4'096}, more_bits ? q6_k_id : q4_k_id, size_of(more_bits ? q6_k_id : q4_k_id, {14'336, 4'096}));
+      put(w, p + "attn_norm.weight", {4'096}, f32_id);
+      put(w, p + "ffn_norm.weight", {4'096}, f32_id);
+      put(w, p + "attn_q.weight", {4'096, 4'096}, q4_k_id);
+      put(w, p + "attn_output.weight", {4'096, 4'096}, q4_k_id);
+      put(w, p + "attn_k.weight", {4'096, 1'024}, q4_k_id);
+      put(w, p + "attn_v.weight", {4'096, 1'024}, more_bits ? q6_k_id : q4_k_id);
+      put(w, p + "ffn_gate.weight", {4'096, 14'336}, q4_k_id);
+      put(w, p + "ffn_up.weight", {4'096, 14'336}, q4_k_id);
+      put(w, p + "ffn_down.weight", {14'336, 4'096}, more_bits ? q6_k_id : q4_k_id);
     }
-    w.tensor("output_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096})).tensor("output.weight", {4'096, 32'000}, q6_k_id, size_of(q6_k_id, {4'096, 32'000}));
+    put(w, "output_norm.weight", {4'096}, f32_id);
+    put(w, "output.weight", {4'096, 32'000}, q6_k_id);
     kvsize::engine_options o{.context = 768};
     o.llama_cpp.ubatch = 256;
     offload_request r = old_rule;
@@ -375,21 +384,22 @@ TEST_CASE("llama.cpp offload: public logs of builds before PR #18148, to the pri
     // llama-quantize's rule for 8 experts), ffn_gate_inp f16, two f32 norms.
     auto w = kvsize_test::model_header("llama", {.layers = 32, .context = 32'768, .vocab = 32'000});
     w.kv_u32("llama.feed_forward_length", 14'336).kv_u32("llama.expert_count", 8).kv_u32("llama.expert_used_count", 2);
-    w.tensor("token_embd.weight", {4'096, 32'000}, q4_0_id, size_of(q4_0_id, {4'096, 32'000}));
+    put(w, "token_embd.weight", {4'096, 32'000}, q4_0_id);
     for (std::uint32_t il = 0; il < 32; ++il) {
       const std::string p = "blk." + std::to_string(il) + ".";
-      w.tensor(p + "attn_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096}))
-          .tensor(p + "ffn_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096}))
-          .tensor(p + "attn_q.weight", {4'096, 4'096}, q4_0_id, size_of(q4_0_id, {4'096, 4'096}))
-          .tensor(p + "attn_output.weight", {4'096, 4'096}, q4_0_id, size_of(q4_0_id, {4'096, 4'096}))
-          .tensor(p + "attn_k.weight", {4'096, 1'024}, q8_0_id, size_of(q8_0_id, {4'096, 1'024}))
-          .tensor(p + "attn_v.weight", {4'096, 1'024}, q8_0_id, size_of(q8_0_id, {4'096, 1'024}))
-          .tensor(p + "ffn_gate_inp.weight", {4'096, 8}, f16_id, size_of(f16_id, {4'096, 8}))
-          .tensor(p + "ffn_gate_exps.weight", {4'096, 14'336, 8}, q4_0_id, size_of(q4_0_id, {4'096, 14'336, 8}))
-          .tensor(p + "ffn_up_exps.weight", {4'096, 14'336, 8}, q4_0_id, size_of(q4_0_id, {4'096, 14'336, 8}))
-          .tensor(p + "ffn_down_exps.weight", {14'336, 4'096, 8}, q4_0_id, size_of(q4_0_id, {14'336, 4'096, 8}));
+      put(w, p + "attn_norm.weight", {4'096}, f32_id);
+      put(w, p + "ffn_norm.weight", {4'096}, f32_id);
+      put(w, p + "attn_q.weight", {4'096, 4'096}, q4_0_id);
+      put(w, p + "attn_output.weight", {4'096, 4'096}, q4_0_id);
+      put(w, p + "attn_k.weight", {4'096, 1'024}, q8_0_id);
+      put(w, p + "attn_v.weight", {4'096, 1'024}, q8_0_id);
+      put(w, p + "ffn_gate_inp.weight", {4'096, 8}, f16_id);
+      put(w, p + "ffn_gate_exps.weight", {4'096, 14'336, 8}, q4_0_id);
+      put(w, p + "ffn_up_exps.weight", {4'096, 14'336, 8}, q4_0_id);
+      put(w, p + "ffn_down_exps.weight", {14'336, 4'096, 8}, q4_0_id);
     }
-    w.tensor("output_norm.weight", {4'096}, f32_id, size_of(f32_id, {4'096})).tensor("output.weight", {4'096, 32'000}, q6_k_id, size_of(q6_k_id, {4'096, 32'000}));
+    put(w, "output_norm.weight", {4'096}, f32_id);
+    put(w, "output.weight", {4'096, 32'000}, q6_k_id);
     offload_request r = old_rule;
     r.n_gpu_layers = 23;
     const auto s = split_of(w, kvsize::engine_options{.context = 2'048}, r);
@@ -445,6 +455,23 @@ TEST_CASE("llama.cpp offload from config.json: q4_K_M's bytes per layer reproduc
   kvsize::engine_options o{.context = 768};
   o.llama_cpp.ubatch = 256;
   CHECK(split_layers(m, o, w, r).device_weights == bytes{2'616'524'800});
+}
+
+TEST_CASE("GGUF: NextN blocks are in the file but not among the loaded blocks", "[gguf][offload]") {
+  // glm4moe with 3 blocks, the last a multi-token-prediction head (nextn_predict_layers 1): llama.cpp
+  // creates its tensors with TENSOR_SKIP (src/llama-model.cpp load_tensors).
+  auto w = kvsize_test::llama_header("glm4moe", 3);
+  w.kv_u32("glm4moe.nextn_predict_layers", 1);
+  for (std::uint64_t il = 0; il < 3; ++il) {
+    w.tensor("blk." + std::to_string(il) + ".attn_q.weight", {512, 512 * (il + 1)}, 0, (il + 1) * mib);
+    w.tensor("blk." + std::to_string(il) + ".ffn_up_exps.weight", {512, 512}, 0, mib);
+  }
+  const auto g = kvsize::gguf::model_of(kvsize_test::read_bytes(w.bytes()), "test.gguf");
+  const kvsize::gguf::loaded_blocks loaded = kvsize::gguf::loaded_blocks_of(g);
+  CHECK(loaded.bytes == std::vector<std::uint64_t>{2 * mib, 3 * mib, 0});
+  CHECK(loaded.experts == std::vector<std::uint64_t>{mib, mib, 0});
+  CHECK(loaded.skipped == 4 * mib);
+  CHECK(g.weights->block[2] == 4 * mib);  // the table itself keeps them: the file's bytes
 }
 
 #ifdef KVSIZE_CLI_PATH
