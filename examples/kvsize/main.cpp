@@ -180,6 +180,8 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
       ->check(positive_integer(max_u32, true));
   engine.add_flag("--cpu-moe", o.cpu_moe, "llama.cpp: every block's experts in host memory");
   engine.add_flag("--no-kv-offload", o.no_kv_offload, "llama.cpp: the KV cache in host memory");
+  engine.add_option("--tensor-split", o.tensor_split,
+                    "llama.cpp: the GPUs' shares of the layers, e.g. 3,1 (-ts); as many GPUs as values, or --tp x --pp");
 }
 
 /// The planner (needs --gpu or --gpu-memory): workspace terms, each replacing the engine's

@@ -4,6 +4,7 @@
 // (engines/llama_cpp_offload.hpp has the rules and their sources).
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -48,11 +49,60 @@ auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cp
 
 }  // namespace
 
+auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_option> {
+  if (!opts.tensor_split) {
+    return std::nullopt;
+  }
+  const std::string& text = *opts.tensor_split;
+  const std::string flag = opts.flag("--tensor-split");
+  tensor_split_option out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find_first_of(",/", at), text.size());
+    if (end > at) {
+      if (out.count + 1 >= engines::llama_cpp::max_devices) {
+        throw usage_error{fmt::format("{} {}: at most {} shares (llama.cpp refuses {} or more: \"got N input configs, "
+                                      "but system only has 16 devices\")",
+                                      flag, text, engines::llama_cpp::max_devices - 1, engines::llama_cpp::max_devices)};
+      }
+      float share = 0.0F;
+      const char* first = text.data() + at;
+      const char* last = text.data() + end;
+      const auto [ptr, ec] = std::from_chars(first, last, share);
+      if (ec != std::errc{} || ptr != last || !(share >= 0.0F) || share > std::numeric_limits<float>::max()) {
+        throw usage_error{fmt::format("{} {}: '{}' is not a share (a finite number, 0 or more, as in 3,1 or 3/1)",
+                                      flag, text, std::string(first, last))};
+      }
+      out.split.shares.at(out.count++) = share;
+    }
+    at = end + 1;
+  }
+  if (out.count == 0) {
+    throw usage_error{fmt::format("{} '{}': no shares (expected numbers split by ',' or '/', as in 3,1)", flag, text)};
+  }
+  float total = 0.0F;
+  for (std::uint32_t d = 0; d < out.count; ++d) {
+    total += out.split.shares.at(d);
+  }
+  if (!(total <= std::numeric_limits<float>::max())) {
+    throw usage_error{fmt::format("{} {}: the shares add up past a float", flag, text)};
+  }
+  return out;
+}
+
+auto layer_split_pp(const options& opts, engine_kind e) -> std::uint32_t {
+  if (e != engine_kind::llama_cpp || opts.tp != 1 || opts.pp != 1 || !opts.tensor_split) {
+    return opts.pp;
+  }
+  const auto ts = parse_tensor_split(opts);
+  return ts->count;
+}
+
 void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,
                      std::vector<std::string>& stderr_warnings) {
   namespace lc = engines::llama_cpp;
   const bool asked = (opts.gpu_layers && *opts.gpu_layers != "all") || opts.n_cpu_moe || opts.cpu_moe ||
-                     opts.no_kv_offload;
+                     opts.no_kv_offload || opts.tensor_split;
   if (s.engine != engine_kind::llama_cpp) {
     return;  // the flags were reported as having no effect (engine_knob::gpu_layers)
   }
@@ -75,11 +125,6 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
     }
     return;
   }
-  if (s.engine_opts.tp * s.engine_opts.pp > 1) {
-    s.notes.push_back("offload: the split is planned for one GPU; with --tp/--pp llama.cpp spreads the layers over "
-                      "the devices by their free memory (or -ts), which kvsize does not plan");
-    return;
-  }
   const model_spec& m = s.config.spec;
   if (table && w->block_bytes.size() > m.layers) {
     s.notes.push_back(fmt::format("offload: the GGUF has tensors of {} blocks but the model {} layers; no split",
@@ -92,6 +137,8 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
   r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
   r.cpu_moe = opts.cpu_moe;
   r.kv_offload = !opts.no_kv_offload;
+  r.devices = static_cast<std::uint32_t>(s.engine_opts.tp * s.engine_opts.pp);  // ≤ 16 (check_llama_cpp_devices)
+  r.split = s.engine_opts.llama_cpp.split;
   offload_figures f;
   f.ngl = opts.gpu_layers.value_or("all");
   f.device = *device_memory;
@@ -110,7 +157,7 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
     }
     f.asked = lc::split_layers(m, f.options, slots, given);
   }
-  f.fits = f.asked.device_total() + lc::fit_margin <= f.device;
+  f.fits = f.asked.fits(f.device, lc::fit_margin);
   f.request = r;
   const bool has_experts =
       std::any_of(slots.block_experts.begin(), slots.block_experts.end(), [](std::uint64_t b) { return b != 0; });

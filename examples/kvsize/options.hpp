@@ -46,6 +46,7 @@ struct options {
   std::optional<std::uint32_t> n_cpu_moe;                ///< llama.cpp --n-cpu-moe N: blocks 0..N-1's experts on the host
   bool cpu_moe = false;                                  ///< llama.cpp --cpu-moe: every block's experts on the host
   bool no_kv_offload = false;                            ///< llama.cpp -nkvo: the KV cache in host memory
+  std::optional<std::string> tensor_split;               ///< llama.cpp -ts: shares of the GPUs, "3,1" or "3/1"
   std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM)
   bool kv_unified = false;
   bool swa_full = false;

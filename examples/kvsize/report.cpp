@@ -192,8 +192,30 @@ auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& s
                             split.gpu_slots);
 }
 
-/// llama.cpp's offload split on one GPU: the asked -ngl's device and host bytes, and the largest
-/// -ngl that leaves --fit's 1 GiB free.
+/// One row per GPU of a layer split: its slots and buffers, as llama.cpp's per-device log lines.
+void device_rows(fmt::memory_buffer& out, const engines::llama_cpp::offload_split& a, bytes memory) {
+  for (std::uint32_t d = 0; d < a.devices; ++d) {
+    const engines::llama_cpp::device_share& g = a.device.at(d);
+    const std::string blocks = g.blocks == 0 ? std::string{}
+                               : g.blocks == 1 ? fmt::format("block {}", g.first_block)
+                                               : fmt::format("blocks {}-{}", g.first_block, g.first_block + g.blocks - 1);
+    const std::string holds = blocks.empty() ? (g.output ? "the output layer" : "nothing")
+                                             : g.output ? blocks + " + output" : blocks;
+    const std::string state = g.state == bytes{0} ? std::string{} : fmt::format(", RS {}", g.state);
+    row(out, fmt::format("GPU {} ({})", d, holds),
+        fmt::format("model {}, KV {}{}, compute {}: {} of {}", g.weights, g.kv, state, g.compute, exact(g.total()),
+                    memory));
+  }
+  if (a.pipeline_parallel) {
+    prose(out, "  ",
+          "pipeline parallelism: llama.cpp keeps 4 copies of each GPU's graph inputs (GGML_SCHED_MAX_COPIES), which "
+          "the compute estimates leave out; they are floors",
+          4);
+  }
+}
+
+/// llama.cpp's offload split on one GPU or several (-ts): the asked -ngl's device and host bytes, and
+/// the largest -ngl that leaves --fit's 1 GiB free on every GPU.
 void offload_section(fmt::memory_buffer& out, const sizing& s) {
   const offload_figures& o = *s.offload;
   const auto& a = o.asked;
@@ -209,29 +231,34 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
         fmt::format("llama.cpp offload (-ngl {}): offloaded {}/{} layers to GPU ({}; token_embd stays on the host)",
                     o.ngl, a.gpu_slots, a.slots, which),
         2);
-  row(out, "GPU model buffer", exact(a.device_weights));
-  row(out, "GPU KV buffer", exact(a.device_kv));
-  if (a.device_state + a.host_state != bytes{0}) {
-    row(out, "GPU RS buffer", exact(a.device_state));
+  if (a.devices == 1) {
+    row(out, "GPU model buffer", exact(a.device_weights));
+    row(out, "GPU KV buffer", exact(a.device_kv));
+    if (a.device_state + a.host_state != bytes{0}) {
+      row(out, "GPU RS buffer", exact(a.device_state));
+    }
+    row(out, "GPU compute buffer", exact(a.device_compute));
+    row(out, "GPU total", fmt::format("{} of {}; {}", exact(a.device_total()), o.device,
+                                      o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free"));
+  } else {
+    device_rows(out, a, o.device);
+    row(out, "every GPU", o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free on each");
   }
-  row(out, "GPU compute buffer", exact(a.device_compute));
-  row(out, "GPU total", fmt::format("{} of {}; {}", exact(a.device_total()), o.device,
-                                    o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free"));
   row(out, "host model buffer", exact(a.host_weights));
   row(out, "host KV buffer", exact(a.host_kv));
   if (a.device_state + a.host_state != bytes{0}) {
     row(out, "host RS buffer", exact(a.host_state));
   }
   if (o.largest) {
-    row(out, "largest -ngl that fits", fmt::format("{} ({} on the GPU)", o.largest->gpu_slots,
-                                                   o.largest->device_total()));
+    row(out, "largest -ngl that fits", fmt::format("{} ({} on the GPU{})", o.largest->gpu_slots,
+                                                   o.largest->device_total(), o.largest->devices > 1 ? "s" : ""));
     prose(out, "  run it: ", offload_command(s, *o.largest), 4);
   } else {
     row(out, "largest -ngl that fits", "none: even -ngl 0 (the compute buffer) leaves less than 1 GiB free");
   }
 }
 
-/// The offload split as --json gives it (one GPU).
+/// The offload split as --json gives it (device_* the sums over the GPUs, `devices` each one).
 auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
   const auto split = [](const engines::llama_cpp::offload_split& x) {
     nlohmann::ordered_json j;
@@ -247,6 +274,20 @@ auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
     j["host_weights_bytes"] = x.host_weights.count();
     j["host_kv_bytes"] = x.host_kv.count();
     j["host_state_bytes"] = x.host_state.count();
+    j["pipeline_parallel"] = x.pipeline_parallel;
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (std::uint32_t d = 0; d < x.devices; ++d) {
+      const engines::llama_cpp::device_share& g = x.device.at(d);
+      devices.push_back({{"first_block", g.first_block},
+                         {"blocks", g.blocks},
+                         {"output", g.output},
+                         {"weights_bytes", g.weights.count()},
+                         {"kv_bytes", g.kv.count()},
+                         {"state_bytes", g.state.count()},
+                         {"compute_bytes", g.compute.count()},
+                         {"total_bytes", g.total().count()}});
+    }
+    j["devices"] = devices;
     return j;
   };
   nlohmann::ordered_json j;

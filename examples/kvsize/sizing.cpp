@@ -220,7 +220,10 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.batch = s.batch;
   o.kv = s.kv;
   o.tp = opts.tp;
-  o.pp = opts.pp;
+  o.pp = layer_split_pp(opts, s.engine);
+  if (const auto ts = parse_tensor_split(opts); ts && s.engine == engine_kind::llama_cpp) {
+    o.llama_cpp.split = ts->split;
+  }
   // A knob not given keeps the library's default (engine_options{}; 0 there: the engine's rule).
   const auto given = [](const auto& option, auto& field) {
     if (option) {
@@ -274,6 +277,7 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.n_cpu_moe.has_value(), "--n-cpu-moe", reads(engine_knob::gpu_layers)},
       {opts.cpu_moe, "--cpu-moe", reads(engine_knob::gpu_layers)},
       {opts.no_kv_offload, "--no-kv-offload", reads(engine_knob::gpu_layers)},
+      {opts.tensor_split.has_value(), "--tensor-split", reads(engine_knob::gpu_layers)},
       {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
   };
   for (const auto& k : knobs) {
@@ -312,6 +316,28 @@ auto context_given(const options& opts, std::uint64_t context) -> std::string {
                       : fmt::format("--context {} (the default)", context);
 }
 
+/// llama.cpp's layer split: at most 16 devices (llama_max_devices), one block at least for each (a
+/// device of -ts share 0 aside), and -ts shares for the devices there are.
+void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint64_t devices) {
+  const std::string given = opts.tensor_split ? fmt::format("{} {}", opts.flag("--tensor-split"), *opts.tensor_split)
+                                              : fmt::format("{} {} × {} {}", opts.flag("--tp"), opts.tp,
+                                                            opts.flag("--pp"), opts.pp);
+  if (devices > engines::llama_cpp::max_devices) {
+    throw usage_error{fmt::format("{}: {} devices; llama.cpp splits layers over at most {} (llama_max_devices)", given,
+                                  devices, engines::llama_cpp::max_devices)};
+  }
+  if (devices > m.layers) {
+    throw usage_error{fmt::format("{}: {} devices: llama.cpp splits layers over devices, and this model has {} layers "
+                                  "(each device needs at least one)",
+                                  given, devices, m.layers)};
+  }
+  const auto ts = parse_tensor_split(opts);
+  if (ts && opts.tp * opts.pp > 1 && ts->count > devices) {
+    throw usage_error{fmt::format("{}: {} shares for {} devices ({} {} × {} {}); give one share per device",
+                                  given, ts->count, devices, opts.flag("--tp"), opts.tp, opts.flag("--pp"), opts.pp)};
+  }
+}
+
 /// The parallel split must be one the engine can run:
 /// * an engine that splits layers over all tp × pp devices (llama.cpp, which has no tensor
 ///   parallelism: layer_split_devices) needs a layer for each device;
@@ -325,10 +351,14 @@ auto context_given(const options& opts, std::uint64_t context) -> std::string {
 /// * every pipeline stage holds at least one layer (vLLM get_pp_indices).
 void check_parallel_split(const options& opts, const model_spec& m, engine_kind e) {
   const std::uint64_t tp = opts.tp;
-  const std::uint64_t pp = opts.pp;
+  const std::uint64_t pp = layer_split_pp(opts, e);
   engine_options split;
   split.tp = opts.tp;
-  split.pp = opts.pp;
+  split.pp = static_cast<std::uint32_t>(pp);
+  if (e == engine_kind::llama_cpp) {
+    check_llama_cpp_devices(opts, m, layer_split_devices(e, split));
+    return;
+  }
   if (const std::uint64_t devices = layer_split_devices(e, split); devices != pp) {
     if (devices > m.layers) {
       throw usage_error{fmt::format("{} {} × {} {} = {} devices: {} splits layers over devices, and this "
@@ -807,7 +837,7 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     }
     // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
     // last stage a little heavier in reality).
-    c.weights_per_device = *s.weights / (std::uint64_t{opts.tp} * opts.pp);
+    c.weights_per_device = *s.weights / (std::uint64_t{s.engine_opts.tp} * s.engine_opts.pp);
     c.weights_fit = weights_fit(*d.memory, *c.weights_per_device);
     // One budget per device: the engine's rule after its workspace, from the sizing above; the
     // plan's point and the log lines read the same figures.

@@ -28,7 +28,7 @@
 #include "engines/engine_concept.hpp"
 #include "engines/exact.hpp"
 #include "engines/llama_cpp.hpp"
-#include "engines/llama_cpp_offload.hpp"  // -ngl, --n-cpu-moe, -nkvo on one GPU
+#include "engines/llama_cpp_offload.hpp"  // -ngl, --n-cpu-moe, -nkvo, -ts over GPUs
 #include "engines/sglang.hpp"
 #include "engines/transformers.hpp"
 #include "engines/trtllm.hpp"
@@ -191,10 +191,16 @@ template <engine E>
   const auto stages = static_cast<std::uint32_t>(E::layer_split_devices(o));  // ≤ the layers, a uint32_t
   engine_sizing best{};
   bytes best_bytes{0};
+  bool sized = false;
   for (std::uint32_t stage = 0; stage < stages; ++stage) {
-    const engine_sizing s = E::size_stage(m, o, detail::pp_stage(m.layers, stages, stage));
+    const detail::stage_range layers = E::stage_layers(m, o, stage, stages);
+    if (layers.count == 0) {  // a device of share 0 in llama.cpp's -ts: no layer, no cache
+      continue;
+    }
+    const engine_sizing s = E::size_stage(m, o, layers);
     const bytes total = s.kv_bytes_per_sequence + s.state_bytes_per_sequence + s.kv_bytes;
-    if (stage == 0 || total > best_bytes) {
+    if (!sized || total > best_bytes) {
+      sized = true;
       best = s;
       best_bytes = total;
     }

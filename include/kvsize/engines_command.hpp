@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>    // std::all_of
 #include <cstdint>      // std::uint64_t
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -72,7 +73,8 @@ template <engine E>
       flag_if(o.block_size > 1, "--page-size", o.block_size));
 }
 
-/// -c is shared by the -np slots; every layer on the GPU (-ngl 999); a quantized V cache needs -fa on.
+/// -c is shared by the -np slots; every layer on the GPU (-ngl 999); a quantized V cache needs -fa on;
+/// -ts the shares of the tp × pp devices when given (llama.cpp's default splits by free memory).
 /// A GGUF file, not a Hugging Face id: `model` stands for it.
 [[nodiscard]] inline auto command_of(llama_cpp_engine /*engine*/, const engine_options& o, std::string_view model)
     -> std::string {
@@ -84,9 +86,15 @@ template <engine E>
       types += " -fa on";
     }
   }
-  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ngl 999{}{}{}{}", model, o.context, k.parallel, types,
+  std::string split;
+  const std::uint64_t devices = std::uint64_t{o.tp} * o.pp;
+  for (std::uint64_t d = 0; d < devices && d < k.split.shares.size(); ++d) {
+    split += fmt::format("{}{}", d == 0 ? " -ts " : ",", k.split.shares[d]);
+  }
+  const bool even = std::all_of(k.split.shares.begin(), k.split.shares.end(), [](float x) { return x == 0.0F; });
+  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ngl 999{}{}{}{}{}", model, o.context, k.parallel, types,
                      k.kv_unified ? " -kvu" : "", k.swa_full ? " --swa-full" : "",
-                     flag_if(k.ubatch != llama_cpp_knobs{}.ubatch, "-ub", k.ubatch));
+                     flag_if(k.ubatch != llama_cpp_knobs{}.ubatch, "-ub", k.ubatch), even ? "" : split);
 }
 
 [[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, std::string_view model)

@@ -73,10 +73,18 @@ TEST_CASE("kvsize values: --pp and llama.cpp's layer split cannot exceed the lay
               {
                   {"--pp 29", "--pp 29: this model has 28 layers", "--pp 28"},
                   {"--engine vllm -pp 29", "-pp 29: this model has 28 layers", "--engine vllm -pp 4"},
-                  {"--engine llama.cpp --tp 4 --pp 8", "--tp 4 × --pp 8 = 32 devices",
-                   "--engine llama.cpp --tp 4 --pp 7"},
+                  // llama.cpp splits over at most 16 devices (llama_max_devices).
+                  {"--engine llama.cpp --tp 4 --pp 8", "--tp 4 × --pp 8: 32 devices; llama.cpp splits layers over "
+                   "at most 16", "--engine llama.cpp --tp 4 --pp 4"},
                   // 65,536 × 65,536 wraps to 0 in 32 bits: computed in 64.
-                  {"--engine llama.cpp --tp 65536 --pp 65536", "= 4294967296 devices", "--engine llama.cpp --tp 2"},
+                  {"--engine llama.cpp --tp 65536 --pp 65536", ": 4294967296 devices", "--engine llama.cpp --tp 2"},
+                  {"--engine llama.cpp --tp 2 -ts 1,1,1", "-ts 1,1,1: 3 shares for 2 devices",
+                   "--engine llama.cpp --tp 2 -ts 1,1"},
+                  {"--engine llama.cpp -ts 1,x", "-ts 1,x: 'x' is not a share", "--engine llama.cpp -ts 1/3"},
+                  {"--engine llama.cpp -ts 1,nan", "'nan' is not a share", "--engine llama.cpp -ts 1,,0.5"},
+                  {"--engine llama.cpp -ts ,/", "-ts ',/': no shares", "--engine llama.cpp -ts 2"},
+                  {"--engine llama.cpp -ts 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 15 shares",
+                   "--engine llama.cpp -ts 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"},
               });
 }
 

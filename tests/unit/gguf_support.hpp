@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
@@ -164,6 +166,19 @@ inline auto llama_header(const std::string& arch = "llama", std::uint32_t layers
   auto w = model_header(arch, {.layers = layers, .context = 8'192, .vocab = 128'256});
   w.kv_u32(arch + ".feed_forward_length", 14'336);
   return w;
+}
+
+/// A GGUF file at `file` for the offload tests: llama_header's shape with `layers` blocks of one 1 MiB
+/// f32 tensor (512 × 512) each, token_embd and output 1 MiB each (8 KV heads × 128 in f16: 16 MiB a
+/// layer at -c 4096).
+inline void write_mib_blocks_gguf(const std::filesystem::path& file, std::uint32_t layers) {
+  constexpr std::uint64_t mib = 1ULL << 20U;
+  auto w = llama_header("llama", layers);
+  w.tensor("token_embd.weight", {512, 512}, 0, mib).tensor("output.weight", {512, 512}, 0, mib);
+  for (std::uint32_t il = 0; il < layers; ++il) {
+    w.tensor("blk." + std::to_string(il) + ".attn_q.weight", {512, 512}, 0, mib);
+  }
+  std::ofstream(file, std::ios::binary) << w.bytes(true, (layers + 2) * mib);
 }
 
 /// The attention keys of llama.cpp's ggml-vocab-gemma-4.gguf (Gemma-4-26B-A4B's header, read with

@@ -143,6 +143,7 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   // Sizing: one stage's layers on one device; devices the layers are split over.
   { E::size_stage(m, o, r) } -> std::same_as<engine_sizing>;
   { E::layer_split_devices(o) } -> std::same_as<std::uint64_t>;
+  { E::stage_layers(m, o, n, n) } -> std::same_as<detail::stage_range>;
   // Budget and capacity: from device memory and weights; from an EXISTING sizing (never re-sizes).
   { E::budget(o) } -> std::same_as<budget_rule>;
   { E::kv_budget(b, b, o) } -> std::same_as<bytes>;
@@ -210,6 +211,11 @@ struct engine_defaults {
   static constexpr std::optional<dtype> kv_4bit = std::nullopt;
   /// Layers are split over pipeline stages only (tensor parallelism splits heads).
   [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint64_t { return o.pp; }
+  /// The layers of device `stage` of `stages` in the layer split: vLLM's get_pp_indices (pp_stage).
+  [[nodiscard]] static constexpr auto stage_layers(const model_spec& m, const engine_options& /*o*/,
+                                                   std::uint32_t stage, std::uint32_t stages) -> detail::stage_range {
+    return detail::pp_stage(m.layers, stages, stage);
+  }
   /// No scheduler cap on running sequences.
   [[nodiscard]] static constexpr auto slot_cap(const engine_options& /*o*/, const engine_capacity& /*c*/)
       -> std::uint64_t {

@@ -11,6 +11,7 @@
 #include "../bytes.hpp"
 #include "../dtype.hpp"
 #include "../layer_groups.hpp"  // mla_cache_layout
+#include "llama_cpp_tensor_split.hpp"  // tensor_split
 
 namespace kvsize {
 
@@ -46,6 +47,9 @@ struct llama_cpp_knobs {
   std::uint32_t ctx_pad = 256;  ///< n_ctx padding (256 since late 2025; 1 for older builds)
   bool flash_attn = true;       ///< -fa: on (and auto, which enables it where the device supports it) or off
   mla_cache_layout mla_layout = mla_cache_layout::latent_k_only;
+  /// -ts: the shares of the layer-split devices (tp × pp of them); all 0, the default, splits as
+  /// llama.cpp does by free memory, equal on like devices.
+  engines::llama_cpp::tensor_split split{};
 };
 
 /// TensorRT-LLM knobs: KvCacheConfig's field of the same name.

@@ -330,6 +330,11 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint64_t {
     return std::uint64_t{o.tp} * o.pp;
   }
+  /// Device `stage`'s blocks with every slot offloaded: llama.cpp's -ts rule (engines::llama_cpp::blocks_of_device).
+  [[nodiscard]] static constexpr auto stage_layers(const model_spec& m, const engine_options& o, std::uint32_t stage,
+                                                   std::uint32_t stages) -> detail::stage_range {
+    return engines::llama_cpp::blocks_of_device(m.layers, o.llama_cpp.split, stages, stage);
+  }
   /// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
   /// 1 GiB margin free: device − weights − overhead − 1 GiB.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule {

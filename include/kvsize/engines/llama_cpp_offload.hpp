@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// llama.cpp's partial offload on one GPU (-ngl, --n-cpu-moe, --cpu-moe, -nkvo): the weights, KV cache
-// and compute buffer each side holds, and the largest -ngl that leaves --fit's margin free.
+// llama.cpp's partial offload (-ngl, --n-cpu-moe, --cpu-moe, -nkvo, -ts over several GPUs): the
+// weights, KV cache and compute buffer each GPU and the host hold, and the largest -ngl that leaves
+// --fit's margin free on every GPU.
 // Facts (docs/research/llama-cpp-offload.md): src/llama-model.cpp `llama_model::load_tensors`
 // (`get_layer_buft_list`): n_layer + 1 slots, the blocks 0 … n_layer−1 and the output layer n_layer;
 // since PR #18148 (https://github.com/ggml-org/llama.cpp/pull/18148) `i_gpu_start = max(n_layer + 1 − N, 0)`,
@@ -10,6 +11,7 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <array>     // std::array
 #include <cstdint>   // std::uint32_t, std::uint64_t
 #include <limits>    // std::numeric_limits
 #include <optional>  // std::optional
@@ -17,6 +19,7 @@
 
 #include "../error.hpp"
 #include "llama_cpp.hpp"
+#include "llama_cpp_tensor_split.hpp"
 
 namespace kvsize::engines::llama_cpp {
 
@@ -42,27 +45,61 @@ struct offload_request {
   /// true: builds since PR #18148 (December 2025), the output layer goes first. false: older builds,
   /// `i_gpu_start = max(n_layer − N, 0)`, so the output layer goes only with -ngl ≥ n_layer + 1.
   bool output_layer_first = true;
+  std::uint32_t devices = 1;  ///< GPUs the offloaded slots are split over (-sm layer), 1 … max_devices
+  tensor_split split{};       ///< -ts: their shares (all 0: equal, as by free memory on like devices)
 };
 
-/// Where one run puts its bytes: "offloaded X/Y layers to GPU", the GPU's model, KV and compute
-/// buffers, and the host's model and KV buffers (the host compute and output buffers are not counted).
+/// What one GPU holds: a contiguous run of blocks, perhaps the output slot, and their buffers.
+struct device_share {
+  std::uint32_t first_block = 0;  ///< blocks [first_block, first_block + blocks)
+  std::uint32_t blocks = 0;
+  bool output = false;  ///< the output slot (output.weight, output_norm) is here
+  bytes weights{0};     ///< "CUDAd model buffer size"
+  bytes kv{0};          ///< "CUDAd KV buffer size"
+  bytes state{0};       ///< "CUDAd RS buffer size": recurrent state of its blocks
+  bytes compute{0};     ///< "CUDAd compute buffer size", an estimate and a floor (see split_layers)
+
+  [[nodiscard]] constexpr auto total() const -> bytes { return weights + kv + state + compute; }
+};
+
+/// Where one run puts its bytes: "offloaded X/Y layers to GPU", each GPU's model, KV and compute
+/// buffers (device_* are their sums), and the host's model and KV buffers (the host compute and
+/// output buffers are not counted).
 struct offload_split {
-  std::uint32_t gpu_slots = 0;        ///< X: slots on the GPU (the output layer counts as one)
+  std::uint32_t gpu_slots = 0;        ///< X: slots on the GPUs (the output layer counts as one)
   std::uint32_t slots = 0;            ///< Y = n_layer + 1
-  std::uint32_t first_gpu_block = 0;  ///< blocks [first_gpu_block, n_layer) are on the GPU
-  bool output_on_gpu = false;         ///< the output slot (output.weight, output_norm) is on the GPU
+  std::uint32_t first_gpu_block = 0;  ///< blocks [first_gpu_block, n_layer) are on a GPU
+  bool output_on_gpu = false;         ///< the output slot (output.weight, output_norm) is on a GPU
   bytes device_weights{0};
   bytes device_kv{0};
   bytes device_state{0};    ///< recurrent state ("RS buffer") of the GPU blocks
-  bytes device_compute{0};  ///< the full-offload compute buffer: a floor (see split_layers)
+  bytes device_compute{0};  ///< the GPUs' compute buffers: a floor (see split_layers)
   bytes host_weights{0};
   bytes host_kv{0};
   bytes host_state{0};
+  std::uint32_t devices = 1;
+  std::array<device_share, max_devices> device{};  ///< the first `devices` entries are used
+  /// llama-context.cpp's condition for pipeline parallelism (more than one GPU, every slot offloaded,
+  /// the KV cache too, no expert override): the scheduler then keeps GGML_SCHED_MAX_COPIES (4) copies
+  /// of each GPU's graph inputs, which the compute estimates leave out.
+  bool pipeline_parallel = false;
 
   [[nodiscard]] constexpr auto device_total() const -> bytes {
     return device_weights + device_kv + device_state + device_compute;
   }
   [[nodiscard]] constexpr auto host_total() const -> bytes { return host_weights + host_kv + host_state; }
+  /// The GPU that holds the most (the first of equals).
+  [[nodiscard]] constexpr auto fullest_device() const -> std::uint32_t {
+    std::uint32_t best = 0;
+    for (std::uint32_t d = 1; d < devices; ++d) {
+      best = device[d].total() > device[best].total() ? d : best;
+    }
+    return best;
+  }
+  /// Whether every GPU of `memory` keeps `margin` free.
+  [[nodiscard]] constexpr auto fits(bytes memory, bytes margin) const -> bool {
+    return device[fullest_device()].total() + margin <= memory;
+  }
 };
 
 namespace detail {
@@ -87,24 +124,46 @@ struct cache_bytes {
   return c;
 }
 
-/// split_layers with the GPU compute buffer given (`device_compute`): it does not depend on -ngl, so
-/// a search over -ngl computes it once.
+/// Each GPU's compute buffer: with one GPU the full-offload buffer whatever -ngl (a CUDA build
+/// reserves it even at -ngl 0); with several, the graph's parts each runs: a GPU with blocks the
+/// larger of one layer's attention and MLP, the output slot's GPU the output peak too, and the first
+/// GPU the whole buffer when no slot is offloaded.
+constexpr void set_compute(offload_split& s, const compute_buffers& b) {
+  if (s.devices == 1 || s.gpu_slots == 0) {
+    s.device[0].compute = b.device;
+    return;
+  }
+  for (std::uint32_t d = 0; d < s.devices; ++d) {
+    device_share& g = s.device[d];
+    const bytes layer = g.blocks > 0 ? max(b.attention, b.mlp) : bytes{0};
+    g.compute = g.output ? max(layer, b.output) : layer;
+  }
+}
+
+/// split_layers with the compute buffers given: they do not depend on -ngl, so a search over -ngl
+/// computes them once.
 [[nodiscard]] constexpr auto place_slots(const model_spec& m, const engine_options& o, const slot_weights& w,
-                                         const offload_request& r, bytes device_compute) -> offload_split {
+                                         const offload_request& r, const compute_buffers& compute) -> offload_split {
   if (m.layers > max_layers || w.block.size() > m.layers ||
       (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
   }
+  const std::array<float, max_devices> points = split_points(r.split, r.devices);
   offload_split s{};
+  s.devices = r.devices;
   s.slots = m.layers + 1;
-  s.gpu_slots = r.n_gpu_layers < s.slots ? r.n_gpu_layers : s.slots;
-  if (r.output_layer_first) {
-    const std::uint32_t first_slot = s.slots - s.gpu_slots;  // i_gpu_start = max(n_layer + 1 − N, 0)
-    s.first_gpu_block = first_slot < m.layers ? first_slot : m.layers;
-    s.output_on_gpu = s.gpu_slots > 0;
-  } else {  // i_gpu_start = max(n_layer − N, 0): N blocks from the top, the output slot only at N = n_layer + 1
-    s.first_gpu_block = m.layers - (s.gpu_slots < m.layers ? s.gpu_slots : m.layers);
-    s.output_on_gpu = s.gpu_slots == s.slots;
+  s.gpu_slots = r.n_gpu_layers < s.slots ? r.n_gpu_layers : s.slots;  // act_gpu_layers
+  // i_gpu_start: max(n_layer + 1 − N, 0) since PR #18148, max(n_layer − N, 0) before.
+  const std::uint32_t start =
+      r.output_layer_first ? s.slots - s.gpu_slots : m.layers - (s.gpu_slots < m.layers ? s.gpu_slots : m.layers);
+  const auto on_gpu = [&](std::uint32_t il) { return il >= start && il - start < s.gpu_slots; };
+  const auto gpu_of = [&](std::uint32_t il) { return device_of_slot(points, s.devices, il - start, s.gpu_slots); };
+  s.first_gpu_block = start < m.layers ? start : m.layers;
+  s.output_on_gpu = on_gpu(m.layers);
+  for (std::uint32_t il = s.first_gpu_block; il < m.layers; ++il) {  // each GPU's run of blocks
+    device_share& g = s.device[gpu_of(il)];
+    g.first_block = g.blocks == 0 ? il : g.first_block;
+    ++g.blocks;
   }
   for (std::uint32_t il = 0; il < w.block.size(); ++il) {
     const bytes block{w.block[il]};
@@ -113,59 +172,84 @@ struct cache_bytes {
       throw kvsize::invalid_argument("kvsize: a block's experts exceed the block's weights");
     }
     const bool experts_on_host = r.cpu_moe || il < r.n_cpu_moe;
-    if (il >= s.first_gpu_block) {
-      s.device_weights += experts_on_host ? block - experts : block;
+    if (on_gpu(il)) {
+      s.device[gpu_of(il)].weights += experts_on_host ? block - experts : block;
       s.host_weights += experts_on_host ? experts : bytes{0};
     } else {
       s.host_weights += block;
     }
   }
   if (s.output_on_gpu) {
-    s.device_weights += w.output + (w.tied_output ? w.token_embedding : bytes{0});
+    device_share& g = s.device[gpu_of(m.layers)];
+    g.output = true;
+    g.weights += w.output + (w.tied_output ? w.token_embedding : bytes{0});
   } else {
     s.host_weights += w.output;
   }
   s.host_weights += w.token_embedding + w.other_input;
   // Each layer's KV and recurrent state live on its layer's device (llama_kv_cache and
   // llama_memory_recurrent take model.dev_layer(il) when offloading), all on the host with -nkvo.
-  const std::uint32_t gpu_blocks = m.layers - s.first_gpu_block;
-  const detail::cache_bytes on_gpu =
-      r.kv_offload ? detail::caches_of_blocks(m, o, s.first_gpu_block, gpu_blocks) : detail::cache_bytes{};
-  const detail::cache_bytes on_host = detail::caches_of_blocks(m, o, 0, r.kv_offload ? s.first_gpu_block : m.layers);
-  s.device_kv = on_gpu.kv;
-  s.device_state = on_gpu.state;
+  for (std::uint32_t d = 0; d < s.devices && r.kv_offload; ++d) {
+    device_share& g = s.device[d];
+    const cache_bytes c = caches_of_blocks(m, o, g.first_block, g.blocks);
+    g.kv = c.kv;
+    g.state = c.state;
+  }
+  const cache_bytes on_host = caches_of_blocks(m, o, 0, r.kv_offload ? s.first_gpu_block : m.layers);
   s.host_kv = on_host.kv;
   s.host_state = on_host.state;
-  s.device_compute = device_compute;
+  set_compute(s, compute);
+  for (std::uint32_t d = 0; d < s.devices; ++d) {
+    s.device_weights += s.device[d].weights;
+    s.device_kv += s.device[d].kv;
+    s.device_state += s.device[d].state;
+    s.device_compute += s.device[d].compute;
+  }
+  s.pipeline_parallel = s.devices > 1 && s.gpu_slots == s.slots && r.kv_offload && !r.cpu_moe && r.n_cpu_moe == 0;
   return s;
 }
 }  // namespace detail
 
-/// The placement of `r` for model `m` at the context and slots of `o`. The GPU compute buffer is
-/// the full-offload one whatever -ngl (a CUDA build reserves it even at -ngl 0, and llama.cpp does
-/// not shrink it): a floor, since for a batch the scheduler also copies host weights into it (the
-/// one public partial-offload log, Mistral-7B Q4_K_M at 20/33 and n_ubatch 256, prints 137.79 MiB
-/// where the full-offload buffer is 50.75 MiB). Throws invalid_argument when `m` has more layers
-/// than max_layers, `w` more blocks than the model, an experts list of another length, or a block
-/// whose experts exceed it.
+/// The placement of `r` for model `m` at the context and slots of `o`: the slots from -ngl as
+/// load_tensors takes them, each offloaded slot on its GPU by the -ts rule (llama_cpp_tensor_split.hpp).
+/// The GPU compute buffers are estimates and floors: with one GPU the full-offload buffer whatever
+/// -ngl (llama.cpp does not shrink it), though for a batch the scheduler also copies host weights
+/// into it (the one public partial-offload log, Mistral-7B Q4_K_M at 20/33 and n_ubatch 256, prints
+/// 137.79 MiB where the full-offload buffer is 50.75 MiB); with several, the parts of the graph each
+/// runs (detail::set_compute), without the copies of pipeline parallelism or of the hidden state
+/// passed between GPUs. Throws invalid_argument when `m` has more layers than max_layers, `w` more
+/// blocks than the model, an experts list of another length, a block whose experts exceed it, or a
+/// device count or split split_points refuses.
 [[nodiscard]] constexpr auto split_layers(const model_spec& m, const engine_options& o, const slot_weights& w,
                                           const offload_request& r) -> offload_split {
-  return detail::place_slots(m, o, w, r, compute_buffers_for(m, o).device);
+  return detail::place_slots(m, o, w, r, compute_buffers_for(m, o));
 }
 
-/// The largest -ngl (with the other flags of `r`) whose GPU use leaves `margin` of `device` free,
-/// as --fit's layer step looks for it (at the context of `o`: --fit would first lower an unset -c);
-/// nullopt when not even -ngl 0 does. Under either rule a larger -ngl only adds slots, and every
-/// slot's bytes are ≥ 0, so GPU use never falls as -ngl grows and the count is found by bisection.
+/// The largest -ngl (with the other flags of `r`) whose use leaves `margin` of `device` free on every
+/// GPU, as --fit's layer step looks for it (at the context of `o`: --fit would first lower an unset
+/// -c); nullopt when not even -ngl 0 does. With one GPU, under either rule, a larger -ngl only adds
+/// slots, and every slot's bytes are ≥ 0, so its use never falls as -ngl grows and the count is found
+/// by bisection. With several, a larger -ngl moves the split points' slots between GPUs, so one GPU's
+/// use can fall: every -ngl is tried, from the top.
 [[nodiscard]] constexpr auto largest_fitting_split(const model_spec& m, const engine_options& o, const slot_weights& w,
                                                    offload_request r, bytes device, bytes margin = fit_margin)
     -> std::optional<offload_split> {
-  const bytes device_compute = compute_buffers_for(m, o).device;
+  const compute_buffers compute = compute_buffers_for(m, o);
   const auto fits = [&](std::uint32_t n) {
     r.n_gpu_layers = n;
-    const offload_split s = detail::place_slots(m, o, w, r, device_compute);
-    return s.device_total() + margin <= device ? std::optional<offload_split>{s} : std::nullopt;
+    const offload_split s = detail::place_slots(m, o, w, r, compute);
+    return s.fits(device, margin) ? std::optional<offload_split>{s} : std::nullopt;
   };
+  if (r.devices > 1) {
+    for (std::uint32_t n = m.layers + 1;; --n) {
+      if (auto s = fits(n)) {
+        return s;
+      }
+      if (n == 0) {
+        return std::nullopt;
+      }
+    }
+  }
   std::optional<offload_split> best = fits(0);
   if (!best) {
     return std::nullopt;

@@ -259,8 +259,10 @@ TEST_CASE("llama.cpp: a layer split of more devices than layers is refused, even
                std::uint64_t{1} << 32);
   CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::llama_cpp, o), kvsize::invalid_argument);
   o.tp = 4;
-  o.pp = 7;  // 28 devices, one layer each
-  CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).stage_layers == 1);
+  o.pp = 5;  // 20 devices: llama.cpp splits over at most 16 (llama_max_devices)
+  CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::llama_cpp, o), kvsize::invalid_argument);
+  o.pp = 4;  // 16 devices share 29 slots (28 blocks and the output layer): 1 or 2 blocks each
+  CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).stage_layers == 2);
 }
 
 // The compute buffers a context reserves (engines/llama_cpp_compute.hpp) against public logs that print

@@ -478,14 +478,8 @@ TEST_CASE("GGUF: NextN blocks are in the file but not among the loaded blocks", 
 TEST_CASE("kvsize on a GGUF with --engine llama.cpp and a device: the offload split", "[cli][offload]") {
   namespace fs = std::filesystem;
   const fs::path file = fs::temp_directory_path() / ("kvsize-offload-" + std::to_string(::getpid()) + ".gguf");
-  // 4 blocks of 1 MiB (one f32 tensor of 512 × 512 each), output 1 MiB, token_embd 1 MiB; llama_header's
-  // 8 KV heads × 128 in f16: 4,096 B per layer per token, 16 MiB per layer at the default -c 4096.
-  auto w = kvsize_test::llama_header("llama", 4);
-  w.tensor("token_embd.weight", {512, 512}, 0, mib).tensor("output.weight", {512, 512}, 0, mib);
-  for (int il = 0; il < 4; ++il) {
-    w.tensor("blk." + std::to_string(il) + ".attn_q.weight", {512, 512}, 0, mib);
-  }
-  std::ofstream(file, std::ios::binary) << w.bytes(true, 6 * mib);
+  // 4 blocks of 1 MiB, output 1 MiB, token_embd 1 MiB; 16 MiB of KV per layer at the default -c 4096.
+  kvsize_test::write_mib_blocks_gguf(file, 4);
   const std::string base = "'" + file.string() + "' --engine llama.cpp --gpu-memory 4GiB";
   const auto j = kvsize::test::json_of(base + " -ngl 3");
   REQUIRE(j.contains("offload"));
