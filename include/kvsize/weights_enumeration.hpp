@@ -195,6 +195,33 @@ constexpr void emit_gated_delta(const layer_emitter<F>& e) {
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, value);
 }
 
+/// Kimi-Linear's KimiDeltaAttention (vllm layers/kda.py KimiDeltaAttention.__init__; H heads of d,
+/// P = H·d): q, k, v projections (P × hidden each), the decay gate's low-rank f_a (d × hidden) and
+/// f_b (P × d), the output gate's g_a and g_b alike, the beta projection b (H × hidden), dt_bias (P)
+/// and A_log (H), three depthwise convs (P × kernel, no bias), the output RMSNorm (d), o_proj.
+template <class F>
+constexpr void emit_kda(const layer_emitter<F>& e) {
+  const recurrent_shape& r = e.m.weights.recurrent;
+  const std::uint64_t hidden = e.m.hidden_size;
+  const std::uint64_t d = r.head_dim;
+  const std::uint64_t p = checked_mul(r.heads, d);
+  for (int i = 0; i < 3; ++i) {  // q, k, v
+    e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, hidden);
+  }
+  for (int i = 0; i < 2; ++i) {  // f_a / f_b, then g_a / g_b
+    e.matrix(weight_part::recurrent, tensor_role::ssm_in, d, hidden);
+    e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, d);
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, r.heads, hidden);  // b_proj
+  e.vector(weight_part::recurrent, tensor_role::vector, p);                // dt_bias
+  e.vector(weight_part::recurrent, tensor_role::vector, r.heads);          // A_log
+  for (int i = 0; i < 3; ++i) {
+    e.matrix(weight_part::recurrent, tensor_role::ssm_conv, p, r.conv_kernel);
+  }
+  e.vector(weight_part::recurrent, tensor_role::norm, d);
+  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, p);
+}
+
 /// One MLP of `width` (`copies` identical ones: a layer's routed experts): gate and up (or one
 /// fused gate_up; only up when not gated), down, and their biases.
 template <class F>
@@ -272,6 +299,7 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
       case recurrent_kind::mamba2: emit_mamba2(e); break;
       case recurrent_kind::mamba1: emit_mamba1(e); break;
       case recurrent_kind::gated_delta: emit_gated_delta(e); break;
+      case recurrent_kind::kda: emit_kda(e); break;
       case recurrent_kind::none: break;
     }
   }

@@ -39,6 +39,7 @@ enum class recurrent_kind : std::uint8_t {
   none,
   mamba2,       ///< Mamba2 mixer (Nemotron-H, Granite 4, Falcon-H1)
   gated_delta,  ///< gated DeltaNet linear attention (Qwen3-Next)
+  kda,          ///< Kimi Delta Attention (Kimi-Linear): heads × head_dim, short convs of conv_kernel
   mamba1,       ///< Mamba1 mixer with Jamba's dt/B/C norms (Jamba); head_dim is d_inner, heads unused
 };
 

@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 49);
+  CHECK(count == 50);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -658,6 +658,15 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"lfm2_full_attn_idxs_out_of_range", out_of_range, "/full_attn_idxs/5"},
       {"lfm2_layer_types_unknown", unsupported, "/layer_types/15"},
       {"jamba_offset_not_below_period", inconsistent, "/attn_layer_offset"},
+      {"kimi_full_attn_layers_zero", out_of_range, "/linear_attn_config/full_attn_layers/0"},  // 1-based
+      {"kimi_full_attn_layers_past_layers", out_of_range, "/linear_attn_config/full_attn_layers/6"},
+      {"kimi_full_attn_layers_duplicate", inconsistent, "/linear_attn_config/full_attn_layers/6"},
+      {"kimi_full_attn_layers_missing", missing_key, "/linear_attn_config/full_attn_layers"},
+      {"kimi_kda_layers_overlap", inconsistent, "/linear_attn_config/kda_layers/0"},
+      {"kimi_kda_layers_short", inconsistent, "/linear_attn_config/kda_layers"},
+      {"kimi_linear_attn_config_not_object", wrong_type, "/linear_attn_config"},
+      {"kimi_kda_conv_kernel_one", out_of_range, "/linear_attn_config/short_conv_kernel_size"},
+      {"kimi_kda_num_heads_missing", missing_key, "/linear_attn_config/num_heads"},
       {"kv_heads_bool", wrong_type, "/num_key_value_heads"},
       {"kv_heads_exceed_heads", inconsistent, "/num_key_value_heads"},
       {"kv_heads_float", wrong_type, "/num_key_value_heads"},

@@ -205,6 +205,19 @@ golden{.file = "deepseek-ai__DeepSeek-R1.config.json", .compute = dtype::bf16,
        .vocab = 129'280, .kv_per_token = 70'272, .kv_per_token_fp8 = 35'136, .kv_per_token_mha = 4'997'120,
        .gqa_ratio = 128, .context = 4'096, .kv_per_sequence = 287'834'112, .growth = 70'272,
        .latent = 61},
+// Kimi-Linear-48B-A3B (kimi_linear): 27 L; linear_attn_config.full_attn_layers is 1-based (KimiLinearConfig
+//   is_kda_layer: layer_idx + 1 not in full_attn_layers): [4, 8, 12, 16, 20, 24, 27] → 0-based 3, 7, 11, 15,
+//   19, 23, 26 = 7 MLA layers; the other 20 are KDA (no KV, a recurrent state). 32 heads, kv_lora_rank 512,
+//   qk_rope 64, qk_nope 128, v_head 128, num_key_value_heads 32 (ignored by the latent), dtype bfloat16.
+//   Latent: 7 × 576 × 2 B = 8,064 B/token; fp8 4,032. MHA: 7 × [32 × 192 + 32 × 128] × 2 B = 143,360; ratio 32.
+//   KDA state per layer (linear_attn_config: num_heads 32, head_dim 128, short_conv_kernel_size 4): conv over
+//   q, k and v, 3 × (4 − 1) × 32 × 128 = 36,864; recurrent 32 × 128 × 128 = 524,288;
+//   (36,864 + 524,288) × 2 B × 20 layers = 22,446,080 B/sequence. seq@4096 = 8,064 × 4096 = 33,030,144.
+golden{.file = "moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json", .compute = dtype::bf16,
+       .layers = 27, .kv_layers = 7, .attention_heads = 32, .kv_heads = 32, .head_dim = 192, .head_dim_v = 128,
+       .vocab = 163'840, .kv_per_token = 8'064, .kv_per_token_fp8 = 4'032, .kv_per_token_mha = 143'360,
+       .gqa_ratio = 32, .context = 4'096, .kv_per_sequence = 33'030'144, .growth = 8'064,
+       .latent = 7, .none = 20, .recurrent = 20, .state_per_sequence = 22'446'080},
 // Gemma-2-9B: 42 L, 16 heads / 8 kv, head_dim 256 (≠ 3584/16 = 224), torch_dtype float32 (4 B).
 //   Gemma 2 alternates, sliding first: layer i sliding iff i even (transformers Gemma2: is_sliding = not
 //   bool(layer_idx % 2)) → 21 sliding (W 4096) + 21 full.
@@ -562,7 +575,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 49);
+  CHECK(goldens.size() == 50);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -141,6 +141,32 @@ TEST_CASE("parameters: Jamba-v0.1, Mamba1 mixers and experts on every other laye
   CHECK(p.active == 12'110'311'296);
 }
 
+TEST_CASE("parameters: Kimi-Linear-48B-A3B, KDA mixers beside MLA layers", "[weights]") {
+  // By hand from the config and the module tree (vllm models/kimi_linear.py, layers/kda.py
+  // KimiDeltaAttention.__init__; docs/research/kimi-linear.md section 6): hidden 2,304, vocab 163,840 untied,
+  // 27 layers, MLA on the 1-based full_attn_layers (7), KDA on the other 20, layer 0 a dense MLP of
+  // 9,216, layers 1-26 MoE of 256 experts of 1,024 (top 8) with one shared expert and the router's
+  // e_score_correction_bias.
+  //   embeddings + LM head   2 × 163,840 × 2,304                                  =    754,974,720
+  //   norms                  27 × 2 × 2,304 + 2,304                               =        126,720
+  //   KDA (20)               q, k, v 3 × 4,096 × 2,304 = 28,311,552; f_a, g_a 2 × 128 × 2,304 = 589,824;
+  //                          f_b, g_b 2 × 4,096 × 128 = 1,048,576; b 32 × 2,304 = 73,728; dt_bias 4,096;
+  //                          A_log 32; 3 convs 4,096 × 4 = 49,152; o_norm 128; o_proj 2,304 × 4,096 =
+  //                          9,437,184; sum 39,514,272, × 20                          =    790,285,440
+  //   MLA (7)                q_proj 6,144 × 2,304 = 14,155,776; kv_a 576 × 2,304 = 1,327,104; kv_a norm 512;
+  //                          kv_b 8,192 × 512 = 4,194,304; o_proj 9,437,184; sum 29,114,880, × 7 = 203,804,160
+  //   dense MLP (layer 0)    3 × 2,304 × 9,216                                    =     63,700,992
+  //   MoE (26)               256 × 7,077,888 + router 589,824 + bias 256 + shared 7,077,888, × 26
+  //                                                                                = 47,309,789,696
+  //   total                                                                        = 49,122,681,728
+  // The card says "48B total, 3B activated"; no published safetensors total was found.
+  const auto p = params("moonshotai__Kimi-Linear-48B-A3B-Instruct");
+  CHECK(p.total == 49'122'681'728);
+  CHECK(p.recurrent == 790'285'440);
+  // Active: 8 of 256 experts: 49,122,681,728 − 26 × 248 × 7,077,888 = 3,484,459,904.
+  CHECK(p.active == 3'484'459'904);
+}
+
 TEST_CASE("parameters: terms add up; MoE active parameters", "[weights]") {
   const auto p = params("deepseek-ai__DeepSeek-R1");
   CHECK(p.embeddings + p.lm_head + p.attention + p.mlp + p.experts_routed + p.experts_shared + p.router + p.norms +

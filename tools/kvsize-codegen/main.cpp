@@ -232,6 +232,7 @@ struct field_list {
                                   std::string(r.kind == kvsize::recurrent_kind::mamba2        ? "mamba2"
                                               : r.kind == kvsize::recurrent_kind::gated_delta ? "gated_delta"
                                               : r.kind == kvsize::recurrent_kind::mamba1      ? "mamba1"
+                                              : r.kind == kvsize::recurrent_kind::kda         ? "kda"
                                                                                               : "none") +
                                   ", .heads = " + n(r.heads) + ", .head_dim = " + n(r.head_dim) + ", .groups = " +
                                   n(r.groups) + ", .state_dim = " + n(r.state_dim) + ", .conv_kernel = " +

@@ -54,10 +54,13 @@ inline constexpr std::array<std::string_view, 2> quant_group{"group_size", "q_gr
 /// Routed experts: Mixtral/Llama 4/gpt-oss num_local_experts, Qwen-MoE num_experts, DeepSeek/GLM/Nemotron-H n_routed_experts.
 inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "num_experts", "n_routed_experts"};
 /// Top-k: num_experts_per_tok; Hunyuan moe_topk; Gemma 4 top_k_experts.
-inline constexpr std::array<std::string_view, 3> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts"};
+inline constexpr std::array<std::string_view, 4> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
+                                                                 "num_experts_per_token"};  // the last: Kimi-Linear
 inline constexpr std::array<std::string_view, 1> expert_width{"moe_intermediate_size"};
 /// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H moe_shared_expert_intermediate_size.
 inline constexpr std::array<std::string_view, 2> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"};
+/// Shared experts of the routed width: DeepSeek n_shared_experts, Kimi-Linear num_shared_experts.
+inline constexpr std::array<std::string_view, 2> shared_expert_count{"n_shared_experts", "num_shared_experts"};
 
 // Recurrent state (Mamba2 / Mamba1 / gated delta): transformers Mamba2Config / JambaConfig /
 // FalconH1Config / NemotronHConfig spellings, as vLLM's MambaStateShapeCalculator reads them.

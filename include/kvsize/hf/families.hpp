@@ -35,7 +35,7 @@ enum class layer_rule : std::uint8_t {
 };
 
 /// The recurrent mixer of a family's state-keeping layers (when a layer key does not say).
-enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv };
+enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv, kda };
 
 /// How the K/V head count is found (vLLM get_total_num_kv_heads' special cases).
 enum class kv_heads_rule : std::uint8_t {
@@ -273,6 +273,11 @@ inline constexpr family families[] = {
     {.model_type = "kimi_k2", .source = "DeepseekV3Config (Kimi-K2 remote code)", .latent = true,
      .experts_key = "n_routed_experts", .mtp_embeddings = true},
     {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
+    // KimiLinearConfig (moonshotai remote code configuration_kimi.py): MLA on the 1-based
+    // linear_attn_config.full_attn_layers, KDA on the others (layer_keys.hpp read_linear_attn_layers);
+    // KimiMoEGate: e_score_correction_bias.
+    {.model_type = "kimi_linear", .source = "KimiLinearConfig (Kimi-Linear remote code)", .latent = true,
+     .mixer = mixer_rule::kda, .experts_key = "num_experts", .score_correction_bias = true},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by

@@ -7,6 +7,7 @@
 
 #include <cstdint>  // std::uint32_t
 #include <string>   // std::string
+#include <vector>   // std::vector
 
 #include "layer_decision.hpp"
 
@@ -65,6 +66,59 @@ inline void read_full_attn_idxs(const slot& idxs, const plan_facts& f, layer_pla
       fail(config_errc::inconsistent, e.pointer(), "expected distinct layer indices, got " + std::to_string(il) + " twice");
     }
     p.layer[il] = {layer_kind::full, false, 0, entry_reason(idxs, i, p)};
+  }
+}
+
+/// Kimi-Linear: linear_attn_config.full_attn_layers lists the attention layers, 1-based (KimiLinearConfig
+/// is_kda_layer: layer_idx + 1 not in full_attn_layers), each MLA when the model is latent; every other
+/// layer is a KDA layer (no KV, a state). kda_layers, when given, must be exactly the others.
+inline void read_linear_attn_layers(const slot& lac, const plan_facts& f, layer_plan& p) {
+  require_object(lac);
+  const slot full = lookup(*lac.value, lac.pointer(), "full_attn_layers");
+  if (!full.set() || !full.value->is_array()) {
+    fail(full.set() ? config_errc::wrong_type : config_errc::missing_key, full.pointer(),
+         "expected an array of 1-based layer numbers, got " + (full.set() ? str(*full.value) : std::string("nothing")));
+  }
+  const std::uint32_t kda =
+      p.intern({full.pointer(), reason_rule::note, "not in " + full.pointer() + ": a KDA layer, no KV, a state", {}});
+  for (auto& d : p.layer) {
+    d = {layer_kind::none, true, 0, kda};
+  }
+  const std::uint32_t mla = f.latent ? p.intern(f.latent_reason) : 0;
+  for (std::uint32_t i = 0; i < full.value->size(); ++i) {
+    const slot e = element(full, i);
+    const std::uint64_t il = read_integer(e, 1, f.layers) - 1;
+    if (!p.layer[il].recurrent) {
+      fail(config_errc::inconsistent, e.pointer(), "expected distinct layer numbers, got " + std::to_string(il + 1) + " twice");
+    }
+    p.layer[il] = {f.latent ? layer_kind::latent : layer_kind::full, false, 0,
+                   f.latent ? mla : p.intern({full.pointer(), reason_rule::list_element, str(*e.value), {}})};
+  }
+  const slot listed = lookup(*lac.value, lac.pointer(), "kda_layers");
+  if (!listed.set()) {
+    return;
+  }
+  if (!listed.value->is_array()) {
+    fail(config_errc::wrong_type, listed.pointer(), "expected an array of 1-based layer numbers, got " + str(*listed.value));
+  }
+  std::uint32_t kda_count = 0;
+  for (const auto& d : p.layer) {
+    kda_count += d.recurrent ? 1U : 0U;
+  }
+  std::vector<bool> seen(f.layers, false);
+  for (std::uint32_t i = 0; i < listed.value->size(); ++i) {
+    const slot e = element(listed, i);
+    const std::uint64_t il = read_integer(e, 1, f.layers) - 1;
+    if (!p.layer[il].recurrent || seen[il]) {
+      fail(config_errc::inconsistent, e.pointer(),
+           "expected a distinct layer not in " + full.pointer() + ", got " + std::to_string(il + 1));
+    }
+    seen[il] = true;
+  }
+  if (listed.value->size() != kda_count) {
+    fail(config_errc::inconsistent, listed.pointer(),
+         "expected the " + std::to_string(kda_count) + " layers not in " + full.pointer() + ", got " +
+             std::to_string(listed.value->size()) + " entries");
   }
 }
 

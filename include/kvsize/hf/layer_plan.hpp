@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What each layer keeps, decided from the config's per-layer keys, with the key that decided it.
 // Sources, in order of precedence (one per model):
-//   kv_lora_rank (latent) > layer_types > block_configs > hybrid_override_pattern >
+//   linear_attn_config (Kimi-Linear) > kv_lora_rank (latent) > layer_types > block_configs > hybrid_override_pattern >
 //   layers_block_type > full_attention_interval > the family's layer rule (families.hpp: Jamba's
 //   attn_layer_period, Falcon-H1, or its window rule); then num_kv_shared_layers (Gemma 3n) on top.
 // The per-layer keys are read in layer_keys.hpp, the family rules live in layer_rules.hpp.
@@ -23,6 +23,9 @@ namespace kvsize::hf::detail {
 
 /// The source plan_layers uses, from which keys are set (precedence as in the file comment).
 [[nodiscard]] inline auto choose_plan_source(const config_view& v, bool latent) -> plan_source {
+  if (v.get("linear_attn_config").set()) {  // before kv_lora_rank: its full layers are the latent ones
+    return plan_source::linear_attn_config;
+  }
   if (latent) {
     return plan_source::latent;
   }
@@ -101,6 +104,10 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
     case plan_source::full_attn_idxs:
       read_full_attn_idxs(v.get("full_attn_idxs"), f, p);
       rec = recurrence::short_conv;
+      break;
+    case plan_source::linear_attn_config:
+      read_linear_attn_layers(v.get("linear_attn_config"), f, p);
+      rec = recurrence::kda;
       break;
     case plan_source::block_configs:
       p.block_configs = v.get("block_configs");
@@ -214,6 +221,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   if (recurrent) {
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
                             : rec == recurrence::short_conv ? read_short_conv_state(v.object(), v.base(), hidden)
+                            : rec == recurrence::kda        ? read_kda_state(v.object(), v.base())
                                                             : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
     p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});

@@ -94,6 +94,16 @@ inline void read_gated_delta_mixer(const json& o, const std::string& base, kvsiz
   r.conv_kernel = read_u32(lookup(o, base, "linear_conv_kernel_dim"), 1, 1U << 10U);
 }
 
+/// KimiDeltaAttention: linear_attn_config's num_heads × head_dim, convs of short_conv_kernel_size (the
+/// state reader checked them: recurrent.hpp read_kda_state).
+inline void read_kda_mixer(const json& o, const std::string& base, kvsize::recurrent_shape& r) {
+  const slot lac = lookup(o, base, "linear_attn_config");
+  r.kind = recurrent_kind::kda;
+  r.heads = read_u32(lookup(*lac.value, lac.pointer(), "num_heads"), 1, 1U << 16U);
+  r.head_dim = read_u32(lookup(*lac.value, lac.pointer(), "head_dim"), 1, 1U << 16U);
+  r.conv_kernel = read_u32(lookup(*lac.value, lac.pointer(), "short_conv_kernel_size"), 2, 1U << 10U);
+}
+
 /// JambaMambaMixer. The widths are the ones the state was read with (recurrent.hpp); JambaConfig
 /// defaults: mamba_dt_rank "auto" = ceil(hidden_size / 16), mamba_conv_bias true, mamba_proj_bias false.
 inline void read_mamba1_mixer(const json& o, const std::string& base, std::uint32_t hidden, kvsize::recurrent_shape& r) {
@@ -151,7 +161,9 @@ inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
   const json& o = v.object();
   const std::string& base = v.base();
   const mixer_rule mixer = v.facts().mixer;
-  if (mixer == mixer_rule::gated_delta || lookup(o, base, "linear_num_value_heads").set()) {
+  if (mixer == mixer_rule::kda) {
+    read_kda_mixer(o, base, r);
+  } else if (mixer == mixer_rule::gated_delta || lookup(o, base, "linear_num_value_heads").set()) {
     read_gated_delta_mixer(o, base, r);
   } else if (mixer == mixer_rule::mamba1) {
     read_mamba1_mixer(o, base, m.hidden_size, r);

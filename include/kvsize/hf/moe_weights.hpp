@@ -97,7 +97,7 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   if (const auto sw = optional_count(v.get_first(keys::shared_expert_width), 0)) {
     e.shared_width = *sw;
   }
-  if (const slot ns = v.get("n_shared_experts"); ns.set() && e.shared_width == 0) {
+  if (const slot ns = v.get_first(keys::shared_expert_count); ns.set() && e.shared_width == 0) {
     const std::uint32_t n = read_u32(ns, 0, 1U << 10U);
     e.shared_width = static_cast<std::uint32_t>(
         kvsize::detail::checked_mul(n, e.expert_width != 0 ? e.expert_width : m.intermediate_size));

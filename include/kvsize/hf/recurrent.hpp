@@ -16,7 +16,7 @@
 namespace kvsize::hf::detail {
 
 /// Which recurrence a hybrid's non-attention layers run.
-enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta, short_conv };
+enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta, short_conv, kda };
 
 /// The state, with a sentence saying where each number came from.
 struct state_reading {
@@ -183,6 +183,32 @@ struct mamba_inner_width {
            " + " + vh.pointer() + " × " + vd.pointer() + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
            vh.pointer() + " × " + kd.pointer() + " × " + vd.pointer() + " = " + std::to_string(r.state.ssm_elements) +
            " elements";
+  return r;
+}
+
+/// Kimi-Linear's KDA (Kimi Delta Attention) layers, from linear_attn_config (num_heads H, head_dim d,
+/// short_conv_kernel_size K): short convolutions over Q, K and V, each H × d channels, keep their last
+/// K − 1 inputs, and the delta-rule state is H × d × d, always float32 in vLLM (vllm
+/// layers/mamba/mamba_utils.py kda_state_shape, kda_state_dtype), SGLang (KimiLinearStateShape) and
+/// llama.cpp (n_embd_r = 3 (K − 1) H d, n_embd_s = d d H); docs/research/kimi-linear.md.
+[[nodiscard]] inline auto read_kda_state(const json& cfg, const std::string& base) -> state_reading {
+  using state_detail::mul;
+  const slot lac = lookup(cfg, base, "linear_attn_config");
+  require_object(lac);
+  const slot h = lookup(*lac.value, lac.pointer(), "num_heads");
+  const slot d = lookup(*lac.value, lac.pointer(), "head_dim");
+  const slot k = lookup(*lac.value, lac.pointer(), "short_conv_kernel_size");
+  const std::uint64_t heads = read_integer(h, 1, 1U << 16U);
+  const std::uint64_t head_dim = read_integer(d, 1, 1U << 16U);
+  const std::uint64_t kernel = read_integer(k, 2, 1U << 10U);  // one tap keeps nothing: no such model
+  state_reading r;
+  r.state.conv_elements = mul(mul(3, kernel - 1), mul(heads, head_dim));
+  r.state.ssm_elements = mul(mul(heads, head_dim), head_dim);
+  r.state.ssm_dtype = dtype::f32;  // vLLM's kda_state_dtype: float32 whatever --mamba-ssm-cache-dtype says
+  r.state.ssm_dtype_set = true;
+  r.note = "KDA state per sequence: conv 3 × (" + k.pointer() + " − 1) × " + h.pointer() + " × " + d.pointer() + " = " +
+           std::to_string(r.state.conv_elements) + ", recurrent " + h.pointer() + " × " + d.pointer() + "² = " +
+           std::to_string(r.state.ssm_elements) + " elements (float32 in every engine)";
   return r;
 }
 
