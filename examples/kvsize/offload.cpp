@@ -31,6 +31,16 @@ auto table_slots(const hf::checkpoint_weights& w) -> engines::llama_cpp::slot_we
           bytes{w.token_embedding_bytes}, w.tied_output,   bytes{w.other_input_bytes}};
 }
 
+/// A view of `by_layer`'s slots for a model of `layers` blocks.
+auto layer_slots(const layer_weight_bytes& by_layer, std::uint32_t layers) -> engines::llama_cpp::slot_weights {
+  return {std::span<const std::uint64_t>{by_layer.block.data(), layers},
+          std::span<const std::uint64_t>{by_layer.experts.data(), layers},
+          bytes{by_layer.output},
+          bytes{by_layer.token_embedding},
+          by_layer.tied,
+          bytes{by_layer.other_input}};
+}
+
 /// The formula's bytes per slot in the weights format sized, into `by_layer` (which the view points
 /// into), and a note saying where they come from.
 auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cpp::slot_weights {
@@ -39,15 +49,41 @@ auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cp
   s.notes.push_back(fmt::format("offload: the weights of each layer are the formula's in {} (config.json has no "
                                 "tensor table; a GGUF file gives them to the byte)",
                                 s.weights_format.value_or("?")));
-  return {std::span<const std::uint64_t>{by_layer.block.data(), m.layers},
-          std::span<const std::uint64_t>{by_layer.experts.data(), m.layers},
-          bytes{by_layer.output},
-          bytes{by_layer.token_embedding},
-          by_layer.tied,
-          bytes{by_layer.other_input}};
+  return layer_slots(by_layer, m.layers);
 }
 
 }  // namespace
+
+auto heaviest_gpu_weights(const sizing& s) -> std::optional<bytes> {
+  namespace lc = engines::llama_cpp;
+  const std::uint64_t devices = std::uint64_t{s.engine_opts.tp} * s.engine_opts.pp;
+  if (s.engine != engine_kind::llama_cpp || devices <= 1 || devices > lc::max_devices) {
+    return std::nullopt;
+  }
+  const model_spec& m = s.config.spec;
+  const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
+  const bool table = w != nullptr && !w->block_bytes.empty() && w->unknown_because.empty() &&
+                     w->block_bytes.size() <= m.layers;
+  layer_weight_bytes by_layer;  // the formula's, when there is no table (slots views it)
+  lc::slot_weights slots;
+  if (table) {
+    slots = table_slots(*w);
+  } else if (s.formula_format) {
+    by_layer = weights_by_layer(m, *s.formula_format);
+    slots = layer_slots(by_layer, m.layers);
+  } else {
+    return std::nullopt;
+  }
+  lc::offload_request r;  // every slot offloaded, as the plan sizes it
+  r.devices = static_cast<std::uint32_t>(devices);
+  r.split = s.engine_opts.llama_cpp.split;
+  const lc::offload_split split = lc::split_layers(m, s.engine_opts, slots, r);
+  bytes most{0};
+  for (std::uint32_t d = 0; d < split.devices; ++d) {
+    most = max(most, split.device.at(d).weights);
+  }
+  return most;
+}
 
 auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_option> {
   if (!opts.tensor_split) {
@@ -57,6 +93,9 @@ auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_optio
   const std::string flag = opts.flag("--tensor-split");
   tensor_split_option out;
   std::size_t at = 0;
+  if (text.find_first_of(",/") == 0) {  // std::regex_token_iterator yields an empty first piece: std::stof throws
+    throw usage_error{fmt::format("{} '{}': a share before the first separator is missing (as in 3,1)", flag, text)};
+  }
   while (at < text.size()) {
     const std::size_t end = std::min(text.find_first_of(",/", at), text.size());
     if (end > at) {
@@ -69,7 +108,10 @@ auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_optio
       const char* first = text.data() + at;
       const char* last = text.data() + end;
       const auto [ptr, ec] = std::from_chars(first, last, share);
-      if (ec != std::errc{} || ptr != last || !(share >= 0.0F) || share > std::numeric_limits<float>::max()) {
+      // Stricter than std::stof (no sign, space, hex or trailing text); like it, no subnormal (ERANGE).
+      const bool subnormal = share != 0.0F && share < std::numeric_limits<float>::min();
+      if (ec != std::errc{} || ptr != last || !(share >= 0.0F) || share > std::numeric_limits<float>::max() ||
+          subnormal) {
         throw usage_error{fmt::format("{} {}: '{}' is not a share (a finite number, 0 or more, as in 3,1 or 3/1)",
                                       flag, text, std::string(first, last))};
       }

@@ -221,8 +221,10 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.kv = s.kv;
   o.tp = opts.tp;
   o.pp = layer_split_pp(opts, s.engine);
-  if (const auto ts = parse_tensor_split(opts); ts && s.engine == engine_kind::llama_cpp) {
-    o.llama_cpp.split = ts->split;
+  if (s.engine == engine_kind::llama_cpp) {  // another engine only warns that -ts has no effect
+    if (const auto ts = parse_tensor_split(opts)) {
+      o.llama_cpp.split = ts->split;
+    }
   }
   // A knob not given keeps the library's default (engine_options{}; 0 there: the engine's rule).
   const auto given = [](const auto& option, auto& field) {
@@ -528,6 +530,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
+  p.inputs.weights_per_device = heaviest_gpu_weights(s);
   p.inputs.device_memory = *device_memory;
   p.inputs.bandwidth = bandwidth;
   p.inputs.engine = s.engine;
@@ -836,8 +839,15 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
                                     opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"))};
     }
     // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
-    // last stage a little heavier in reality).
+    // last stage a little heavier in reality), or, for llama.cpp's layer split, its heaviest GPU's.
     c.weights_per_device = *s.weights / (std::uint64_t{s.engine_opts.tp} * s.engine_opts.pp);
+    if (const auto heaviest = heaviest_gpu_weights(s)) {
+      c.weights_per_device = *heaviest;
+      s.notes.push_back(fmt::format("weights per device: llama.cpp's layer split puts {} on its heaviest GPU (every "
+                                    "slot offloaded; token_embd on the host); the sections above size it with the "
+                                    "cache of the GPU that holds the most layers, an upper bound where they differ",
+                                    *heaviest));
+    }
     c.weights_fit = weights_fit(*d.memory, *c.weights_per_device);
     // One budget per device: the engine's rule after its workspace, from the sizing above; the
     // plan's point and the log lines read the same figures.

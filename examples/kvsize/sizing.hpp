@@ -102,7 +102,8 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 
 /// -ts as llama.cpp reads it (common/arg.cpp): shares split on ',' or '/', each a float; at most 15
 /// (llama.cpp refuses 16 or more). Throws usage_error naming the option for anything else: an empty
-/// list, a share that is not a finite number ≥ 0. `count` is how many were given.
+/// list or first share, a share that is not a plain finite number ≥ 0 (no sign, space, hex or trailing
+/// text, which std::stof would take; no subnormal, which it refuses). `count` is how many were given.
 struct tensor_split_option {
   engines::llama_cpp::tensor_split split;
   std::uint32_t count = 0;
@@ -112,6 +113,11 @@ auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_optio
 /// The pipeline degree sized: --pp, or for llama.cpp given -ts but neither --tp nor --pp, as many
 /// layer-split devices as -ts has shares.
 auto layer_split_pp(const options& opts, engine_kind e) -> std::uint32_t;
+
+/// llama.cpp over several GPUs (tp × pp > 1) with every slot offloaded: the weights of the GPU that holds
+/// the most by its layer split (-ts), from a GGUF's table or the formula per layer; nullopt for another
+/// engine, one GPU, or weights not known per layer (offload.cpp).
+auto heaviest_gpu_weights(const sizing& s) -> std::optional<bytes>;
 
 /// llama.cpp on a GGUF input with a device: where -ngl puts the weights and the KV cache (offload.cpp).
 void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,

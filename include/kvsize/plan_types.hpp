@@ -20,6 +20,9 @@ namespace kvsize {
 /// What the planner is asked.
 struct plan_inputs {
   bytes weights{0};             ///< all the model's weights; each of tp × pp devices holds 1/(tp·pp), rounded up
+  /// The weights of the device that holds the most, where the engine's split is not even (llama.cpp's
+  /// layer split, -ts): used instead of weights / (tp·pp) at the options' own tp and pp.
+  std::optional<bytes> weights_per_device{};
   bytes device_memory{0};       ///< memory of one device (gpu_spec::memory)
   std::uint64_t bandwidth = 0;  ///< memory bandwidth of one device, bytes/s (gpu_spec::bandwidth); 0 = unknown
   engine_kind engine = engine_kind::exact;

@@ -82,7 +82,10 @@ TEST_CASE("kvsize values: --pp and llama.cpp's layer split cannot exceed the lay
                    "--engine llama.cpp --tp 2 -ts 1,1"},
                   {"--engine llama.cpp -ts 1,x", "-ts 1,x: 'x' is not a share", "--engine llama.cpp -ts 1/3"},
                   {"--engine llama.cpp -ts 1,nan", "'nan' is not a share", "--engine llama.cpp -ts 1,,0.5"},
-                  {"--engine llama.cpp -ts ,/", "-ts ',/': no shares", "--engine llama.cpp -ts 2"},
+                  {"--engine llama.cpp -ts ,1", "-ts ',1': a share before the first separator is missing",
+                   "--engine llama.cpp -ts 1,"},  // llama.cpp's std::stof throws on the empty first piece
+                  {"--engine llama.cpp -ts +1,1", "'+1' is not a share", "--engine llama.cpp -ts 2"},
+                  {"--engine llama.cpp -ts 1e-45,1", "'1e-45' is not a share", "--engine llama.cpp -ts 1e-3,1"},
                   {"--engine llama.cpp -ts 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 15 shares",
                    "--engine llama.cpp -ts 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"},
               });

@@ -226,8 +226,9 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
 }
 
 /// The largest -ngl (with the other flags of `r`) whose use leaves `margin` of `device` free on every
-/// GPU, as --fit's layer step looks for it (at the context of `o`: --fit would first lower an unset
-/// -c); nullopt when not even -ngl 0 does. With one GPU, under either rule, a larger -ngl only adds
+/// GPU, the split of `r` kept: on one GPU as --fit's layer step looks for it (at the context of `o`:
+/// --fit would first lower an unset -c; with several GPUs --fit gives up under -ts and otherwise moves
+/// layers between them first); nullopt when not even -ngl 0 does. With one GPU, under either rule, a larger -ngl only adds
 /// slots, and every slot's bytes are ≥ 0, so its use never falls as -ngl grows and the count is found
 /// by bisection. With several, a larger -ngl moves the split points' slots between GPUs, so one GPU's
 /// use can fall: every -ngl is tried, from the top.

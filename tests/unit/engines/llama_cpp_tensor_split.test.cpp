@@ -187,6 +187,33 @@ TEST_CASE("llama.cpp -ts: compute estimates, pipeline parallelism and the larges
   }
 }
 
+TEST_CASE("llama.cpp -ts: -ngl auto over GPUs whose use falls as -ngl grows", "[engines][llama.cpp][tensor-split]") {
+  // Shares 3,1 and an output layer of 10 MiB beside 1 MiB blocks: at -ngl 3 the keys 0, 1/3, 2/3 all fall
+  // below 0.75, so GPU 0 holds two blocks and the output layer (12 MiB); at -ngl 4 the output's key 0.75
+  // moves it to GPU 1 and GPU 0 holds three blocks (3 MiB). A bisection over -ngl could stop below the
+  // largest count that fits; the answer must be the largest n whose fullest GPU fits (a scan of every n).
+  const auto m = config("meta-llama__Llama-3.1-8B.config.json");
+  kvsize::engine_options o{.context = 4'096};
+  const lc::slot_weights heavy_output{std::span<const std::uint64_t>{one_mib_blocks.data(), 32}, {},
+                                      bytes{10 * mib}, bytes{0}, false};
+  const auto use = [&](std::uint32_t n) {
+    const auto s = lc::split_layers(m, o, heavy_output, request(n, 2, shares({3, 1})));
+    return s.device.at(s.fullest_device()).total();
+  };
+  CHECK(use(4) < use(3));  // the case exists
+  for (std::uint32_t n = 1; n <= 33; ++n) {
+    CAPTURE(n);
+    const bytes memory = use(n) + lc::fit_margin;  // n fits, exactly
+    std::uint32_t expected = 0;
+    for (std::uint32_t k = 0; k <= 33; ++k) {
+      expected = use(k) <= use(n) ? k : expected;
+    }
+    const auto best = lc::largest_fitting_split(m, o, heavy_output, request(0, 2, shares({3, 1})), memory);
+    REQUIRE(best.has_value());
+    CHECK(best->gpu_slots == expected);
+  }
+}
+
 namespace {
 
 constexpr std::uint32_t f32_id = 0;
@@ -320,6 +347,29 @@ TEST_CASE("kvsize -ts: the offload split per GPU, and the KV per device above it
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("GPU 1 (the output layer)") != std::string::npos);
   CHECK(r.out.find("-ts 3,1") != std::string::npos);  // the run-it line carries the split
+  // Another engine reads no -ts: a warning, whatever its text, never a refusal.
+  const auto vllm = kvsize::test::run_cli("'" + file.string() + "' --engine vllm -ts abc");
+  CHECK(vllm.exit_code == 0);
+  CHECK(vllm.err.find("-ts has no effect") != std::string::npos);
   fs::remove(file);
+}
+
+TEST_CASE("kvsize -ts: the plan's verdict uses the heaviest GPU's weights", "[cli][tensor-split]") {
+  // Llama-3.1-70B in q4_K_M on two RTX 4090s: split 1,1 every GPU holds about half and it fits; split 3,1
+  // puts 61 of 81 slots on GPU 0, about 30 GiB of weights on a 23.64 GiB board, which the plan and the
+  // offload section both refuse (the weights over two GPUs, evenly, would have said it fits).
+  const std::string base = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                           "/configs/meta-llama__Llama-3.1-70B.config.json' --engine llama.cpp --gpu rtx-4090 "
+                           "--weights-dtype q4_K_M -c 8192";
+  const auto even = kvsize::test::json_of(base + " -ts 1,1");
+  CHECK(even["plan"]["fits"] == true);
+  CHECK(even["offload"]["fits"] == true);
+  const auto& gpus = even["offload"]["asked"]["devices"];
+  const auto heaviest = std::max(gpus[0]["weights_bytes"].get<std::uint64_t>(), gpus[1]["weights_bytes"].get<std::uint64_t>());
+  CHECK(even["capacity"]["weights_per_device_bytes"] == heaviest);
+  const auto uneven = kvsize::test::json_of(base + " -ts 3,1");
+  CHECK(uneven["plan"]["fits"] == false);
+  CHECK(uneven["offload"]["fits"] == false);
+  CHECK(uneven["capacity"]["weights_per_device_bytes"] == uneven["offload"]["asked"]["devices"][0]["weights_bytes"]);
 }
 #endif
