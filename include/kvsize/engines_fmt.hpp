@@ -214,7 +214,43 @@ inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, co
   }
   sglang_lines(out, in.m, in.s, in.c);
 }
+/// llama.cpp over `devices` GPUs (-sm layer, every slot offloaded): the cache lines of the whole model
+/// (llama_kv_cache sizes every layer), one "KV buffer size" line per GPU for the blocks the -ts rule gives
+/// it (llama_kv_cache's buffers, one per device), and each GPU's compute buffer as the offload split
+/// estimates it: one layer's attention or MLP peak, the output peak too on the output layer's GPU.
+inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
+                                  std::uint32_t devices) {
+  namespace lc = engines::llama_cpp;
+  llama_cpp_lines(out, lc::size_stage(m, o, {0, m.layers}));
+  const auto points = lc::split_points(o.llama_cpp.split, devices);
+  const std::uint32_t output_gpu = lc::device_of_slot(points, devices, m.layers, m.layers + 1);
+  const auto b = lc::compute_buffers_for(m, o);
+  std::vector<std::string> compute;
+  for (std::uint32_t d = 0; d < devices; ++d) {
+    const detail::stage_range r = lc::blocks_of_device(m.layers, o.llama_cpp.split, devices, d);
+    const std::string name = fmt::format("CUDA{}", d);
+    if (r.count != 0) {
+      out.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", name,
+                                llama_mib(lc::buffer_bytes(m, o, r.first, r.count))));
+    }
+    const bytes layer = r.count != 0 ? max(b.attention, b.mlp) : bytes{0};
+    const bytes peak = d == output_gpu ? max(layer, b.output) : layer;
+    if (peak != bytes{0}) {
+      compute.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", name, llama_mib(peak)));
+    }
+  }
+  out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
+                            llama_mib(b.output_buffer)));
+  out.insert(out.end(), compute.begin(), compute.end());
+  out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
+}
+
 inline void lines_of(llama_cpp_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
+  const std::uint64_t devices = llama_cpp_engine::layer_split_devices(in.o);
+  if (devices > 1 && devices <= engines::llama_cpp::max_devices) {
+    llama_cpp_split_lines(out, in.m, in.o, static_cast<std::uint32_t>(devices));
+    return;
+  }
   llama_cpp_lines(out, in.s);
   llama_cpp_buffer_lines(out, in.m, in.o);
 }

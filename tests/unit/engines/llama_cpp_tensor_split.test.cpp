@@ -354,6 +354,26 @@ TEST_CASE("kvsize -ts: the offload split per GPU, and the KV per device above it
   fs::remove(file);
 }
 
+TEST_CASE("kvsize -ts: llama.cpp's log lines over two GPUs", "[cli][tensor-split]") {
+  // Llama-3.1-8B, -c 4096, two GPUs by free memory: 17 blocks on CUDA0, 15 and the output layer on CUDA1
+  // (keys j/33 below 0.5). llama_kv_cache's size line covers all 32 layers (512 MiB: 16 MiB a layer),
+  // one KV buffer per GPU: 17 × 16 = 272 MiB and 15 × 16 = 240 MiB.
+  const auto j = kvsize::test::json_of("'" + std::string{KVSIZE_SOURCE_DIR} +
+                                       "/configs/meta-llama__Llama-3.1-8B.config.json' --engine llama.cpp -c 4096 -ts 1,1");
+  std::vector<std::string> lines;
+  for (const auto& l : j["log_lines"]) {
+    lines.push_back(l.get<std::string>());
+  }
+  const auto has = [&](const std::string& text) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  };
+  CHECK(has("llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers"));
+  CHECK(has("llama_kv_cache:      CUDA0 KV buffer size =   272.00 MiB"));
+  CHECK(has("llama_kv_cache:      CUDA1 KV buffer size =   240.00 MiB"));
+  CHECK(has("CUDA0 compute buffer size"));
+  CHECK(has("CUDA1 compute buffer size"));
+}
+
 TEST_CASE("kvsize -ts: the plan's verdict uses the heaviest GPU's weights", "[cli][tensor-split]") {
   // Llama-3.1-70B in q4_K_M on two RTX 4090s: split 1,1 every GPU holds about half and it fits; split 3,1
   // puts 61 of 81 slots on GPU 0, about 30 GiB of weights on a 23.64 GiB board, which the plan and the
