@@ -318,8 +318,8 @@ auto context_given(const options& opts, std::uint64_t context) -> std::string {
                       : fmt::format("--context {} (the default)", context);
 }
 
-/// llama.cpp's layer split: at most 16 devices (llama_max_devices), one block at least for each (a
-/// device of -ts share 0 aside), and -ts shares for the devices there are.
+/// llama.cpp's layer split: at most 16 devices (llama_max_devices), at most one per layer (kvsize's
+/// limit: llama.cpp leaves the extra devices empty), and no more -ts shares than devices.
 void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint64_t devices) {
   const std::string given = opts.tensor_split ? fmt::format("{} {}", opts.flag("--tensor-split"), *opts.tensor_split)
                                               : fmt::format("{} {} × {} {}", opts.flag("--tp"), opts.tp,
@@ -329,8 +329,8 @@ void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint
                                   devices, engines::llama_cpp::max_devices)};
   }
   if (devices > m.layers) {
-    throw usage_error{fmt::format("{}: {} devices: llama.cpp splits layers over devices, and this model has {} layers "
-                                  "(each device needs at least one)",
+    throw usage_error{fmt::format("{}: {} devices for a model of {} layers: llama.cpp would leave some of them "
+                                  "empty, and kvsize plans at most one device per layer",
                                   given, devices, m.layers)};
   }
   const auto ts = parse_tensor_split(opts);
