@@ -52,6 +52,12 @@ auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cp
   return layer_slots(by_layer, m.layers);
 }
 
+/// A GGUF's (or Ollama model's) tensor table by block, when the input has one that could be read.
+auto tensor_table(const sizing& s) -> const hf::checkpoint_weights* {
+  const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
+  return w != nullptr && !w->block_bytes.empty() && w->unknown_because.empty() ? w : nullptr;
+}
+
 }  // namespace
 
 auto heaviest_gpu_weights(const sizing& s) -> std::optional<bytes> {
@@ -61,9 +67,8 @@ auto heaviest_gpu_weights(const sizing& s) -> std::optional<bytes> {
     return std::nullopt;
   }
   const model_spec& m = s.config.spec;
-  const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
-  const bool table = w != nullptr && !w->block_bytes.empty() && w->unknown_because.empty() &&
-                     w->block_bytes.size() <= m.layers;
+  const hf::checkpoint_weights* w = tensor_table(s);
+  const bool table = w != nullptr && w->block_bytes.size() <= m.layers;
   layer_weight_bytes by_layer;  // the formula's, when there is no table (slots views it)
   lc::slot_weights slots;
   if (table) {
@@ -148,8 +153,8 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
   if (s.engine != engine_kind::llama_cpp) {
     return;  // the flags were reported as having no effect (engine_knob::gpu_layers)
   }
-  const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
-  const bool table = w != nullptr && !w->block_bytes.empty() && w->unknown_because.empty();
+  const hf::checkpoint_weights* w = tensor_table(s);
+  const bool table = w != nullptr;
   // Without a GGUF's table, the formula's bytes per layer in the weights format sized above (the f16
   // GGUF llama.cpp's converter writes, or --weights-dtype q4_K_M, ...), when the user asks for a split.
   const bool formula = !table && asked && s.formula_format.has_value();

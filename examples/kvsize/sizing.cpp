@@ -530,7 +530,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
-  p.inputs.weights_per_device = heaviest_gpu_weights(s);
+  p.inputs.weights_per_device = s.layer_split_heaviest;
   p.inputs.device_memory = *device_memory;
   p.inputs.bandwidth = bandwidth;
   p.inputs.engine = s.engine;
@@ -787,6 +787,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
     s.engine_opts.device_memory = *d.memory;
   }
   s.engine_opts.vllm.a100 = d.a100;
+  s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
     s.engine_opts.llama_cpp.flash_attn = false;  // the compute buffer holds the KQ scores
   }
@@ -841,7 +842,7 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
     // last stage a little heavier in reality), or, for llama.cpp's layer split, its heaviest GPU's.
     c.weights_per_device = *s.weights / (std::uint64_t{s.engine_opts.tp} * s.engine_opts.pp);
-    if (const auto heaviest = heaviest_gpu_weights(s)) {
+    if (const auto heaviest = s.layer_split_heaviest) {
       c.weights_per_device = *heaviest;
       s.notes.push_back(fmt::format("weights per device: llama.cpp's layer split puts {} on its heaviest GPU (every "
                                     "slot offloaded; token_embd on the host); the sections above size it with the "

@@ -89,6 +89,9 @@ struct sizing {
   std::optional<capacity_figures> capacity;
   std::optional<plan_figures> plan;  ///< present when device memory and the weights are known
   std::optional<offload_figures> offload;  ///< llama.cpp, a GGUF input and one GPU
+  /// llama.cpp's layer split over several GPUs: its heaviest GPU's weights (heaviest_gpu_weights), found
+  /// once with the engine options for the capacity section and the plan.
+  std::optional<bytes> layer_split_heaviest;
   std::vector<std::string> notes;  ///< assumptions and limits, printed under the report / in "warnings"
 };
 
