@@ -137,12 +137,8 @@ auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_optio
   return out;
 }
 
-auto layer_split_pp(const options& opts, engine_kind e) -> std::uint32_t {
-  if (e != engine_kind::llama_cpp || opts.tp != 1 || opts.pp != 1 || !opts.tensor_split) {
-    return opts.pp;
-  }
-  const auto ts = parse_tensor_split(opts);
-  return ts->count;
+auto layer_split_pp(const options& opts, const std::optional<tensor_split_option>& ts) -> std::uint32_t {
+  return ts && opts.tp == 1 && opts.pp == 1 ? ts->count : opts.pp;
 }
 
 void compute_offload(const options& opts, sizing& s, std::optional<bytes> device_memory,

@@ -220,11 +220,9 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.batch = s.batch;
   o.kv = s.kv;
   o.tp = opts.tp;
-  o.pp = layer_split_pp(opts, s.engine);
-  if (s.engine == engine_kind::llama_cpp) {  // another engine only warns that -ts has no effect
-    if (const auto ts = parse_tensor_split(opts)) {
-      o.llama_cpp.split = ts->split;
-    }
+  o.pp = layer_split_pp(opts, s.tensor_split);
+  if (s.tensor_split) {
+    o.llama_cpp.split = s.tensor_split->split;
   }
   // A knob not given keeps the library's default (engine_options{}; 0 there: the engine's rule).
   const auto given = [](const auto& option, auto& field) {
@@ -320,7 +318,8 @@ auto context_given(const options& opts, std::uint64_t context) -> std::string {
 
 /// llama.cpp's layer split: at most 16 devices (llama_max_devices), at most one per layer (kvsize's
 /// limit: llama.cpp leaves the extra devices empty), and no more -ts shares than devices.
-void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint64_t devices) {
+void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint64_t devices,
+                             const std::optional<tensor_split_option>& ts) {
   const std::string given = opts.tensor_split ? fmt::format("{} {}", opts.flag("--tensor-split"), *opts.tensor_split)
                                               : fmt::format("{} {} × {} {}", opts.flag("--tp"), opts.tp,
                                                             opts.flag("--pp"), opts.pp);
@@ -333,7 +332,6 @@ void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint
                                   "empty, and kvsize plans at most one device per layer",
                                   given, devices, m.layers)};
   }
-  const auto ts = parse_tensor_split(opts);
   if (ts && opts.tp * opts.pp > 1 && ts->count > devices) {
     throw usage_error{fmt::format("{}: {} shares for {} devices ({} {} × {} {}); give one share per device",
                                   given, ts->count, devices, opts.flag("--tp"), opts.tp, opts.flag("--pp"), opts.pp)};
@@ -351,14 +349,15 @@ void check_llama_cpp_devices(const options& opts, const model_spec& m, std::uint
 ///   and SGLang's QKVParallelLinear: divide(tp_size, total_num_kv_heads), which asserts), so one must
 ///   divide the other; kvsize keeps "KV heads per rank" a whole number for every engine (valid_tp);
 /// * every pipeline stage holds at least one layer (vLLM get_pp_indices).
-void check_parallel_split(const options& opts, const model_spec& m, engine_kind e) {
+void check_parallel_split(const options& opts, const model_spec& m, engine_kind e,
+                          const std::optional<tensor_split_option>& ts) {
   const std::uint64_t tp = opts.tp;
-  const std::uint64_t pp = layer_split_pp(opts, e);
+  const std::uint64_t pp = layer_split_pp(opts, ts);
   engine_options split;
   split.tp = opts.tp;
   split.pp = static_cast<std::uint32_t>(pp);
   if (e == engine_kind::llama_cpp) {
-    check_llama_cpp_devices(opts, m, layer_split_devices(e, split));
+    check_llama_cpp_devices(opts, m, layer_split_devices(e, split), ts);
     return;
   }
   if (const std::uint64_t devices = layer_split_devices(e, split); devices != pp) {
@@ -907,7 +906,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   s.stored_dtype = s.config.spec.compute_dtype;
   s.config.spec.compute_dtype = model_dtype_option(opts, s.config.spec.compute_dtype);
   const model_spec& m = s.config.spec;
-  check_parallel_split(opts, m, engine);
+  if (engine == engine_kind::llama_cpp) {  // another engine only warns that -ts has no effect
+    s.tensor_split = parse_tensor_split(opts);
+  }
+  check_parallel_split(opts, m, engine, s.tensor_split);
 
   set_cache_types(opts, s);
   set_context(opts, s, stderr_warnings);

@@ -60,10 +60,21 @@ struct plan_figures {
 /// --context when not given: 4,096 tokens, capped at the model's maximum (the CLI contract's default).
 inline constexpr std::uint64_t default_context = 4'096;
 
+/// -ts as llama.cpp reads it (common/arg.cpp): shares split on ',' or '/', each a float; at most 15
+/// (llama.cpp refuses 16 or more). Throws usage_error naming the option for anything else: an empty
+/// list or first share, a share that is not a plain finite number ≥ 0 (no sign, space, hex or trailing
+/// text, which std::stof would take; no subnormal, which it refuses). `count` is how many were given.
+struct tensor_split_option {
+  engines::llama_cpp::tensor_split split;
+  std::uint32_t count = 0;
+};
+
 struct sizing {
   hf::parsed_config config;
   std::string config_path;
   engine_kind engine = engine_kind::exact;
+  /// -ts as given, parsed once (llama.cpp only; another engine warns that it has no effect).
+  std::optional<tensor_split_option> tensor_split;
   engine_options engine_opts;
   engine_sizing cache;                ///< what the engine allocates, per device
   kv_dtypes kv;
@@ -103,19 +114,11 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings, hf::parsed_config config)
     -> sizing;
 
-/// -ts as llama.cpp reads it (common/arg.cpp): shares split on ',' or '/', each a float; at most 15
-/// (llama.cpp refuses 16 or more). Throws usage_error naming the option for anything else: an empty
-/// list or first share, a share that is not a plain finite number ≥ 0 (no sign, space, hex or trailing
-/// text, which std::stof would take; no subnormal, which it refuses). `count` is how many were given.
-struct tensor_split_option {
-  engines::llama_cpp::tensor_split split;
-  std::uint32_t count = 0;
-};
 auto parse_tensor_split(const options& opts) -> std::optional<tensor_split_option>;
 
-/// The pipeline degree sized: --pp, or for llama.cpp given -ts but neither --tp nor --pp, as many
-/// layer-split devices as -ts has shares.
-auto layer_split_pp(const options& opts, engine_kind e) -> std::uint32_t;
+/// The pipeline degree sized: --pp, or given -ts (`ts`, parsed for llama.cpp) but neither --tp nor
+/// --pp, as many layer-split devices as -ts has shares.
+auto layer_split_pp(const options& opts, const std::optional<tensor_split_option>& ts) -> std::uint32_t;
 
 /// llama.cpp over several GPUs (tp × pp > 1) with every slot offloaded: the weights of the GPU that holds
 /// the most by its layer split (-ts), from a GGUF's table or the formula per layer; nullopt for another

@@ -215,28 +215,28 @@ inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, co
   sglang_lines(out, in.m, in.s, in.c);
 }
 /// llama.cpp over `devices` GPUs (-sm layer, every slot offloaded): the cache lines of the whole model
-/// (llama_kv_cache sizes every layer), one "KV buffer size" line per GPU for the blocks the -ts rule gives
-/// it (llama_kv_cache's buffers, one per device), and each GPU's compute buffer as the offload split
-/// estimates it: one layer's attention or MLP peak, the output peak too on the output layer's GPU.
+/// (llama_kv_cache sizes every layer), then, from the offload split of every slot (split_layers, no
+/// weights needed), one "KV buffer size" line per GPU for the blocks the -ts rule gives it
+/// (llama_kv_cache's buffers, one per device) and each GPU's compute buffer as the split estimates it.
 inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
                                   std::uint32_t devices) {
   namespace lc = engines::llama_cpp;
   llama_cpp_lines(out, lc::size_stage(m, o, {0, m.layers}));
-  const auto points = lc::split_points(o.llama_cpp.split, devices);
-  const std::uint32_t output_gpu = lc::device_of_slot(points, devices, m.layers, m.layers + 1);
+  lc::offload_request every_slot;  // -ngl all, the KV cache offloaded
+  every_slot.devices = devices;
+  every_slot.split = o.llama_cpp.split;
   const auto b = lc::compute_buffers_for(m, o);
+  const lc::offload_split split = lc::detail::place_slots(m, o, lc::slot_weights{}, every_slot, b);
   std::vector<std::string> compute;
   for (std::uint32_t d = 0; d < devices; ++d) {
-    const detail::stage_range r = lc::blocks_of_device(m.layers, o.llama_cpp.split, devices, d);
+    const lc::device_share& g = split.device.at(d);
     const std::string name = fmt::format("CUDA{}", d);
-    if (r.count != 0) {
-      out.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", name,
-                                llama_mib(lc::buffer_bytes(m, o, r.first, r.count))));
+    if (g.blocks != 0) {
+      out.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", name, llama_mib(g.kv)));
     }
-    const bytes layer = r.count != 0 ? max(b.attention, b.mlp) : bytes{0};
-    const bytes peak = d == output_gpu ? max(layer, b.output) : layer;
-    if (peak != bytes{0}) {
-      compute.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", name, llama_mib(peak)));
+    if (g.compute != bytes{0}) {
+      compute.push_back(
+          fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", name, llama_mib(g.compute)));
     }
   }
   out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",

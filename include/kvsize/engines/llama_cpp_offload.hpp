@@ -124,10 +124,21 @@ struct cache_bytes {
   return c;
 }
 
+}  // namespace detail
+
+/// One GPU's compute buffer when the offloaded slots are split over several (-sm layer): the graph's
+/// parts it runs, the larger of one layer's attention and MLP when it holds blocks, and the output
+/// peak too when it holds the output slot. (With one GPU the whole buffer: detail::set_compute.)
+[[nodiscard]] constexpr auto split_device_compute(const compute_buffers& b, bool holds_blocks, bool holds_output)
+    -> bytes {
+  const bytes layer = holds_blocks ? max(b.attention, b.mlp) : bytes{0};
+  return holds_output ? max(layer, b.output) : layer;
+}
+
+namespace detail {
 /// Each GPU's compute buffer: with one GPU the full-offload buffer whatever -ngl (a CUDA build
-/// reserves it even at -ngl 0); with several, the graph's parts each runs: a GPU with blocks the
-/// larger of one layer's attention and MLP, the output slot's GPU the output peak too, and the first
-/// GPU the whole buffer when no slot is offloaded.
+/// reserves it even at -ngl 0); with several, split_device_compute, and the first GPU the whole
+/// buffer when no slot is offloaded.
 constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   if (s.devices == 1 || s.gpu_slots == 0) {
     s.device[0].compute = b.device;
@@ -135,8 +146,7 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   }
   for (std::uint32_t d = 0; d < s.devices; ++d) {
     device_share& g = s.device[d];
-    const bytes layer = g.blocks > 0 ? max(b.attention, b.mlp) : bytes{0};
-    g.compute = g.output ? max(layer, b.output) : layer;
+    g.compute = split_device_compute(b, g.blocks > 0, g.output);
   }
 }
 
@@ -148,7 +158,6 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
       (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
   }
-  const std::array<float, max_devices> points = split_points(r.split, r.devices);
   offload_split s{};
   s.devices = r.devices;
   s.slots = m.layers + 1;
@@ -156,31 +165,34 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   // i_gpu_start: max(n_layer + 1 − N, 0) since PR #18148, max(n_layer − N, 0) before.
   const std::uint32_t start =
       r.output_layer_first ? s.slots - s.gpu_slots : m.layers - (s.gpu_slots < m.layers ? s.gpu_slots : m.layers);
-  const auto on_gpu = [&](std::uint32_t il) { return il >= start && il - start < s.gpu_slots; };
-  const auto gpu_of = [&](std::uint32_t il) { return device_of_slot(points, s.devices, il - start, s.gpu_slots); };
+  const run_placement placed = place_run(m.layers, r.split, r.devices, start, s.gpu_slots);
   s.first_gpu_block = start < m.layers ? start : m.layers;
-  s.output_on_gpu = on_gpu(m.layers);
-  for (std::uint32_t il = s.first_gpu_block; il < m.layers; ++il) {  // each GPU's run of blocks
-    device_share& g = s.device[gpu_of(il)];
-    g.first_block = g.blocks == 0 ? il : g.first_block;
-    ++g.blocks;
-  }
-  for (std::uint32_t il = 0; il < w.block.size(); ++il) {
+  s.output_on_gpu = placed.output_offloaded;
+  const auto block_weights = [&](std::uint32_t il, bool on_gpu) -> bytes {  // what of block il is on its GPU
     const bytes block{w.block[il]};
     const bytes experts{w.block_experts.empty() ? 0 : w.block_experts[il]};
     if (experts > block) {
       throw kvsize::invalid_argument("kvsize: a block's experts exceed the block's weights");
     }
     const bool experts_on_host = r.cpu_moe || il < r.n_cpu_moe;
-    if (on_gpu(il)) {
-      s.device[gpu_of(il)].weights += experts_on_host ? block - experts : block;
-      s.host_weights += experts_on_host ? experts : bytes{0};
-    } else {
-      s.host_weights += block;
+    const bytes on_host = !on_gpu ? block : experts_on_host ? experts : bytes{0};
+    s.host_weights += on_host;
+    return block - on_host;
+  };
+  const auto known = static_cast<std::uint32_t>(w.block.size());  // blocks past it weigh nothing here
+  for (std::uint32_t il = 0; il < s.first_gpu_block && il < known; ++il) {
+    (void)block_weights(il, false);
+  }
+  for (std::uint32_t d = 0; d < s.devices; ++d) {  // each GPU's run of blocks
+    device_share& g = s.device[d];
+    g.first_block = placed.blocks[d].first;
+    g.blocks = placed.blocks[d].count;
+    for (std::uint32_t il = g.first_block; il < g.first_block + g.blocks && il < known; ++il) {
+      g.weights += block_weights(il, true);
     }
   }
   if (s.output_on_gpu) {
-    device_share& g = s.device[gpu_of(m.layers)];
+    device_share& g = s.device[placed.output_device];
     g.output = true;
     g.weights += w.output + (w.tied_output ? w.token_embedding : bytes{0});
   } else {

@@ -74,21 +74,47 @@ struct tensor_split {
   return devices - 1;  // unreachable: the last point is 1 and key < 1
 }
 
-/// The blocks of device `device` of `devices` when every slot is offloaded (-ngl all): the n_layer + 1
-/// slots by the rule above, so with equal shares the first devices get the extra block and the last
-/// the output layer (32 blocks on 2 GPUs: 17, and 15 + output). A device of share 0 gets none (count
-/// 0). Throws invalid_argument as split_points does (past max_devices devices).
+/// Where a run of offloaded slots goes: each device's contiguous run of blocks, and the device of the
+/// output slot when the run reaches it.
+struct run_placement {
+  std::array<detail::stage_range, max_devices> blocks{};  ///< device d's blocks (count 0: none)
+  bool output_offloaded = false;                          ///< the run includes the output slot n_layer
+  std::uint32_t output_device = 0;                        ///< its device, when output_offloaded
+};
+
+/// Slots [start, start + run) of a model's n_layer + 1 (blocks 0 … n_layer−1, then the output slot)
+/// offloaded over `devices` devices by `ts`: slot il goes to device_of_slot(il − start) of the run, as
+/// load_tensors places it (i_gpu_start = start, act_gpu_layers = run). A run of 0 places nothing.
+/// Throws invalid_argument as split_points does, or for a run past the n_layer + 1 slots.
+[[nodiscard]] constexpr auto place_run(std::uint32_t layers, const tensor_split& ts, std::uint32_t devices,
+                                       std::uint32_t start, std::uint32_t run) -> run_placement {
+  const std::array<float, max_devices> points = split_points(ts, devices);
+  if (start > layers + 1 || run > layers + 1 - start) {
+    throw kvsize::invalid_argument("kvsize: an offloaded run past the model's layer slots");
+  }
+  run_placement p{};
+  for (std::uint32_t il = start; il < start + run; ++il) {
+    const std::uint32_t d = device_of_slot(points, devices, il - start, run);
+    if (il == layers) {
+      p.output_offloaded = true;
+      p.output_device = d;
+      continue;
+    }
+    detail::stage_range& r = p.blocks[d];
+    r.first = r.count == 0 ? il : r.first;
+    ++r.count;
+  }
+  return p;
+}
+
+/// The blocks of device `device` of `devices` when every slot is offloaded (-ngl all): place_run over
+/// all n_layer + 1 slots, so with equal shares the first devices get the extra block and the last the
+/// output layer (32 blocks on 2 GPUs: 17, and 15 + output). A device of share 0 gets none (count 0).
+/// Throws invalid_argument as split_points does (past max_devices devices).
 [[nodiscard]] constexpr auto blocks_of_device(std::uint32_t layers, const tensor_split& ts, std::uint32_t devices,
                                               std::uint32_t device) -> detail::stage_range {
-  const std::array<float, max_devices> points = split_points(ts, devices);
-  detail::stage_range r{};
-  for (std::uint32_t il = 0; il < layers; ++il) {
-    if (device_of_slot(points, devices, il, layers + 1) == device) {
-      r.first = r.count == 0 ? il : r.first;
-      ++r.count;
-    }
-  }
-  return r;
+  const run_placement p = place_run(layers, ts, devices, 0, layers + 1);
+  return device < max_devices ? p.blocks[device] : detail::stage_range{};
 }
 
 }  // namespace kvsize::engines::llama_cpp

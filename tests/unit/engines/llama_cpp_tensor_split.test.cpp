@@ -105,6 +105,24 @@ TEST_CASE("llama.cpp -ts: split points are float32 prefix sums over their total"
   CHECK_THROWS_AS(lc::split_points(shares({3e38F, 3e38F}), 2), kvsize::invalid_argument);  // the sum is inf
 }
 
+TEST_CASE("llama.cpp -ts: a run of offloaded slots, placed", "[engines][llama.cpp][tensor-split]") {
+  // 32 blocks + output, -ngl 20 since PR #18148: slots 13 … 32 (i_gpu_start 13), 20 of them over 2
+  // equal GPUs: keys j/20 < 0.5 for j = 0 … 9, so blocks 13 … 22 on GPU 0, 23 … 31 and the output on GPU 1.
+  constexpr lc::run_placement p = lc::place_run(32, shares({1, 1}), 2, 13, 20);
+  static_assert(p.blocks[0].first == 13 && p.blocks[0].count == 10);
+  static_assert(p.blocks[1].first == 23 && p.blocks[1].count == 9);
+  static_assert(p.output_offloaded && p.output_device == 1);
+  // Before PR #18148, -ngl 20 is blocks 12 … 31 (i_gpu_start = 32 − 20), the output on the host.
+  constexpr lc::run_placement old = lc::place_run(32, shares({1, 1}), 2, 12, 20);
+  static_assert(old.blocks[0].count == 10 && old.blocks[1].first == 22 && old.blocks[1].count == 10);
+  static_assert(!old.output_offloaded);
+  static_assert(lc::place_run(32, shares({1, 1}), 2, 33, 0).blocks[0].count == 0);  // -ngl 0
+  // Every slot: the same runs as blocks_of_device (17 and 15 + output).
+  static_assert(lc::blocks_of_device(32, shares({}), 2, 1).first == 17);
+  CHECK_THROWS_AS(lc::place_run(32, shares({}), 2, 14, 20), kvsize::invalid_argument);  // past slot 32
+  CHECK_THROWS_AS(lc::place_run(32, shares({}), 2, 34, 0), kvsize::invalid_argument);
+}
+
 TEST_CASE("llama.cpp -ts: blocks and the output slot per GPU", "[engines][llama.cpp][tensor-split]") {
   struct row {
     const char* config;
