@@ -4,7 +4,7 @@
 // Standard library only, constexpr, allocation-free.
 //
 // vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory
-// (https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py), 0.9.1 to 0.20:
+// (https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py), 0.9.1 to 0.19:
 //   available KV = total × gpu_memory_utilization
 //                  − (weights as loaded + torch peak increase of the profile run + non-torch increase)
 // where total is cudaMemGetInfo's total, "weights as loaded" is what the allocator gained while the
@@ -17,9 +17,12 @@
 //      top-p set (vllm/v1/sample/sampler.py Sampler.forward, ops/topk_topp_sampler.py); since 0.10
 //      (PR #16188) the forward pass's T × hidden output stays alive meanwhile.
 // The two phases do not overlap, so the torch peak is max(forward, sampler phase).
-// 0.21 and later also subtract a CUDA-graph estimate measured by capturing graphs
-// (GPUModelRunner.profile_cudagraph_memory, default since PR #38284): a config cannot give it, so
-// those releases are refused rather than over-predicted.
+// 0.20 and later also subtract a CUDA-graph estimate measured by capturing graphs
+// (GPUModelRunner.profile_cudagraph_memory; vllm/envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+// defaults to "1" since PR #38284, https://github.com/vllm-project/vllm/pull/38284, merged 2026-04-21
+// and shipped in 0.20.0, whose logs print "CUDA graph memory profiling is enabled (default since
+// v0.21.0)" although the message names 0.21): a config cannot give it, so those releases are refused
+// rather than over-predicted. 0.18.1 – 0.19 measure the estimate and only log it.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -36,17 +39,17 @@
 
 namespace kvsize::engines::vllm {
 
-/// The releases whose start-up rules kvsize models: 0.10 to 0.20 (vllm_knobs::release_minor).
+/// The releases whose start-up rules kvsize models: 0.10 to 0.19 (vllm_knobs::release_minor).
 inline constexpr std::uint32_t oldest_release_minor = 10;
-inline constexpr std::uint32_t newest_release_minor = 20;
+inline constexpr std::uint32_t newest_release_minor = 19;
 /// The release applied when none is given: 0.19, the release the issue's measurements and the
 /// current rules (Triton sampler, no CUDA-graph term) describe.
 inline constexpr std::uint32_t default_release_minor = 19;
 
-/// "0.10" … "0.20": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
+/// "0.10" … "0.19": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
 [[nodiscard]] constexpr auto release_name(std::uint32_t minor) -> std::string_view {
   constexpr std::array<std::string_view, newest_release_minor - oldest_release_minor + 1> names{
-      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"};
+      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19"};
   if (minor < oldest_release_minor || minor > newest_release_minor) {
     return {};
   }
@@ -82,11 +85,12 @@ inline constexpr std::uint32_t default_release_minor = 19;
 [[nodiscard]] constexpr auto release_refusal(std::uint32_t minor) -> std::string_view {
   if (minor < oldest_release_minor) {
     return "vLLM releases before 0.10 are not modelled (the V0 engine and 0.9's start-up rule differ); "
-           "modelled: 0.10 to 0.20";
+           "modelled: 0.10 to 0.19";
   }
   if (minor > newest_release_minor) {
-    return "vLLM 0.21 and later subtract a CUDA-graph estimate measured by capturing graphs, which a config "
-           "cannot give; modelled: 0.10 to 0.20";
+    return "vLLM 0.20 and later subtract a CUDA-graph estimate measured by capturing graphs "
+           "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since PR #38284), which a config cannot "
+           "give; modelled: 0.10 to 0.19";
   }
   return {};
 }
@@ -141,7 +145,7 @@ inline constexpr std::uint32_t default_release_minor = 19;
 ///               scratch. The measured peaks of the public vLLM 0.11 profiles in
 ///               docs/research/vllm-budget.md, less the model-dtype logits and the hidden states kept
 ///               beside them, are 36.20 – 36.30 B/element; 37 is that rounded up, so the budget errs low
-///   0.17 – 0.20 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
+///   0.17 – 0.19 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
 ///               probs 4 + the exponential draws 4 = 12, plus a float32 scratch of min(R, SMs) rows
 ///               (sampler_scratch_rows); below 8 rows the PyTorch path (as 0.11 – 0.16)
 [[nodiscard]] constexpr auto sampler_element_bytes(std::uint32_t release, std::uint64_t rows) -> std::uint32_t {

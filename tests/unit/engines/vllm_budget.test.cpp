@@ -219,13 +219,16 @@ TEST_CASE("vllm_budget: releases", "[vllm_budget]") {
   using namespace kvsize::engines::vllm;
   CHECK(parse_release("0.19") == 19U);
   CHECK(parse_release("v0.10.1.1") == 10U);
-  CHECK(parse_release("0.20.0rc1") == 20U);  // a release candidate of 0.20 follows 0.20's rules
+  CHECK(parse_release("0.20.0rc1") == 20U);  // a release candidate of 0.20 is release 0.20
   CHECK(parse_release("0.19rc1") == std::nullopt);
   CHECK(parse_release("1.0") == std::nullopt);
   CHECK(parse_release("0.") == std::nullopt);
   CHECK(parse_release("0.99999") == std::nullopt);
   CHECK(release_refusal(9).size() > 0);
   CHECK(release_refusal(21).size() > 0);
+  // 0.20.0 subtracts the CUDA-graph estimate by default (PR #38284): refused, not over-predicted.
+  CHECK(release_refusal(20).find("CUDA-graph") != std::string_view::npos);
+  CHECK(release_refusal(19).empty());
   CHECK(release_refusal(10).empty());
   CHECK(release_name(release_of(engine_options{})) == "0.19");
   engine_options o{};
