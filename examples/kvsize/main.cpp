@@ -133,10 +133,12 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                     "exact, vllm, sglang, llama.cpp, trtllm or transformers (default exact; any case, and "
                     "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf), or all: a table of every engine");
   engine.add_option("--engine-version", o.engine_version,
-                    fmt::format("the engine release whose start-up rules apply: vLLM {} to {} (default {})",
+                    fmt::format("the engine release whose start-up rules apply: vLLM {} to {} (default {}); SGLang "
+                                "0.4.0 to 0.5.19, whose default --mem-fraction-static rule it picks (default {})",
                                 kvsize::engines::vllm::release_name(kvsize::engines::vllm::oldest_release_minor),
                                 kvsize::engines::vllm::release_name(kvsize::engines::vllm::newest_release_minor),
-                                kvsize::engines::vllm::release_name(kvsize::engines::vllm::default_release_minor)));
+                                kvsize::engines::vllm::release_name(kvsize::engines::vllm::default_release_minor),
+                                kvsize::engines::sglang::version_name(kvsize::engines::sglang::default_rule)));
   engine.add_option("--tp", o.tp, "tensor-parallel degree (default 1)")
       ->check(positive_integer(max_u32));
   engine.add_option("--pp", o.pp, "pipeline-parallel degree (default 1)")

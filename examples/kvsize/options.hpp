@@ -47,7 +47,7 @@ struct options {
   bool cpu_moe = false;                                  ///< llama.cpp --cpu-moe: every block's experts on the host
   bool no_kv_offload = false;                            ///< llama.cpp -nkvo: the KV cache in host memory
   std::optional<std::string> tensor_split;               ///< llama.cpp -ts: shares of the GPUs, "3,1" or "3/1"
-  std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM)
+  std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM, SGLang)
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

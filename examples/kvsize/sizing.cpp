@@ -199,7 +199,7 @@ auto parse_sweep(std::string_view flag, const std::string& text) -> std::vector<
 
 namespace {
 
-/// --engine-version for vLLM: 0.X with X from 0.10 to 0.20 ("0.19", "v0.10.1.1"); else exit 2.
+/// --engine-version for vLLM: 0.X with X from 0.10 to 0.19 ("0.19", "v0.10.1.1"); else exit 2.
 auto vllm_release_option(const options& opts) -> std::uint32_t {
   namespace vllm = kvsize::engines::vllm;
   const auto minor = vllm::parse_release(*opts.engine_version);
@@ -211,6 +211,23 @@ auto vllm_release_option(const options& opts) -> std::uint32_t {
     throw usage_error{fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, why)};
   }
   return *minor;
+}
+
+/// --engine-version for SGLang: a release 0.4.0 – 0.4.5.post2 or 0.4.7.post1 – 0.5.19 ("0.5.10",
+/// "v0.5.4.post1", "0.5.3rc2"), whose default mem_fraction_static rule applies; else exit 2.
+auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::fraction_rule {
+  namespace sglang = kvsize::engines::sglang;
+  const auto r = sglang::parse_release(*opts.engine_version);
+  if (!r) {
+    throw usage_error{fmt::format("{}: '{}' is not an SGLang release (expected 0.X.Y, e.g. 0.5.10, v0.5.4.post1 or "
+                                  "0.5.3rc2)",
+                                  opts.flag("--engine-version"), *opts.engine_version)};
+  }
+  if (const auto rule = sglang::rule_of(*r)) {
+    return *rule;
+  }
+  throw usage_error{
+      fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, sglang::release_refusal(*r))};
 }
 
 /// The engine knobs of the command line, on top of the engine's own defaults.
@@ -240,8 +257,11 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
-  if (opts.engine_version && reads_knob(s.engine, engine_knob::engine_version)) {
+  if (opts.engine_version && s.engine == engine_kind::vllm) {
     o.vllm.release_minor = vllm_release_option(opts);
+  }
+  if (opts.engine_version && s.engine == engine_kind::sglang) {
+    o.sglang.release = sglang_release_option(opts);
   }
   o.llama_cpp.kv_unified = opts.kv_unified;
   o.llama_cpp.swa_full = opts.swa_full;
@@ -726,6 +746,7 @@ struct device_choice {
   std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
   bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
+  std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
 };
 
 /// The device memory, when given: the engines' memory-dependent defaults read it.
@@ -746,6 +767,7 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     // 450-900 MiB higher (the driver's own reservation; docs/research/gpu-catalog.md).
     d.memory = g->process_visible_memory();
     d.a100 = g->id.starts_with("a100");  // vLLM gives A100s its small-device batch defaults
+    d.reported_memory = g->memory;
     d.bandwidth = g->bandwidth;
     d.source = fmt::format("{} (--gpu {})", g->name, g->id);
   } else if (opts.gpu_memory) {
@@ -786,6 +808,8 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
     s.engine_opts.device_memory = *d.memory;
   }
   s.engine_opts.vllm.a100 = d.a100;
+  s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
+  s.engine_opts.sglang.latent_cache = m.latent.kv_lora_rank != 0;
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
     s.engine_opts.llama_cpp.flash_attn = false;  // the compute buffer holds the KQ scores

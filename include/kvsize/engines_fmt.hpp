@@ -36,7 +36,7 @@ namespace detail {
 }
 [[nodiscard]] inline auto gib(bytes b) -> double { return b.in(GiB); }
 
-/// vLLM's start-up lines (0.10 – 0.20): gpu_model_runner.py load_model's INFO "Model loading took
+/// vLLM's start-up lines (0.10 – 0.19): gpu_model_runner.py load_model's INFO "Model loading took
 /// %.4f GiB and %.6f seconds" (the time is not modelled, so the line stops at the size) and
 /// gpu_worker.py determine_available_memory's profile, logged at DEBUG as MemoryProfilingResult
 /// prints it (vllm/utils/mem_utils.py __repr__, without its leading "Memory profiling takes %.2f

@@ -54,6 +54,28 @@ static_assert(kvsize::size_cache(llama_8b, engine_kind::vllm, shared).prefix_byt
 
 // SGLang's auto mem_fraction_static: H100 (81,559 MiB) at TP 1 reserves 13,440 MiB → 0.835.
 static_assert(kvsize::engines::sglang::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1) == 0.835);
+// The rules of other releases on the same H100 (docs/research/sglang-fraction-history.md): E (0.4.7.post1 –
+// 0.5.3rc1) at tp 8 reserves (9.5 + 4) GiB → 0.831; H (0.5.10+) adds the prefill graphs' 58 × 8 MiB at
+// chunked 8192 → 0.830 at tp 1, 0.812 at tp 8, and 1.5 GiB for an MLA model → 0.799 at tp 8.
+namespace sgl = kvsize::engines::sglang;
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_4_7) == 0.831);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1, sgl::fraction_rule::v0_5_10) == 0.830);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_10) == 0.812);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_10, true) == 0.799);
+static_assert(sgl::prefill_graph_sizes(2'048) == 42 && sgl::prefill_graph_sizes(4'096) == 50);
+static_assert(sgl::prefill_graph_sizes(8'192) == 58 && sgl::prefill_graph_sizes(16'384) == 74);
+// Releases: each range's rule, and the ones not modelled.
+static_assert(sgl::rule_of(*sgl::parse_release("0.4.5.post2")) == sgl::fraction_rule::v0_4);
+static_assert(!sgl::rule_of(*sgl::parse_release("0.4.5.post3")) && !sgl::rule_of(*sgl::parse_release("0.4.7")));
+static_assert(sgl::rule_of(*sgl::parse_release("v0.4.7.post1")) == sgl::fraction_rule::v0_4_7);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.3rc1")) == sgl::fraction_rule::v0_4_7);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.3rc2")) == sgl::fraction_rule::v0_5_3);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.4")) == sgl::fraction_rule::v0_5_3);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.4.post1")) == sgl::fraction_rule::v0_5);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.10rc0")) == sgl::fraction_rule::v0_5_10);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.19")) == sgl::fraction_rule::v0_5_10);
+static_assert(!sgl::rule_of(*sgl::parse_release("0.5.20")) && !sgl::rule_of(*sgl::parse_release("0.3.6")));
+static_assert(!sgl::parse_release("0.5") && !sgl::parse_release("0.5.10-rc1") && !sgl::parse_release("1.0.0"));
 
 // Budgets: vLLM takes a fraction of TOTAL memory, TRT-LLM of what is left after the weights.
 constexpr engine_options defaults{};

@@ -439,7 +439,7 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK(json_of(llama_vllm).at("budget").at("engine_version") == "0.19");
   CHECK_THAT(run_cli(llama_vllm).out, ContainsSubstring("0.19 at gpu_memory_utilization 0.9"));
   // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
-  for (const std::string bad : {"0.21", "0.9.2", "1.0", "latest", "0.99999"}) {
+  for (const std::string bad : {"0.20", "0.20.0", "0.21", "0.9.2", "1.0", "latest", "0.99999"}) {
     CAPTURE(bad);
     const auto r = run_cli(llama_vllm + " --engine-version " + bad);
     CHECK(r.exit_code == 2);
@@ -447,9 +447,36 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
     CHECK_THAT(r.err, ContainsSubstring("--engine-version"));
   }
   // Another engine: a warning, not an error.
-  const auto other = run_cli(llama + " --engine-version 0.19 --engine sglang");
+  const auto other = run_cli(llama + " --engine-version 0.19 --engine llama.cpp");
   CHECK(other.exit_code == 0);
-  CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine sglang"));
+  CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine llama.cpp"));
+}
+
+TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fraction_static rule", "[cli][plan]") {
+  // Llama-3.1-8B on an H100 80 GB (nvidia-smi 81,559 MiB, which SGLang's rule reads) at tp 1
+  // (docs/research/sglang-fraction-history.md): 0.5.2 (rule E) reserves 10 GiB → 0.874; 0.5.9 (G)
+  // 13,440 MiB → 0.835; the default, 0.5.10+ (H), adds 58 prefill graphs × 8 MiB → 0.830; 0.4.x (A) 0.88.
+  const std::string llama = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                            "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu h100-80gb --engine sglang";
+  const std::vector<std::tuple<std::string, std::string, double>> rows{
+      {"", "0.5.10-0.5.19", 0.830},
+      {" --engine-version 0.5.2", "0.4.7-0.5.3", 0.874},
+      {" --engine-version v0.5.9", "0.5.4-0.5.9", 0.835},
+      {" --engine-version 0.4.3.post2", "0.4.0-0.4.5", 0.88},
+  };
+  for (const auto& [flag, name, fraction] : rows) {
+    CAPTURE(flag);
+    const auto j = json_of(llama + flag);
+    CHECK(j.at("budget").at("engine_version") == name);
+    CHECK(j.at("budget").at("fraction").get<double>() == fraction);
+  }
+  for (const std::string bad : {"0.4.6", "0.5.20", "0.6.0", "0.5", "latest", "0.19"}) {
+    CAPTURE(bad);
+    const auto r = run_cli(llama + " --engine-version " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("--engine-version"));
+  }
 }
 
 TEST_CASE("kvsize: a phased workspace without sampler rows says so plainly (llama.cpp)", "[cli][plan]") {

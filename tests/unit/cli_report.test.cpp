@@ -285,12 +285,13 @@ TEST_CASE("kvsize report: the first line is the verdict, and it agrees with the 
 TEST_CASE("kvsize report: under the verdict, the engine's command for it", "[cli][verdict][command]") {
   // 4 users × 2,048 tokens of Qwen2.5-1.5B fit an RTX 3060 under every engine. The command carries
   // the request (each engine's own flags: kvsize/engines_command.hpp), and SGLang's fraction is the
-  // one its rule gives this device, as the verdict prints it.
+  // one its rule gives this device, as the verdict prints it: 0.5.10+ on nvidia-smi's 12,288 MiB reserve
+  // 512 + 2,048 × 1.5 + 8 × 2 + 1/8 GiB + 42 prefill graphs × 8 MiB = 4,064 MiB → round(8,224 / 12,288, 3).
   const std::string qwen = "'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --gpu rtx-3060 --batch 4 --context 2048";
   const std::vector<std::pair<std::string, std::string>> expected{
       {"vllm", "vllm serve <model> --max-model-len 2048 --max-num-seqs 4 --gpu-memory-utilization 0.9"},
       {"sglang", "python -m sglang.launch_server --model-path <model> --context-length 2048 --max-running-requests 4 "
-                 "--mem-fraction-static 0.683"},
+                 "--mem-fraction-static 0.669"},
       {"llama.cpp", "llama-server -m <model>.gguf -c 8192 -np 4 -ngl 999"},  // -c = 4 slots × 2,048
       {"trtllm", "trtllm-serve <model> --max_seq_len 2048 --max_batch_size 4 --kv_cache_free_gpu_memory_fraction 0.9"},
   };

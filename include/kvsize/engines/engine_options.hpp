@@ -12,6 +12,7 @@
 #include "../dtype.hpp"
 #include "../layer_groups.hpp"  // mla_cache_layout
 #include "llama_cpp_tensor_split.hpp"  // tensor_split
+#include "sglang_release.hpp"          // fraction_rule
 
 namespace kvsize {
 
@@ -36,6 +37,14 @@ struct sglang_knobs {
   double swa_full_tokens_ratio = 0.8;      ///< SWA pool tokens / full pool tokens
   double mamba_full_memory_ratio = 0.9;    ///< state memory : KV memory
   std::uint64_t max_running_requests = 0;  ///< 0 → SGLang's rule
+  /// --engine-version: the releases whose default mem_fraction_static rule applies (sglang_release.hpp).
+  engines::sglang::fraction_rule release = engines::sglang::default_rule;
+  /// nvidia-smi's memory.total of the device, the figure the default rule reads (server_args.py
+  /// get_nvgpu_memory_capacity), above CUDA's total; 0 → device_memory.
+  bytes reported_memory{0};
+  /// The model caches MLA latents: 0.5.10+ reserve 1.5 GiB for its prefill CUDA graphs instead of
+  /// 8 MiB per capture size. Set it from the spec (model_spec::has_latent; the CLI does).
+  bool latent_cache = false;
 };
 
 /// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// SGLang's releases and the default mem_fraction_static rule each applies (issue 13, --engine-version).
+// Standard library only, constexpr, allocation-free.
+//
+// python/sglang/srt/server_args.py, by release tag of https://github.com/sgl-project/sglang (the rules,
+// their constants and the tags: docs/research/sglang-fraction-history.md):
+//   A  0.4.0 – 0.4.5.post2     ServerArgs.__post_init__: a table by tp alone
+//   B–D 0.4.5.post3 – 0.4.7     short-lived memory-dependent variants (PRs #5604, #5893, #6718): not modelled
+//   E  0.4.7.post1 – 0.5.3rc1  __post_init__ (PR #7054): a reserve by memory bucket and tp·pp
+//   F  0.5.3rc2 – 0.5.4        _handle_gpu_memory_settings (PR #10975): a reserve from the chunked-prefill
+//                              size, the CUDA-graph batch and tp·pp, at least 10 GiB above 60 GiB
+//   G  0.5.4.post1 – 0.5.9     F with a graph batch of 24 (not 16) on devices under 35 GiB at tp < 4 (PR #12124)
+//   H  0.5.10rc0 – 0.5.19      G plus a prefill CUDA-graph reserve before the floor (PR #16331)
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>      // std::uint8_t, std::uint32_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+
+namespace kvsize::engines::sglang {
+
+/// The default mem_fraction_static rule of a range of releases (the letters of the table above).
+enum class fraction_rule : std::uint8_t {
+  v0_4,     ///< A: 0.4.0 – 0.4.5.post2
+  v0_4_7,   ///< E: 0.4.7.post1 – 0.5.3rc1
+  v0_5_3,   ///< F: 0.5.3rc2 – 0.5.4
+  v0_5,     ///< G: 0.5.4.post1 – 0.5.9
+  v0_5_10,  ///< H: 0.5.10rc0 – 0.5.19, the newest releases read (the default)
+};
+
+/// The rule applied when no release is given: the newest releases' (0.5.10 – 0.5.19).
+inline constexpr fraction_rule default_rule = fraction_rule::v0_5_10;
+
+/// The releases of each rule, for the report and budget.engine_version.
+[[nodiscard]] constexpr auto version_name(fraction_rule r) -> std::string_view {
+  switch (r) {
+    case fraction_rule::v0_4:
+      return "0.4.0-0.4.5";
+    case fraction_rule::v0_4_7:
+      return "0.4.7-0.5.3";
+    case fraction_rule::v0_5_3:
+      return "0.5.3-0.5.4";
+    case fraction_rule::v0_5:
+      return "0.5.4-0.5.9";
+    case fraction_rule::v0_5_10:
+      break;
+  }
+  return "0.5.10-0.5.19";
+}
+
+/// A release as SGLang tags it: 0.MINOR.PATCH, then rcN or .postN (v optional).
+struct release {
+  std::uint32_t minor = 0;
+  std::uint32_t patch = 0;
+  std::uint32_t rc = 0;       ///< N of rcN; 0 when not a release candidate
+  bool candidate = false;     ///< rcN given (rc0 is a candidate too)
+  std::uint32_t post = 0;     ///< N of .postN; 0 when none
+};
+
+namespace detail {
+/// Reads decimal digits at `text`'s front (1 to 4 of them) into `out`; false when there are none.
+constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
+  std::size_t digits = 0;
+  out = 0;
+  while (digits < text.size() && digits < 5 && text[digits] >= '0' && text[digits] <= '9') {
+    out = out * 10 + static_cast<std::uint32_t>(text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits == 5) {
+    return false;
+  }
+  text.remove_prefix(digits);
+  return true;
+}
+}  // namespace detail
+
+/// "0.5.10", "v0.5.4.post1", "0.5.3rc2" → the release; none for any other text.
+[[nodiscard]] constexpr auto parse_release(std::string_view text) -> std::optional<release> {
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) {
+    text.remove_prefix(1);
+  }
+  if (!text.starts_with("0.")) {
+    return std::nullopt;
+  }
+  text.remove_prefix(2);
+  release r;
+  if (!detail::take_number(text, r.minor) || !text.starts_with(".")) {
+    return std::nullopt;
+  }
+  text.remove_prefix(1);
+  if (!detail::take_number(text, r.patch)) {
+    return std::nullopt;
+  }
+  if (text.starts_with("rc")) {
+    text.remove_prefix(2);
+    r.candidate = true;
+    if (!detail::take_number(text, r.rc)) {
+      return std::nullopt;
+    }
+  } else if (text.starts_with(".post")) {
+    text.remove_prefix(5);
+    if (!detail::take_number(text, r.post)) {
+      return std::nullopt;
+    }
+  }
+  return text.empty() ? std::optional<release>{r} : std::nullopt;
+}
+
+/// The rule of release `r`; none for the releases kvsize does not model (release_refusal says why).
+[[nodiscard]] constexpr auto rule_of(const release& r) -> std::optional<fraction_rule> {
+  // Order of releases: rcN < the release < .postN. key(patch, stage, n) compares them.
+  const auto at_least = [&](std::uint32_t patch, int stage, std::uint32_t n) {  // stage: 0 rc, 1 final, 2 post
+    const int own = r.candidate ? 0 : r.post != 0 ? 2 : 1;
+    const std::uint32_t own_n = r.candidate ? r.rc : r.post;
+    if (r.patch != patch) {
+      return r.patch > patch;
+    }
+    return own != stage ? own > stage : own_n >= n;
+  };
+  if (r.minor == 4) {
+    if (!at_least(5, 2, 3)) {
+      return fraction_rule::v0_4;  // 0.4.0 – 0.4.5.post2
+    }
+    if (!at_least(7, 2, 1)) {
+      return std::nullopt;  // 0.4.5.post3 – 0.4.7: rules B – D
+    }
+    return fraction_rule::v0_4_7;
+  }
+  if (r.minor != 5) {
+    return std::nullopt;
+  }
+  if (!at_least(3, 0, 2)) {
+    return fraction_rule::v0_4_7;  // 0.5.0 – 0.5.3rc1
+  }
+  if (!at_least(4, 2, 1)) {
+    return fraction_rule::v0_5_3;  // 0.5.3rc2 – 0.5.4
+  }
+  if (!at_least(10, 0, 0)) {
+    return fraction_rule::v0_5;  // 0.5.4.post1 – 0.5.9
+  }
+  if (!at_least(20, 0, 0)) {
+    return fraction_rule::v0_5_10;  // 0.5.10rc0 – 0.5.19
+  }
+  return std::nullopt;
+}
+
+/// Why release `r` is not modelled, in words; empty when it is.
+[[nodiscard]] constexpr auto release_refusal(const release& r) -> std::string_view {
+  if (rule_of(r)) {
+    return {};
+  }
+  if (r.minor < 4) {
+    return "SGLang releases before 0.4.0 are not modelled; modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
+  }
+  if (r.minor == 4) {
+    return "SGLang 0.4.5.post3 to 0.4.7 used short-lived default-fraction rules that kvsize does not model; "
+           "modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
+  }
+  return "newer than the SGLang releases kvsize has read (0.5.19); modelled: 0.4.0 to 0.4.5.post2 and "
+         "0.4.7.post1 to 0.5.19";
+}
+
+}  // namespace kvsize::engines::sglang
