@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include <kvsize/engine.hpp>
 #include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
@@ -533,6 +534,55 @@ void print_gguf(const std::vector<std::filesystem::path>& files) {
   std::printf("\n");
 }
 
+/// llama.cpp's offload planning (issue 15): one placement (split_layers) on one GPU and over four,
+/// and the -ngl search (largest_fitting_split: bisection on one GPU of 24 GiB, a scan from the top over
+/// four of 8 GiB, which hold 56 of the 81 slots, so the scan places 26 splits), for Llama-2-70B (80
+/// blocks) at 4,096 tokens with 0.49 GB per block (a Q4_K_M-sized block).
+void print_offload(const std::filesystem::path& dir) {
+  namespace lc = kvsize::engines::llama_cpp;
+  const kvsize::model_spec m = kvsize::hf::load_config(dir / "meta-llama__Llama-2-70b-hf.config.json").spec;
+  const std::vector<std::uint64_t> blocks(m.layers, 490'000'000);
+  lc::slot_weights w;
+  w.block = blocks;
+  w.output = kvsize::bytes{430'000'000};
+  w.token_embedding = kvsize::bytes{270'000'000};
+  kvsize::engine_options o;
+  o.context = 4'096;
+  lc::offload_request one;
+  one.n_gpu_layers = 40;
+  lc::offload_request four;
+  four.devices = 4;
+  const kvsize::bytes gpu = kvsize::GiB * 24;
+  const kvsize::bytes small_gpu = kvsize::GiB * 8;
+  struct offload_row {
+    const char* what;
+    timing t;
+  };
+  const std::array<offload_row, 4> rows{{
+      {"split_layers, 1 GPU, -ngl 40",
+       measure([&](std::uint64_t) { keep(lc::split_layers(*opaque(&m), o, w, *opaque(&one)).device_total()); })},
+      {"split_layers, 4 GPUs, every slot",
+       measure([&](std::uint64_t) { keep(lc::split_layers(*opaque(&m), o, w, *opaque(&four)).device_total()); })},
+      {"largest_fitting_split, 1 GPU of 24 GiB (bisection)",
+       measure([&](std::uint64_t) { keep(lc::largest_fitting_split(*opaque(&m), o, w, *opaque(&one), gpu).has_value()); })},
+      {"largest_fitting_split, 4 GPUs of 8 GiB (scan from the top)",
+       measure([&](std::uint64_t) {
+         keep(lc::largest_fitting_split(*opaque(&m), o, w, *opaque(&four), small_gpu).has_value());
+       })},
+  }};
+  const auto found_one = lc::largest_fitting_split(m, o, w, one, gpu);
+  const auto found_four = lc::largest_fitting_split(m, o, w, four, small_gpu);
+  std::printf("### llama.cpp offload planning, Llama-2-70B (80 blocks), 4,096 tokens\n\n");
+  std::printf("-ngl found: %u of 81 on 1 × 24 GiB, %u of 81 on 4 × 8 GiB.\n\n", found_one ? found_one->gpu_slots : 0U,
+              found_four ? found_four->gpu_slots : 0U);
+  std::printf("| query | µs per call | × one placement on 1 GPU | allocations per call |\n|---|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %.2f | %.1f | %.0f |\n", r.what, r.t.ns_per_call / 1e3, r.t.ns_per_call / rows[0].t.ns_per_call,
+                r.t.allocs_per_call);
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
@@ -582,5 +632,6 @@ auto main(int argc, char** argv) -> int {
   std::sort(gguf_files.begin(), gguf_files.end());
   gguf_files.insert(gguf_files.end(), extra_gguf.begin(), extra_gguf.end());
   stage("gguf", [&] { print_gguf(gguf_files); });
+  stage("offload", [&] { print_offload(configs); });
   return 0;
 }
