@@ -134,7 +134,8 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                     "spellings such as vLLM, llamacpp, trt-llm, tensorrt_llm, hf), or all: a table of every engine");
   engine.add_option("--engine-version", o.engine_version,
                     fmt::format("the engine release whose start-up rules apply: vLLM {} to {} (default {}); SGLang "
-                                "0.4.0 to 0.5.19, whose default --mem-fraction-static rule it picks (default {})",
+                                "0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19, whose default --mem-fraction-static rule it "
+                                "picks (default {})",
                                 kvsize::engines::vllm::release_name(kvsize::engines::vllm::oldest_release_minor),
                                 kvsize::engines::vllm::release_name(kvsize::engines::vllm::newest_release_minor),
                                 kvsize::engines::vllm::release_name(kvsize::engines::vllm::default_release_minor),

@@ -89,6 +89,9 @@ template <engine E>
                                               const workspace_overrides& w = {}) -> device_fit {
   device_fit f{};
   o.device_memory = device_memory;
+  if constexpr (requires { E::with_model_facts(o, m); }) {
+    o = E::with_model_facts(o, m);  // SGLang's default fraction depends on the attention kind
+  }
   f.workspace = engine_workspace_as<E>(m, o, w);
   o.engine_overhead = f.workspace.total();
   f.budget.device_memory = device_memory;

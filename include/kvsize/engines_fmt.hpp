@@ -215,8 +215,8 @@ inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, co
   sglang_lines(out, in.m, in.s, in.c);
 }
 /// llama.cpp over `devices` GPUs (-sm layer, every slot offloaded): the cache lines of the whole model
-/// (llama_kv_cache sizes every layer), then, from the offload split of every slot (split_layers, no
-/// weights needed), one "KV buffer size" line per GPU for the blocks the -ts rule gives it
+/// (llama_kv_cache sizes every layer), then, from the offload split of every slot (detail::place_slots
+/// with the compute buffers computed once here, no weights needed), one "KV buffer size" line per GPU for the blocks the -ts rule gives it
 /// (llama_kv_cache's buffers, one per device) and each GPU's compute buffer as the split estimates it.
 inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
                                   std::uint32_t devices) {

@@ -573,8 +573,8 @@ void print_offload(const std::filesystem::path& dir) {
   const auto found_one = lc::largest_fitting_split(m, o, w, one, gpu);
   const auto found_four = lc::largest_fitting_split(m, o, w, four, small_gpu);
   std::printf("### llama.cpp offload planning, Llama-2-70B (80 blocks), 4,096 tokens\n\n");
-  std::printf("-ngl found: %u of 81 on 1 × 24 GiB, %u of 81 on 4 × 8 GiB.\n\n", found_one ? found_one->gpu_slots : 0U,
-              found_four ? found_four->gpu_slots : 0U);
+  std::printf("-ngl found: %u of %u on 1 × 24 GiB, %u of %u on 4 × 8 GiB.\n\n", found_one ? found_one->gpu_slots : 0U,
+              m.layers + 1, found_four ? found_four->gpu_slots : 0U, m.layers + 1);
   std::printf("| query | µs per call | × one placement on 1 GPU | allocations per call |\n|---|---:|---:|---:|\n");
   for (const auto& r : rows) {
     std::printf("| %s | %.2f | %.1f | %.0f |\n", r.what, r.t.ns_per_call / 1e3, r.t.ns_per_call / rows[0].t.ns_per_call,

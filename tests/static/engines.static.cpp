@@ -52,8 +52,10 @@ constexpr engine_options shared{.context = 2'048, .batch = 8, .shared_prefix = 1
 static_assert(kvsize::size_cache(llama_8b, engine_kind::exact, shared).prefix_bytes_saved == 128_KiB * 7 * 1'024);
 static_assert(kvsize::size_cache(llama_8b, engine_kind::vllm, shared).prefix_bytes_saved == 128_KiB * 7 * 1'024);
 
-// SGLang's auto mem_fraction_static: H100 (81,559 MiB) at TP 1 reserves 13,440 MiB → 0.835.
-static_assert(kvsize::engines::sglang::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1) == 0.835);
+// SGLang's auto mem_fraction_static, 0.5.4.post1 – 0.5.9 (rule G): H100 (81,559 MiB) at TP 1 reserves
+// 13,440 MiB → 0.835.
+static_assert(kvsize::engines::sglang::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1,
+                                                                kvsize::engines::sglang::fraction_rule::v0_5) == 0.835);
 // The rules of other releases on the same H100 (docs/research/sglang-fraction-history.md): E (0.4.7.post1 –
 // 0.5.3rc1) at tp 8 reserves (9.5 + 4) GiB → 0.831; H (0.5.10+) adds the prefill graphs' 58 × 8 MiB at
 // chunked 8192 → 0.830 at tp 1, 0.812 at tp 8, and 1.5 GiB for an MLA model → 0.799 at tp 8.
@@ -62,6 +64,16 @@ static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fra
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1, sgl::fraction_rule::v0_5_10) == 0.830);
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_10) == 0.812);
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_10, true) == 0.799);
+// The default (0.5.15+) is H with the graphs kept at pp > 1; 0.5.10 – 0.5.14 drop them there:
+// tp 4 × pp 2 reserves 14,848 MiB (+ 464 at 0.5.15+) → 0.812 / 0.818.
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1) == 0.830);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 4, 2) == 0.812);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 4, 2, sgl::fraction_rule::v0_5_10) == 0.818);
+// Python's round(x, 3) on the double's exact value: A100 40 GB (40,960 MiB) at tp 8 under rule E is
+// 27,136 / 40,960 = 0.6625, stored just below, so SGLang gets 0.662 (x × 1000 + 0.5 would give 0.663).
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 40'960, 8, 1, sgl::fraction_rule::v0_4_7) == 0.662);
+static_assert(sgl::python_round3(0.6625) == 0.662 && sgl::python_round3(0.8305) == 0.831);
+static_assert(sgl::python_round3(0.0005) == 0.001 && sgl::python_round3(1.0) == 1.0);
 static_assert(sgl::prefill_graph_sizes(2'048) == 42 && sgl::prefill_graph_sizes(4'096) == 50);
 static_assert(sgl::prefill_graph_sizes(8'192) == 58 && sgl::prefill_graph_sizes(16'384) == 74);
 // Releases: each range's rule, and the ones not modelled.
@@ -73,7 +85,10 @@ static_assert(sgl::rule_of(*sgl::parse_release("0.5.3rc2")) == sgl::fraction_rul
 static_assert(sgl::rule_of(*sgl::parse_release("0.5.4")) == sgl::fraction_rule::v0_5_3);
 static_assert(sgl::rule_of(*sgl::parse_release("0.5.4.post1")) == sgl::fraction_rule::v0_5);
 static_assert(sgl::rule_of(*sgl::parse_release("0.5.10rc0")) == sgl::fraction_rule::v0_5_10);
-static_assert(sgl::rule_of(*sgl::parse_release("0.5.19")) == sgl::fraction_rule::v0_5_10);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.14.post1")) == sgl::fraction_rule::v0_5_10);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.15rc0")) == sgl::fraction_rule::v0_5_15);
+static_assert(sgl::rule_of(*sgl::parse_release("0.5.19")) == sgl::fraction_rule::v0_5_15);
+static_assert(!sgl::rule_of(*sgl::parse_release("0.4.11")) && !sgl::parse_release("0.05.10"));
 static_assert(!sgl::rule_of(*sgl::parse_release("0.5.20")) && !sgl::rule_of(*sgl::parse_release("0.3.6")));
 static_assert(!sgl::parse_release("0.5") && !sgl::parse_release("0.5.10-rc1") && !sgl::parse_release("1.0.0"));
 

@@ -455,14 +455,17 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
 TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fraction_static rule", "[cli][plan]") {
   // Llama-3.1-8B on an H100 80 GB (nvidia-smi 81,559 MiB, which SGLang's rule reads) at tp 1
   // (docs/research/sglang-fraction-history.md): 0.5.2 (rule E) reserves 10 GiB → 0.874; 0.5.9 (G)
-  // 13,440 MiB → 0.835; the default, 0.5.10+ (H), adds 58 prefill graphs × 8 MiB → 0.830; 0.4.x (A) 0.88.
-  const std::string llama = "'" + std::string{KVSIZE_SOURCE_DIR} +
-                            "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu h100-80gb --engine sglang";
+  // 13,440 MiB → 0.835; 0.5.10+ (H) add 58 prefill graphs × 8 MiB → 0.830 (the default, 0.5.15+);
+  // 0.4.x (A) 0.88. With --gpu-memory (no catalog entry) the rule reads the figure given: 80 GiB is
+  // 81,920 MiB → round(68,016 / 81,920, 3) = 0.830.
+  const std::string config = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/meta-llama__Llama-3.1-8B.config.json'";
+  const std::string llama = config + " --gpu h100-80gb --engine sglang";
   const std::vector<std::tuple<std::string, std::string, double>> rows{
-      {"", "0.5.10-0.5.19", 0.830},
-      {" --engine-version 0.5.2", "0.4.7-0.5.3", 0.874},
-      {" --engine-version v0.5.9", "0.5.4-0.5.9", 0.835},
-      {" --engine-version 0.4.3.post2", "0.4.0-0.4.5", 0.88},
+      {"", "0.5.15-0.5.19", 0.830},
+      {" --engine-version 0.5.2", "0.4.7.post1-0.5.3rc1", 0.874},
+      {" --engine-version v0.5.9", "0.5.4.post1-0.5.9", 0.835},
+      {" --engine-version 0.5.12", "0.5.10rc0-0.5.14", 0.830},
+      {" --engine-version 0.4.3.post2", "0.4.0-0.4.5.post2", 0.88},
   };
   for (const auto& [flag, name, fraction] : rows) {
     CAPTURE(flag);
@@ -470,7 +473,17 @@ TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fract
     CHECK(j.at("budget").at("engine_version") == name);
     CHECK(j.at("budget").at("fraction").get<double>() == fraction);
   }
-  for (const std::string bad : {"0.4.6", "0.5.20", "0.6.0", "0.5", "latest", "0.19"}) {
+  CHECK(json_of(config + " --gpu-memory 80GiB --engine sglang").at("budget").at("fraction").get<double>() == 0.830);
+  // An MLA model with DSA (DeepSeek-V3.2, 8 × H100): 0.5.15+ reserve 1.5 GiB for its prefill graphs:
+  // 512 + 12,288 + 1,024 + 1,024 + 1,536 = 16,384 MiB → 0.799. Kimi-K2 (MLA without DSA) has none
+  // there: 14,848 MiB → 0.818; 0.5.10 – 0.5.14 reserve the 1.5 GiB for it → 0.799.
+  const std::string dir = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/";
+  const std::string v32 = dir + "deepseek-ai__DeepSeek-V3.2.config.json' --gpu h100-80gb --engine sglang --tp 8";
+  const std::string k2 = dir + "moonshotai__Kimi-K2-Instruct.config.json' --gpu h100-80gb --engine sglang --tp 8";
+  CHECK(json_of(v32).at("budget").at("fraction").get<double>() == 0.799);
+  CHECK(json_of(k2).at("budget").at("fraction").get<double>() == 0.818);
+  CHECK(json_of(k2 + " --engine-version 0.5.14").at("budget").at("fraction").get<double>() == 0.799);
+  for (const std::string bad : {"0.4.6", "0.4.11", "0.5.20", "0.6.0", "0.5", "0.05.10", "latest", "0.19"}) {
     CAPTURE(bad);
     const auto r = run_cli(llama + " --engine-version " + bad);
     CHECK(r.exit_code == 2);

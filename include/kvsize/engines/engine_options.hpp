@@ -42,9 +42,11 @@ struct sglang_knobs {
   /// nvidia-smi's memory.total of the device, the figure the default rule reads (server_args.py
   /// get_nvgpu_memory_capacity), above CUDA's total; 0 → device_memory.
   bytes reported_memory{0};
-  /// The model caches MLA latents: 0.5.10+ reserve 1.5 GiB for its prefill CUDA graphs instead of
-  /// 8 MiB per capture size. Set it from the spec (model_spec::has_latent; the CLI does).
+  /// The model caches MLA latents (model_spec::latent.kv_lora_rank != 0), and with DSA's indexer
+  /// (latent.index_head_dim != 0): the prefill CUDA-graph reserve of 0.5.10+ depends on them.
+  /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
+  bool sparse_index = false;
 };
 
 /// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.

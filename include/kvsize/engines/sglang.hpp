@@ -12,6 +12,7 @@
 
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "sglang_fraction.hpp"  // the default mem_fraction_static of each release
 
 namespace kvsize::engines::sglang {
 
@@ -37,104 +38,6 @@ namespace kvsize::engines::sglang {
   return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), {dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32}};
 }
 
-/// SGLang 0.4.0 – 0.4.5.post2 (rule A; python/sglang/srt/server_args.py, ServerArgs.__post_init__, "Set
-/// mem fraction static, which depends on the tensor parallelism size"): 0.79 at tp ≥ 16, 0.81 at ≥ 8,
-/// 0.85 at ≥ 4, 0.87 at ≥ 2, else 0.88, whatever the memory. Public logs agree: 0.88 at tp 1
-/// (sgl-project/sglang PR #4760, S2), 0.85 at tp 4 (S3).
-[[nodiscard]] constexpr auto legacy_mem_fraction_static(std::uint32_t tp) -> double {
-  if (tp >= 16) {
-    return 0.79;
-  }
-  if (tp >= 8) {
-    return 0.81;
-  }
-  if (tp >= 4) {
-    return 0.85;
-  }
-  if (tp >= 2) {
-    return 0.87;
-  }
-  return 0.88;
-}
-
-/// The prefill CUDA-graph capture sizes of 0.5.10+ up to `max_tokens` (the chunked-prefill size):
-/// 4 … 32 by 4, 48 … 256 by 16, 288 … 512 by 32, 576 … 1024 by 64, 1280 … 4096 by 256, then by 512
-/// (server_args.py _generate_piecewise_cuda_graph_tokens / _generate_prefill_cuda_graph_batch_sizes):
-/// 42 sizes at 2048, 50 at 4096, 58 at 8192, 74 at 16384.
-[[nodiscard]] constexpr auto prefill_graph_sizes(std::uint32_t max_tokens) -> std::uint32_t {
-  struct run {
-    std::uint32_t first, last, step;
-  };
-  constexpr run runs[] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256}};
-  std::uint32_t n = 0;
-  for (const run& r : runs) {
-    for (std::uint32_t t = r.first; t <= r.last && t <= max_tokens; t += r.step) {
-      ++n;
-    }
-  }
-  for (std::uint32_t t = 4608; t <= max_tokens; t += 512) {
-    ++n;
-  }
-  return n;
-}
-
-/// SGLang's automatic mem_fraction_static from the device memory (nvidia-smi's memory.total, in MiB:
-/// server_args.py get_device_memory_capacity), tp and pp, by the rule of its release
-/// (sglang_release.hpp; constants: docs/research/sglang-fraction-history.md); 0.88 if the memory is
-/// unknown. For a text model with default flags (no speculative decoding, DP attention or LoRA):
-///   E (0.4.7.post1 – 0.5.3rc1, __post_init__, PR #7054): reserve (2.8 + tp·pp/10) GiB under 35 GiB,
-///     (9.5 + tp·pp/2) GiB under 90 GiB, (12 + tp·pp/2) GiB under 160 GiB, else 32 GiB;
-///   F, G (0.5.3rc2 – 0.5.9, _handle_gpu_memory_settings, PR #10975): reserve = 512 + max(chunked
-///     prefill, 2048)·1.5 + cuda-graph batch·2 + tp·pp/8·1024 MiB, at least 10 GiB above 60 GiB, with
-///     the chunked size and graph batch by memory (the graph batch under 35 GiB at tp < 4: 16 in F,
-///     24 in G, PR #12124);
-///   H (0.5.10 – 0.5.19): G plus, before the floor, the prefill CUDA graphs' 8 MiB per capture size
-///     (1.5 GiB for an MLA model; none at pp > 1, where 0.5.10 turns those graphs off; PR #16331);
-/// fraction = round((memory − reserve) / memory, 3). Rule A is legacy_mem_fraction_static.
-[[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
-                                                      fraction_rule rule = fraction_rule::v0_5,
-                                                      bool latent_cache = false) -> double {
-  if (rule == fraction_rule::v0_4) {
-    return legacy_mem_fraction_static(tp);
-  }
-  if (device_memory.count() == 0) {
-    return 0.88;
-  }
-  const double mem = device_memory.in(MiB);
-  const double devices = static_cast<double>(tp) * pp;
-  double reserved = 0;
-  if (rule == fraction_rule::v0_4_7) {
-    reserved = mem < 35 * 1024.0    ? (2.8 + devices / 10) * 1024
-               : mem < 90 * 1024.0  ? (9.5 + devices / 2) * 1024
-               : mem < 160 * 1024.0 ? (12 + devices / 2) * 1024
-                                    : 32 * 1024.0;
-  } else {
-    const bool big_tp = tp >= 4;
-    double chunked = 0;
-    double graph_bs = 0;
-    if (mem < 20 * 1024.0) {
-      chunked = 2048, graph_bs = 8;
-    } else if (mem < 35 * 1024.0) {
-      chunked = 2048, graph_bs = big_tp ? 80 : rule == fraction_rule::v0_5_3 ? 16 : 24;
-    } else if (mem < 60 * 1024.0) {
-      chunked = 4096, graph_bs = big_tp ? 160 : 32;
-    } else if (mem < 160 * 1024.0) {
-      chunked = 8192, graph_bs = big_tp ? 512 : 256;
-    } else {
-      chunked = 16384, graph_bs = 512;
-    }
-    reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
-    if (rule == fraction_rule::v0_5_10 && pp == 1) {
-      reserved += latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
-    }
-    if (mem > 60 * 1024.0) {
-      reserved = std::max(reserved, 10 * 1024.0);
-    }
-  }
-  const double fraction = (mem - reserved) / mem;
-  return static_cast<double>(static_cast<std::int64_t>(fraction * 1000.0 + 0.5)) / 1000.0;
-}
-
 /// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers):
 /// model_runner.py's total_gpu_memory is the free memory measured then ("Load weight begin. avail
 /// mem=…"), not the device. Public H100 logs (docs/research/sglang-budget.md): 0.60 GiB at tp 1
@@ -142,23 +45,6 @@ namespace kvsize::engines::sglang {
 /// largest seen (no public log at tp 2 or 4), so the budget errs low.
 [[nodiscard]] constexpr auto non_torch_memory(const engine_options& o) -> bytes {
   return std::uint64_t{o.tp} * o.pp >= 2 ? MiB * 1'803 : MiB * 615;  // 1.76 GiB, 0.60 GiB (rounded up)
-}
-
-/// mem_fraction_static: the user's value (o.sglang.mem_fraction_static != 0), else the default rule of
-/// o.sglang.release on the device's nvidia-smi total (o.sglang.reported_memory, else o.device_memory,
-/// else `device`).
-[[nodiscard]] constexpr auto default_fraction(const engine_options& o, bytes device) -> double {
-  if (o.sglang.mem_fraction_static != 0) {
-    return o.sglang.mem_fraction_static;
-  }
-  const bytes memory = o.sglang.reported_memory.count() != 0 ? o.sglang.reported_memory
-                       : o.device_memory.count() != 0       ? o.device_memory
-                                                            : device;
-  return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache);
-}
-
-[[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {
-  return default_fraction(o, bytes{0});
 }
 
 /// What the context changes, from the parts (size_stage's last step, and all of with_context): a
@@ -328,6 +214,11 @@ struct sglang_engine : engine_defaults<sglang_engine> {
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
     return engines::sglang::with_context(m, o, s);
   }
+  /// The options with the model facts the default fraction reads (fit_on_device applies it).
+  [[nodiscard]] static constexpr auto with_model_facts(const engine_options& o, const model_spec& m)
+      -> engine_options {
+    return engines::sglang::with_model_facts(o, m);
+  }
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     return {.fraction = engines::sglang::mem_fraction_static(o), .setting = "mem_fraction_static", .decimals = 3};
   }
@@ -346,9 +237,9 @@ struct sglang_engine : engine_defaults<sglang_engine> {
       -> engine_capacity {
     return engines::sglang::capacity(s, o, budget);
   }
-  /// The memory in use before the weights load (non_torch_memory); nothing else: the
-  /// mem_fraction_static rule reserves 512 MiB + 1.5 × chunked prefill + 2 × cuda-graph batch +
-  /// tp·pp/8 GiB outside the pool for logits, activations and graphs.
+  /// The memory in use before the weights load (non_torch_memory); nothing else: the default
+  /// mem_fraction_static rule of the release (auto_mem_fraction_static) reserves the room outside the
+  /// pool for logits, activations and CUDA graphs.
   [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
       -> workspace_defaults {
     return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp,

@@ -24,7 +24,7 @@
 #include "../error.hpp"
 #include "../startup_budget.hpp"
 #include "engine_options.hpp"
-#include "sglang.hpp"  // engines::sglang::default_fraction
+#include "sglang_fraction.hpp"  // engines::sglang::default_fraction
 
 namespace kvsize {
 

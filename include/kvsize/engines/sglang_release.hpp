@@ -10,10 +10,14 @@
 //   F  0.5.3rc2 – 0.5.4        _handle_gpu_memory_settings (PR #10975): a reserve from the chunked-prefill
 //                              size, the CUDA-graph batch and tp·pp, at least 10 GiB above 60 GiB
 //   G  0.5.4.post1 – 0.5.9     F with a graph batch of 24 (not 16) on devices under 35 GiB at tp < 4 (PR #12124)
-//   H  0.5.10rc0 – 0.5.19      G plus a prefill CUDA-graph reserve before the floor (PR #16331)
+//   H  0.5.10rc0 – 0.5.14     G plus a prefill CUDA-graph reserve before the floor (PR #16331), off at pp > 1
+//   H' 0.5.15 – 0.5.19         H with the breakable prefill graphs (PR #29458): off for MLA models without
+//                              DSA, kept at pp > 1. Tags read up to 0.5.17; 0.5.18 and 0.5.19 (August –
+//                              September 2026) are taken to follow 0.5.17's rule, unverified.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint8_t, std::uint32_t
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
@@ -26,27 +30,30 @@ enum class fraction_rule : std::uint8_t {
   v0_4_7,   ///< E: 0.4.7.post1 – 0.5.3rc1
   v0_5_3,   ///< F: 0.5.3rc2 – 0.5.4
   v0_5,     ///< G: 0.5.4.post1 – 0.5.9
-  v0_5_10,  ///< H: 0.5.10rc0 – 0.5.19, the newest releases read (the default)
+  v0_5_10,  ///< H: 0.5.10rc0 – 0.5.14
+  v0_5_15,  ///< H': 0.5.15 – 0.5.19, the newest releases (the default)
 };
 
-/// The rule applied when no release is given: the newest releases' (0.5.10 – 0.5.19).
-inline constexpr fraction_rule default_rule = fraction_rule::v0_5_10;
+/// The rule applied when no release is given: the newest releases' (0.5.15 – 0.5.19).
+inline constexpr fraction_rule default_rule = fraction_rule::v0_5_15;
 
 /// The releases of each rule, for the report and budget.engine_version.
 [[nodiscard]] constexpr auto version_name(fraction_rule r) -> std::string_view {
   switch (r) {
     case fraction_rule::v0_4:
-      return "0.4.0-0.4.5";
+      return "0.4.0-0.4.5.post2";
     case fraction_rule::v0_4_7:
-      return "0.4.7-0.5.3";
+      return "0.4.7.post1-0.5.3rc1";
     case fraction_rule::v0_5_3:
-      return "0.5.3-0.5.4";
+      return "0.5.3rc2-0.5.4";
     case fraction_rule::v0_5:
-      return "0.5.4-0.5.9";
+      return "0.5.4.post1-0.5.9";
     case fraction_rule::v0_5_10:
+      return "0.5.10rc0-0.5.14";
+    case fraction_rule::v0_5_15:
       break;
   }
-  return "0.5.10-0.5.19";
+  return "0.5.15-0.5.19";
 }
 
 /// A release as SGLang tags it: 0.MINOR.PATCH, then rcN or .postN (v optional).
@@ -59,7 +66,8 @@ struct release {
 };
 
 namespace detail {
-/// Reads decimal digits at `text`'s front (1 to 4 of them) into `out`; false when there are none.
+/// Reads decimal digits at `text`'s front (1 to 4 of them, no leading zero but "0") into `out`; false
+/// when there are none, more, or a leading zero.
 constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
   std::size_t digits = 0;
   out = 0;
@@ -67,7 +75,7 @@ constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
     out = out * 10 + static_cast<std::uint32_t>(text[digits] - '0');
     ++digits;
   }
-  if (digits == 0 || digits == 5) {
+  if (digits == 0 || digits == 5 || (digits > 1 && text.front() == '0')) {
     return false;
   }
   text.remove_prefix(digits);
@@ -119,6 +127,9 @@ constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
     return own != stage ? own > stage : own_n >= n;
   };
   if (r.minor == 4) {
+    if (r.patch > 10) {
+      return std::nullopt;  // the 0.4 series ended with 0.4.10.post2
+    }
     if (!at_least(5, 2, 3)) {
       return fraction_rule::v0_4;  // 0.4.0 – 0.4.5.post2
     }
@@ -139,8 +150,11 @@ constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
   if (!at_least(10, 0, 0)) {
     return fraction_rule::v0_5;  // 0.5.4.post1 – 0.5.9
   }
+  if (!at_least(15, 0, 0)) {
+    return fraction_rule::v0_5_10;  // 0.5.10rc0 – 0.5.14
+  }
   if (!at_least(20, 0, 0)) {
-    return fraction_rule::v0_5_10;  // 0.5.10rc0 – 0.5.19
+    return fraction_rule::v0_5_15;  // 0.5.15rc0 – 0.5.19
   }
   return std::nullopt;
 }
@@ -153,12 +167,16 @@ constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
   if (r.minor < 4) {
     return "SGLang releases before 0.4.0 are not modelled; modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
   }
-  if (r.minor == 4) {
+  if (r.minor == 4 && r.patch <= 10) {
     return "SGLang 0.4.5.post3 to 0.4.7 used short-lived default-fraction rules that kvsize does not model; "
            "modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
   }
-  return "newer than the SGLang releases kvsize has read (0.5.19); modelled: 0.4.0 to 0.4.5.post2 and "
-         "0.4.7.post1 to 0.5.19";
+  if (r.minor == 4) {
+    return "no such SGLang release (the 0.4 series ended with 0.4.10.post2); modelled: 0.4.0 to 0.4.5.post2 and "
+           "0.4.7.post1 to 0.5.19";
+  }
+  return "newer than the SGLang releases kvsize knows (source read up to 0.5.17; 0.5.18 and 0.5.19 taken to "
+         "follow it); modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
 }
 
 }  // namespace kvsize::engines::sglang

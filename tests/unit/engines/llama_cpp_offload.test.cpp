@@ -227,6 +227,12 @@ TEST_CASE("llama.cpp offload: experts, -nkvo and tied embeddings", "[engines][ll
   big_experts.fill(101 * mib);
   CHECK_THROWS_AS(split_layers(m, o, slot_weights{blocks, big_experts, 0_B, 0_B, false}, ngl(33)),
                   kvsize::invalid_argument);
+  // Also when every block stays on the host (-ngl 0), and over two GPUs.
+  CHECK_THROWS_AS(split_layers(m, o, slot_weights{blocks, big_experts, 0_B, 0_B, false}, ngl(0)),
+                  kvsize::invalid_argument);
+  offload_request two = ngl(20);
+  two.devices = 2;
+  CHECK_THROWS_AS(split_layers(m, o, slot_weights{blocks, big_experts, 0_B, 0_B, false}, two), kvsize::invalid_argument);
 }
 
 TEST_CASE("llama.cpp offload: the largest -ngl that leaves --fit's 1 GiB free", "[engines][llama.cpp][offload]") {

@@ -129,7 +129,7 @@ TEST_CASE("SGLang S2 from the device alone: the engine's budget with kvsize's ow
   const auto s = kvsize::size_cache(m, engine_kind::sglang, o);
   const auto f = kvsize::fit_on_device(m, engine_kind::sglang, s, o, device, bytes{16'060'522'496});
   CHECK(f.startup.non_torch == 615_MiB);
-  CHECK(f.startup.engine_version == "0.5.10-0.5.19");
+  CHECK(f.startup.engine_version == "0.5.15-0.5.19");
   CHECK(f.startup.balanced());
   const double err = (static_cast<double>(f.capacity.max_tokens) - 442'750.0) / 442'750.0;
   CHECK(err > 0.0);

@@ -37,7 +37,7 @@ TEST_CASE("sglang_budget: S2 Llama-3.1-8B on 1×H100, default fraction of 0.4.x"
   o.sglang.release = fraction_rule::v0_4;
   const auto b = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(60), centi_gib(1511), o);
   CHECK(b.fraction == 0.88);
-  CHECK(b.engine_version == "0.4.0-0.4.5");
+  CHECK(b.engine_version == "0.4.0-0.4.5.post2");
   CHECK(b.balanced());
   const double err = relative_error(b.kv, 442'750, 131'072);
   // Tolerance: 63.48 and 15.11 each ±0.005 GiB → ±(0.005 + 0.12·0.01) GiB ≈ ±0.0062 GiB of 54.05 (0.012 %).
@@ -74,7 +74,7 @@ TEST_CASE("sglang_budget: S9 Grok-2 on 8×H100, tp 8, the default rule of its re
   o.sglang.release = fraction_rule::v0_4_7;
   const auto b = kvsize::sglang_startup_budget(centi_gib(7919), centi_gib(7919) - centi_gib(7743),
                                                centi_gib(7743) - centi_gib(4069), o);
-  CHECK(b.engine_version == "0.4.7-0.5.3");
+  CHECK(b.engine_version == "0.4.7.post1-0.5.3rc1");
   CHECK(b.fraction == 0.831);
   CHECK(b.balanced());
   const double err = relative_error(b.kv, 903'439, 32'768);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+// SGLang's default mem_fraction_static, by the rule of each release (sglang_release.hpp), as
+// python/sglang/srt/server_args.py computes it at each tag (docs/research/sglang-fraction-history.md).
+// Standard library only, constexpr, allocation-free.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>  // std::max
+#include <bit>        // std::bit_cast
+#include <cstdint>    // std::int64_t, std::uint32_t, std::uint64_t
+
+#include "../bytes.hpp"
+#include "../model_spec.hpp"
+#include "engine_options.hpp"
+#include "sglang_release.hpp"
+
+namespace kvsize::engines::sglang {
+
+/// SGLang 0.4.0 – 0.4.5.post2 (rule A; python/sglang/srt/server_args.py, ServerArgs.__post_init__, "Set
+/// mem fraction static, which depends on the tensor parallelism size"): 0.79 at tp ≥ 16, 0.81 at ≥ 8,
+/// 0.85 at ≥ 4, 0.87 at ≥ 2, else 0.88, whatever the memory. Public logs agree: 0.88 at tp 1
+/// (sgl-project/sglang PR #4760, S2), 0.85 at tp 4 (S3).
+[[nodiscard]] constexpr auto legacy_mem_fraction_static(std::uint32_t tp) -> double {
+  if (tp >= 16) {
+    return 0.79;
+  }
+  if (tp >= 8) {
+    return 0.81;
+  }
+  if (tp >= 4) {
+    return 0.85;
+  }
+  if (tp >= 2) {
+    return 0.87;
+  }
+  return 0.88;
+}
+
+/// The prefill CUDA-graph capture sizes of 0.5.10+ up to `max_tokens` (the chunked-prefill size):
+/// 4 … 32 by 4, 48 … 256 by 16, 288 … 512 by 32, 576 … 1024 by 64, 1280 … 4096 by 256, then by 512
+/// (server_args.py _generate_piecewise_cuda_graph_tokens / _generate_prefill_cuda_graph_batch_sizes):
+/// 42 sizes at 2048, 50 at 4096, 58 at 8192, 74 at 16384.
+[[nodiscard]] constexpr auto prefill_graph_sizes(std::uint32_t max_tokens) -> std::uint32_t {
+  struct run {
+    std::uint32_t first, last, step;
+  };
+  constexpr run runs[] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256}};
+  std::uint32_t n = 0;
+  for (const run& r : runs) {
+    for (std::uint32_t t = r.first; t <= r.last && t <= max_tokens; t += r.step) {
+      ++n;
+    }
+  }
+  for (std::uint32_t t = 4608; t <= max_tokens; t += 512) {
+    ++n;
+  }
+  return n;
+}
+
+/// Python's round(x, 3) for 0 < x ≤ 1: the exact binary value of x rounded to 3 decimals, halves to
+/// even (CPython rounds the double's exact value, so 0.6625, stored as 0.66249999…, becomes 0.662;
+/// x × 1000 + 0.5 would give 0.663). Exact: x = mantissa / 2^shift, and mantissa × 1000 < 2^63.
+[[nodiscard]] constexpr auto python_round3(double x) -> double {
+  const auto raw = std::bit_cast<std::uint64_t>(x);
+  const auto exponent = static_cast<int>((raw >> 52U) & 0x7FFU);
+  if (!(x > 0.0 && x <= 1.0) || exponent == 0) {  // not a fraction, or subnormal: no SGLang rule gives one
+    return static_cast<double>(static_cast<std::int64_t>(x * 1000.0 + 0.5)) / 1000.0;
+  }
+  const std::uint64_t mantissa = (raw & ((std::uint64_t{1} << 52U) - 1)) | (std::uint64_t{1} << 52U);
+  const int shift = 1075 - exponent;  // x = mantissa × 2^(exponent − 1075); 52 ≤ shift for x ≤ 1
+  if (shift >= 64) {                  // x < 2^-11: x × 1000 < 0.49, which rounds to 0
+    return 0.0;
+  }
+  const std::uint64_t scaled = mantissa * 1000;  // < 2^53 × 1000 < 2^63
+  const auto s = static_cast<unsigned>(shift);
+  std::uint64_t whole = scaled >> s;
+  const std::uint64_t rest = scaled & ((std::uint64_t{1} << s) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (s - 1);
+  if (rest > half || (rest == half && (whole & 1U) != 0)) {
+    ++whole;
+  }
+  return static_cast<double>(whole) / 1000.0;
+}
+
+/// What the prefill CUDA graphs of 0.5.10+ add to the reserve, in MiB, before the 10 GiB floor
+/// (server_args.py _handle_gpu_memory_settings, PR #16331): 8 MiB per capture size up to the
+/// chunked-prefill size, 1.5 GiB for an MLA model. 0.5.10 – 0.5.14 turn those graphs off at pp > 1
+/// (_handle_piecewise_cuda_graph); 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1 and
+/// turn them off for an MLA model without DSA. Not modelled: the other cases that turn them off
+/// (speculative decoding, DP attention, LoRA, a vision model in 0.5.10 – 0.5.13, ROCm), where the
+/// reserve is then too large and the budget errs low.
+[[nodiscard]] constexpr auto prefill_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
+                                                       bool latent_cache, bool sparse_index) -> double {
+  if (rule == fraction_rule::v0_5_10 && pp > 1) {
+    return 0;
+  }
+  if (rule == fraction_rule::v0_5_15 && latent_cache && !sparse_index) {
+    return 0;
+  }
+  if (rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) {
+    return 0;
+  }
+  return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
+}
+
+/// SGLang's automatic mem_fraction_static from the device memory (nvidia-smi's memory.total, in MiB:
+/// server_args.py get_device_memory_capacity), tp and pp, by the rule of its release
+/// (sglang_release.hpp; constants: docs/research/sglang-fraction-history.md); 0.88 if the memory is
+/// unknown. For a text model with default flags (no speculative decoding, DP attention or LoRA):
+///   E (0.4.7.post1 – 0.5.3rc1, __post_init__, PR #7054): reserve (2.8 + tp·pp/10) GiB under 35 GiB,
+///     (9.5 + tp·pp/2) GiB under 90 GiB, (12 + tp·pp/2) GiB under 160 GiB, else 32 GiB;
+///   F, G (0.5.3rc2 – 0.5.9, _handle_gpu_memory_settings, PR #10975): reserve = 512 + max(chunked
+///     prefill, 2048)·1.5 + cuda-graph batch·2 + tp·pp/8·1024 MiB, at least 10 GiB above 60 GiB, with
+///     the chunked size and graph batch by memory (the graph batch under 35 GiB at tp < 4: 16 in F,
+///     24 in G, PR #12124);
+///   H (0.5.10+): G plus, before the floor, prefill_graph_reserve_mib;
+/// fraction = round((memory − reserve) / memory, 3), as Python rounds. Rule A is legacy_mem_fraction_static.
+[[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
+                                                      fraction_rule rule = default_rule, bool latent_cache = false,
+                                                      bool sparse_index = false) -> double {
+  if (rule == fraction_rule::v0_4) {
+    return legacy_mem_fraction_static(tp);
+  }
+  if (device_memory.count() == 0) {
+    return 0.88;
+  }
+  const double mem = device_memory.in(MiB);
+  const double devices = static_cast<double>(tp) * pp;
+  double reserved = 0;
+  if (rule == fraction_rule::v0_4_7) {
+    reserved = mem < 35 * 1024.0    ? (2.8 + devices / 10) * 1024
+               : mem < 90 * 1024.0  ? (9.5 + devices / 2) * 1024
+               : mem < 160 * 1024.0 ? (12 + devices / 2) * 1024
+                                    : 32 * 1024.0;
+  } else {
+    const bool big_tp = tp >= 4;
+    double chunked = 0;
+    double graph_bs = 0;
+    if (mem < 20 * 1024.0) {
+      chunked = 2048, graph_bs = 8;
+    } else if (mem < 35 * 1024.0) {
+      chunked = 2048, graph_bs = big_tp ? 80 : rule == fraction_rule::v0_5_3 ? 16 : 24;
+    } else if (mem < 60 * 1024.0) {
+      chunked = 4096, graph_bs = big_tp ? 160 : 32;
+    } else if (mem < 160 * 1024.0) {
+      chunked = 8192, graph_bs = big_tp ? 512 : 256;
+    } else {
+      chunked = 16384, graph_bs = 512;
+    }
+    reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
+    reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index);
+    if (mem > 60 * 1024.0) {
+      reserved = std::max(reserved, 10 * 1024.0);
+    }
+  }
+  return python_round3((mem - reserved) / mem);
+}
+
+/// mem_fraction_static: the user's value (o.sglang.mem_fraction_static != 0), else the default rule of
+/// o.sglang.release on the device's nvidia-smi total (o.sglang.reported_memory, else o.device_memory,
+/// else `device`).
+[[nodiscard]] constexpr auto default_fraction(const engine_options& o, bytes device) -> double {
+  if (o.sglang.mem_fraction_static != 0) {
+    return o.sglang.mem_fraction_static;
+  }
+  const bytes memory = o.sglang.reported_memory.count() != 0 ? o.sglang.reported_memory
+                       : o.device_memory.count() != 0       ? o.device_memory
+                                                            : device;
+  return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index);
+}
+
+[[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {
+  return default_fraction(o, bytes{0});
+}
+
+/// `o` with the model facts the default fraction reads, from `m`: an MLA latent cache, DSA's indexer.
+[[nodiscard]] constexpr auto with_model_facts(engine_options o, const model_spec& m) -> engine_options {
+  o.sglang.latent_cache = m.latent.kv_lora_rank != 0;
+  o.sglang.sparse_index = m.latent.index_head_dim != 0;
+  return o;
+}
+
+}  // namespace kvsize::engines::sglang
