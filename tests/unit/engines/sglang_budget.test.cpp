@@ -93,6 +93,47 @@ TEST_CASE("sglang_budget: S9 Grok-2 on 8×H100, tp 8, the default rule of its re
   CHECK(std::abs(relative_error(given.kv, 903'439, 32'768)) < 0.002);
 }
 
+TEST_CASE("sglang_budget: held-out logs, each at its release's default fraction", "[sglang_budget]") {
+  // Public start-up logs that print the default mem_fraction_static in server_args (collected in
+  // docs/research/sglang-logs-cases.md; no constant was fitted to them). Each: the release (as the issue's
+  // environment gives it) → its rule → the fraction, then the budget from the logged before/after figures.
+  // The device total is not printed, so device = "avail before" (non-torch 0; the rule's arithmetic is the
+  // same). Cells: Qwen3-0.6B 28 L · 8 kvh · 128 · 2 · 2 B = 114,688; Qwen2.5-7B 28 · 4 · 128 · 2 · 2 =
+  // 57,344; DeepSeek-V2-Lite (MLA) 27 · (512 + 64) · 2 = 31,104.
+  struct logged {
+    const char* url;
+    const char* release;
+    std::uint64_t reported_mib;  // nvidia-smi's total, which rules after 0.4.5 read
+    double printed_fraction;
+    std::uint64_t before, after;  // "avail mem" before and after the weights, GiB × 100
+    std::uint64_t tokens, cell;
+  };
+  const logged cases[] = {
+      // Qwen3-0.6B-FP8 on an H100 80 GB: rule E, (81,559 − 10,240) / 81,559 → 0.874.
+      {"https://github.com/sgl-project/sglang/issues/7495", "0.4.7.post1", 81'559, 0.874, 7'502, 7'428, 606'832,
+       114'688},
+      // Qwen2.5-7B-Instruct on a ~40 GB GPU: rule A, 0.88 at tp 1.
+      {"https://github.com/sgl-project/sglang/issues/4094", "0.4.3.post2", 0, 0.88, 3'897, 2'459, 372'945, 57'344},
+      // DeepSeek-V2-Lite (MLA) on an A40: rule A, 0.88.
+      {"https://github.com/sgl-project/sglang/issues/3451", "0.4.2.post3", 0, 0.88, 4'385, 1'434, 313'444, 31'104},
+  };
+  namespace sgl = kvsize::engines::sglang;
+  for (const logged& c : cases) {
+    CAPTURE(c.url);
+    const auto release = sgl::parse_release(c.release);
+    REQUIRE(release.has_value());
+    const auto rule = sgl::rule_of(*release);
+    REQUIRE(rule.has_value());
+    kvsize::engine_options o{};
+    o.sglang.release = *rule;
+    o.sglang.reported_memory = kvsize::MiB * c.reported_mib;
+    const auto b = kvsize::sglang_startup_budget(centi_gib(c.before), 0_B, centi_gib(c.before) - centi_gib(c.after), o);
+    CHECK(b.fraction == c.printed_fraction);
+    // The printed figures (±0.005 GiB each) explain ±0.01 – 0.03 %; C2 is +0.017 %.
+    CHECK(std::abs(relative_error(b.kv, c.tokens, c.cell)) < 0.0005);
+  }
+}
+
 TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budget]") {
   kvsize::engine_options o{};
   o.sglang.mem_fraction_static = 0.9;
