@@ -65,6 +65,7 @@ auto decode_json(const decode_cost& d) -> json {
   decode["weights_bytes"] = d.traffic.weights.count();
   decode["kv_bytes"] = d.traffic.kv.count();
   decode["kv_share"] = d.traffic.kv_share();
+  decode["stages"] = d.stages;
   decode["bandwidth_bytes_per_second"] = d.bandwidth != 0 ? json(d.bandwidth) : json(nullptr);
   decode["seconds_per_token"] = d.bandwidth != 0 ? json(d.seconds_per_token) : json(nullptr);
   return decode;

@@ -233,6 +233,11 @@ void decode_section(fmt::memory_buffer& out, const plan_result& r) {
   put(out, "\nPlan: decode cost (one step reads every weight and every user's KV once)\n");
   const decode_cost& d = r.decode;
   row(out, "bytes read per step", exact(d.traffic.total()));
+  if (d.stages > 1) {
+    row(out, "  layer split", fmt::format("a token passes the {} stages in turn: every stage's weights and KV, as one "
+                                          "device of each reads them",
+                                          d.stages));
+  }
   row(out, "  weights", fmt::format("{}", d.traffic.weights));
   row(out, "  KV cache", fmt::format("{}: {:.1f}% of the bytes read", d.traffic.kv, 100.0 * d.traffic.kv_share()));
   if (d.bandwidth != 0) {

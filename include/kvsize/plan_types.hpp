@@ -95,7 +95,10 @@ struct prefix_option {
 
 /// What one decode step costs on one device.
 struct decode_cost {
-  decode_traffic traffic{};     ///< weights of the device + KV of the users at the context
+  /// Weights + KV of the users at the context, read per step by one device, or with a layer split
+  /// (stages > 1) by one rank of each stage in turn: the sum over the stages.
+  decode_traffic traffic{};
+  std::uint64_t stages = 1;     ///< layer-split stages a token passes in turn (pp; llama.cpp: every device)
   std::uint64_t bandwidth = 0;  ///< bytes/s; 0 = unknown
   double seconds_per_token = 0;  ///< total / bandwidth: a lower bound on the time per output token (0 if unknown)
 };

@@ -297,6 +297,32 @@ template <engine E>
   return k;
 }
 
+/// The bytes one decode step of point `p` reads, as a bound on its time: with one stage, the device's
+/// weights and KV. With a layer split (pipeline stages; every llama.cpp device) a token passes the
+/// stages in turn while each stage's tp ranks read in parallel, so the step takes at least the sum over
+/// stages of one rank's bytes: the whole model's weights over the ranks of a stage, and every stage's
+/// KV (each stage sized as the engine splits it), not the one device the capacity is sized for.
+template <engine E>
+[[nodiscard]] constexpr auto decode_traffic_of(const model_spec& m, const plan_inputs& in, const plan_point& p,
+                                               std::uint64_t context, std::uint64_t users, std::uint32_t tp)
+    -> decode_traffic {
+  const engine_options o = plan_options_at<E>(in, context, users, tp);
+  const std::uint64_t stages = E::layer_split_devices(o);
+  if (stages <= 1 || stages > m.layers) {
+    return {p.weights, p.kv};
+  }
+  bytes kv{0};
+  for (std::uint32_t stage = 0; stage < stages; ++stage) {
+    const stage_range layers = E::stage_layers(m, o, stage, static_cast<std::uint32_t>(stages));
+    if (layers.count != 0) {
+      const engine_sizing s = E::size_stage(m, o, layers);
+      kv += s.kv_bytes + s.state_bytes_per_sequence * users;
+    }
+  }
+  const std::uint64_t ranks_per_stage = std::max<std::uint64_t>(1, std::uint64_t{o.tp} * o.pp / stages);
+  return {in.weights / ranks_per_stage, kv};
+}
+
 }  // namespace detail
 
 /// The plan for `in.options.batch` users of `in.options.context` tokens each, for engine E (for
@@ -342,7 +368,8 @@ template <engine E>
   r.prefix.shared_prefix = in.options.shared_prefix;
   r.prefix.saved = r.point.prefix_saved;
   r.prefix.max_users = in.options.shared_prefix != 0 ? detail::max_users_of(points, true) : r.max_users;
-  r.decode.traffic = decode_traffic{r.point.weights, r.point.kv};
+  r.decode.traffic = detail::decode_traffic_of<E>(m, base, r.point, context, users, tp);
+  r.decode.stages = E::layer_split_devices(detail::plan_options_at<E>(base, context, users, tp));
   r.decode.bandwidth = in.bandwidth;
   r.decode.seconds_per_token = in.bandwidth != 0 ? r.decode.traffic.seconds_at(in.bandwidth) : 0.0;
   return r;

@@ -269,6 +269,40 @@ TEST_CASE("planner: prefix sharing holds the prefix once", "[planner][engines]")
   CHECK(p.prefix.saved == bytes{5'842'665'472});
 }
 
+TEST_CASE("planner: a decode step over a layer split reads every stage in turn", "[planner][engines]") {
+  // Llama-3-8B (8,030,261,248 parameters, bf16: 16,060,522,496 B), 4 users × 4,096 tokens, 128 KiB of
+  // KV a token over 32 layers: 2 GiB for the whole model. Split over two stages, each device holds half
+  // the KV (vLLM's pp 2: 16 layers each; llama.cpp's two GPUs: 17 and 15 blocks), but a token passes both
+  // stages in turn, so the step reads every weight and all 2 GiB: the bound is that of one device.
+  constexpr auto m = presets::llama_3_8b;
+  constexpr bytes weights{16'060'522'496};
+  for (const engine_kind e : {engine_kind::vllm, engine_kind::llama_cpp}) {
+    CAPTURE(e);
+    auto in = inputs(weights, kvsize::gpu("h100-80gb").memory, e, 4'096, 4);
+    const auto one = kvsize::plan(m, in);
+    CHECK(one.decode.stages == 1);
+    CHECK(one.decode.traffic.weights == weights);
+    CHECK(one.decode.traffic.kv == kvsize::GiB * 2);
+    if (e == engine_kind::vllm) {
+      in.options.pp = 2;
+    } else {
+      in.options.tp = 2;  // llama.cpp splits layers over tp × pp devices
+    }
+    const auto two = kvsize::plan(m, in);
+    CHECK(two.point.kv < one.point.kv);  // one device holds part of the cache
+    CHECK(two.decode.stages == 2);
+    CHECK(two.decode.traffic.weights == weights);
+    CHECK(two.decode.traffic.kv == one.decode.traffic.kv);
+  }
+  // Tensor parallelism splits each step's reads across the ranks: vLLM at tp 2 reads half per rank.
+  auto tp2 = inputs(weights, kvsize::gpu("h100-80gb").memory, engine_kind::vllm, 4'096, 4);
+  tp2.options.tp = 2;
+  const auto t = kvsize::plan(m, tp2);
+  CHECK(t.decode.stages == 1);
+  CHECK(t.decode.traffic.weights == weights / 2);
+  CHECK(t.decode.traffic.kv == kvsize::GiB);
+}
+
 namespace {
 
 auto configs() -> std::vector<std::filesystem::path> {
