@@ -52,7 +52,9 @@ namespace kvsize {
 
 namespace detail {
 
-/// The engine's options for `users` sequences of `context` tokens at tensor-parallel degree `tp`.
+/// The engine's options for `users` sequences of `context` tokens at tensor-parallel degree `tp`. At
+/// another degree than the request's, llama.cpp's -ts shares (one per device of the request) no longer
+/// name the devices, so the layers are split equally, as llama.cpp splits them over like GPUs.
 template <engine E>
 [[nodiscard]] constexpr auto plan_options_at(const plan_inputs& in, std::uint64_t context, std::uint64_t users,
                                              std::uint32_t tp) -> engine_options {
@@ -60,6 +62,9 @@ template <engine E>
     throw kvsize::invalid_argument("kvsize: a plan needs at least one user and one token");
   }
   engine_options base = in.options;
+  if (tp != base.tp) {
+    base.llama_cpp.split = {};
+  }
   base.tp = tp;
   engine_options o = E::plan_options(base, context, users);
   o.device_memory = in.device_memory;

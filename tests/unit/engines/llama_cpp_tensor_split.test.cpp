@@ -5,6 +5,8 @@
 #include <kvsize/engine.hpp>
 #include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/planner.hpp>
+#include <kvsize/presets.hpp>
 
 #include "../gguf_support.hpp"
 #ifdef KVSIZE_CLI_PATH
@@ -411,3 +413,22 @@ TEST_CASE("kvsize -ts: the plan's verdict uses the heaviest GPU's weights", "[cl
   CHECK(uneven["capacity"]["weights_per_device_bytes"] == uneven["offload"]["asked"]["devices"][0]["weights_bytes"]);
 }
 #endif
+
+TEST_CASE("llama.cpp -ts: the planner's other device counts split the layers equally", "[engines][llama.cpp][tensor-split]") {
+  // Llama-3-8B (16,060,522,496 B of bf16 weights) for one user of 131,072 tokens (16 GiB of KV) on 12 GiB
+  // GPUs, asked as -ts 1,0 over two: GPU 0 would hold every layer. The smallest device count that fits is
+  // looked for with equal shares: -ts 1,0 names two devices, and at tp 2 (4 GPUs) the two added ones would
+  // otherwise get share 0, leaving all 16 GiB of KV on GPU 0 at every count tried.
+  kvsize::plan_inputs in{};
+  in.engine = kvsize::engine_kind::llama_cpp;
+  in.weights = kvsize::bytes{16'060'522'496};
+  in.weights_per_device = in.weights;  // -ts 1,0: GPU 0 holds them all
+  in.device_memory = kvsize::GiB * 12;
+  in.options.context = 131'072;
+  in.options.batch = 1;
+  in.options.pp = 2;
+  in.options.llama_cpp.split = shares({1, 0});
+  const auto p = kvsize::plan(kvsize::presets::llama_3_8b, in);
+  CHECK_FALSE(p.point.fits());
+  CHECK(p.min_tp == 2);  // 4 GPUs, 8 blocks and 4 GiB of KV each
+}
