@@ -30,6 +30,12 @@ struct engine_row {
   std::string refusal;
 };
 
+/// The engine release whose start-up rules sized the row ("0.19"), or empty where the engine names none
+/// or no device was given.
+auto release_of(const sizing& s) -> std::string_view {
+  return s.capacity && s.capacity->startup ? s.capacity->startup->engine_version : std::string_view{};
+}
+
 /// "fits", or "no: " and what limits the request ("no: memory"); "—" without a plan.
 auto plan_words(const sizing& s) -> std::string {
   if (!s.plan) {
@@ -78,6 +84,15 @@ auto text_table(const options& opts, const std::vector<engine_row>& rows) -> std
   }
   out += "\nPer device (one TP rank). KV budget: the engine's rule on the device; max users: at the context; "
          "max context: for the users. --json has every figure in bytes.\n";
+  std::string releases;
+  for (const auto& r : rows) {
+    if (r.result && !release_of(*r.result).empty()) {
+      releases += fmt::format("{}{} {}", releases.empty() ? "" : ", ", display_name(r.engine), release_of(*r.result));
+    }
+  }
+  if (!releases.empty()) {
+    out += fmt::format("Budget rules of: {} (--engine-version picks another release for one engine).\n", releases);
+  }
   std::string wrapped_out;
   for (std::string_view rest = out; !rest.empty();) {
     const std::size_t end = rest.find('\n');
@@ -102,6 +117,8 @@ auto json_table(const options& opts, const std::vector<engine_row>& rows) -> std
     }
     const sizing& s = *r.result;
     e["refused"] = nullptr;
+    e["engine_version"] = release_of(s).empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(std::string{release_of(s)});
     e["context"] = s.context;
     e["batch"] = s.batch;
     e["kv_bytes_per_token"] = s.cache.kv_bytes_per_token.count();

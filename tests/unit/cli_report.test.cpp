@@ -353,7 +353,11 @@ TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's
     CHECK(row.at("max_context") == one.at("plan").at("max_context"));
     CHECK(row.at("command_line") == one.at("plan").at("command_line"));
     CHECK(row.at("fits") == true);
+    CHECK(row.at("engine_version") == one.at("budget").at("engine_version"));  // the release whose rules sized it
   }
+  CHECK(table.at(1).at("engine_version") == "0.19");
+  CHECK(table.at(2).at("engine_version") == "0.5.15-0.5.19");
+  CHECK(table.at(0).at("engine_version").is_null());  // exact names no release
   // The text table: a row per engine, no line over 100 columns.
   const auto text = run_cli(qwen + " --engine ALL");
   REQUIRE(text.exit_code == 0);
@@ -362,6 +366,11 @@ TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's
   }
   CHECK_THAT(text.out, ContainsSubstring("TensorRT-LLM"));
   CHECK_THAT(text.out, ContainsSubstring("4 users × 2,048 tokens"));
+  CHECK_THAT(text.out, ContainsSubstring("Budget rules of: vLLM 0.19, SGLang 0.5.15-0.5.19"));
+  // One --engine-version names one engine's release: that engine's rules, the other's row refused.
+  const auto sglang_052 = json_of(qwen + " --engine all --engine-version 0.5.2").at("engines");
+  CHECK(sglang_052.at(2).at("engine_version") == "0.4.7.post1-0.5.3rc1");
+  CHECK_THAT(sglang_052.at(1).at("refused").get<std::string>(), ContainsSubstring("--engine-version 0.5.2: vLLM"));
   // An engine that refuses the request gets a row saying why; the others are sized.
   const auto q8 = json_of("'" + config("Qwen__Qwen2.5-1.5B.config.json") + "' --engine all --kv-dtype q8_0").at("engines");
   CHECK_THAT(q8.at(1).at("refused").get<std::string>(), ContainsSubstring("no GGML block-quantized KV cache"));
