@@ -45,10 +45,7 @@ void title(fmt::memory_buffer& out, std::string_view text) {
 
 /// What the engine's budget rule keeps away from the KV cache, in words.
 auto reserve_rule(const sizing& s) -> std::string {
-  const plan_figures& p = *s.plan;
-  engine_options o = p.inputs.options;
-  o.device_memory = p.inputs.device_memory;
-  const budget_rule r = engine_budget_rule(s.engine, o);
+  const budget_rule& r = s.plan->result.point.rule;  // as the fit applied it, with the model's facts
   if (r.margin.count() != 0) {
     return fmt::format("the --fit margin, {}", r.margin);
   }
@@ -297,9 +294,7 @@ auto engine_words(const sizing& s) -> std::string {
   if (s.capacity && s.capacity->startup && !s.capacity->startup->engine_version.empty()) {
     words += fmt::format(" {}", s.capacity->startup->engine_version);
   }
-  engine_options o = s.plan->inputs.options;
-  o.device_memory = s.plan->inputs.device_memory;
-  const budget_rule r = engine_budget_rule(s.engine, o);
+  const budget_rule& r = s.plan->result.point.rule;  // as the fit applied it, with the model's facts
   if (!r.setting.empty()) {
     words += fmt::format(" at {} {}", r.setting, fraction_text(r));
   }
@@ -342,8 +337,9 @@ auto verdict_command(const sizing& s) -> std::string {
   if (!s.plan || !s.plan->result.point.fits()) {
     return {};
   }
+  const plan_point& point = s.plan->result.point;
   std::string command =
-      engine_command_line(s.engine, point_options(s.plan->inputs, s.plan->result.point), model_placeholder);
+      engine_command_line(s.engine, point_options(s.plan->inputs, point), point.rule, model_placeholder);
   if (s.offload) {  // the offload flags the user gave, with every layer on the GPU as the plan sizes it
     command = with_offload_flags(std::move(command), s.offload->request, 0);
   }

@@ -188,7 +188,7 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
 
 /// llama-server's command line with the split's -ngl and the offload flags asked for.
 auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& split) -> std::string {
-  return with_offload_flags(engine_command_line(s.engine, s.offload->options, model_placeholder), s.offload->request,
+  return with_offload_flags(engine_command_line(s.engine, s.offload->options, budget_rule{}, model_placeholder), s.offload->request,
                             split.gpu_slots);
 }
 

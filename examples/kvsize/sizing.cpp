@@ -809,7 +809,6 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   }
   s.engine_opts.vllm.a100 = d.a100;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
-  s.engine_opts = engines::sglang::with_model_facts(s.engine_opts, m);  // for the command line's fraction
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
     s.engine_opts.llama_cpp.flash_attn = false;  // the compute buffer holds the KQ scores

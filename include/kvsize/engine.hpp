@@ -259,7 +259,9 @@ template <engine E>
   return visit_engine(e, [&]<engine E>(E) { return E::kv_budget(device_memory, weights_per_device, o); });
 }
 
-/// Engine `e`'s budget rule (its fraction and margin) for options `o`.
+/// Engine `e`'s budget rule (its fraction and margin) for options `o` as given. SGLang's default
+/// fraction also depends on the model (MLA, DSA: engines::sglang::with_model_facts), which
+/// fit_on_device adds: its device_fit::budget.rule (and plan_point::rule) is the rule for a model.
 [[nodiscard]] constexpr auto engine_budget_rule(engine_kind e, const engine_options& o) -> budget_rule {
   return visit_engine(e, [&]<engine E>(E) { return E::budget(o); });
 }

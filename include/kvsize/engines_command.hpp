@@ -44,30 +44,33 @@ template <class T>
 }
 
 template <engine E>
-[[nodiscard]] inline auto command_of(E /*engine*/, const engine_options& /*o*/, std::string_view /*model*/)
+[[nodiscard]] inline auto command_of(E /*engine*/, const engine_options& /*o*/, const budget_rule& /*rule*/,
+                                     std::string_view /*model*/)
     -> std::string {
   return {};
 }
 
 /// `o.batch` users of `o.context` tokens: --max-num-seqs caps the running requests at the users.
-[[nodiscard]] inline auto command_of(vllm_engine /*engine*/, const engine_options& o, std::string_view model)
+[[nodiscard]] inline auto command_of(vllm_engine /*engine*/, const engine_options& o, const budget_rule& rule,
+                                     std::string_view model)
     -> std::string {
   const std::string_view kv = vllm_cache_dtype(o);
   return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}", model,
-                     o.context, o.batch, fraction_text(vllm_engine::budget(o)),
+                     o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size));
 }
 
 /// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).
-[[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, std::string_view model)
+[[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, const budget_rule& rule,
+                                     std::string_view model)
     -> std::string {
   const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}",
-      model, o.context, o.batch, fraction_text(sglang_engine::budget(o)), flag_if(o.tp > 1, "--tp-size", o.tp),
+      model, o.context, o.batch, fraction_text(rule), flag_if(o.tp > 1, "--tp-size", o.tp),
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8, "--kv-cache-dtype", o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
       flag_if(o.block_size > 1, "--page-size", o.block_size));
@@ -76,7 +79,8 @@ template <engine E>
 /// -c is shared by the -np slots; every layer on the GPU (-ngl 999); a quantized V cache needs -fa on;
 /// -ts the shares of the tp × pp devices when given (llama.cpp's default splits by free memory).
 /// A GGUF file, not a Hugging Face id: `model` stands for it.
-[[nodiscard]] inline auto command_of(llama_cpp_engine /*engine*/, const engine_options& o, std::string_view model)
+[[nodiscard]] inline auto command_of(llama_cpp_engine /*engine*/, const engine_options& o, const budget_rule& /*rule*/,
+                                     std::string_view model)
     -> std::string {
   const llama_cpp_knobs& k = o.llama_cpp;
   std::string types;
@@ -97,10 +101,11 @@ template <engine E>
                      flag_if(k.ubatch != llama_cpp_knobs{}.ubatch, "-ub", k.ubatch), even ? "" : split);
 }
 
-[[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, std::string_view model)
+[[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, const budget_rule& rule,
+                                     std::string_view model)
     -> std::string {
   return fmt::format("trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
-                     model, o.context, o.batch, fraction_text(trtllm_engine::budget(o)),
+                     model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tp_size", o.tp), flag_if(o.pp > 1, "--pp_size", o.pp));
 }
 
@@ -109,10 +114,12 @@ template <engine E>
 /// The command that starts engine `e` with options `o` as its plan_options makes them for a number
 /// of users (vLLM, SGLang, TRT-LLM: o.batch users of o.context tokens; llama.cpp: -np slots sharing
 /// -c), tp, pp, KV types and knobs, for model `model` (a Hugging Face id or a path); "" for engines
-/// without a server command (exact, transformers).
-[[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, std::string_view model)
-    -> std::string {
-  return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, model); });
+/// without a server command (exact, transformers). The fraction flag is `rule`'s: the rule the fit
+/// applied (plan_point::rule, device_fit::budget.rule), which knows the model (SGLang's default
+/// fraction depends on MLA and DSA) where `o` alone may not.
+[[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, const budget_rule& rule,
+                                              std::string_view model) -> std::string {
+  return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, rule, model); });
 }
 
 }  // namespace kvsize

@@ -13,6 +13,7 @@
 #include "decode.hpp"
 #include "dtype.hpp"
 #include "engines/common.hpp"
+#include "engines/engine_concept.hpp"  // budget_rule
 #include "workspace.hpp"
 
 namespace kvsize {
@@ -61,6 +62,7 @@ struct plan_point {
   workspace_terms workspace{};
   bytes reserve{0};    ///< kept away from the KV cache by the engine's budget rule
   bytes kv_budget{0};  ///< what the engine's rule leaves for the KV cache
+  budget_rule rule{};  ///< that rule, for this device and model (its fraction: what the engine is started with)
   std::uint64_t admitted = 0;  ///< sequences of `context` tokens the engine admits in kv_budget (caps applied)
   std::uint64_t admitted_shared = 0;  ///< the same with the shared prefix held once
   std::uint64_t slot_cap = unbounded;  ///< the scheduler's cap on running sequences (vLLM, SGLang)

@@ -91,6 +91,7 @@ template <engine E>
   p.kv = s.kv_bytes + s.state_bytes_per_sequence * users;
   p.prefix_saved = s.prefix_bytes_saved;
   p.kv_budget = f.budget.kv;
+  p.rule = f.budget.rule;
   p.reserve = f.budget.reserve;
   const engine_capacity& c = f.capacity;
   p.admitted = c.max_sequences;
@@ -307,14 +308,18 @@ template <engine E>
 /// stages in turn while each stage's tp ranks read in parallel, so the step takes at least the sum over
 /// stages of one rank's bytes: the whole model's weights over the ranks of a stage, and every stage's
 /// KV (each stage sized as the engine splits it), not the one device the capacity is sized for.
+/// Returns the traffic and the stages; the caller sets the bandwidth and the time.
 template <engine E>
-[[nodiscard]] constexpr auto decode_traffic_of(const model_spec& m, const plan_inputs& in, const plan_point& p,
-                                               std::uint64_t context, std::uint64_t users, std::uint32_t tp)
-    -> decode_traffic {
+[[nodiscard]] constexpr auto decode_cost_of(const model_spec& m, const plan_inputs& in, const plan_point& p,
+                                            std::uint64_t context, std::uint64_t users, std::uint32_t tp)
+    -> decode_cost {
   const engine_options o = plan_options_at<E>(in, context, users, tp);
   const std::uint64_t stages = E::layer_split_devices(o);
+  decode_cost cost{};
+  cost.stages = stages;
   if (stages <= 1 || stages > m.layers) {
-    return {p.weights, p.kv};
+    cost.traffic = {p.weights, p.kv};
+    return cost;
   }
   bytes kv{0};
   for (std::uint32_t stage = 0; stage < stages; ++stage) {
@@ -325,7 +330,8 @@ template <engine E>
     }
   }
   const std::uint64_t ranks_per_stage = std::max<std::uint64_t>(1, std::uint64_t{o.tp} * o.pp / stages);
-  return {in.weights / ranks_per_stage, kv};
+  cost.traffic = {in.weights / ranks_per_stage, kv};
+  return cost;
 }
 
 }  // namespace detail
@@ -373,8 +379,7 @@ template <engine E>
   r.prefix.shared_prefix = in.options.shared_prefix;
   r.prefix.saved = r.point.prefix_saved;
   r.prefix.max_users = in.options.shared_prefix != 0 ? detail::max_users_of(points, true) : r.max_users;
-  r.decode.traffic = detail::decode_traffic_of<E>(m, base, r.point, context, users, tp);
-  r.decode.stages = E::layer_split_devices(detail::plan_options_at<E>(base, context, users, tp));
+  r.decode = detail::decode_cost_of<E>(m, base, r.point, context, users, tp);
   r.decode.bandwidth = in.bandwidth;
   r.decode.seconds_per_token = in.bandwidth != 0 ? r.decode.traffic.seconds_at(in.bandwidth) : 0.0;
   return r;

@@ -483,6 +483,18 @@ TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fract
   CHECK(json_of(v32).at("budget").at("fraction").get<double>() == 0.799);
   CHECK(json_of(k2).at("budget").at("fraction").get<double>() == 0.818);
   CHECK(json_of(k2 + " --engine-version 0.5.14").at("budget").at("fraction").get<double>() == 0.799);
+  // Every place the text report names the fraction says the model's (the fit's rule), not the rule of
+  // options that do not know the model is MLA: the verdict, the command line and the reserve row.
+  // DeepSeek-R1 (MLA without DSA) fits 8 × H200; as a non-MLA model it would get 0.893.
+  const std::string r1 = dir + "deepseek-ai__DeepSeek-R1.config.json' --gpu h200 --engine sglang --tp 8";
+  const double r1_fraction = json_of(r1).at("budget").at("fraction").get<double>();
+  CHECK(r1_fraction == 0.897);
+  const auto r1_text = run_cli(r1 + " --context 8192 --batch 4");
+  REQUIRE(r1_text.exit_code == 0);
+  CHECK_THAT(r1_text.out, ContainsSubstring("at mem_fraction_static 0.897"));
+  CHECK_THAT(r1_text.out, ContainsSubstring("--mem-fraction-static 0.897"));
+  CHECK_THAT(r1_text.out, ContainsSubstring("1 − mem_fraction_static 0.897"));
+  CHECK_THAT(r1_text.out, !ContainsSubstring("0.893"));
   for (const std::string bad : {"0.4.6", "0.4.11", "0.5.20", "0.6.0", "0.5", "0.05.10", "latest", "0.19"}) {
     CAPTURE(bad);
     const auto r = run_cli(llama + " --engine-version " + bad);

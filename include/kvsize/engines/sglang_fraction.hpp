@@ -91,13 +91,13 @@ namespace kvsize::engines::sglang {
 /// reserve is then too large and the budget errs low.
 [[nodiscard]] constexpr auto prefill_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
                                                        bool latent_cache, bool sparse_index) -> double {
+  if (rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) {
+    return 0;  // the releases before 0.5.10 capture no prefill CUDA graphs
+  }
   if (rule == fraction_rule::v0_5_10 && pp > 1) {
     return 0;
   }
   if (rule == fraction_rule::v0_5_15 && latent_cache && !sparse_index) {
-    return 0;
-  }
-  if (rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) {
     return 0;
   }
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));

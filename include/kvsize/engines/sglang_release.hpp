@@ -17,10 +17,11 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint8_t, std::uint32_t
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
+
+#include "../detail/release_text.hpp"
 
 namespace kvsize::engines::sglang {
 
@@ -65,50 +66,25 @@ struct release {
   std::uint32_t post = 0;     ///< N of .postN; 0 when none
 };
 
-namespace detail {
-/// Reads decimal digits at `text`'s front (1 to 4 of them, no leading zero but "0") into `out`; false
-/// when there are none, more, or a leading zero.
-constexpr auto take_number(std::string_view& text, std::uint32_t& out) -> bool {
-  std::size_t digits = 0;
-  out = 0;
-  while (digits < text.size() && digits < 5 && text[digits] >= '0' && text[digits] <= '9') {
-    out = out * 10 + static_cast<std::uint32_t>(text[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0 || digits == 5 || (digits > 1 && text.front() == '0')) {
-    return false;
-  }
-  text.remove_prefix(digits);
-  return true;
-}
-}  // namespace detail
-
 /// "0.5.10", "v0.5.4.post1", "0.5.3rc2" → the release; none for any other text.
 [[nodiscard]] constexpr auto parse_release(std::string_view text) -> std::optional<release> {
-  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) {
-    text.remove_prefix(1);
-  }
-  if (!text.starts_with("0.")) {
-    return std::nullopt;
-  }
-  text.remove_prefix(2);
   release r;
-  if (!detail::take_number(text, r.minor) || !text.starts_with(".")) {
+  if (!detail::take_release_zero(text) || !detail::take_release_number(text, r.minor) || !text.starts_with(".")) {
     return std::nullopt;
   }
   text.remove_prefix(1);
-  if (!detail::take_number(text, r.patch)) {
+  if (!detail::take_release_number(text, r.patch)) {
     return std::nullopt;
   }
   if (text.starts_with("rc")) {
     text.remove_prefix(2);
     r.candidate = true;
-    if (!detail::take_number(text, r.rc)) {
+    if (!detail::take_release_number(text, r.rc)) {
       return std::nullopt;
     }
   } else if (text.starts_with(".post")) {
     text.remove_prefix(5);
-    if (!detail::take_number(text, r.post)) {
+    if (!detail::take_release_number(text, r.post)) {
       return std::nullopt;
     }
   }

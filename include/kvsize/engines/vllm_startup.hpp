@@ -33,6 +33,7 @@
 
 #include "../bytes.hpp"
 #include "../detail/checked.hpp"
+#include "../detail/release_text.hpp"
 #include "../dtype.hpp"
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
@@ -59,23 +60,9 @@ inline constexpr std::uint32_t default_release_minor = 19;
 /// Reads a vLLM release as users write it ("0.19", "v0.19.1", "0.10.1.1") into its minor number;
 /// none where it is not 0.X with X a number. Whether X is modelled is release_refusal's question.
 [[nodiscard]] constexpr auto parse_release(std::string_view text) -> std::optional<std::uint32_t> {
-  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) {
-    text.remove_prefix(1);
-  }
-  if (text.size() < 3 || text.substr(0, 2) != "0.") {
-    return std::nullopt;
-  }
-  text.remove_prefix(2);
   std::uint32_t minor = 0;
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-    if (digits == 4) {
-      return std::nullopt;  // no release has a five-digit minor; also keeps `minor` from overflowing
-    }
-    minor = minor * 10 + static_cast<std::uint32_t>(text[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0 || (digits < text.size() && text[digits] != '.')) {
+  if (!detail::take_release_zero(text) || !detail::take_release_number(text, minor) ||
+      (!text.empty() && text.front() != '.')) {
     return std::nullopt;
   }
   return minor;

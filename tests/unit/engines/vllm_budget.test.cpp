@@ -224,6 +224,8 @@ TEST_CASE("vllm_budget: releases", "[vllm_budget]") {
   CHECK(parse_release("1.0") == std::nullopt);
   CHECK(parse_release("0.") == std::nullopt);
   CHECK(parse_release("0.99999") == std::nullopt);
+  CHECK(parse_release("0.019") == std::nullopt);  // a leading zero names no release (SGLang's rule too)
+  CHECK(parse_release("V0.12") == 12U);
   CHECK(release_refusal(9).size() > 0);
   CHECK(release_refusal(21).size() > 0);
   // 0.20.0 subtracts the CUDA-graph estimate by default (PR #38284): refused, not over-predicted.
