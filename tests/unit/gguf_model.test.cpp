@@ -155,6 +155,110 @@ TEST_CASE("GGUF: recurrent, latent, shared and multi-token-prediction layers", "
   CHECK(kvsize::kv_layers(mm.spec) == 3);
 }
 
+namespace {
+/// The llama.cpp figures of a GGUF header and of the config.json it was converted from: the same
+/// layers, the same state, the same bytes per sequence at -c 4096.
+void require_same_as_config(const kvsize::gguf::gguf_model& g, const std::string& config) {
+  const auto hf = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / config);
+  kvsize::model_spec from_hf = hf.spec;
+  from_hf.compute_dtype = kvsize::dtype::f16;  // the GGUF is sized in llama.cpp's default f16 cache
+  REQUIRE(g.spec.layers == from_hf.layers);
+  for (std::uint32_t il = 0; il < g.spec.layers; ++il) {
+    INFO("layer " << il);
+    CHECK(kvsize::kind_of_layer(g.spec, il) == kvsize::kind_of_layer(from_hf, il));
+    CHECK(g.spec.layer[il].recurrent == from_hf.layer[il].recurrent);
+  }
+  kvsize::engine_options o;
+  o.context = 4'096;
+  const auto a = kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, o);
+  const auto b = kvsize::size_cache(from_hf, kvsize::engine_kind::llama_cpp, o);
+  CHECK(a.kv_bytes_per_sequence == b.kv_bytes_per_sequence);
+  CHECK(a.state_bytes_per_sequence == b.state_bytes_per_sequence);
+}
+}  // namespace
+
+TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth layer attends", "[gguf][model]") {
+  // Qwen3-Next-80B-A3B as convert_hf_to_gguf.py writes it: the linear-attention sizes as Mamba-2
+  // keys (conv_kernel = linear_conv_kernel_dim 4, state_size = linear_key_head_dim 128, group_count =
+  // linear_num_key_heads 16, inner_size = 128 × 32 value heads = 4,096); full_attention_interval 4.
+  // llama.cpp (llama-hparams.cpp n_embd_r, n_embd_s): conv (4 − 1) × (4,096 + 2 × 16 × 128) = 24,576,
+  // state 128 × 4,096 = 524,288 elements, f32, on each of the 36 recurrent layers.
+  auto q = kvsize_test::model_header(
+      "qwen3next", {.layers = 48, .context = 262'144, .embedding = 2'048, .heads = 16, .kv_heads = 2, .vocab = 151'936});
+  q.kv_u32("qwen3next.attention.key_length", 256)
+      .kv_u32("qwen3next.attention.value_length", 256)
+      .kv_u32("qwen3next.ssm.conv_kernel", 4)
+      .kv_u32("qwen3next.ssm.state_size", 128)
+      .kv_u32("qwen3next.ssm.group_count", 16)
+      .kv_u32("qwen3next.ssm.inner_size", 4'096)
+      .kv_u32("qwen3next.full_attention_interval", 4);
+  const auto g = model(q);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::full) == 12);
+  CHECK(kvsize::kind_of_layer(g.spec, 3) == layer_kind::full);
+  CHECK(g.spec.layer[0].recurrent);
+  CHECK_FALSE(g.spec.layer[3].recurrent);
+  CHECK(g.spec.state.conv_elements == 24'576);
+  CHECK(g.spec.state.ssm_elements == 524'288);
+  CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("qwen3next.full_attention_interval = 4"));
+  require_same_as_config(g, "Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  // The interval left out is 4 (load_hparams' default); the flags, when written, decide instead; the
+  // multi-token-prediction block past the trunk is neither recurrent nor cached.
+  auto flags = kvsize_test::model_header("qwen35", {.layers = 5, .embedding = 1'024, .heads = 8, .kv_heads = 2});
+  flags.kv_u32("qwen35.ssm.conv_kernel", 4)
+      .kv_u32("qwen35.ssm.state_size", 128)
+      .kv_u32("qwen35.ssm.group_count", 16)
+      .kv_u32("qwen35.ssm.inner_size", 2'048)
+      .kv_u32("qwen35.nextn_predict_layers", 1);
+  const auto by_default = model(flags);
+  CHECK(kvsize::kind_of_layer(by_default.spec, 3) == layer_kind::full);
+  CHECK(by_default.spec.layer[2].recurrent);
+  CHECK_FALSE(by_default.spec.layer[4].recurrent);
+  CHECK(kvsize::kind_of_layer(by_default.spec, 4) == layer_kind::none);
+  CHECK_THAT(by_default.layer_reasons[0], Catch::Matchers::ContainsSubstring("default 4"));
+  flags.kv_ints("qwen35.attention.recurrent_layers", 7, {0, 1, 1, 1, 1});
+  const auto by_flags = model(flags);
+  CHECK(kvsize::kind_of_layer(by_flags.spec, 0) == layer_kind::full);
+  CHECK(by_flags.spec.layer[3].recurrent);
+  CHECK_FALSE(by_flags.spec.layer[4].recurrent);  // the MTP block: never recurrent
+  // An interval of 0 would divide by zero in llama.cpp: refused, the key named.
+  auto zero = kvsize_test::model_header("qwen35moe", {.layers = 4});
+  zero.kv_u32("qwen35moe.ssm.conv_kernel", 4)
+      .kv_u32("qwen35moe.ssm.state_size", 128)
+      .kv_u32("qwen35moe.ssm.inner_size", 4'096)
+      .kv_u32("qwen35moe.full_attention_interval", 0);
+  require_model_refused(zero, gguf_errc::out_of_range, "qwen35moe.full_attention_interval");
+}
+
+TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gguf][model]") {
+  // Kimi-Linear-48B-A3B as the converter writes it: head_count_kv 1 on the MLA layers (1-based 4, 8,
+  // …, 24, 27 in the config's full_attn_layers), 0 on the KDA layers; kda.head_dim 128, conv kernel 4.
+  // llama.cpp (n_embd_r, n_embd_s): conv 3 × (4 − 1) × 32 × 128 = 36,864, state 128 × 128 × 32 =
+  // 524,288 elements per KDA layer, f32.
+  std::vector<std::int64_t> kv(27, 0);
+  for (const int full : {4, 8, 12, 16, 20, 24, 27}) {
+    kv[static_cast<std::size_t>(full - 1)] = 1;
+  }
+  auto k = kvsize_test::model_header(
+      "kimi-linear", {.layers = 27, .context = 1'048'576, .embedding = 2'304, .heads = 32, .kv_heads = 0,
+                      .vocab = 163'840});
+  k.kv_ints("kimi-linear.attention.head_count_kv", 4, kv)
+      .kv_u32("kimi-linear.attention.kv_lora_rank", 512)
+      .kv_u32("kimi-linear.rope.dimension_count", 64)
+      .kv_u32("kimi-linear.attention.key_length", 576)
+      .kv_u32("kimi-linear.attention.value_length", 512)
+      .kv_u32("kimi-linear.attention.key_length_mla", 192)
+      .kv_u32("kimi-linear.attention.value_length_mla", 128)
+      .kv_u32("kimi-linear.kda.head_dim", 128)
+      .kv_u32("kimi-linear.ssm.conv_kernel", 4);
+  const auto g = model(k);
+  CHECK(kvsize::count_layers(g.spec, layer_kind::latent) == 7);
+  CHECK(g.spec.layer[0].recurrent);
+  CHECK(kvsize::kind_of_layer(g.spec, 26) == layer_kind::latent);
+  CHECK(g.spec.state.conv_elements == 36'864);
+  CHECK(g.spec.state.ssm_elements == 524'288);
+  require_same_as_config(g, "moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json");
+}
+
 TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {
   // SWA head sizes default to the full layers' K and V (load_hparams): gemma2 with key_length and
   // value_length 256 and key_length_swa 128 keeps V at 256 on its sliding layers.
@@ -253,8 +357,10 @@ TEST_CASE("GGUF: keys the model needs, as strict as llama.cpp's loader", "[gguf]
   auto no_pattern = kvsize_test::llama_header("gemma4", 6);
   no_pattern.kv_u32("gemma4.attention.sliding_window", 512);
   require_model_refused(no_pattern, gguf_errc::missing_key, "gemma4.attention.sliding_window_pattern");
-  require_model_refused(kvsize_test::llama_header("qwen3next", 4), gguf_errc::unsupported,
-                        "\"qwen3next\": llama.cpp gives this architecture recurrent layers");
+  require_model_refused(kvsize_test::llama_header("falcon-h1", 4), gguf_errc::unsupported,
+                        "\"falcon-h1\": llama.cpp gives this architecture recurrent layers");
+  require_model_refused(kvsize_test::llama_header("qwen3next", 4), gguf_errc::missing_key,
+                        "\"qwen3next.ssm.conv_kernel\": absent");
   require_model_refused(kvsize_test::llama_header("deepseek32", 4), gguf_errc::unsupported, "an indexer key cache");
   require_model_refused(kvsize_test::llama_header("bert", 4), gguf_errc::unsupported, "no KV cache");
   auto wide = kvsize_test::llama_header("gemma2", 2);

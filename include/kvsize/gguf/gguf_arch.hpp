@@ -68,6 +68,11 @@ enum class recurrent_rule : std::uint8_t {
   kv_and_ff_less,       ///< nemotron_h: layers with head_count_kv 0 and feed_forward_length 0 (else MLP-only)
   kv_less_short_conv,   ///< lfm2: layers with head_count_kv 0 keep a short-conv state; a window, if
                         ///< any, applies to every attention layer
+  kv_less_kda,          ///< kimi-linear: layers with head_count_kv 0 keep a KDA (Kimi delta attention)
+                        ///< state; the others are MLA (kimi-linear.cpp; llama-hparams.cpp n_embd_r/n_embd_s)
+  interval,             ///< qwen3next, qwen35, qwen35moe (Gated DeltaNet): attention.recurrent_layers per
+                        ///< layer, else every layer but each full_attention_interval-th (default 4) of
+                        ///< the n_layer() trunk; the multi-token-prediction blocks are not recurrent
   unencoded,            ///< recurrent or hybrid by a rule kvsize does not encode yet: refused
 };
 
@@ -85,8 +90,8 @@ inline constexpr std::array<arch_recurrence, 22> arch_recurrences{{
     {"rwkv6", recurrent_rule::unencoded},               {"rwkv6qwen2", recurrent_rule::unencoded},
     {"rwkv7", recurrent_rule::unencoded},               {"arwkv7", recurrent_rule::unencoded},
     {"falcon-h1", recurrent_rule::unencoded},           {"plamo2", recurrent_rule::unencoded},
-    {"qwen3next", recurrent_rule::unencoded},           {"qwen35", recurrent_rule::unencoded},
-    {"qwen35moe", recurrent_rule::unencoded},           {"kimi-linear", recurrent_rule::unencoded},
+    {"qwen3next", recurrent_rule::interval},            {"qwen35", recurrent_rule::interval},
+    {"qwen35moe", recurrent_rule::interval},            {"kimi-linear", recurrent_rule::kv_less_kda},
     {"kimi-k3", recurrent_rule::unencoded},             {"bailingmoe3", recurrent_rule::unencoded},
     {"minimax-01", recurrent_rule::unencoded},          {"qwen4exp", recurrent_rule::unencoded},
 }};

@@ -182,6 +182,47 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
   m.head_dim_v = v;
 }
 
+/// Which of the first `trunk` layers are Gated DeltaNet layers (recurrent_rule::interval), as
+/// load_hparams of qwen3next / qwen35 / qwen35moe decides: the attention.recurrent_layers flags when
+/// the file has them, else every layer but each full_attention_interval-th (default 4: layers 3, 7,
+/// 11, … attend). `why` says which.
+[[nodiscard]] inline auto interval_recurrent(const key_reader& k, std::uint32_t layers, std::uint32_t trunk,
+                                             std::string& why) -> std::vector<bool> {
+  std::vector<bool> out(layers, false);
+  const std::string flags_key = k.arch_key("attention.recurrent_layers");
+  if (const auto flags = k.per_layer(flags_key, layers)) {
+    for (std::uint32_t il = 0; il < trunk; ++il) {
+      out[il] = (*flags)[il] != 0;
+    }
+    why = flags_key + "[i] = true";
+    return out;
+  }
+  const std::string interval_key = k.arch_key("full_attention_interval");
+  const std::uint32_t interval = k.u32(interval_key).value_or(4);
+  if (interval == 0) {  // llama.cpp would divide by it
+    k.fail(gguf_errc::out_of_range, k.find(interval_key), interval_key, "expected 1 or more, got 0");
+  }
+  for (std::uint32_t il = 0; il < trunk; ++il) {
+    out[il] = (il + 1) % interval != 0;
+  }
+  why = (k.find(interval_key) != nullptr ? interval_key + " = " + count_text(interval)
+                                         : interval_key + " absent: " + k.arch() + "'s default 4") +
+        ": layer i attends iff (i + 1) % " + count_text(interval) + " == 0";
+  return out;
+}
+
+/// Refuses an architecture whose layers llama.cpp decides by a rule kvsize does not encode, by name.
+inline void refuse_unencoded(const key_reader& k, recurrent_rule rec) {
+  const char* unencoded = rec == recurrent_rule::unencoded ? "recurrent layers"
+                          : window_unencoded(k.arch())     ? "sliding-window layers"
+                                                           : unencoded_cache(k.arch());
+  if (unencoded != nullptr) {
+    throw gguf_error(gguf_errc::unsupported, k.file(), 0, "key \"general.architecture\"",
+                     "\"" + k.arch() + "\": llama.cpp gives this architecture " + unencoded +
+                         " by a rule kvsize does not encode yet");
+  }
+}
+
 /// Sets each layer's kind, KV heads and head dims in `m`; returns each layer's reason.
 inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<std::string>& warnings)
     -> std::vector<std::string> {
@@ -193,14 +234,7 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
                                 .value_or(std::vector<std::uint32_t>(n, m.attention_heads));
   const std::string kv_why = kv_read ? kv_key + " = " : kv_key + " absent: KV heads = head_count = ";
   const recurrent_rule rec = recurrence_of(k.arch());
-  const char* unencoded = rec == recurrent_rule::unencoded ? "recurrent layers"
-                          : window_unencoded(k.arch())     ? "sliding-window layers"
-                                                           : unencoded_cache(k.arch());
-  if (unencoded != nullptr) {
-    throw gguf_error(gguf_errc::unsupported, k.file(), 0, "key \"general.architecture\"",
-                     "\"" + k.arch() + "\": llama.cpp gives this architecture " + unencoded +
-                         " by a rule kvsize does not encode yet");
-  }
+  refuse_unencoded(k, rec);
   if (rec != recurrent_rule::none) {
     read_state(k, rec, m);
   }
@@ -216,6 +250,9 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
   // llama.cpp's main context caches none of them (llama-model.cpp create_memory's layer filter).
   const std::uint32_t nextn = k.u32(k.arch_key("nextn_predict_layers")).value_or(0);
   const std::uint32_t cached = nextn < n ? n - nextn : n;
+  std::string interval_why;
+  const std::vector<bool> gated_delta =
+      rec == recurrent_rule::interval ? interval_recurrent(k, n, cached, interval_why) : std::vector<bool>(n, false);
   std::vector<std::string> why(n);
   std::uint32_t model_kv = 0;
   for (std::uint32_t il = 0; il < n; ++il) {
@@ -227,13 +264,15 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
       continue;
     }
     const bool kv_less = kv[il] == 0;
-    if (rec == recurrent_rule::every_layer ||
+    if (rec == recurrent_rule::every_layer || gated_delta[il] ||
         (kv_less && (rec == recurrent_rule::kv_less || rec == recurrent_rule::kv_less_short_conv ||
+                     rec == recurrent_rule::kv_less_kda ||
                      (rec == recurrent_rule::kv_and_ff_less && (!ff || (*ff)[il] == 0))))) {
       l.kind = layer_kind::none;
       l.recurrent = true;
       why[il] = "recurrent state (" + (rec == recurrent_rule::every_layer ? "every " + k.arch() + " layer"
-                                                                           : kv_key + "[i] = 0") + ")";
+                                       : rec == recurrent_rule::interval  ? interval_why
+                                                                          : kv_key + "[i] = 0") + ")";
       continue;
     }
     if (kv_less) {

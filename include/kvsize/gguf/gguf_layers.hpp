@@ -83,12 +83,26 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
     m.state.conv_elements = std::uint64_t{m.hidden_size} * (l_cache > 0 ? l_cache - 1 : 0);
     return;
   }
+  using kvsize::detail::checked_add;
+  using kvsize::detail::checked_mul;  // u32 keys: 2 × groups × d_state alone can pass 2^64
+  if (rule == recurrent_rule::kv_less_kda) {
+    // llama_hparams::n_embd_r: the Q, K and V short convolutions, 3 × (d_conv − 1) × n_head() × head_dim
+    // (d_conv − 1 = 3 when the kernel is 0); n_embd_s: one head_dim × head_dim state per head. n_head()
+    // is layer 0's head_count (read_shape's first attention layer: the count is the same on all).
+    const std::uint64_t head_dim = k.required_u32(k.arch_key("kda.head_dim"));
+    const std::uint64_t d_conv = k.required_u32(k.arch_key("ssm.conv_kernel"));
+    const std::uint64_t d_inner = checked_mul(std::uint64_t{m.attention_heads}, head_dim);
+    m.state.conv_elements = checked_mul(3 * (d_conv > 0 ? d_conv - 1 : 3), d_inner);
+    m.state.ssm_elements = checked_mul(head_dim, d_inner);
+    return;
+  }
+  // Mamba-1 and Mamba-2, and Gated DeltaNet, whose converter writes its sizes as Mamba-2 keys
+  // (conversion: conv_kernel = linear_conv_kernel_dim, state_size = linear_key_head_dim,
+  // group_count = linear_num_key_heads, inner_size = linear_value_head_dim × linear_num_value_heads).
   const std::uint64_t d_conv = k.required_u32(k.arch_key("ssm.conv_kernel"));
   const std::uint64_t d_inner = k.required_u32(k.arch_key("ssm.inner_size"));
   const std::uint64_t d_state = k.required_u32(k.arch_key("ssm.state_size"));
   const std::uint64_t groups = k.u32(k.arch_key("ssm.group_count")).value_or(0);  // Mamba-1: none
-  using kvsize::detail::checked_add;
-  using kvsize::detail::checked_mul;  // u32 keys: 2 × groups × d_state alone can pass 2^64
   m.state.conv_elements =
       checked_mul(d_conv > 0 ? d_conv - 1 : 0, checked_add(d_inner, checked_mul(2 * groups, d_state)));
   m.state.ssm_elements = checked_mul(d_state, d_inner);
