@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"  // kvsize::invalid_argument, kvsize::overflow_error
+#include "hf/composites.hpp"
 #include "hf/config_view.hpp"
 #include "hf/error.hpp"
 #include "hf/families.hpp"

@@ -183,15 +183,21 @@ TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth laye
   // linear_num_key_heads 16, inner_size = 128 × 32 value heads = 4,096); full_attention_interval 4.
   // llama.cpp (llama-hparams.cpp n_embd_r, n_embd_s): conv (4 − 1) × (4,096 + 2 × 16 × 128) = 24,576,
   // state 128 × 4,096 = 524,288 elements, f32, on each of the 36 recurrent layers.
-  auto q = kvsize_test::model_header(
-      "qwen3next", {.layers = 48, .context = 262'144, .embedding = 2'048, .heads = 16, .kv_heads = 2, .vocab = 151'936});
-  q.kv_u32("qwen3next.attention.key_length", 256)
-      .kv_u32("qwen3next.attention.value_length", 256)
-      .kv_u32("qwen3next.ssm.conv_kernel", 4)
-      .kv_u32("qwen3next.ssm.state_size", 128)
-      .kv_u32("qwen3next.ssm.group_count", 16)
-      .kv_u32("qwen3next.ssm.inner_size", 4'096)
-      .kv_u32("qwen3next.full_attention_interval", 4);
+  // Both Qwen3-Next-80B and Qwen3.5-35B-A3B's trunk: 2,048 wide, 16 heads / 2 KV heads of 256,
+  // 16 key heads and 32 value heads of 128 (inner 4,096), conv 4, every fourth layer attending.
+  const auto gated_delta_header = [](const std::string& arch, std::uint32_t layers, std::uint32_t vocab) {
+    auto w = kvsize_test::model_header(
+        arch, {.layers = layers, .context = 262'144, .embedding = 2'048, .heads = 16, .kv_heads = 2, .vocab = vocab});
+    w.kv_u32(arch + ".attention.key_length", 256)
+        .kv_u32(arch + ".attention.value_length", 256)
+        .kv_u32(arch + ".ssm.conv_kernel", 4)
+        .kv_u32(arch + ".ssm.state_size", 128)
+        .kv_u32(arch + ".ssm.group_count", 16)
+        .kv_u32(arch + ".ssm.inner_size", 4'096)
+        .kv_u32(arch + ".full_attention_interval", 4);
+    return w;
+  };
+  const auto q = gated_delta_header("qwen3next", 48, 151'936);
   const auto g = model(q);
   CHECK(kvsize::count_layers(g.spec, layer_kind::full) == 12);
   CHECK(kvsize::kind_of_layer(g.spec, 3) == layer_kind::full);
@@ -201,6 +207,8 @@ TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth laye
   CHECK(g.spec.state.ssm_elements == 524'288);
   CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("qwen3next.full_attention_interval = 4"));
   require_same_as_config(g, "Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  // Qwen3.5-35B-A3B's trunk (qwen35moe): 40 blocks.
+  require_same_as_config(model(gated_delta_header("qwen35moe", 40, 248'320)), "Qwen__Qwen3.5-35B-A3B.config.json");
   // The interval left out is 4 (load_hparams' default); the flags, when written, decide instead; the
   // multi-token-prediction block past the trunk is neither recurrent nor cached.
   auto flags = kvsize_test::model_header("qwen35", {.layers = 5, .embedding = 1'024, .heads = 8, .kv_heads = 2});

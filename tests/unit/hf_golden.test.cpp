@@ -172,6 +172,27 @@ golden{.file = "Qwen__Qwen3-Next-80B-A3B-Thinking.config.json", .compute = dtype
        .vocab = 151'936, .kv_per_token = 24'576, .kv_per_token_fp8 = 12'288, .kv_per_token_mha = 196'608,
        .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 100'663'296, .growth = 24'576,
        .none = 36, .recurrent = 36, .state_per_sequence = 39'518'208},
+// Qwen3.5-35B-A3B (qwen3_5_moe, read from /text_config): 40 L, layer_types every 4th "full_attention" → 10 full,
+//   30 gated-delta. 16 heads / 2 kv, head_dim 256, bf16.
+//   KV: 10 × 2 × 256 × 2 × 2 B = 20,480 B/token; fp8 10,240; MHA 10 × 16 × 256 × 4 = 163,840; ratio 8.
+//   State per layer (conv 4, 16 k heads × 128, 32 v heads × 128): conv 3 × (2 × 2,048 + 4,096) = 24,576,
+//   ssm 32 × 128 × 128 = 524,288; in bf16 × 30 layers: 548,864 × 2 × 30 = 32,931,840 B/sequence
+//   (mamba_ssm_dtype float32 is an engine's rule: vLLM's state is larger, tests/unit/engines).
+//   seq@4096 = 20,480 × 4096 = 83,886,080.
+golden{.file = "Qwen__Qwen3.5-35B-A3B.config.json", .compute = dtype::bf16,
+       .layers = 40, .kv_layers = 10, .attention_heads = 16, .kv_heads = 2, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 248'320, .kv_per_token = 20'480, .kv_per_token_fp8 = 10'240, .kv_per_token_mha = 163'840,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 83'886'080, .growth = 20'480,
+       .none = 30, .recurrent = 30, .state_per_sequence = 32'931'840},
+// Qwen3.5-27B (qwen3_5, dense): 64 L → 16 full, 48 gated-delta; 24 heads / 4 kv, head_dim 256, bf16.
+//   KV: 16 × 4 × 256 × 2 × 2 B = 65,536 B/token; fp8 32,768; MHA 16 × 24 × 256 × 4 = 393,216; ratio 6.
+//   State per layer (48 v heads): conv 3 × (2 × 2,048 + 6,144) = 30,720, ssm 48 × 128 × 128 = 786,432;
+//   817,152 × 2 B × 48 = 78,446,592 B/sequence. seq@4096 = 65,536 × 4096 = 268,435,456.
+golden{.file = "Qwen__Qwen3.5-27B.config.json", .compute = dtype::bf16,
+       .layers = 64, .kv_layers = 16, .attention_heads = 24, .kv_heads = 4, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 248'320, .kv_per_token = 65'536, .kv_per_token_fp8 = 32'768, .kv_per_token_mha = 393'216,
+       .gqa_ratio = 6, .context = 4'096, .kv_per_sequence = 268'435'456, .growth = 65'536,
+       .none = 48, .recurrent = 48, .state_per_sequence = 78'446'592},
 // ChatGLM3-6B: num_layers 28, 32 heads, multi_query_group_num 2 (the KV heads), kv_channels 128 (head dim),
 //   padded_vocab_size 65024, float16.
 //   28 × 2 × 128 × 2 × 2 B = 28,672 B/token; fp8 14,336; MHA 28 × 32 × 128 × 4 = 458,752; ratio 16.
@@ -575,7 +596,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 50);
+  CHECK(goldens.size() == 52);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -148,6 +148,10 @@ struct family {
   std::string_view ssm_dtype_source = {};   ///< who reads the key, and where the default comes from
 };
 
+/// Who reads Qwen3.5's mamba_ssm_dtype: vLLM sets mamba_ssm_cache_dtype from it when that is "auto".
+inline constexpr std::string_view qwen3_5_ssm_dtype_source =
+    "vLLM's Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (vllm/model_executor/models/config.py)";
+
 /// The generic decoder: what a model_type kvsize does not know is sized as (tied embeddings is
 /// PretrainedConfig's default).
 inline constexpr family generic_family{.model_type = "", .source = "PretrainedConfig", .tied = true};
@@ -191,6 +195,21 @@ inline constexpr family families[] = {
      .mtp_default = 1,
      .mtp_default_note = "Qwen3-Next checkpoints hold one MTP module (mtp.*), which vLLM's Qwen3NextMTP loads for "
                          "speculative decoding; it is in parameters().mtp, not in total"},
+    // Qwen3.5 (transformers models/qwen3_5, models/qwen3_5_moe @008e5743): Qwen3-Next's text model in a
+    // text_config, layer_types written out (else full_attention_interval, default 4); the gated
+    // delta projections split (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a: the same elements as
+    // Qwen3-Next's in_proj_qkvz and in_proj_ba); every layer of the MoE variant routes, with a gated
+    // shared expert. MTP layers: mtp_num_hidden_layers (weights_reader.hpp read_mtp).
+    {.model_type = "qwen3_5_text", .source = "Qwen3_5TextConfig (models/qwen3_5/configuration_qwen3_5.py)",
+     .layers = layer_rule::full_attention_interval, .mixer = mixer_rule::gated_delta, .qk_norm = qk_norm_rule::head,
+     .output_gate = true,
+     .nested_defaults = R"({"vocab_size":248320,"hidden_size":4096,"intermediate_size":12288,"num_hidden_layers":32,"num_attention_heads":16,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":32768,"linear_conv_kernel_dim":4,"linear_key_head_dim":128,"linear_value_head_dim":128,"linear_num_key_heads":16,"linear_num_value_heads":32})",
+     .ssm_dtype_key = "mamba_ssm_dtype", .ssm_dtype_source = qwen3_5_ssm_dtype_source},
+    {.model_type = "qwen3_5_moe_text", .source = "Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py)",
+     .layers = layer_rule::full_attention_interval, .mixer = mixer_rule::gated_delta, .qk_norm = qk_norm_rule::head,
+     .output_gate = true, .experts_key = "num_experts", .shared_expert_gate = true,
+     .nested_defaults = R"({"vocab_size":248320,"hidden_size":2048,"num_hidden_layers":40,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"linear_conv_kernel_dim":4,"linear_key_head_dim":128,"linear_value_head_dim":128,"linear_num_key_heads":16,"linear_num_value_heads":32,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,"num_experts_per_tok":8,"num_experts":256})",
+     .ssm_dtype_key = "mamba_ssm_dtype", .ssm_dtype_source = qwen3_5_ssm_dtype_source},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
     {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true},
     // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,
@@ -335,27 +354,6 @@ inline constexpr family families[] = {
 };
 // clang-format on
 
-/// Composite (multimodal) model_types whose language model is a nested sub-config, with the
-/// model_type the sub-config has when it omits its own (LlavaConfig: text_config defaults to
-/// LlamaConfig; Gemma3Config: Gemma3TextConfig; Llama4Config: Llama4TextConfig; PaliGemmaConfig:
-/// "gemma" (not "gemma2"); transformers
-/// models/paligemma/configuration_paligemma.py @04d596e6).
-struct composite {
-  std::string_view model_type = {};
-  std::string_view text_model_type;
-};
-inline constexpr composite composites[] = {
-    {"llava", "llama"},
-    {"llava_next", "llama"},
-    {"gemma3", "gemma3_text"},
-    {"gemma3n", "gemma3n_text"},
-    {"gemma4", "gemma4_text"},
-    {"paligemma", "gemma"},
-    {"llama4", "llama4_text"},
-    {"mistral3", "mistral"},
-    {"qwen2_5_vl", "qwen2_5_vl_text"},
-};
-
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.
 [[nodiscard]] constexpr auto find_family(std::string_view model_type, std::span<const family> table = families)
     -> const family* {
@@ -370,15 +368,6 @@ inline constexpr composite composites[] = {
 /// The config class's name: the first word of `source` ("GPT2Config (models/...)" → "GPT2Config").
 [[nodiscard]] constexpr auto config_class(const family& f) -> std::string_view {
   return f.source.substr(0, f.source.find(' '));
-}
-
-[[nodiscard]] constexpr auto default_text_model_type(std::string_view model_type) -> std::string_view {
-  for (const auto& c : composites) {
-    if (c.model_type == model_type) {
-      return c.text_model_type;
-    }
-  }
-  return {};
 }
 
 }  // namespace kvsize::hf::detail

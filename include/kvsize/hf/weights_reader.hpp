@@ -103,11 +103,17 @@ namespace kvsize::hf::detail {
 
 namespace weights_detail {
 
-/// Multi-token prediction: num_nextn_predict_layers, or the family's default (with a warning).
+/// Multi-token prediction: num_nextn_predict_layers (Qwen3.5: mtp_num_hidden_layers), or the
+/// family's default (with a warning).
 inline void read_mtp(const config_view& v, parsed_config& out) {
   auto& w = out.spec.weights;
   const family& fam = v.facts();
-  const slot nextn = v.get("num_nextn_predict_layers");
+  slot nextn = v.get("num_nextn_predict_layers");
+  if (!nextn.set()) {
+    if (slot qwen = v.get("mtp_num_hidden_layers"); qwen.set()) {
+      nextn = qwen;
+    }
+  }
   if (nextn.set()) {
     w.mtp_layers = read_u32(nextn, 0, 16);
     w.mtp_embeddings = w.mtp_layers != 0 && fam.mtp_embeddings;

@@ -273,6 +273,22 @@ TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype
   const auto g = kvsize::size_cache(nano, engine_kind::sglang, o);
   CHECK(g.state.conv == dtype::bf16);
   CHECK(g.state.ssm == dtype::f32);
+  // Qwen3.5 names its SSM dtype as mamba_ssm_dtype (float32 in every published config), which vLLM's
+  // Qwen3_5ForConditionalGenerationConfig.verify_and_update_config copies into mamba_ssm_cache_dtype
+  // (vllm/model_executor/models/config.py). Qwen3.5-35B-A3B: conv 3 × (2·16·128 + 32·128) = 24,576
+  // bf16 = 49,152 B; SSM 32·128·128 = 524,288 f32 = 2,097,152 B; page 2,146,304 B over attention's
+  // 2·256·2·2 = 2,048 B a token: cdiv = 1,048 → 1,056 tokens (a multiple of 16); 30 layers of one
+  // 1,056 × 2,048 B page each. SGLang: the same dtypes, unpadded: 30 × 2,146,304 B.
+  const model_spec& q35 = config("Qwen__Qwen3.5-35B-A3B.config.json");
+  const auto v35 = kvsize::size_cache(q35, engine_kind::vllm, o);
+  CHECK(v35.state.conv == dtype::bf16);
+  CHECK(v35.state.ssm == dtype::f32);
+  CHECK(v35.block_size == 1'056);
+  CHECK(v35.state_bytes_per_sequence == 30 * 1'056 * 2'048_B);
+  CHECK(kvsize::size_cache(q35, engine_kind::sglang, o).state_bytes_per_sequence == 30 * 2'146'304_B);
+  // Qwen3-Next names none: vLLM keeps both states in the model dtype.
+  const model_spec& next = config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  CHECK(kvsize::size_cache(next, engine_kind::vllm, o).state.ssm == dtype::bf16);
 }
 
 TEST_CASE("vLLM A14: Mistral-Small-3.2-24B with --block-size 128", "[engines][vllm][gqa]") {
