@@ -116,7 +116,8 @@ template <engine E>
 /// -c), tp, pp, KV types and knobs, for model `model` (a Hugging Face id or a path); "" for engines
 /// without a server command (exact, transformers). The fraction flag is `rule`'s: the rule the fit
 /// applied (plan_point::rule, device_fit::budget.rule), which knows the model (SGLang's default
-/// fraction depends on MLA and DSA) where `o` alone may not.
+/// fraction depends on MLA and DSA) where `o` alone may not. llama.cpp has no fraction flag: any
+/// rule does (budget_rule{}).
 [[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, const budget_rule& rule,
                                               std::string_view model) -> std::string {
   return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, rule, model); });

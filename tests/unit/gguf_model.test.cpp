@@ -162,11 +162,13 @@ void require_same_as_config(const kvsize::gguf::gguf_model& g, const std::string
   const auto hf = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / config);
   kvsize::model_spec from_hf = hf.spec;
   from_hf.compute_dtype = kvsize::dtype::f16;  // the GGUF is sized in llama.cpp's default f16 cache
-  REQUIRE(g.spec.layers == from_hf.layers);
+  // A GGUF may hold the MTP blocks as more blocks (nextn_predict_layers): they keep nothing.
+  REQUIRE(g.spec.layers >= from_hf.layers);
   for (std::uint32_t il = 0; il < g.spec.layers; ++il) {
     INFO("layer " << il);
-    CHECK(kvsize::kind_of_layer(g.spec, il) == kvsize::kind_of_layer(from_hf, il));
-    CHECK(g.spec.layer[il].recurrent == from_hf.layer[il].recurrent);
+    const bool mtp = il >= from_hf.layers;
+    CHECK(kvsize::kind_of_layer(g.spec, il) == (mtp ? layer_kind::none : kvsize::kind_of_layer(from_hf, il)));
+    CHECK(g.spec.layer[il].recurrent == (!mtp && from_hf.layer[il].recurrent));
   }
   kvsize::engine_options o;
   o.context = 4'096;
@@ -207,8 +209,18 @@ TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth laye
   CHECK(g.spec.state.ssm_elements == 524'288);
   CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("qwen3next.full_attention_interval = 4"));
   require_same_as_config(g, "Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
-  // Qwen3.5-35B-A3B's trunk (qwen35moe): 40 blocks.
+  // Qwen3.5-35B-A3B (qwen35moe) as the converter writes it by default: 40 trunk blocks and the MTP block
+  // (block_count 41, nextn_predict_layers 1); with --no-mtp, the 40 blocks alone.
+  auto with_mtp = gated_delta_header("qwen35moe", 41, 248'320);
+  with_mtp.kv_u32("qwen35moe.nextn_predict_layers", 1);
+  require_same_as_config(model(with_mtp), "Qwen__Qwen3.5-35B-A3B.config.json");
   require_same_as_config(model(gated_delta_header("qwen35moe", 40, 248'320)), "Qwen__Qwen3.5-35B-A3B.config.json");
+  // llama.cpp's Gated DeltaNet loaders require ssm.group_count (Mamba-1 files leave it out).
+  auto no_groups = kvsize_test::model_header("qwen3next", {.layers = 4});
+  no_groups.kv_u32("qwen3next.ssm.conv_kernel", 4)
+      .kv_u32("qwen3next.ssm.state_size", 128)
+      .kv_u32("qwen3next.ssm.inner_size", 4'096);
+  require_model_refused(no_groups, gguf_errc::missing_key, "\"qwen3next.ssm.group_count\": absent");
   // The interval left out is 4 (load_hparams' default); the flags, when written, decide instead; the
   // multi-token-prediction block past the trunk is neither recurrent nor cached.
   auto flags = kvsize_test::model_header("qwen35", {.layers = 5, .embedding = 1'024, .heads = 8, .kv_heads = 2});
@@ -232,6 +244,7 @@ TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth laye
   auto zero = kvsize_test::model_header("qwen35moe", {.layers = 4});
   zero.kv_u32("qwen35moe.ssm.conv_kernel", 4)
       .kv_u32("qwen35moe.ssm.state_size", 128)
+      .kv_u32("qwen35moe.ssm.group_count", 16)
       .kv_u32("qwen35moe.ssm.inner_size", 4'096)
       .kv_u32("qwen35moe.full_attention_interval", 0);
   require_model_refused(zero, gguf_errc::out_of_range, "qwen35moe.full_attention_interval");
@@ -265,6 +278,14 @@ TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gg
   CHECK(g.spec.state.conv_elements == 36'864);
   CHECK(g.spec.state.ssm_elements == 524'288);
   require_same_as_config(g, "moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json");
+  // Its attention layers are MLA only: without the latent keys the file is refused, never sized as an
+  // ordinary 576 + 512 cache.
+  auto no_mla = kvsize_test::model_header("kimi-linear", {.layers = 4, .kv_heads = 0});
+  no_mla.kv_ints("kimi-linear.attention.head_count_kv", 4, {0, 0, 0, 1})
+      .kv_u32("kimi-linear.kda.head_dim", 128)
+      .kv_u32("kimi-linear.ssm.conv_kernel", 4)
+      .kv_u32("kimi-linear.attention.kv_lora_rank", 512);
+  require_model_refused(no_mla, gguf_errc::missing_key, "\"kimi-linear.attention.key_length_mla\": absent");
 }
 
 TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {

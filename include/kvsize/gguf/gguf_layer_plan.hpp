@@ -223,6 +223,28 @@ inline void refuse_unencoded(const key_reader& k, recurrent_rule rec) {
   }
 }
 
+/// The recurrent state of the architecture's state-keeping layers, and the keys its loader requires.
+inline void read_recurrence(const key_reader& k, recurrent_rule rec, kvsize::model_spec& m) {
+  if (rec == recurrent_rule::none) {
+    return;
+  }
+  read_state(k, rec, m);
+  if (rec == recurrent_rule::kv_less_kda && !latent_keys(k)) {
+    // kimi-linear.cpp's attention layers are MLA only: its loader requires the latent keys.
+    for (const char* name : {"attention.kv_lora_rank", "attention.key_length_mla", "attention.value_length_mla"}) {
+      (void)k.required_u32(k.arch_key(name));
+    }
+    k.fail(gguf_errc::out_of_range, k.find(k.arch_key("attention.kv_lora_rank")), k.arch_key("attention.kv_lora_rank"),
+           "expected a latent rank above 0 (kimi-linear's attention layers are MLA)");
+  }
+  if (rec == recurrent_rule::every_layer && m.attention_heads == 0) {
+    // Mamba files write head_count 0 (no attention anywhere): a one-head placeholder keeps the
+    // spec valid; no layer keeps KV, so no figure uses it.
+    m.attention_heads = 1;
+    m.head_dim = m.hidden_size;
+  }
+}
+
 /// Sets each layer's kind, KV heads and head dims in `m`; returns each layer's reason.
 inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<std::string>& warnings)
     -> std::vector<std::string> {
@@ -235,15 +257,7 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
   const std::string kv_why = kv_read ? kv_key + " = " : kv_key + " absent: KV heads = head_count = ";
   const recurrent_rule rec = recurrence_of(k.arch());
   refuse_unencoded(k, rec);
-  if (rec != recurrent_rule::none) {
-    read_state(k, rec, m);
-  }
-  if (rec == recurrent_rule::every_layer && m.attention_heads == 0) {
-    // Mamba files write head_count 0 (no attention anywhere): a one-head placeholder keeps the
-    // spec valid; no layer keeps KV, so no figure uses it.
-    m.attention_heads = 1;
-    m.head_dim = m.hidden_size;
-  }
+  read_recurrence(k, rec, m);
   const auto ff = k.per_layer(k.arch_key("feed_forward_length"), n);
   const std::uint32_t latent_rank = latent_keys(k) ? *k.u32(k.arch_key("attention.kv_lora_rank")) : 0;
   // Blocks past n_layer() = block_count − nextn_predict_layers are multi-token-prediction heads:

@@ -88,7 +88,8 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   if (rule == recurrent_rule::kv_less_kda) {
     // llama_hparams::n_embd_r: the Q, K and V short convolutions, 3 × (d_conv − 1) × n_head() × head_dim
     // (d_conv − 1 = 3 when the kernel is 0); n_embd_s: one head_dim × head_dim state per head. n_head()
-    // is layer 0's head_count (read_shape's first attention layer: the count is the same on all).
+    // is layer 0's head_count; kvsize takes the first non-zero count (read_shape refuses counts that
+    // differ), which is the same for the scalar head_count the converter writes.
     const std::uint64_t head_dim = k.required_u32(k.arch_key("kda.head_dim"));
     const std::uint64_t d_conv = k.required_u32(k.arch_key("ssm.conv_kernel"));
     const std::uint64_t d_inner = checked_mul(std::uint64_t{m.attention_heads}, head_dim);
@@ -102,7 +103,10 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   const std::uint64_t d_conv = k.required_u32(k.arch_key("ssm.conv_kernel"));
   const std::uint64_t d_inner = k.required_u32(k.arch_key("ssm.inner_size"));
   const std::uint64_t d_state = k.required_u32(k.arch_key("ssm.state_size"));
-  const std::uint64_t groups = k.u32(k.arch_key("ssm.group_count")).value_or(0);  // Mamba-1: none
+  // Mamba-1 has no groups; Gated DeltaNet's loaders (qwen3next.cpp, qwen35*.cpp) require the key.
+  const std::string groups_key = k.arch_key("ssm.group_count");
+  const std::uint64_t groups =
+      rule == recurrent_rule::interval ? k.required_u32(groups_key) : k.u32(groups_key).value_or(0);
   m.state.conv_elements =
       checked_mul(d_conv > 0 ? d_conv - 1 : 0, checked_add(d_inner, checked_mul(2 * groups, d_state)));
   m.state.ssm_elements = checked_mul(d_state, d_inner);
