@@ -8,7 +8,8 @@
 // Sources: the transformers modeling files of each tower (models/<family>/modeling_<family>.py):
 // CLIPVisionTransformer and LlavaMultiModalProjector (clip, llava), SiglipVisionTransformer and
 // Gemma3MultiModalProjector (siglip, gemma3), Llama4VisionModel and Llama4MultiModalProjector
-// (llama4), Qwen2_5_VisionTransformerPretrainedModel and its PatchMerger (qwen2_5_vl).
+// (llama4), Qwen2_5_VisionTransformerPretrainedModel and its PatchMerger (qwen2_5_vl),
+// Qwen3_5VisionModel (qwen3_5: Qwen3VLVisionModel with its DeepStack mergers deleted).
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -27,6 +28,7 @@ enum class vision_tower_kind : std::uint8_t {
   siglip,      ///< SigLIP ViT without its attention-pooling head (Gemma 3): patch conv with bias, post LayerNorm
   llama4,      ///< Llama 4's ViT with its pixel-shuffle MLP
   qwen2_5_vl,  ///< Qwen2.5-VL's window-attention ViT (RMSNorm, gated MLP) with its patch merger
+  qwen3_5,     ///< Qwen3.5's ViT (Qwen3-VL's without DeepStack: LayerNorm, plain MLP, learned positions) and merger
 };
 
 /// Which projector maps the tower's output into the language model's width (text_hidden).
@@ -44,13 +46,14 @@ struct vision_tower {
   std::uint64_t intermediate = 0;  ///< intermediate_size: the encoder MLP's width
   std::uint64_t layers = 0;        ///< num_hidden_layers (Qwen2.5-VL: depth)
   std::uint64_t patch = 0;         ///< patch_size: a patch is patch × patch pixels
-  std::uint64_t image = 0;         ///< image_size: (image / patch)² position embeddings (not Qwen2.5-VL)
-  std::uint64_t channels = 3;      ///< num_channels (Qwen2.5-VL: in_chans)
-  std::uint64_t temporal_patch = 2;     ///< Qwen2.5-VL temporal_patch_size: frames per 3-D patch
-  std::uint64_t spatial_merge = 2;      ///< Qwen2.5-VL spatial_merge_size: the merger joins merge² patches
+  std::uint64_t image = 0;         ///< image_size: (image / patch)² position embeddings (not the Qwen towers)
+  std::uint64_t positions = 0;     ///< Qwen3.5 num_position_embeddings: rows of the learned position table
+  std::uint64_t channels = 3;      ///< num_channels (Qwen2.5-VL: in_chans; Qwen3.5: in_channels)
+  std::uint64_t temporal_patch = 2;     ///< Qwen temporal_patch_size: frames per 3-D patch
+  std::uint64_t spatial_merge = 2;      ///< Qwen spatial_merge_size: the merger joins merge² patches
   std::uint64_t projector_input = 0;    ///< Llama 4 projector_input_dim: the pixel-shuffle MLP's fc1 width
   std::uint64_t projector_output = 0;   ///< Llama 4 projector_output_dim: its fc2 is output² (no bias)
-  std::uint64_t output_dim = 0;         ///< Llama 4 vision_output_dim; Qwen2.5-VL out_hidden_size
+  std::uint64_t output_dim = 0;         ///< Llama 4 vision_output_dim; Qwen out_hidden_size
   vision_projector_kind projector = vision_projector_kind::none;
   std::uint64_t text_hidden = 0;        ///< the language model's hidden_size: the projector's output width
   friend constexpr auto operator==(const vision_tower&, const vision_tower&) -> bool = default;
@@ -130,6 +133,29 @@ namespace detail {
   return checked_add(n, checked_add(checked_mul(merged, v.output_dim), v.output_dim));  // mlp.2
 }
 
+/// Qwen3_5VisionModel (transformers models/qwen3_5/modeling_qwen3_5.py, which derives it from
+/// Qwen3VLVisionModel and deletes the DeepStack mergers): a Conv3d patch embed with bias
+/// (channels × temporal_patch × patch² per feature, + d); a learned position table (positions × d);
+/// per block two LayerNorms with biases (4 d), fused qkv and proj with biases (3 d² + 3 d, d² + d),
+/// a plain MLP with biases (d × inner + inner, inner × d + d); the merger: a LayerNorm over d (2 d),
+/// then linear_fc1 (d·merge² square, with bias) and linear_fc2 (to output_dim, with bias).
+/// Qwen3.5-35B-A3B (d 1,152, inner 4,304, 27 blocks, patch 16, 2,304 positions, out 2,048): 446,571,248.
+[[nodiscard]] constexpr auto qwen3_5_parameters(const vision_tower& v) -> std::uint64_t {
+  const std::uint64_t d = v.hidden;
+  const std::uint64_t inner = v.intermediate;
+  const std::uint64_t norms = checked_mul(4, d);
+  const std::uint64_t attention = checked_mul(4, checked_add(checked_mul(d, d), d));  // qkv + proj
+  const std::uint64_t mlp = checked_add(checked_mul(2, checked_mul(d, inner)), checked_add(inner, d));
+  const std::uint64_t block = checked_add(checked_add(norms, attention), mlp);
+  std::uint64_t n = checked_add(patch_weight(v, v.temporal_patch), d);
+  n = checked_add(n, checked_mul(v.positions, d));
+  n = checked_add(n, checked_mul(v.layers, block));
+  const std::uint64_t merged = checked_mul(d, checked_mul(v.spatial_merge, v.spatial_merge));
+  n = checked_add(n, checked_mul(2, d));                                 // merger norm
+  n = checked_add(n, checked_add(checked_mul(merged, merged), merged));  // linear_fc1
+  return checked_add(n, checked_add(checked_mul(merged, v.output_dim), v.output_dim));  // linear_fc2
+}
+
 /// The projector's parameters (text_hidden = H, hidden = d).
 [[nodiscard]] constexpr auto projector_parameters(const vision_tower& v) -> std::uint64_t {
   const std::uint64_t h = v.text_hidden;
@@ -146,7 +172,8 @@ namespace detail {
 }  // namespace detail
 
 /// Parameters of the vision tower and its projector; 0 for vision_tower_kind::none.
-/// LLaVA-1.5-7B (CLIP ViT-L/14-336 + MLP projector): 303,507,456 + 20,979,712; Qwen2.5-VL-7B: 676,550,144.
+/// LLaVA-1.5-7B (CLIP ViT-L/14-336 + MLP projector): 303,507,456 + 20,979,712; Qwen2.5-VL-7B: 676,550,144;
+/// Qwen3.5-27B: 460,730,096.
 /// Throws kvsize::overflow_error if the count overflows 2^64, kvsize::domain_error for patch 0.
 [[nodiscard]] constexpr auto vision_tower_parameters(const vision_tower& v) -> std::uint64_t {
   std::uint64_t tower = 0;
@@ -156,6 +183,7 @@ namespace detail {
     case vision_tower_kind::siglip: tower = detail::siglip_parameters(v); break;
     case vision_tower_kind::llama4: tower = detail::llama4_parameters(v); break;
     case vision_tower_kind::qwen2_5_vl: tower = detail::qwen2_5_vl_parameters(v); break;
+    case vision_tower_kind::qwen3_5: tower = detail::qwen3_5_parameters(v); break;
   }
   return detail::checked_add(tower, detail::projector_parameters(v));
 }

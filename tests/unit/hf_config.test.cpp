@@ -720,6 +720,7 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"quantization_group_size_float", wrong_type, "/quantization_config/group_size"},
       {"quantization_modules_to_not_convert_not_array", wrong_type, "/quantization_config/modules_to_not_convert"},
       {"quantization_weight_block_size_wrong_length", inconsistent, "/quantization_config/weight_block_size"},
+      {"qwen3_5_vision_depth_zero", out_of_range, "/vision_config/depth"},
       {"sliding_window_nan", wrong_type, "/sliding_window"},
       {"sliding_window_negative", out_of_range, "/sliding_window"},
       {"sliding_window_negative_unused", out_of_range, "/sliding_window"},

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <type_traits>
 
 #include <kvsize/hf_config.hpp>
 #include <kvsize/vision_tower.hpp>
 #include <kvsize/weights.hpp>
+#include <nlohmann/json.hpp>
 
 #ifndef KVSIZE_SOURCE_DIR
 #error "define KVSIZE_SOURCE_DIR as the project root (the CMake build does)"
@@ -46,6 +48,17 @@ constexpr vision_tower qwen_vl{.kind = vision_tower_kind::qwen2_5_vl, .hidden = 
 static_assert(kvsize::vision_tower_parameters(qwen_vl) == 676'550'144);
 static_assert(kvsize::vision_tower_parameters(vision_tower{}) == 0);
 
+// Qwen3.5-35B-A3B's vision_config (Qwen3_5VisionModel): d 1,152, inner 4,304, 27 blocks, 16 × 16 × 2
+// patches of 3 channels, 2,304 positions, merge 2, out 2,048. By hand:
+//   patch embed 1,152 × 3 × 2 × 256 + 1,152 = 1,770,624; positions 2,304 × 1,152 = 2,654,208;
+//   a block 4 d² + 2 d·inner + 9 d + inner = 5,308,416 + 9,916,416 + 10,368 + 4,304 = 15,239,504, × 27 =
+//   411,466,608; merger 2 d + (4 d)² + 4 d + 4 d × 2,048 + 2,048 = 2,304 + 21,233,664 + 4,608 + 9,437,184
+//   + 2,048 = 30,679,808. Sum 446,571,248: the published total less kvsize's text and MTP counts
+//   (weights_parameters.test.cpp).
+constexpr vision_tower qwen3_5_35b{.kind = vision_tower_kind::qwen3_5, .hidden = 1'152, .intermediate = 4'304,
+                                   .layers = 27, .patch = 16, .positions = 2'304, .output_dim = 2'048};
+static_assert(kvsize::vision_tower_parameters(qwen3_5_35b) == 446'571'248);
+
 /// A constant expression is a compile-time test only if the expression can fail: a patch of 0
 /// must not give a count.
 template <vision_tower V>
@@ -68,6 +81,16 @@ TEST_CASE("vision_tower: the configs with a vision tower", "[vision_tower][weigh
   // 1,152 × 2,560 + 1,152), with a projector into 5,376: 1,152 × 5,376 + 1,152.
   const std::uint64_t siglip = 4'300'079'472 - 3'880'263'168 - (1'152ULL * 2'560 + 1'152);
   CHECK(spec_of("google__gemma-3-27b-it").weights.vision == siglip + 1'152ULL * 5'376 + 1'152);
+  // Qwen3.5: the same tower with a merger into 2,048 (35B-A3B) or 5,120 (27B): 4 d × 3,072 + 3,072 more.
+  CHECK(spec_of("Qwen__Qwen3.5-35B-A3B").weights.vision == 446'571'248);
+  CHECK(spec_of("Qwen__Qwen3.5-27B").weights.vision == 446'571'248 + 4'608ULL * 3'072 + 3'072);
+  // An empty vision_config takes Qwen3_5VisionConfig's defaults (out_hidden_size 3,584): as transformers
+  // builds it, not an error and not 0.
+  std::ifstream file(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "Qwen__Qwen3.5-35B-A3B.config.json");
+  nlohmann::json root = nlohmann::json::parse(file);
+  root["vision_config"] = nlohmann::json::object();
+  const auto empty_vision = kvsize::hf::parse_config(root.dump(), "empty_vision.json");
+  CHECK(empty_vision.spec.weights.vision == 446'571'248 + 4'608ULL * (3'584 - 2'048) + (3'584 - 2'048));
 
   // The same figures from the core formula on vision_config's numbers, run time.
   vision_tower gemma{.kind = vision_tower_kind::siglip, .hidden = 1'152, .intermediate = 4'304, .layers = 27,

@@ -95,13 +95,15 @@ TEST_CASE("parameters: published checkpoint totals = total + the separate terms"
   const auto next = params("Qwen__Qwen3-Next-80B-A3B-Thinking");
   CHECK(next.total == 79'674'391'296);
   CHECK(next.total + next.mtp == 81'324'862'720);  // HF total (S2): mtp.* module, not announced by the config
-  // Qwen3.5: HF totals include the vision tower, which kvsize names and does not count; its size by
-  // transformers' Qwen3_5VisionModel is 446,571,248 (35B-A3B) and 460,730,096 (27B)
-  // (docs/research/param-counts.md "Qwen3.5"). The MTP layer comes from mtp_num_hidden_layers.
+  // Qwen3.5: HF totals are the text model, the MTP layer (mtp_num_hidden_layers) and the vision
+  // tower (transformers' Qwen3_5VisionModel; docs/research/param-counts.md "Qwen3.5").
   const auto q35 = params("Qwen__Qwen3.5-35B-A3B");
-  CHECK(q35.total + q35.mtp + 446'571'248 == 35'951'822'704);  // HF safetensors.total
+  CHECK(q35.vision == 446'571'248);
+  CHECK(q35.with_extras == 35'951'822'704);  // HF safetensors.total
+  CHECK(q35.total + q35.mtp + q35.vision == q35.with_extras);
   const auto q27 = params("Qwen__Qwen3.5-27B");
-  CHECK(q27.total + q27.mtp + 460'730'096 == 27'781'427'952);  // HF safetensors.total
+  CHECK(q27.vision == 460'730'096);  // a public index of a same-shape checkpoint: n_vision_parameters
+  CHECK(q27.with_extras == 27'781'427'952);  // HF safetensors.total
 
   // Tied heads the checkpoint stores anyway, and Llama-2's rotary inv_freq buffers: not in the
   // config, so the test adds them.

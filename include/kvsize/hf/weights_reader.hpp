@@ -29,6 +29,26 @@
 
 namespace kvsize::hf::detail {
 
+/// Qwen3_5VisionConfig (transformers models/qwen3_5/configuration_qwen3_5.py): an absent key takes
+/// the class default, as transformers reads it. deepstack_visual_indexes builds nothing
+/// (Qwen3_5VisionModel deletes Qwen3-VL's DeepStack mergers), so it is not read.
+inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
+  const auto u = [&](std::string_view key, std::uint64_t class_default) -> std::uint64_t {
+    const slot s = lookup(*vc.value, vc.pointer(), key);
+    return s.set() ? read_integer(s, 1, 1U << 24U) : class_default;
+  };
+  v.kind = kvsize::vision_tower_kind::qwen3_5;
+  v.hidden = u("hidden_size", 1'152);
+  v.intermediate = u("intermediate_size", 4'304);
+  v.layers = u("depth", 27);
+  v.patch = u("patch_size", 16);
+  v.temporal_patch = u("temporal_patch_size", 2);
+  v.spatial_merge = u("spatial_merge_size", 2);
+  v.channels = u("in_channels", 3);
+  v.positions = u("num_position_embeddings", 2'304);
+  v.output_dim = u("out_hidden_size", 3'584);
+}
+
 /// Parameters of the vision tower and its projector, from vision_config (0 and a warning when
 /// the tower type is not known). `text_hidden` is the language model's width. The formulas are
 /// the core's (kvsize/vision_tower.hpp); this reads the keys, in the order they are checked.
@@ -89,6 +109,8 @@ namespace kvsize::hf::detail {
     v.spatial_merge = u("spatial_merge_size", 2);
     v.channels = u("in_chans", 3);
     v.output_dim = u("out_hidden_size");
+  } else if (top_type == "qwen3_5" || top_type == "qwen3_5_moe") {
+    read_qwen3_5_tower(vc, v);
   } else {
     warnings.push_back(vc.pointer() + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
                        ": vision tower of an unknown kind; its parameters are not counted");
