@@ -155,6 +155,12 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
                     fmt::format("vLLM budget fraction (default {:g})", defaults.vllm.gpu_memory_utilization))
       ->check(memory_fraction);
+  auto* prefix_on = engine.add_flag("--enable-prefix-caching", o.enable_prefix_caching,
+                                    "vLLM: cache prompt prefixes (its default, but off for models with recurrent "
+                                    "layers, whose state pages per request it changes: Mamba cache mode align)");
+  engine.add_flag("--no-enable-prefix-caching", o.no_enable_prefix_caching,
+                  "vLLM: no prefix caching (a --shared-prefix is then stored once per request)")
+      ->excludes(prefix_on);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
       ->check(memory_fraction);
   engine.add_option("--max-running-requests", o.max_running_requests,

@@ -48,6 +48,8 @@ struct options {
   bool no_kv_offload = false;                            ///< llama.cpp -nkvo: the KV cache in host memory
   std::optional<std::string> tensor_split;               ///< llama.cpp -ts: shares of the GPUs, "3,1" or "3/1"
   std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM, SGLang)
+  bool enable_prefix_caching = false;     ///< vLLM --enable-prefix-caching (a hybrid's Mamba cache mode)
+  bool no_enable_prefix_caching = false;  ///< vLLM --no-enable-prefix-caching
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

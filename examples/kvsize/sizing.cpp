@@ -263,6 +263,10 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   if (opts.engine_version && s.engine == engine_kind::sglang) {
     o.sglang.release = sglang_release_option(opts);
   }
+  if (opts.enable_prefix_caching || opts.no_enable_prefix_caching) {
+    o.vllm.prefix_caching = opts.enable_prefix_caching ? kvsize::vllm_prefix_caching::enabled
+                                                       : kvsize::vllm_prefix_caching::disabled;
+  }
   o.llama_cpp.kv_unified = opts.kv_unified;
   o.llama_cpp.swa_full = opts.swa_full;
   // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
@@ -290,6 +294,8 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
        reads(engine_knob::free_gpu_memory_fraction)},
       {opts.parallel.has_value(), "--parallel", reads(engine_knob::parallel)},
       {opts.ubatch.has_value(), "--ubatch", reads(engine_knob::ubatch)},
+      {opts.enable_prefix_caching, "--enable-prefix-caching", reads(engine_knob::prefix_caching)},
+      {opts.no_enable_prefix_caching, "--no-enable-prefix-caching", reads(engine_knob::prefix_caching)},
       {opts.kv_unified, "--kv-unified", reads(engine_knob::kv_unified)},
       {opts.swa_full, "--swa-full", reads(engine_knob::swa_full)},
       {opts.flash_attn.has_value(), "--flash-attn", reads(engine_knob::flash_attn)},

@@ -61,8 +61,8 @@ struct latent_attention {
 /// Mamba2:      conv = (d_conv − 1) × (d_inner + 2 × n_groups × d_state), ssm = n_heads × head_dim × d_state.
 /// Gated delta: conv = (d_conv − 1) × (2 × k_heads × k_dim + v_heads × v_dim), ssm = v_heads × k_dim × v_dim.
 /// `ssm_dtype` (when `ssm_dtype_set`): the element type the model's config asks serving engines to
-/// keep the SSM state in (NemotronH's mamba_ssm_cache_dtype, float32 when absent, as vLLM's NemotronH
-/// hook reads it); an engine that reads no such key keeps its own rule.
+/// keep the SSM state in (NemotronH's mamba_ssm_cache_dtype, float16 when absent, as vLLM 0.13 to
+/// 0.19's NemotronH hook reads it); an engine that reads no such key keeps its own rule.
 struct recurrent_state {
   std::uint64_t conv_elements = 0;
   std::uint64_t ssm_elements = 0;

@@ -452,6 +452,35 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine llama.cpp"));
 }
 
+TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid model", "[cli][plan]") {
+  const std::string dir = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/";
+  // Qwen3.5-35B-A3B at 262,144 tokens on 55.72 GiB of KV under 0.18 (the public log in
+  // tests/unit/engines/vllm_prefix_caching.test.cpp): 10.85x with the flag (mode align), 10.98x without.
+  const std::string q35 = dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine vllm --engine-version 0.18 "
+                                "--context 262144 --kv-memory 55.72GiB";
+  const auto with = run_cli(q35 + " --enable-prefix-caching");
+  CHECK(with.exit_code == 0);
+  CHECK_THAT(with.out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.85x"));
+  CHECK_THAT(run_cli(q35).out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.98x"));
+  // The engine's command line carries the flag.
+  const std::string q35_plan = dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine vllm --gpu h200 --context 32768";
+  CHECK_THAT(run_cli(q35_plan + " --enable-prefix-caching").out, ContainsSubstring("--enable-prefix-caching"));
+  CHECK_THAT(run_cli(q35_plan + " --no-enable-prefix-caching").out, ContainsSubstring("--no-enable-prefix-caching"));
+  // A Mamba2 model with the flag: vLLM keeps a state per block, not modelled: exit 2, the flag named.
+  const auto nano = run_cli(dir + "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json' --engine vllm "
+                                  "--enable-prefix-caching");
+  CHECK(nano.exit_code == 2);
+  CHECK(nano.out.empty());
+  CHECK_THAT(nano.err, ContainsSubstring("--enable-prefix-caching"));
+  // Both flags: a usage error; another engine: a warning.
+  const auto both = run_cli(q35 + " --enable-prefix-caching --no-enable-prefix-caching");
+  CHECK(both.exit_code == 2);
+  CHECK(both.out.empty());
+  const auto other = run_cli(dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine sglang --enable-prefix-caching");
+  CHECK(other.exit_code == 0);
+  CHECK_THAT(other.err, ContainsSubstring("--enable-prefix-caching has no effect with --engine sglang"));
+}
+
 TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fraction_static rule", "[cli][plan]") {
   // Llama-3.1-8B on an H100 80 GB (nvidia-smi 81,559 MiB, which SGLang's rule reads) at tp 1
   // (docs/research/sglang-fraction-history.md): 0.5.2 (rule E) reserves 10 GiB → 0.874; 0.5.9 (G)

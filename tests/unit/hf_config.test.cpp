@@ -433,11 +433,11 @@ TEST_CASE("parse_config: hybrids keep KV only in attention layers and a state in
   CHECK(nano.spec.state.conv_elements == 3U * (64U * 64U + 2U * 8U * 128U));
   CHECK(nano.spec.state.ssm_elements == 64U * 64U * 128U);
   // NemotronH's SSM state dtype: the Nano's config says mamba_ssm_cache_dtype "float32"; the 56B's
-  // has no key, and vLLM's NemotronHForCausalLMConfig falls back to float32 (families.hpp).
+  // has no key, and vLLM 0.13 – 0.19's NemotronHForCausalLMConfig falls back to float16 (families.hpp).
   CHECK(nano.spec.state.ssm_dtype_set);
   CHECK(nano.spec.state.ssm_dtype == kvsize::dtype::f32);
   CHECK(nh.spec.state.ssm_dtype_set);
-  CHECK(nh.spec.state.ssm_dtype == kvsize::dtype::f32);
+  CHECK(nh.spec.state.ssm_dtype == kvsize::dtype::f16);
   CHECK(std::any_of(nano.layers.begin(), nano.layers.end(), [](const auto& g) {
     return g.reason.find("SSM state in f32 (/mamba_ssm_cache_dtype)") != std::string::npos;
   }));

@@ -80,6 +80,7 @@ enum class engine_knob : std::uint32_t {
   flash_attn = 1U << 11,               ///< llama.cpp -fa
   gpu_layers = 1U << 12,               ///< llama.cpp -ngl
   engine_version = 1U << 13,           ///< --engine-version: the release whose rules apply (vLLM, SGLang)
+  prefix_caching = 1U << 14,           ///< vLLM --enable-prefix-caching / --no-enable-prefix-caching
 };
 [[nodiscard]] constexpr auto operator|(engine_knob a, engine_knob b) -> engine_knob {
   return static_cast<engine_knob>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));

@@ -19,6 +19,13 @@ namespace kvsize {
 /// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
 enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
 
+/// vLLM's --enable-prefix-caching / --no-enable-prefix-caching, or neither (engines/vllm_prefix_caching.hpp).
+enum class vllm_prefix_caching : std::uint8_t {
+  automatic,  ///< vLLM's default: on, but off for models with recurrent layers
+  enabled,    ///< --enable-prefix-caching (a hybrid model's Mamba cache mode follows from it)
+  disabled,   ///< --no-enable-prefix-caching: a shared prefix is stored once per request
+};
+
 /// vLLM (v1) knobs: its engine arguments of the same names (vllm/engine/arg_utils.py EngineArgs).
 struct vllm_knobs {
   std::uint64_t max_num_batched_tokens = 0;  ///< 0 → the API server's default (8192; 2048 on devices under 70 GiB and A100s)
@@ -26,6 +33,7 @@ struct vllm_knobs {
   double gpu_memory_utilization = 0.9;       ///< fraction of TOTAL device memory
   bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
   bool disable_hybrid_kv_cache_manager = false;
+  vllm_prefix_caching prefix_caching = vllm_prefix_caching::automatic;
   bool a100 = false;                 ///< the device is an A100 (vLLM gives it the small-device defaults)
   std::uint32_t release_minor = 0;   ///< the release 0.X whose start-up rules apply; 0 → 0.19 (vllm_startup.hpp)
 };

@@ -15,6 +15,7 @@
 #include "../error.hpp"
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "vllm_prefix_caching.hpp"  // the Mamba cache mode
 #include "vllm_startup.hpp"  // the release, the device-dependent defaults, the profile run
 
 namespace kvsize::engines::vllm {
@@ -31,19 +32,29 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
   return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? dtype::bf16 : f.config_dtype);
 }
 
+/// The first release whose config hook reads the model's SSM-state dtype key: 0.13 for NemotronH's
+/// mamba_ssm_cache_dtype (vllm-project/vllm PR #29978, December 2025; a public 0.13.0 log prints
+/// "Updating mamba_ssm_cache_dtype to 'float16' for NemotronH model", a 0.12.0 log sizes the state
+/// in bf16), 0.17 for Qwen3.5's mamba_ssm_dtype (PR #34489, February 2026, after the 0.16 branch):
+/// the gated-DeltaNet family that has the key. Earlier releases keep the state in the model dtype.
+[[nodiscard]] constexpr auto config_ssm_dtype_since(const model_spec& m) -> std::uint32_t {
+  return m.weights.recurrent.kind == recurrent_kind::gated_delta ? 17U : 13U;
+}
+
 /// K and V in the serving dtype (`--kv-cache-dtype auto`). The states, as
 /// vllm/model_executor/layers/mamba/mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype
 /// gives them: the conv state in mamba_cache_dtype ("auto": the model dtype), the SSM state in
 /// mamba_ssm_cache_dtype ("auto": the conv's). `--state-dtype` sets both. A model whose config
 /// hook sets mamba_ssm_cache_dtype (vllm/model_executor/models/config.py
-/// NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, float32 when absent) has its
-/// SSM state in that dtype: m.state.ssm_dtype. Releases before vllm-project/vllm PR #29978 (Dec
-/// 2025) ignored the key, and until PR #39032 (Apr 2026) an absent key meant float16.
+/// NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, float16 when absent until PR
+/// #39032 made it float32 in 0.20; Qwen3_5ForConditionalGenerationConfig: the config's
+/// mamba_ssm_dtype) has its SSM state in that dtype, m.state.ssm_dtype, from the release that
+/// brought the hook (config_ssm_dtype_since).
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
   kvsize::detail::stage_dtypes t{kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
-  if (!o.state_dtype && m.state.ssm_dtype_set) {
+  if (!o.state_dtype && m.state.ssm_dtype_set && release_of(o) >= config_ssm_dtype_since(m)) {
     t.state.ssm = m.state.ssm_dtype;
   }
   return t;
@@ -90,14 +101,14 @@ struct spec_list {
 };
 
 /// Blocks one request of `len` tokens reserves in one group of part `p` (its kind, window and block
-/// size; the specs' max_memory_usage_bytes).
-[[nodiscard]] constexpr auto blocks_per_request(const cache_part& p, std::uint64_t len, std::uint64_t mnbt)
-    -> std::uint64_t {
+/// size; the specs' max_memory_usage_bytes); a state group, `state_pages` (the Mamba cache mode's).
+[[nodiscard]] constexpr auto blocks_per_request(const cache_part& p, std::uint64_t len, std::uint64_t mnbt,
+                                                std::uint32_t state_pages) -> std::uint64_t {
   switch (p.group) {
     case group_kind::sliding:  // the window need not start on a block boundary: +1
       return ceil_div(std::min<std::uint64_t>(p.window - 1ULL + mnbt, len), p.block_size) + 1;
     case group_kind::chunked: return ceil_div(std::min<std::uint64_t>(p.window + mnbt, len), p.block_size);
-    case group_kind::recurrent_state: return 1;  // one state slot per request (mamba_cache_mode "none")
+    case group_kind::recurrent_state: return state_pages;
     case group_kind::full:
     case group_kind::latent: break;
   }
@@ -248,8 +259,8 @@ constexpr void parts_of(const spec_list& specs, std::uint32_t types, engine_sizi
 
 /// 5. What the context changes, from the parts (size_stage's last step, and all of with_context):
 /// blocks each request reserves per group (one type: the largest; hybrid: the sum over groups),
-/// the bytes it is charged, and what prefix caching shares (whole blocks; off for hybrid mamba
-/// models). One type is one KV cache group; hybrid models have more.
+/// the bytes it is charged, and what prefix caching shares (whole blocks, when it is on; kvsize
+/// shares none for models with a state). One type is one KV cache group; hybrid models have more.
 constexpr void charge(const engine_options& o, engine_sizing& s) {
   const std::uint64_t mnbt = max_num_batched_tokens(o);
   const bool hybrid = s.vllm.kv_cache_groups > 1;
@@ -258,7 +269,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   for (std::uint32_t i = 0; i < s.part_count; ++i) {
     cache_part& p = s.parts[i];
     any_mamba = any_mamba || p.group == group_kind::recurrent_state;
-    p.blocks_per_sequence = blocks_per_request(p, s.context, mnbt);
+    p.blocks_per_sequence = blocks_per_request(p, s.context, mnbt, s.vllm.state_pages);
     s.vllm.blocks_per_sequence =
         hybrid ? s.vllm.blocks_per_sequence + p.groups * p.blocks_per_sequence : std::max(s.vllm.blocks_per_sequence, p.blocks_per_sequence);
   }
@@ -274,7 +285,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     } else if (hybrid || i == 0) {
       s.kv_bytes_per_sequence += hybrid ? charged : s.vllm.pool_block_bytes * s.vllm.blocks_per_sequence;
     }
-    if (!any_mamba && !mamba) {
+    if (s.vllm.prefix_caching && !any_mamba && !mamba) {
       const std::uint64_t shared = o.shared_prefix / p.block_size * p.block_size;
       const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
       const std::uint64_t blocks = held / p.block_size;
@@ -311,6 +322,11 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     detail::group_hybrid(specs, bs, s);
   }
   detail::parts_of(specs, types, s);
+  if (const std::string_view why = mamba_cache_refusal(m, o); !why.empty()) {
+    throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
+  }
+  s.vllm.state_pages = state_pages_per_request(mamba_cache_mode_of(m, o));
+  s.vllm.prefix_caching = prefix_caching_on(m, o);
   detail::charge(o, s);
   return s;
 }
@@ -362,7 +378,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr std::string_view display_name = "vLLM";
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
                                        engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization |
-                                       engine_knob::engine_version;
+                                       engine_knob::engine_version | engine_knob::prefix_caching;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }

@@ -339,13 +339,13 @@ inline constexpr family families[] = {
      .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .fused_qkv = true,
      .linear_bias = linear_bias_rule::unless_no_bias},
     // NemotronH: routes only in its 'E' blocks (hybrid_override_pattern), with e_score_correction_bias.
-    // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype; float32 when absent) in
-    // vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype
-    // (DEFAULT_MAMBA_SSM_CACHE_DTYPE, vllm-project/vllm PR #39032).
+    // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype) in vllm/model_executor/models/config.py
+    // NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: float16 when absent from 0.13 (PR
+    // #29978) to 0.19; float32 from 0.20 (PR #39032, merged after 0.19.0), which kvsize does not model.
     {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)", .gated_mlp = false,
-     .score_correction_bias = true, .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float32",
-     .ssm_dtype_source = "vLLM's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype (vllm/model_executor/models/"
-                         "config.py; float32 when absent since vllm-project/vllm PR #39032)"},
+     .score_correction_bias = true, .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
+     .ssm_dtype_source = "vLLM 0.13 to 0.19's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype "
+                         "(vllm/model_executor/models/config.py; float16 when absent, vllm-project/vllm PR #29978)"},
     // Hybrids with Mamba state.
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
      .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true},

@@ -104,7 +104,7 @@ struct mamba_inner_width {
 /// Mamba1 (Jamba, JambaConfig: mamba_d_state 16, mamba_d_conv 4, mamba_expand 2) is the same with
 /// n_groups = 0 and d_inner = expand × hidden: conv = (d_conv − 1) × d_inner, ssm = d_inner × d_state.
 /// family::ssm_dtype_key (NemotronH: mamba_ssm_cache_dtype): "float32", "float16" or "bfloat16";
-/// "auto" leaves it to the engines; absent: the family's default (float32 for NemotronH).
+/// "auto" leaves it to the engines; absent: the family's default (float16 for NemotronH, as vLLM 0.13 to 0.19 read it).
 [[nodiscard]] inline auto read_ssm_dtype(const config_view& v) -> ssm_dtype_reading {
   const family& fam = v.facts();
   ssm_dtype_reading r;

@@ -88,6 +88,17 @@ inline auto some_budget_prints_as(double printed_gib, bytes step, const std::fun
   return ok(bytes{hi});
 }
 
+/// Some budget that vLLM prints as "Available KV cache memory: `available_gib` GiB" gives every
+/// line of `expected` (stepped by one pool block: the budget's other bytes change nothing).
+inline auto vllm_reproduces(const model_spec& m, const engine_options& o, double available_gib,
+                            const std::vector<std::string>& expected) -> bool {
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
+  return some_budget_prints_as(available_gib, s.vllm.pool_block_bytes, [&](bytes b) {
+    const auto ls = lines(m, engine_kind::vllm, o, b);
+    return std::all_of(expected.begin(), expected.end(), [&](const std::string& e) { return has_line(ls, e); });
+  });
+}
+
 inline auto rounded(double v, int decimals) -> double {
   const double scale = std::pow(10.0, decimals);
   return std::round(v * scale) / scale;

@@ -6,15 +6,6 @@ using namespace kvsize::test::engine_logs;
 
 namespace {
 
-auto vllm_reproduces(const model_spec& m, const engine_options& o, double available_gib,
-                     const std::vector<std::string>& expected) -> bool {
-  const auto s = kvsize::size_cache(m, engine_kind::vllm, o);
-  return some_budget_prints_as(available_gib, s.vllm.pool_block_bytes, [&](bytes b) {
-    const auto ls = lines(m, engine_kind::vllm, o, b);
-    return std::all_of(expected.begin(), expected.end(), [&](const std::string& e) { return has_line(ls, e); });
-  });
-}
-
 // Models not in configs/, from their config.json values.
 // Qwen/Qwen3-14B: 40 layers, 40 heads, 8 KV heads, head_dim 128, bf16.
 constexpr model_spec qwen3_14b{.layers = 40, .attention_heads = 40, .kv_heads = 8, .head_dim = 128,
@@ -225,7 +216,7 @@ TEST_CASE("vLLM A13: Qwen3-Next-80B hybrid (gated DeltaNet + attention) at TP 2"
 TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype), its conv state in bf16",
           "[engines][vllm][hybrid]") {
   // vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype sets
-  // mamba_ssm_cache_dtype from the config (float32 when absent); MambaStateDtypeCalculator keeps the
+  // mamba_ssm_cache_dtype from the config (0.13 to 0.19: float16 when absent); MambaStateDtypeCalculator keeps the
   // conv state in the model dtype. Hand-derived (no public log of these two yet):
   // Nemotron-3-Nano-30B-A3B: conv 3 × (64·64 + 2·8·128) = 18,432 bf16 = 36,864 B; SSM 64·64·128 =
   //   524,288 f32 = 2,097,152 B; page 2,134,016 B over attention's 2·2·128·2 = 1,024 B a token:
@@ -261,13 +252,21 @@ TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype
                          "are exactly equal.",
                          "GPU KV cache size: 257,280 tokens",
                          "Maximum concurrency for 262,144 tokens per request: 4.82x"}));
-  // Nemotron-H-56B (no mamba_ssm_cache_dtype key: float32): conv 3 × (16,384 + 2·8·256) = 61,440
-  //   bf16 = 122,880 B; SSM 256·64·256 = 4,194,304 f32 = 16,777,216 B; 16,900,096 B over 2·8·128·2 =
-  //   4,096 B a token: cdiv = 4,126 → 4,128 tokens; padding 0.05 %.
+  // The same model under --engine-version 0.12 (before the hook): the state in the model dtype, as above.
+  engine_options release_0_12{.context = 262'144};
+  release_0_12.vllm.release_minor = 12;
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_12).block_size == 1'072);
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_12).state.ssm == dtype::bf16);
+  // Nemotron-H-56B (no mamba_ssm_cache_dtype key: float16 in 0.13 to 0.19, PR #29978's fallback; a
+  // public 0.13.0 log prints "Updating mamba_ssm_cache_dtype to 'float16' for NemotronH model"):
+  //   conv 3 × (16,384 + 2·8·256) = 61,440 bf16 = 122,880 B; SSM 256·64·256 = 4,194,304 f16 =
+  //   8,388,608 B; 8,511,488 B over 2·8·128·2 = 4,096 B a token: 16 · cdiv(8,511,488, 16 · 4,096) =
+  //   2,080 tokens; padding 8,192 / 8,511,488 = 0.10 %.
   const model_spec& h56 = config("nvidia__Nemotron-H-56B-Base-8K.config.json");
-  CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).block_size == 4'128);
+  CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).state.ssm == dtype::f16);
+  CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).block_size == 2'080);
   CHECK(has_line(lines(h56, engine_kind::vllm, o, 40_GiB),
-                 "Padding mamba page size by 0.05% to ensure that mamba page size and attention page size are "
+                 "Padding mamba page size by 0.10% to ensure that mamba page size and attention page size are "
                  "exactly equal."));
   // SGLang: conv bf16 (SGLANG_MAMBA_CONV_DTYPE), SSM float32 (its default; it reads mamba_ssm_dtype).
   const auto g = kvsize::size_cache(nano, engine_kind::sglang, o);

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// vLLM's prefix caching and, for models with recurrent layers, the Mamba cache mode it implies:
+// how many state pages a request holds per Mamba group, and whether a shared prompt prefix is
+// stored once. Part of the vLLM engine (engines/vllm.hpp). Standard library only, constexpr.
+//
+// Sources (vllm-project/vllm; docs/research/vllm-mamba-cache-mode.md has the release table):
+// - vllm/config/model.py ModelConfig.is_prefix_caching_supported: off for hybrid and
+//   attention-free models, on for the rest (vllm/engine/arg_utils.py
+//   _set_default_chunked_prefill_and_prefix_caching_args); releases 0.10 to 0.19.
+// - vllm/model_executor/models/config.py MambaModelConfig.verify_and_update_config (PR #30877,
+//   0.15): with --enable-prefix-caching the mode becomes "all" for the classes that declare
+//   SupportsMambaPrefixCaching (Mamba, Mamba2, Jamba, Bamba, Zamba2, Falcon-H1, Granite-4.0-H,
+//   NemotronH: the Mamba1 and Mamba2 mixers) and "align" for the others (Qwen3-Next, Qwen3.5,
+//   LFM2, Kimi-Linear). Releases 0.10 to 0.14 turned prefix caching off for the latter; 0.11 to
+//   0.14 kept it for the former with per-block states, like "all".
+// - vllm/v1/kv_cache_interface.py MambaSpec.max_memory_usage_bytes: a request holds 1 state page
+//   per Mamba group in mode "none", 2 in "align" (the running state and the last block-aligned
+//   one), cdiv(max_model_len, block_size) in "all".
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>      // std::uint32_t, std::uint8_t
+#include <string_view>  // std::string_view
+
+#include "../model_spec.hpp"
+#include "engine_options.hpp"
+#include "vllm_startup.hpp"  // release_of
+
+namespace kvsize::engines::vllm {
+
+/// CacheConfig.mamba_cache_mode (vllm/config/cache.py): what a Mamba group keeps per request.
+enum class mamba_cache_mode : std::uint8_t {
+  none,   ///< the running state only: 1 page
+  align,  ///< also the state at the last block boundary, for prefix-cache hits: 2 pages
+  all,    ///< a state per block of the sequence (not modelled: refused)
+};
+
+/// The release that brought the "align" and "all" modes (PR #30877).
+inline constexpr std::uint32_t mamba_cache_modes_release = 15;
+
+/// The mixer of the model's recurrent layers is one vLLM gives prefix caching with a state per
+/// block (SupportsMambaPrefixCaching: Mamba1 and Mamba2 mixers).
+[[nodiscard]] constexpr auto state_per_block_mixer(const model_spec& m) -> bool {
+  return m.weights.recurrent.kind == recurrent_kind::mamba1 || m.weights.recurrent.kind == recurrent_kind::mamba2;
+}
+
+/// The mixer is known not to declare SupportsMambaPrefixCaching: gated DeltaNet (Qwen3-Next,
+/// Qwen3.5), KDA (Kimi-Linear), or a conv-only state (LFM2's short convolutions). A model read
+/// from a GGUF has no mixer kind and no conv-only state is neither this nor the above.
+[[nodiscard]] constexpr auto aligned_state_mixer(const model_spec& m) -> bool {
+  const recurrent_kind k = m.weights.recurrent.kind;
+  return k == recurrent_kind::gated_delta || k == recurrent_kind::kda ||
+         (k == recurrent_kind::none && m.state.ssm_elements == 0 && m.state.conv_elements != 0);
+}
+
+/// Whether vLLM caches prefixes for this model: the knob, else on unless it has recurrent layers.
+[[nodiscard]] constexpr auto prefix_caching_on(const model_spec& m, const engine_options& o) -> bool {
+  switch (o.vllm.prefix_caching) {
+    case vllm_prefix_caching::enabled: return true;
+    case vllm_prefix_caching::disabled: return false;
+    case vllm_prefix_caching::automatic: break;
+  }
+  return recurrent_layers(m) == 0;
+}
+
+/// Why this model's Mamba cache mode under these options is not modelled, in words; empty when it is.
+[[nodiscard]] constexpr auto mamba_cache_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o)) {
+    return {};
+  }
+  const std::uint32_t release = release_of(o);
+  if (state_per_block_mixer(m) && release > 10) {
+    return "kvsize: vLLM keeps a Mamba state per block for this model's Mamba mixers with --enable-prefix-caching "
+           "(mamba_cache_mode \"all\"; chunk-aligned blocks), which is not modelled; without the flag vLLM keeps "
+           "one state per request";
+  }
+  if (!state_per_block_mixer(m) && !aligned_state_mixer(m) && release >= mamba_cache_modes_release) {
+    return "kvsize: vLLM's Mamba cache mode with --enable-prefix-caching depends on the model class, and this "
+           "model's recurrent mixer is not known (a GGUF input has no mixer kind)";
+  }
+  return {};
+}
+
+/// The mode vLLM applies (call mamba_cache_refusal first: "all" is never returned for a model it
+/// accepts). 0.10 turns prefix caching off for every model with recurrent layers; 0.11 to 0.14 for
+/// those without SupportsMambaPrefixCaching.
+[[nodiscard]] constexpr auto mamba_cache_mode_of(const model_spec& m, const engine_options& o) -> mamba_cache_mode {
+  if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o)) {
+    return mamba_cache_mode::none;
+  }
+  if (state_per_block_mixer(m)) {
+    return release_of(o) > 10 ? mamba_cache_mode::all : mamba_cache_mode::none;
+  }
+  return release_of(o) >= mamba_cache_modes_release ? mamba_cache_mode::align : mamba_cache_mode::none;
+}
+
+/// State pages one request holds per Mamba group (MambaSpec.max_memory_usage_bytes, no speculative
+/// tokens): none 1, align 2.
+[[nodiscard]] constexpr auto state_pages_per_request(mamba_cache_mode mode) -> std::uint32_t {
+  return mode == mamba_cache_mode::align ? 2U : 1U;
+}
+
+/// The mode's name as vLLM's --mamba-cache-mode spells it.
+[[nodiscard]] constexpr auto mode_name(mamba_cache_mode mode) -> std::string_view {
+  switch (mode) {
+    case mamba_cache_mode::none: return "none";
+    case mamba_cache_mode::align: return "align";
+    case mamba_cache_mode::all: return "all";
+  }
+  return {};
+}
+
+}  // namespace kvsize::engines::vllm
