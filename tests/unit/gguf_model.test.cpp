@@ -240,6 +240,29 @@ TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth laye
   CHECK(kvsize::kind_of_layer(by_flags.spec, 0) == layer_kind::full);
   CHECK(by_flags.spec.layer[3].recurrent);
   CHECK_FALSE(by_flags.spec.layer[4].recurrent);  // the MTP block: never recurrent
+  // The flags as one BOOL for every layer (llama.cpp's get_key_or_arr reads a scalar into the whole
+  // array): every trunk layer recurrent, none attends; a UINT32 there is not a flag (llama.cpp's
+  // BOOL type check refuses it too).
+  const auto qwen35 = [](std::uint32_t layers) {
+    auto w = kvsize_test::model_header("qwen35", {.layers = layers, .embedding = 1'024, .heads = 8, .kv_heads = 2});
+    w.kv_u32("qwen35.ssm.conv_kernel", 4)
+        .kv_u32("qwen35.ssm.state_size", 128)
+        .kv_u32("qwen35.ssm.group_count", 16)
+        .kv_u32("qwen35.ssm.inner_size", 2'048);
+    return w;
+  };
+  auto one_flag = qwen35(4);
+  one_flag.kv_bool("qwen35.attention.recurrent_layers", true);
+  const auto all_recurrent = model(one_flag);
+  CHECK(kvsize::kv_layers(all_recurrent.spec) == 0);
+  CHECK(kvsize::recurrent_layers(all_recurrent.spec) == 4);
+  auto u32_flag = qwen35(4);
+  u32_flag.kv_u32("qwen35.attention.recurrent_layers", 1);
+  require_model_refused(u32_flag, gguf_errc::wrong_type, "qwen35.attention.recurrent_layers");
+  // An interval above block_count: (i + 1) % 8 is never 0 in 4 trunk layers, so none attends.
+  auto wide = qwen35(4);
+  wide.kv_u32("qwen35.full_attention_interval", 8);
+  CHECK(kvsize::recurrent_layers(model(wide).spec) == 4);
   // An interval of 0 would divide by zero in llama.cpp: refused, the key named.
   auto zero = kvsize_test::model_header("qwen35moe", {.layers = 4});
   zero.kv_u32("qwen35moe.ssm.conv_kernel", 4)
@@ -286,6 +309,20 @@ TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gg
       .kv_u32("kimi-linear.ssm.conv_kernel", 4)
       .kv_u32("kimi-linear.attention.kv_lora_rank", 512);
   require_model_refused(no_mla, gguf_errc::missing_key, "\"kimi-linear.attention.key_length_mla\": absent");
+  // A conv kernel of 0: llama_hparams::n_embd_r takes d_conv − 1 = 3 (the default kernel of 4):
+  // 3 × 3 × 32 × 128 = 36,864, as with the kernel of 4.
+  auto kernel_zero = kvsize_test::model_header(
+      "kimi-linear", {.layers = 4, .embedding = 2'304, .heads = 32, .kv_heads = 0, .vocab = 163'840});
+  kernel_zero.kv_ints("kimi-linear.attention.head_count_kv", 4, {0, 0, 0, 1})
+      .kv_u32("kimi-linear.attention.kv_lora_rank", 512)
+      .kv_u32("kimi-linear.rope.dimension_count", 64)
+      .kv_u32("kimi-linear.attention.key_length", 576)
+      .kv_u32("kimi-linear.attention.value_length", 512)
+      .kv_u32("kimi-linear.attention.key_length_mla", 192)
+      .kv_u32("kimi-linear.attention.value_length_mla", 128)
+      .kv_u32("kimi-linear.kda.head_dim", 128)
+      .kv_u32("kimi-linear.ssm.conv_kernel", 0);
+  CHECK(model(kernel_zero).spec.state.conv_elements == 36'864);
 }
 
 TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {

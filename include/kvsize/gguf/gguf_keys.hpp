@@ -66,9 +66,10 @@ class key_reader {
     return *v;
   }
 
-  /// A per-layer key: a UINT32 scalar repeated over `n` layers, or an array of exactly `n`
-  /// UINT32 / INT32 / BOOL elements (a negative INT32 is refused); nullopt when absent.
-  [[nodiscard]] auto per_layer(const std::string& key, std::uint32_t n) const
+  /// A per-layer key: a scalar of type `scalar` (UINT32 for counts, BOOL for flags, as llama.cpp's
+  /// get_key_or_arr reads the key into its array type) repeated over `n` layers, or an array of
+  /// exactly `n` UINT32 / INT32 / BOOL elements (a negative INT32 is refused); nullopt when absent.
+  [[nodiscard]] auto per_layer(const std::string& key, std::uint32_t n, gguf_type scalar = gguf_type::u32) const
       -> std::optional<std::vector<std::uint32_t>> {
     const gguf_kv* kv = find(key);
     if (kv == nullptr) {
@@ -76,7 +77,12 @@ class key_reader {
     }
     const gguf_value& v = kv->value;
     if (v.type != gguf_type::array) {
-      return std::vector<std::uint32_t>(n, *u32(key));
+      if (v.type != scalar) {
+        fail(gguf_errc::wrong_type, kv, key,
+             std::string("expected ") + (scalar == gguf_type::boolean ? "a BOOL" : "a UINT32") + " or an array, got " +
+                 type_text(v));
+      }
+      return std::vector<std::uint32_t>(n, static_cast<std::uint32_t>(v.integers.front()));  // a BOOL reads 0 or 1
     }
     if (v.element != gguf_type::u32 && v.element != gguf_type::i32 && v.element != gguf_type::boolean) {
       fail(gguf_errc::wrong_type, kv, key, "expected UINT32, INT32 or BOOL elements, got " + type_text(v));

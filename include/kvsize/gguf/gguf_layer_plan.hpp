@@ -190,7 +190,7 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
                                              std::string& why) -> std::vector<bool> {
   std::vector<bool> out(layers, false);
   const std::string flags_key = k.arch_key("attention.recurrent_layers");
-  if (const auto flags = k.per_layer(flags_key, layers)) {
+  if (const auto flags = k.per_layer(flags_key, layers, gguf_type::boolean)) {
     for (std::uint32_t il = 0; il < trunk; ++il) {
       out[il] = (*flags)[il] != 0;
     }
