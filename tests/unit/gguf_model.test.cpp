@@ -282,18 +282,22 @@ TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gg
   for (const int full : {4, 8, 12, 16, 20, 24, 27}) {
     kv[static_cast<std::size_t>(full - 1)] = 1;
   }
-  auto k = kvsize_test::model_header(
-      "kimi-linear", {.layers = 27, .context = 1'048'576, .embedding = 2'304, .heads = 32, .kv_heads = 0,
-                      .vocab = 163'840});
-  k.kv_ints("kimi-linear.attention.head_count_kv", 4, kv)
-      .kv_u32("kimi-linear.attention.kv_lora_rank", 512)
-      .kv_u32("kimi-linear.rope.dimension_count", 64)
-      .kv_u32("kimi-linear.attention.key_length", 576)
-      .kv_u32("kimi-linear.attention.value_length", 512)
-      .kv_u32("kimi-linear.attention.key_length_mla", 192)
-      .kv_u32("kimi-linear.attention.value_length_mla", 128)
-      .kv_u32("kimi-linear.kda.head_dim", 128)
-      .kv_u32("kimi-linear.ssm.conv_kernel", 4);
+  const auto kimi_header = [](const std::vector<std::int64_t>& kv_heads, std::uint32_t conv_kernel) {
+    auto w = kvsize_test::model_header(
+        "kimi-linear", {.layers = static_cast<std::uint32_t>(kv_heads.size()), .context = 1'048'576,
+                        .embedding = 2'304, .heads = 32, .kv_heads = 0, .vocab = 163'840});
+    w.kv_ints("kimi-linear.attention.head_count_kv", 4, kv_heads)
+        .kv_u32("kimi-linear.attention.kv_lora_rank", 512)
+        .kv_u32("kimi-linear.rope.dimension_count", 64)
+        .kv_u32("kimi-linear.attention.key_length", 576)
+        .kv_u32("kimi-linear.attention.value_length", 512)
+        .kv_u32("kimi-linear.attention.key_length_mla", 192)
+        .kv_u32("kimi-linear.attention.value_length_mla", 128)
+        .kv_u32("kimi-linear.kda.head_dim", 128)
+        .kv_u32("kimi-linear.ssm.conv_kernel", conv_kernel);
+    return w;
+  };
+  const auto k = kimi_header(kv, 4);
   const auto g = model(k);
   CHECK(kvsize::count_layers(g.spec, layer_kind::latent) == 7);
   CHECK(g.spec.layer[0].recurrent);
@@ -311,17 +315,7 @@ TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gg
   require_model_refused(no_mla, gguf_errc::missing_key, "\"kimi-linear.attention.key_length_mla\": absent");
   // A conv kernel of 0: llama_hparams::n_embd_r takes d_conv − 1 = 3 (the default kernel of 4):
   // 3 × 3 × 32 × 128 = 36,864, as with the kernel of 4.
-  auto kernel_zero = kvsize_test::model_header(
-      "kimi-linear", {.layers = 4, .embedding = 2'304, .heads = 32, .kv_heads = 0, .vocab = 163'840});
-  kernel_zero.kv_ints("kimi-linear.attention.head_count_kv", 4, {0, 0, 0, 1})
-      .kv_u32("kimi-linear.attention.kv_lora_rank", 512)
-      .kv_u32("kimi-linear.rope.dimension_count", 64)
-      .kv_u32("kimi-linear.attention.key_length", 576)
-      .kv_u32("kimi-linear.attention.value_length", 512)
-      .kv_u32("kimi-linear.attention.key_length_mla", 192)
-      .kv_u32("kimi-linear.attention.value_length_mla", 128)
-      .kv_u32("kimi-linear.kda.head_dim", 128)
-      .kv_u32("kimi-linear.ssm.conv_kernel", 0);
+  const auto kernel_zero = kimi_header({0, 0, 0, 1}, 0);
   CHECK(model(kernel_zero).spec.state.conv_elements == 36'864);
 }
 
