@@ -193,7 +193,11 @@ inline constexpr std::array<field<figures_result>, 20> figure_fields{{
      [](const detail::F& f) -> field_value { return f.kv_bytes.count(); }},
     {"recurrent state per sequence", "state_bytes_per_sequence", "state_bytes_per_sequence",
      "recurrent state per sequence", field_unit::bytes,
-     [](const detail::F& f) -> field_value { return f.state_per_sequence.count(); }, nullptr,
+     [](const detail::F& f) -> field_value { return f.state_per_sequence.count(); },
+     [](const detail::F& f) {
+       return f.state_pages > 1 ? fmt::format(": {} pages a request (vLLM Mamba cache mode align)", f.state_pages)
+                                : std::string{};
+     },
      [](const detail::F& f) { return f.state_per_sequence.count() != 0; }},
     {"allocation unit", "block_size", "block_size", "allocation unit", field_unit::count,
      [](const detail::F& f) -> field_value { return std::uint64_t{f.block_size}; }, nullptr,

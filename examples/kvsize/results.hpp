@@ -49,6 +49,7 @@ struct figures_result {
   bytes kv_per_sequence{0};           ///< one sequence of `context` tokens
   bytes kv_bytes{0};                  ///< `batch` sequences (llama.cpp: the whole cache)
   bytes state_per_sequence{0};        ///< recurrent state; 0 if none
+  std::uint32_t state_pages = 1;      ///< vLLM: state pages a request holds per group (2: Mamba cache mode align)
   std::uint32_t block_size = 0;       ///< the engine's allocation unit in tokens (1: none)
   std::uint32_t kv_heads_per_rank = 0;
   std::uint64_t shared_prefix = 0;    ///< --shared-prefix tokens

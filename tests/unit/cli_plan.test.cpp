@@ -461,6 +461,7 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
   const auto with = run_cli(q35 + " --enable-prefix-caching");
   CHECK(with.exit_code == 0);
   CHECK_THAT(with.out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.85x"));
+  CHECK_THAT(with.out, ContainsSubstring("129,761,280 B): 2 pages a request"));  // 30 × 2 × 1,056 × 2,048 B
   CHECK_THAT(run_cli(q35).out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.98x"));
   // The engine's command line carries the flag.
   const std::string q35_plan = dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine vllm --gpu h200 --context 32768";
