@@ -155,11 +155,15 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
                     fmt::format("vLLM budget fraction (default {:g})", defaults.vllm.gpu_memory_utilization))
       ->check(memory_fraction);
-  auto* prefix_on = engine.add_flag("--enable-prefix-caching", o.enable_prefix_caching,
-                                    "vLLM: cache prompt prefixes (its default, but off for models with recurrent "
-                                    "layers, whose state pages per request it changes: Mamba cache mode align)");
+  auto* prefix_on = engine
+                        .add_flag("--enable-prefix-caching", o.enable_prefix_caching,
+                                  "vLLM: cache prompt prefixes (its default, but off for models with recurrent "
+                                  "layers; for those, 0.15+ keeps 2 state pages a request for gated-DeltaNet, KDA "
+                                  "and short-conv layers, and Mamba1/Mamba2 layers are refused)")
+                        ->disable_flag_override();
   engine.add_flag("--no-enable-prefix-caching", o.no_enable_prefix_caching,
-                  "vLLM: no prefix caching (a --shared-prefix is then stored once per request)")
+                  "vLLM: no prefix caching (a --shared-prefix is then stored by every request)")
+      ->disable_flag_override()
       ->excludes(prefix_on);
   engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
       ->check(memory_fraction);

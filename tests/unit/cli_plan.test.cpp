@@ -473,10 +473,15 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
   CHECK(nano.exit_code == 2);
   CHECK(nano.out.empty());
   CHECK_THAT(nano.err, ContainsSubstring("--enable-prefix-caching"));
-  // Both flags: a usage error; another engine: a warning.
-  const auto both = run_cli(q35 + " --enable-prefix-caching --no-enable-prefix-caching");
-  CHECK(both.exit_code == 2);
-  CHECK(both.out.empty());
+  // Both flags, or a value given to either (vLLM takes none): a usage error; another engine: a warning.
+  for (const std::string bad : {" --enable-prefix-caching --no-enable-prefix-caching", " --enable-prefix-caching=false",
+                                " --no-enable-prefix-caching=false"}) {
+    CAPTURE(bad);
+    const auto r = run_cli(q35 + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("prefix-caching"));
+  }
   const auto other = run_cli(dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine sglang --enable-prefix-caching");
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.err, ContainsSubstring("--enable-prefix-caching has no effect with --engine sglang"));

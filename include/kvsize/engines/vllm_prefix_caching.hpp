@@ -68,15 +68,19 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
   if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o)) {
     return {};
   }
-  const std::uint32_t release = release_of(o);
-  if (state_per_block_mixer(m) && release > 10) {
-    return "kvsize: vLLM keeps a Mamba state per block for this model's Mamba mixers with --enable-prefix-caching "
-           "(mamba_cache_mode \"all\"; chunk-aligned blocks), which is not modelled; without the flag vLLM keeps "
-           "one state per request";
+  if (release_of(o) <= 10) {
+    return {};  // 0.10 turns prefix caching off for every model with recurrent layers
   }
-  if (!state_per_block_mixer(m) && !aligned_state_mixer(m) && release >= mamba_cache_modes_release) {
-    return "kvsize: vLLM's Mamba cache mode with --enable-prefix-caching depends on the model class, and this "
-           "model's recurrent mixer is not known (a GGUF input has no mixer kind)";
+  if (state_per_block_mixer(m)) {
+    return "kvsize: with --enable-prefix-caching vLLM (0.11.1 and later) keeps a state per block for this model's "
+           "Mamba mixers (mamba_cache_mode \"all\", chunk-aligned blocks), which is not modelled; without the flag "
+           "vLLM keeps one state per request";
+  }
+  if (!aligned_state_mixer(m)) {
+    // Either rule could apply (all, or align / off before 0.15): never a guess.
+    return "kvsize: with --enable-prefix-caching vLLM's Mamba cache mode depends on the model class, and this "
+           "model's recurrent mixer is not known (a GGUF input has no mixer kind); without the flag vLLM keeps one "
+           "state per request";
   }
   return {};
 }
@@ -98,16 +102,6 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
 /// tokens): none 1, align 2.
 [[nodiscard]] constexpr auto state_pages_per_request(mamba_cache_mode mode) -> std::uint32_t {
   return mode == mamba_cache_mode::align ? 2U : 1U;
-}
-
-/// The mode's name as vLLM's --mamba-cache-mode spells it.
-[[nodiscard]] constexpr auto mode_name(mamba_cache_mode mode) -> std::string_view {
-  switch (mode) {
-    case mamba_cache_mode::none: return "none";
-    case mamba_cache_mode::align: return "align";
-    case mamba_cache_mode::all: return "all";
-  }
-  return {};
 }
 
 }  // namespace kvsize::engines::vllm

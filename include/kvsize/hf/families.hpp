@@ -150,7 +150,7 @@ struct family {
 
 /// Who reads Qwen3.5's mamba_ssm_dtype: vLLM sets mamba_ssm_cache_dtype from it when that is "auto".
 inline constexpr std::string_view qwen3_5_ssm_dtype_source =
-    "vLLM's Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (vllm/model_executor/models/config.py)";
+    "vLLM 0.17+'s Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (vllm/model_executor/models/config.py)";
 
 /// The generic decoder: what a model_type kvsize does not know is sized as (tied embeddings is
 /// PretrainedConfig's default).

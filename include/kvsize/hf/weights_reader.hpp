@@ -51,9 +51,10 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
 
 /// Parameters of the vision tower and its projector, from vision_config (0 and a warning when
 /// the tower type is not known). `text_hidden` is the language model's width. The formulas are
-/// the core's (kvsize/vision_tower.hpp); this reads the keys, in the order they are checked.
-[[nodiscard]] inline auto read_vision(const json& root, std::uint32_t text_hidden, const std::string& top_type,
-                                      std::vector<std::string>& warnings) -> std::uint64_t {
+/// the core's (kvsize/vision_tower.hpp); this reads the keys, in the order they are checked, and
+/// throws config_error for a value it cannot take.
+[[nodiscard]] inline auto read_vision_tower(const json& root, std::uint32_t text_hidden, const std::string& top_type,
+                                            std::vector<std::string>& warnings) -> std::uint64_t {
   const slot vc = lookup(root, "", "vision_config");
   if (!vc.present()) {
     return 0;
@@ -120,6 +121,20 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
     return kvsize::vision_tower_parameters(v);
   } catch (const kvsize::overflow_error&) {
     fail(config_errc::out_of_range, vc.pointer(), "the vision tower's parameter count overflows 2^64");
+  }
+}
+
+/// read_vision_tower, where a vision_config kvsize cannot read is a warning that names the key and
+/// leaves the tower uncounted (0): the tower is weights only, and a weights-only problem never
+/// blocks the KV answer.
+[[nodiscard]] inline auto read_vision(const json& root, std::uint32_t text_hidden, const std::string& top_type,
+                                      std::vector<std::string>& warnings) -> std::uint64_t {
+  try {
+    return read_vision_tower(root, text_hidden, top_type, warnings);
+  } catch (const config_error& e) {
+    warnings.push_back(e.pointer() + ": " + e.message() +
+                       "; the vision tower's parameters are not counted (the KV cache does not depend on them)");
+    return 0;
   }
 }
 

@@ -257,6 +257,12 @@ TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype
   release_0_12.vllm.release_minor = 12;
   CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_12).block_size == 1'072);
   CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_12).state.ssm == dtype::bf16);
+  CHECK(vllm_reproduces(nano, release_0_12, 7.37,
+                        {"GPU KV cache size: 257,280 tokens",
+                         "Maximum concurrency for 262,144 tokens per request: 4.82x"}));
+  engine_options release_0_13 = release_0_12;  // the first release with the hook (PR #29978)
+  release_0_13.vllm.release_minor = 13;
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_13).state.ssm == dtype::f32);
   // Nemotron-H-56B (no mamba_ssm_cache_dtype key: float16 in 0.13 to 0.19, PR #29978's fallback; a
   // public 0.13.0 log prints "Updating mamba_ssm_cache_dtype to 'float16' for NemotronH model"):
   //   conv 3 × (16,384 + 2·8·256) = 61,440 bf16 = 122,880 B; SSM 256·64·256 = 4,194,304 f16 =

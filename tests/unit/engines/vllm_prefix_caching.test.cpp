@@ -51,18 +51,27 @@ TEST_CASE("vLLM --enable-prefix-caching: Qwen3.5's GDN groups hold two state pag
 
   // Before 0.15 (PR #30877) vLLM turned prefix caching off for models without
   // SupportsMambaPrefixCaching ("Hybrid or mamba-based model detected without support for prefix
-  // caching: disabling."): one page, whatever the flag. (Before 0.17 the SSM state is also in the
-  // model dtype, PR #34489: 548,864 elements × 2 B = 1,097,728 B, 544-token blocks; cdiv(262,144, 544) = 482.)
-  engine_options old = o;
-  old.vllm.release_minor = 14;
-  CHECK(vllm::mamba_cache_mode_of(q35, old) == vllm::mamba_cache_mode::none);
-  const auto s14 = kvsize::size_cache(q35, engine_kind::vllm, old);
-  CHECK(s14.block_size == 544);
-  CHECK(s14.vllm.blocks_per_sequence == 482 + 3);
+  // caching: disabling."): one page, whatever the flag. Qwen3-Next (vLLM since 0.10.2; Qwen3.5 came in
+  // 0.17): 48 layers, 12 attention + 36 GDN → 4 groups of 12 (1 attention + 3 GDN); its bf16 state,
+  // 548,864 elements × 2 B = 1,097,728 B over 2 × 2 × 256 × 2 = 2,048 B a token, gives 544-token
+  // blocks; cdiv(262,144, 544) = 482 attention blocks a request, and 1 or 2 pages in each GDN group.
+  const model_spec& next = config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  engine_options next_o = o;
+  for (const std::uint32_t release : {14U, 15U}) {
+    next_o.vllm.release_minor = release;
+    CAPTURE(release);
+    const auto sn = kvsize::size_cache(next, engine_kind::vllm, next_o);
+    CHECK(sn.block_size == 544);
+    CHECK(sn.vllm.blocks_per_sequence == 482 + 3 * (release >= 15 ? 2 : 1));
+  }
 
-  // Kimi-Linear's KDA layers are no Mamba mixer either: align.
+  // Kimi-Linear's KDA layers and LFM2's short convolutions are no Mamba mixer either: align from 0.15.
+  // LFM2-1.2B: 10 conv layers of (3 − 1) × 2,048 elements, bf16: 8,192 B each, twice over.
   CHECK(vllm::mamba_cache_mode_of(config("moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json"), o) ==
         vllm::mamba_cache_mode::align);
+  const model_spec& lfm2 = config("LiquidAI__LFM2-1.2B.config.json");
+  CHECK(vllm::mamba_cache_mode_of(lfm2, o) == vllm::mamba_cache_mode::align);
+  CHECK(kvsize::size_cache(lfm2, engine_kind::vllm, o).vllm.state_pages == 2);
 }
 
 TEST_CASE("vLLM --enable-prefix-caching: a state per block for Mamba mixers is refused, not sized",
@@ -79,10 +88,24 @@ TEST_CASE("vLLM --enable-prefix-caching: a state per block for Mamba mixers is r
     CHECK_FALSE(vllm::mamba_cache_refusal(*m, o).empty());
     CHECK_THROWS_AS(kvsize::size_cache(*m, engine_kind::vllm, o), kvsize::invalid_argument);
   }
-  engine_options release_0_10 = o;
-  release_0_10.vllm.release_minor = 10;
-  CHECK(vllm::mamba_cache_refusal(nano, release_0_10).empty());
-  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_10).vllm.state_pages == 1);
+  engine_options release_o = o;
+  for (const std::uint32_t release : {11U, 14U, 15U, 19U}) {
+    release_o.vllm.release_minor = release;
+    CAPTURE(release);
+    CHECK_THROWS_AS(kvsize::size_cache(nano, engine_kind::vllm, release_o), kvsize::invalid_argument);
+  }
+  release_o.vllm.release_minor = 10;
+  CHECK(vllm::mamba_cache_refusal(nano, release_o).empty());
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_o).vllm.state_pages == 1);
+  // A state whose mixer is not known (a GGUF input: no mixer kind) could be either rule: refused from
+  // 0.11, never guessed.
+  model_spec unknown = nano;
+  unknown.weights.recurrent.kind = kvsize::recurrent_kind::none;
+  for (const std::uint32_t release : {11U, 14U, 15U, 19U}) {
+    release_o.vllm.release_minor = release;
+    CAPTURE(release);
+    CHECK_FALSE(vllm::mamba_cache_refusal(unknown, release_o).empty());
+  }
   // Without the flag, or with --no-enable-prefix-caching: one state a request.
   for (const vllm_prefix_caching pc : {vllm_prefix_caching::automatic, vllm_prefix_caching::disabled}) {
     engine_options off = o;
