@@ -177,7 +177,7 @@ using F = figures_result;
 }
 
 /// In the order of the --json keys (kv_bytes_per_token ... weights_bytes, as the contract lists them).
-inline constexpr std::array<field<figures_result>, 20> figure_fields{{
+inline constexpr std::array<field<figures_result>, 21> figure_fields{{
     {"KV bytes per token", "kv_bytes_per_token", "kv_bytes_per_token", "per token", field_unit::bytes,
      [](const detail::F& f) -> field_value { return f.kv_per_token.count(); }},
     {"KV bytes per token without sharing", "kv_bytes_per_token_mha", "kv_bytes_per_token_mha",
@@ -247,6 +247,10 @@ inline constexpr std::array<field<figures_result>, 20> figure_fields{{
      },
      [](const detail::F& f) { return f.checkpoint_weights ? fmt::format(" = {}", as_si(*f.checkpoint_weights)) : std::string{}; },
      [](const detail::F& f) { return f.checkpoint_weights.has_value(); }},
+    // vLLM: 2 with --enable-prefix-caching on gated-DeltaNet / KDA / short-conv layers (Mamba cache
+    // mode align); the text says so in the recurrent-state row's words.
+    {"state pages per request", "state_pages_per_request", "state_pages_per_request", "state pages per request",
+     field_unit::count, [](const detail::F& f) -> field_value { return std::uint64_t{f.state_pages}; }},
 }};
 
 inline constexpr std::array<std::string_view, 7> kv_rows{
@@ -261,8 +265,8 @@ inline constexpr std::array<std::string_view, 6> weights_rows{"parameters", "act
 inline constexpr std::array<std::string_view, 4> figure_elsewhere{"gqa_ratio", "shared_prefix", "weights_dtype",
                                                                   "checkpoint_source"};
 /// Not in the text: kv_heads_per_rank (the title names tp; a row of its own would change the
-/// byte-compared README report).
-inline constexpr std::array<std::string_view, 1> figure_json_csv_only{"kv_heads_per_rank"};
+/// byte-compared README report), state_pages_per_request (in the recurrent-state row's words).
+inline constexpr std::array<std::string_view, 2> figure_json_csv_only{"kv_heads_per_rank", "state_pages_per_request"};
 static_assert(placed_once(figure_fields, {kv_rows, logits_rows, weights_rows, figure_elsewhere, figure_json_csv_only}),
               "every figure field is placed in the text once, with a JSON key and a CSV column of its own");
 

@@ -462,6 +462,8 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
   CHECK(with.exit_code == 0);
   CHECK_THAT(with.out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.85x"));
   CHECK_THAT(with.out, ContainsSubstring("129,761,280 B): 2 pages a request"));  // 30 × 2 × 1,056 × 2,048 B
+  CHECK(json_of(q35 + " --enable-prefix-caching").at("state_pages_per_request") == 2);
+  CHECK(json_of(q35).at("state_pages_per_request") == 1);
   CHECK_THAT(run_cli(q35).out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.98x"));
   // The engine's command line carries the flag.
   const std::string q35_plan = dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine vllm --gpu h200 --context 32768";
