@@ -9,7 +9,8 @@
 // CLIPVisionTransformer and LlavaMultiModalProjector (clip, llava), SiglipVisionTransformer and
 // Gemma3MultiModalProjector (siglip, gemma3), Llama4VisionModel and Llama4MultiModalProjector
 // (llama4), Qwen2_5_VisionTransformerPretrainedModel and its PatchMerger (qwen2_5_vl),
-// Qwen3_5VisionModel (qwen3_5: Qwen3VLVisionModel with its DeepStack mergers deleted).
+// Qwen3_5VisionModel (qwen3_5: Qwen3VLVisionModel with its DeepStack mergers deleted),
+// Qwen3VLVisionModel (qwen3_vl).
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -29,6 +30,7 @@ enum class vision_tower_kind : std::uint8_t {
   llama4,      ///< Llama 4's ViT with its pixel-shuffle MLP
   qwen2_5_vl,  ///< Qwen2.5-VL's window-attention ViT (RMSNorm, gated MLP) with its patch merger
   qwen3_5,     ///< Qwen3.5's ViT (Qwen3-VL's without DeepStack: LayerNorm, plain MLP, learned positions) and merger
+  qwen3_vl,    ///< Qwen3-VL's ViT: Qwen3.5's with `deepstack` more mergers (a LayerNorm over d·merge² each)
 };
 
 /// Which projector maps the tower's output into the language model's width (text_hidden).
@@ -48,6 +50,7 @@ struct vision_tower {
   std::uint64_t patch = 0;         ///< patch_size: a patch is patch × patch pixels
   std::uint64_t image = 0;         ///< image_size: (image / patch)² position embeddings (not the Qwen towers)
   std::uint64_t positions = 0;     ///< Qwen3.5 num_position_embeddings: rows of the learned position table
+  std::uint64_t deepstack = 0;     ///< Qwen3-VL: DeepStack mergers (len(deepstack_visual_indexes))
   std::uint64_t channels = 3;      ///< num_channels (Qwen2.5-VL: in_chans; Qwen3.5: in_channels)
   std::uint64_t temporal_patch = 2;     ///< Qwen temporal_patch_size: frames per 3-D patch
   std::uint64_t spatial_merge = 2;      ///< Qwen spatial_merge_size: the merger joins merge² patches
@@ -140,6 +143,7 @@ namespace detail {
 /// a plain MLP with biases (d × inner + inner, inner × d + d); the merger: a LayerNorm over d (2 d),
 /// then linear_fc1 (d·merge² square, with bias) and linear_fc2 (to output_dim, with bias).
 /// Qwen3.5-35B-A3B (d 1,152, inner 4,304, 27 blocks, patch 16, 2,304 positions, out 2,048): 446,571,248.
+/// Qwen3-VL (qwen3_vl) adds `deepstack` mergers of 2 d·merge² + the merger's two linears each.
 [[nodiscard]] constexpr auto qwen3_5_parameters(const vision_tower& v) -> std::uint64_t {
   const std::uint64_t d = v.hidden;
   const std::uint64_t inner = v.intermediate;
@@ -151,9 +155,11 @@ namespace detail {
   n = checked_add(n, checked_mul(v.positions, d));
   n = checked_add(n, checked_mul(v.layers, block));
   const std::uint64_t merged = checked_mul(d, checked_mul(v.spatial_merge, v.spatial_merge));
-  n = checked_add(n, checked_mul(2, d));                                 // merger norm
-  n = checked_add(n, checked_add(checked_mul(merged, merged), merged));  // linear_fc1
-  return checked_add(n, checked_add(checked_mul(merged, v.output_dim), v.output_dim));  // linear_fc2
+  const std::uint64_t merger_linears =  // linear_fc1 (merged square) and linear_fc2 (to output_dim), with biases
+      checked_add(checked_add(checked_mul(merged, merged), merged), checked_add(checked_mul(merged, v.output_dim), v.output_dim));
+  n = checked_add(n, checked_add(checked_mul(2, d), merger_linears));  // the merger: a LayerNorm over d
+  // Qwen3VLVisionModel's DeepStack mergers (use_postshuffle_norm: the LayerNorm over d·merge²).
+  return checked_add(n, checked_mul(v.deepstack, checked_add(checked_mul(2, merged), merger_linears)));
 }
 
 /// The projector's parameters (text_hidden = H, hidden = d).
@@ -183,7 +189,8 @@ namespace detail {
     case vision_tower_kind::siglip: tower = detail::siglip_parameters(v); break;
     case vision_tower_kind::llama4: tower = detail::llama4_parameters(v); break;
     case vision_tower_kind::qwen2_5_vl: tower = detail::qwen2_5_vl_parameters(v); break;
-    case vision_tower_kind::qwen3_5: tower = detail::qwen3_5_parameters(v); break;
+    case vision_tower_kind::qwen3_5:
+    case vision_tower_kind::qwen3_vl: tower = detail::qwen3_5_parameters(v); break;
   }
   return detail::checked_add(tower, detail::projector_parameters(v));
 }

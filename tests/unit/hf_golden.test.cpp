@@ -193,6 +193,29 @@ golden{.file = "Qwen__Qwen3.5-27B.config.json", .compute = dtype::bf16,
        .vocab = 248'320, .kv_per_token = 65'536, .kv_per_token_fp8 = 32'768, .kv_per_token_mha = 393'216,
        .gqa_ratio = 6, .context = 4'096, .kv_per_sequence = 268'435'456, .growth = 65'536,
        .none = 48, .recurrent = 48, .state_per_sequence = 78'446'592},
+// Qwen3.5-397B-A17B (qwen3_5_moe): 60 L → 15 full, 45 gated-delta; 32 heads / 2 kv, head_dim 256, bf16.
+//   KV: 15 × 2 × 256 × 2 × 2 B = 30,720 B/token; fp8 15,360; MHA 15 × 32 × 256 × 4 = 491,520; ratio 16.
+//   State per layer (16 key / 64 value heads of 128): conv 3 × (2 × 2,048 + 8,192) = 36,864, ssm
+//   64 × 128 × 128 = 1,048,576; 1,085,440 × 2 B × 45 = 97,689,600 B/sequence. seq@4096 = 125,829,120.
+golden{.file = "Qwen__Qwen3.5-397B-A17B.config.json", .compute = dtype::bf16,
+       .layers = 60, .kv_layers = 15, .attention_heads = 32, .kv_heads = 2, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 248'320, .kv_per_token = 30'720, .kv_per_token_fp8 = 15'360, .kv_per_token_mha = 491'520,
+       .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 125'829'120, .growth = 30'720,
+       .none = 45, .recurrent = 45, .state_per_sequence = 97'689'600},
+// Qwen3-VL-8B-Instruct (qwen3_vl, read from /text_config): 36 L, 32 heads / 8 kv, head_dim 128, bf16.
+//   36 × 8 × 128 × 2 × 2 B = 147,456 B/token; fp8 73,728; MHA 36 × 32 × 128 × 4 = 589,824; ratio 4.
+//   seq@4096 = 147,456 × 4096 = 603,979,776.
+golden{.file = "Qwen__Qwen3-VL-8B-Instruct.config.json", .compute = dtype::bf16,
+       .layers = 36, .kv_layers = 36, .attention_heads = 32, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 151'936, .kv_per_token = 147'456, .kv_per_token_fp8 = 73'728, .kv_per_token_mha = 589'824,
+       .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 603'979'776, .growth = 147'456},
+// Qwen3-VL-30B-A3B-Instruct (qwen3_vl_moe): 48 L, 32 heads / 4 kv, head_dim 128, bf16.
+//   48 × 4 × 128 × 2 × 2 B = 98,304 B/token; fp8 49,152; MHA 48 × 32 × 128 × 4 = 786,432; ratio 8.
+//   seq@4096 = 98,304 × 4096 = 402,653,184.
+golden{.file = "Qwen__Qwen3-VL-30B-A3B-Instruct.config.json", .compute = dtype::bf16,
+       .layers = 48, .kv_layers = 48, .attention_heads = 32, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 151'936, .kv_per_token = 98'304, .kv_per_token_fp8 = 49'152, .kv_per_token_mha = 786'432,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 402'653'184, .growth = 98'304},
 // ChatGLM3-6B: num_layers 28, 32 heads, multi_query_group_num 2 (the KV heads), kv_channels 128 (head dim),
 //   padded_vocab_size 65024, float16.
 //   28 × 2 × 128 × 2 × 2 B = 28,672 B/token; fp8 14,336; MHA 28 × 32 × 128 × 4 = 458,752; ratio 16.
@@ -596,7 +619,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 52);
+  CHECK(goldens.size() == 55);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -59,6 +59,16 @@ static_assert(kvsize::vision_tower_parameters(vision_tower{}) == 0);
 constexpr vision_tower qwen3_5_35b{.kind = vision_tower_kind::qwen3_5, .hidden = 1'152, .intermediate = 4'304,
                                    .layers = 27, .patch = 16, .positions = 2'304, .output_dim = 2'048};
 static_assert(kvsize::vision_tower_parameters(qwen3_5_35b) == 446'571'248);
+// Qwen3-VL-30B-A3B's tower: the same, with 3 DeepStack mergers (deepstack_visual_indexes [8, 16, 24]),
+// each 2 × 4,608 (LayerNorm over d·merge²) + the merger's linears 21,233,664 + 4,608 + 9,437,184 + 2,048
+// = 30,686,720: 446,571,248 + 3 × 30,686,720 = 538,631,408.
+constexpr vision_tower qwen3_vl_30b = [] {
+  vision_tower v = qwen3_5_35b;
+  v.kind = vision_tower_kind::qwen3_vl;
+  v.deepstack = 3;
+  return v;
+}();
+static_assert(kvsize::vision_tower_parameters(qwen3_vl_30b) == 538'631'408);
 
 /// A constant expression is a compile-time test only if the expression can fail: a patch of 0
 /// must not give a count.
@@ -92,6 +102,19 @@ TEST_CASE("vision_tower: the configs with a vision tower", "[vision_tower][weigh
   root["vision_config"] = nlohmann::json::object();
   const auto empty_vision = kvsize::hf::parse_config(root.dump(), "empty_vision.json");
   CHECK(empty_vision.spec.weights.vision == 446'571'248 + 4'608ULL * (3'584 - 2'048) + (3'584 - 2'048));
+  // Qwen3-VL: deepstack_visual_indexes counts the DeepStack mergers; anything but an array is a warning
+  // naming it (the tower is weights only), and the tower goes uncounted.
+  std::ifstream vl_file(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "Qwen__Qwen3-VL-8B-Instruct.config.json");
+  nlohmann::json vl = nlohmann::json::parse(vl_file);
+  vl["vision_config"]["deepstack_visual_indexes"] = 3;
+  const auto bad_deepstack = kvsize::hf::parse_config(vl.dump(), "deepstack.json");
+  CHECK(bad_deepstack.spec.weights.vision == 0);
+  CHECK(std::any_of(bad_deepstack.warnings.begin(), bad_deepstack.warnings.end(), [](const std::string& w) {
+    return w.rfind("/vision_config/deepstack_visual_indexes: expected an array", 0) == 0;
+  }));
+  // Two indexes: one merger less, into 4,096: 2 × 4,608 + 4,608² + 4,608 + 4,608 × 4,096 + 4,096 = 40,125,952.
+  vl["vision_config"]["deepstack_visual_indexes"] = nlohmann::json::array({8, 16});
+  CHECK(kvsize::hf::parse_config(vl.dump(), "deepstack.json").spec.weights.vision == 576'388'336 - 40'125'952);
 
   // The same figures from the core formula on vision_config's numbers, run time.
   vision_tower gemma{.kind = vision_tower_kind::siglip, .hidden = 1'152, .intermediate = 4'304, .layers = 27,

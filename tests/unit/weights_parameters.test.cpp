@@ -104,6 +104,20 @@ TEST_CASE("parameters: published checkpoint totals = total + the separate terms"
   const auto q27 = params("Qwen__Qwen3.5-27B");
   CHECK(q27.vision == 460'730'096);  // a public index of a same-shape checkpoint: n_vision_parameters
   CHECK(q27.with_extras == 27'781'427'952);  // HF safetensors.total
+  // Qwen3.5-397B-A17B: text + vision = 396,802,360,816, the num_parameters public model records give for it
+  // and for a fine-tune of the same shape (the MTP layer, 6,595,568,128, is counted apart there).
+  const auto q397 = params("Qwen__Qwen3.5-397B-A17B");
+  CHECK(q397.total + q397.vision == 396'802'360'816);
+  // Qwen3-VL (transformers Qwen3VLVisionModel: Qwen3.5's tower with 3 DeepStack mergers), Qwen3 text
+  // models with per-head q/k norms: HF safetensors.total of Qwen/Qwen3-VL-8B-Instruct at revision
+  // 0c351dd0 is 8,767,123,696 (also the model card of nvidia/Cosmos-Reason2-8B, "the same model
+  // architecture"); Qwen3-VL-30B-A3B-Instruct's 31,070,754,032 (a public fine-tuning catalog's paramCount).
+  const auto vl8 = params("Qwen__Qwen3-VL-8B-Instruct");
+  CHECK(vl8.vision == 576'388'336);
+  CHECK(vl8.with_extras == 8'767'123'696);
+  const auto vl30 = params("Qwen__Qwen3-VL-30B-A3B-Instruct");
+  CHECK(vl30.vision == 538'631'408);
+  CHECK(vl30.with_extras == 31'070'754'032);
 
   // Tied heads the checkpoint stores anyway, and Llama-2's rotary inv_freq buffers: not in the
   // config, so the test adds them.

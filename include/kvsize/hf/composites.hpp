@@ -27,6 +27,8 @@ inline constexpr composite composites[] = {
     {"llama4", "llama4_text"},
     {"mistral3", "mistral"},
     {"qwen2_5_vl", "qwen2_5_vl_text"},
+    {"qwen3_vl", "qwen3_vl_text"},
+    {"qwen3_vl_moe", "qwen3_vl_moe_text"},
     {"qwen3_5", "qwen3_5_text"},
     {"qwen3_5_moe", "qwen3_5_moe_text"},
 };

@@ -210,6 +210,12 @@ inline constexpr family families[] = {
      .output_gate = true, .experts_key = "num_experts", .shared_expert_gate = true,
      .nested_defaults = R"({"vocab_size":248320,"hidden_size":2048,"num_hidden_layers":40,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"linear_conv_kernel_dim":4,"linear_key_head_dim":128,"linear_value_head_dim":128,"linear_num_key_heads":16,"linear_num_value_heads":32,"moe_intermediate_size":512,"shared_expert_intermediate_size":512,"num_experts_per_tok":8,"num_experts":256})",
      .ssm_dtype_key = "mamba_ssm_dtype", .ssm_dtype_source = qwen3_5_ssm_dtype_source},
+    // Qwen3-VL (transformers models/qwen3_vl, models/qwen3_vl_moe): Qwen3's and Qwen3-MoE's text models in a
+    // text_config (interleaved M-RoPE changes no weight and no cache).
+    {.model_type = "qwen3_vl_text", .source = "Qwen3VLTextConfig (models/qwen3_vl/configuration_qwen3_vl.py)",
+     .qk_norm = qk_norm_rule::head},
+    {.model_type = "qwen3_vl_moe_text", .source = "Qwen3VLMoeTextConfig (models/qwen3_vl_moe/configuration_qwen3_vl_moe.py)",
+     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts"},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
     {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true},
     // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,

@@ -112,6 +112,14 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
     v.output_dim = u("out_hidden_size");
   } else if (top_type == "qwen3_5" || top_type == "qwen3_5_moe") {
     read_qwen3_5_tower(vc, v);
+  } else if (top_type == "qwen3_vl" || top_type == "qwen3_vl_moe") {
+    read_qwen3_5_tower(vc, v);  // Qwen3VLVisionConfig: the same keys, and the DeepStack layers
+    v.kind = kvsize::vision_tower_kind::qwen3_vl;
+    const slot deepstack = lookup(*vc.value, vc.pointer(), "deepstack_visual_indexes");
+    if (deepstack.set() && !deepstack.value->is_array()) {
+      fail(config_errc::wrong_type, deepstack.pointer(), "expected an array of layer indexes, got " + describe(*deepstack.value));
+    }
+    v.deepstack = deepstack.set() ? deepstack.value->size() : 3;  // the class default [8, 16, 24]
   } else {
     warnings.push_back(vc.pointer() + (type.empty() ? std::string{} : " (model_type \"" + printable(type) + "\")") +
                        ": vision tower of an unknown kind; its parameters are not counted");
