@@ -467,6 +467,7 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
   CHECK_THAT(run_cli(q35).out, ContainsSubstring("Maximum concurrency for 262,144 tokens per request: 10.98x"));
   // The engine's command line carries the flag.
   const std::string q35_plan = dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine vllm --gpu h200 --context 32768";
+  CHECK_THAT(run_cli(q35_plan + " --enable-prefix-caching --csv").out, ContainsSubstring(",state_pages_per_request,"));
   CHECK_THAT(run_cli(q35_plan + " --enable-prefix-caching").out, ContainsSubstring("--enable-prefix-caching"));
   CHECK_THAT(run_cli(q35_plan + " --no-enable-prefix-caching").out, ContainsSubstring("--no-enable-prefix-caching"));
   // A Mamba2 model with the flag: vLLM keeps a state per block, not modelled: exit 2, the flag named.
@@ -475,7 +476,7 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
   CHECK(nano.exit_code == 2);
   CHECK(nano.out.empty());
   CHECK_THAT(nano.err, ContainsSubstring("--enable-prefix-caching"));
-  // Both flags, or a value given to either (vLLM takes none): a usage error; another engine: a warning.
+  // Both flags, or false given to either (vLLM's flags take no value): a usage error; another engine: a warning.
   for (const std::string bad : {" --enable-prefix-caching --no-enable-prefix-caching", " --enable-prefix-caching=false",
                                 " --no-enable-prefix-caching=false"}) {
     CAPTURE(bad);

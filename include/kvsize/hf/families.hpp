@@ -213,9 +213,11 @@ inline constexpr family families[] = {
     // Qwen3-VL (transformers models/qwen3_vl, models/qwen3_vl_moe): Qwen3's and Qwen3-MoE's text models in a
     // text_config (interleaved M-RoPE changes no weight and no cache).
     {.model_type = "qwen3_vl_text", .source = "Qwen3VLTextConfig (models/qwen3_vl/configuration_qwen3_vl.py)",
-     .qk_norm = qk_norm_rule::head},
+     .qk_norm = qk_norm_rule::head,
+     .nested_defaults = R"({"vocab_size":151936,"hidden_size":4096,"intermediate_size":22016,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,"head_dim":128,"max_position_embeddings":128000})"},
     {.model_type = "qwen3_vl_moe_text", .source = "Qwen3VLMoeTextConfig (models/qwen3_vl_moe/configuration_qwen3_vl_moe.py)",
-     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts"},
+     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts",
+     .nested_defaults = R"({"vocab_size":151936,"hidden_size":2048,"intermediate_size":5632,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"max_position_embeddings":128000,"moe_intermediate_size":1408,"num_experts_per_tok":4,"num_experts":60})"},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
     {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true},
     // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,

@@ -116,7 +116,7 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
     read_qwen3_5_tower(vc, v);  // Qwen3VLVisionConfig: the same keys, and the DeepStack layers
     v.kind = kvsize::vision_tower_kind::qwen3_vl;
     const slot deepstack = lookup(*vc.value, vc.pointer(), "deepstack_visual_indexes");
-    if (deepstack.set() && !deepstack.value->is_array()) {
+    if (deepstack.present() && !deepstack.value->is_array()) {  // null too: transformers takes its len()
       fail(config_errc::wrong_type, deepstack.pointer(), "expected an array of layer indexes, got " + describe(*deepstack.value));
     }
     v.deepstack = deepstack.set() ? deepstack.value->size() : 3;  // the class default [8, 16, 24]
@@ -129,19 +129,22 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
     return kvsize::vision_tower_parameters(v);
   } catch (const kvsize::overflow_error&) {
     fail(config_errc::out_of_range, vc.pointer(), "the vision tower's parameter count overflows 2^64");
+  } catch (const kvsize::error& e) {
+    fail(config_errc::out_of_range, vc.pointer(), e.what());
   }
 }
 
 /// read_vision_tower, where a vision_config kvsize cannot read is a warning that names the key and
-/// leaves the tower uncounted (0): the tower is weights only, and a weights-only problem never
-/// blocks the KV answer.
+/// leaves the tower uncounted (0): the tower is weights only, so the KV per token and per sequence
+/// stand; the weights, and a device's KV budget after them, are off by the tower, as the warning says.
 [[nodiscard]] inline auto read_vision(const json& root, std::uint32_t text_hidden, const std::string& top_type,
                                       std::vector<std::string>& warnings) -> std::uint64_t {
   try {
     return read_vision_tower(root, text_hidden, top_type, warnings);
   } catch (const config_error& e) {
     warnings.push_back(e.pointer() + ": " + e.message() +
-                       "; the vision tower's parameters are not counted (the KV cache does not depend on them)");
+                       "; the vision tower's parameters are not counted: the weights are that much low, and an "
+                       "engine's KV budget on a device that much high (the KV per token is not affected)");
     return 0;
   }
 }

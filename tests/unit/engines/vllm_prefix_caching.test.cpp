@@ -4,6 +4,8 @@
 // (docs/research/vllm-mamba-cache-mode.md).
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
+#include <catch2/matchers/catch_matchers_string.hpp>
+
 using namespace kvsize::test::engine_logs;
 namespace vllm = kvsize::engines::vllm;
 using kvsize::vllm_prefix_caching;
@@ -104,7 +106,8 @@ TEST_CASE("vLLM --enable-prefix-caching: a state per block for Mamba mixers is r
   for (const std::uint32_t release : {11U, 14U, 15U, 19U}) {
     release_o.vllm.release_minor = release;
     CAPTURE(release);
-    CHECK_FALSE(vllm::mamba_cache_refusal(unknown, release_o).empty());
+    CHECK_THAT(std::string{vllm::mamba_cache_refusal(unknown, release_o)},
+               Catch::Matchers::ContainsSubstring("recurrent mixer is not known"));
   }
   // Without the flag, or with --no-enable-prefix-caching: one state a request.
   for (const vllm_prefix_caching pc : {vllm_prefix_caching::automatic, vllm_prefix_caching::disabled}) {
