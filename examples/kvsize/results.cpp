@@ -50,7 +50,7 @@ auto figures_of(const sizing& s) -> figures_result {
   f.kv_per_sequence = c.kv_bytes_per_sequence;
   f.kv_bytes = c.kv_bytes;
   f.state_per_sequence = c.state_bytes_per_sequence;
-  f.state_pages = s.engine == engine_kind::vllm ? c.vllm.state_pages : 1;
+  f.state_pages = c.vllm.state_pages;  // 1 for every engine but vLLM (vllm_pool's default)
   f.block_size = c.block_size;
   f.kv_heads_per_rank = c.kv_heads_per_rank;
   f.shared_prefix = s.engine_opts.shared_prefix;

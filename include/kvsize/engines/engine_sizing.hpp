@@ -49,7 +49,6 @@ struct vllm_pool {
   std::uint32_t mamba_block_size = 0;     ///< attention block size forced by the mamba page (0: none)
   double mamba_padding_percent = 0;       ///< how much the mamba page was padded
   std::uint32_t state_pages = 1;          ///< pages a request holds per Mamba group (mamba_cache_mode none 1, align 2)
-  bool prefix_caching = true;             ///< blocks of a shared prompt prefix are stored once
   friend constexpr auto operator==(const vllm_pool&, const vllm_pool&) -> bool = default;
 };
 

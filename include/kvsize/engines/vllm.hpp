@@ -261,8 +261,10 @@ constexpr void parts_of(const spec_list& specs, std::uint32_t types, engine_sizi
 /// blocks each request reserves per group (one type: the largest; hybrid: the sum over groups),
 /// the bytes it is charged, and what prefix caching shares (whole blocks, when it is on; kvsize
 /// shares none for models with a state). One type is one KV cache group; hybrid models have more.
-constexpr void charge(const engine_options& o, engine_sizing& s) {
+constexpr void charge(const model_spec& m, const engine_options& o, engine_sizing& s) {
   const std::uint64_t mnbt = max_num_batched_tokens(o);
+  const bool prefix_caching = prefix_caching_on(m, o);
+  s.vllm.state_pages = state_pages_per_request(mamba_cache_mode_of(m, o));
   const bool hybrid = s.vllm.kv_cache_groups > 1;
   bool any_mamba = false;
   s.vllm.blocks_per_sequence = 0;
@@ -285,7 +287,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     } else if (hybrid || i == 0) {
       s.kv_bytes_per_sequence += hybrid ? charged : s.vllm.pool_block_bytes * s.vllm.blocks_per_sequence;
     }
-    if (s.vllm.prefix_caching && !any_mamba && !mamba) {
+    if (prefix_caching && !any_mamba && !mamba) {
       const std::uint64_t shared = o.shared_prefix / p.block_size * p.block_size;
       const std::uint64_t held = kvsize::detail::prefix_tokens_held(p.group, p.window, shared, s.context);
       const std::uint64_t blocks = held / p.block_size;
@@ -325,9 +327,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   if (const std::string_view why = mamba_cache_refusal(m, o); !why.empty()) {
     throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
   }
-  s.vllm.state_pages = state_pages_per_request(mamba_cache_mode_of(m, o));
-  s.vllm.prefix_caching = prefix_caching_on(m, o);
-  detail::charge(o, s);
+  detail::charge(m, o, s);
   return s;
 }
 
@@ -338,7 +338,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     -> engine_sizing {
   s.context = kvsize::detail::context_of(m, o);
   kvsize::detail::require_context(s.context, needs_context);
-  detail::charge(o, s);
+  detail::charge(m, o, s);
   return s;
 }
 

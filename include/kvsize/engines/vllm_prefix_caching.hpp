@@ -30,9 +30,10 @@ namespace kvsize::engines::vllm {
 
 /// CacheConfig.mamba_cache_mode (vllm/config/cache.py): what a Mamba group keeps per request.
 enum class mamba_cache_mode : std::uint8_t {
-  none,   ///< the running state only: 1 page
-  align,  ///< also the state at the last block boundary, for prefix-cache hits: 2 pages
-  all,    ///< a state per block of the sequence (not modelled: refused)
+  none,     ///< the running state only: 1 page
+  align,    ///< also the state at the last block boundary, for prefix-cache hits: 2 pages
+  all,      ///< a state per block of the sequence (not modelled: refused)
+  unknown,  ///< the mixer does not say which of align and all vLLM picks (refused)
 };
 
 /// The release that brought the "align" and "all" modes (PR #30877).
@@ -63,39 +64,38 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
   return recurrent_layers(m) == 0;
 }
 
-/// Why this model's Mamba cache mode under these options is not modelled, in words; empty when it is.
-[[nodiscard]] constexpr auto mamba_cache_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
-  if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o)) {
-    return {};
-  }
-  if (release_of(o) <= 10) {
-    return {};  // 0.10 turns prefix caching off for every model with recurrent layers
-  }
-  if (state_per_block_mixer(m)) {
-    return "kvsize: with --enable-prefix-caching vLLM (0.11.1 and later) keeps a state per block for this model's "
-           "Mamba mixers (mamba_cache_mode \"all\", chunk-aligned blocks), which is not modelled; without the flag "
-           "vLLM keeps one state per request";
-  }
-  if (!aligned_state_mixer(m)) {
-    // Either rule could apply (all, or align / off before 0.15): never a guess.
-    return "kvsize: with --enable-prefix-caching vLLM's Mamba cache mode depends on the model class, and this "
-           "model's recurrent mixer is not known (a GGUF input has no mixer kind); without the flag vLLM keeps one "
-           "state per request";
-  }
-  return {};
-}
-
-/// The mode vLLM applies (call mamba_cache_refusal first: "all" is never returned for a model it
-/// accepts). 0.10 turns prefix caching off for every model with recurrent layers; 0.11 to 0.14 for
-/// those without SupportsMambaPrefixCaching.
+/// The mode vLLM applies. 0.10 turns prefix caching off for every model with recurrent layers;
+/// 0.11 to 0.14 for those without SupportsMambaPrefixCaching; a mixer kvsize cannot place on either
+/// side (a GGUF input's) gives `unknown` wherever the side decides the mode.
 [[nodiscard]] constexpr auto mamba_cache_mode_of(const model_spec& m, const engine_options& o) -> mamba_cache_mode {
-  if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o)) {
+  if (recurrent_layers(m) == 0 || !prefix_caching_on(m, o) || release_of(o) <= 10) {
     return mamba_cache_mode::none;
   }
   if (state_per_block_mixer(m)) {
-    return release_of(o) > 10 ? mamba_cache_mode::all : mamba_cache_mode::none;
+    return mamba_cache_mode::all;
+  }
+  if (!aligned_state_mixer(m)) {
+    return mamba_cache_mode::unknown;
   }
   return release_of(o) >= mamba_cache_modes_release ? mamba_cache_mode::align : mamba_cache_mode::none;
+}
+
+/// Why this model's Mamba cache mode under these options is not modelled, in words; empty when it
+/// is (modes none and align).
+[[nodiscard]] constexpr auto mamba_cache_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  switch (mamba_cache_mode_of(m, o)) {
+    case mamba_cache_mode::all:
+      return "kvsize: with --enable-prefix-caching vLLM (0.11.1 and later) keeps a state per block for this "
+             "model's Mamba mixers (mamba_cache_mode \"all\", chunk-aligned blocks), which is not modelled; without "
+             "the flag vLLM keeps one state per request";
+    case mamba_cache_mode::unknown:
+      return "kvsize: with --enable-prefix-caching vLLM's Mamba cache mode depends on the model class, and this "
+             "model's recurrent mixer is not known (a GGUF input has no mixer kind); without the flag vLLM keeps "
+             "one state per request";
+    case mamba_cache_mode::none:
+    case mamba_cache_mode::align: break;
+  }
+  return {};
 }
 
 /// State pages one request holds per Mamba group (MambaSpec.max_memory_usage_bytes, no speculative

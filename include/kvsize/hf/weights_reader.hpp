@@ -29,15 +29,16 @@
 
 namespace kvsize::hf::detail {
 
-/// Qwen3_5VisionConfig (transformers models/qwen3_5/configuration_qwen3_5.py): an absent key takes
-/// the class default, as transformers reads it. deepstack_visual_indexes builds nothing
-/// (Qwen3_5VisionModel deletes Qwen3-VL's DeepStack mergers), so it is not read.
-inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
+/// Qwen3_5VisionConfig (transformers models/qwen3_5/configuration_qwen3_5.py) and Qwen3VLVisionConfig,
+/// which share these keys and defaults: an absent key takes the class default, as transformers reads
+/// it. `kind` says which tower: Qwen3.5's builds nothing from deepstack_visual_indexes
+/// (Qwen3_5VisionModel deletes Qwen3-VL's DeepStack mergers); the caller reads it for Qwen3-VL.
+inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower_kind kind, kvsize::vision_tower& v) {
   const auto u = [&](std::string_view key, std::uint64_t class_default) -> std::uint64_t {
     const slot s = lookup(*vc.value, vc.pointer(), key);
     return s.set() ? read_integer(s, 1, 1U << 24U) : class_default;
   };
-  v.kind = kvsize::vision_tower_kind::qwen3_5;
+  v.kind = kind;
   v.hidden = u("hidden_size", 1'152);
   v.intermediate = u("intermediate_size", 4'304);
   v.layers = u("depth", 27);
@@ -111,10 +112,9 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower& v) {
     v.channels = u("in_chans", 3);
     v.output_dim = u("out_hidden_size");
   } else if (top_type == "qwen3_5" || top_type == "qwen3_5_moe") {
-    read_qwen3_5_tower(vc, v);
+    read_qwen3_5_tower(vc, kvsize::vision_tower_kind::qwen3_5, v);
   } else if (top_type == "qwen3_vl" || top_type == "qwen3_vl_moe") {
-    read_qwen3_5_tower(vc, v);  // Qwen3VLVisionConfig: the same keys, and the DeepStack layers
-    v.kind = kvsize::vision_tower_kind::qwen3_vl;
+    read_qwen3_5_tower(vc, kvsize::vision_tower_kind::qwen3_vl, v);  // and the DeepStack layers:
     const slot deepstack = lookup(*vc.value, vc.pointer(), "deepstack_visual_indexes");
     if (deepstack.present() && !deepstack.value->is_array()) {  // null too: transformers takes its len()
       fail(config_errc::wrong_type, deepstack.pointer(), "expected an array of layer indexes, got " + describe(*deepstack.value));

@@ -106,9 +106,12 @@ TEST_CASE("vLLM --enable-prefix-caching: a state per block for Mamba mixers is r
   for (const std::uint32_t release : {11U, 14U, 15U, 19U}) {
     release_o.vllm.release_minor = release;
     CAPTURE(release);
+    CHECK(vllm::mamba_cache_mode_of(unknown, release_o) == vllm::mamba_cache_mode::unknown);
     CHECK_THAT(std::string{vllm::mamba_cache_refusal(unknown, release_o)},
                Catch::Matchers::ContainsSubstring("recurrent mixer is not known"));
   }
+  release_o.vllm.release_minor = 10;
+  CHECK(vllm::mamba_cache_mode_of(unknown, release_o) == vllm::mamba_cache_mode::none);
   // Without the flag, or with --no-enable-prefix-caching: one state a request.
   for (const vllm_prefix_caching pc : {vllm_prefix_caching::automatic, vllm_prefix_caching::disabled}) {
     engine_options off = o;
