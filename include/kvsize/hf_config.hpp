@@ -79,15 +79,38 @@ inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<s
   return {std::move(top_type), text};
 }
 
+/// The layer count: num_hidden_layers (or an alias). A family of one block per layer whose layers
+/// layers_block_type decides (NemotronHConfig: its num_hidden_layers property is the list's length,
+/// and a stored value that differs only draws a warning) takes the length; Nemotron-3 Ultra's
+/// config has no num_hidden_layers.
+[[nodiscard]] inline auto read_layer_count(const config_view& v, const std::string& mt) -> std::uint32_t {
+  const slot lbt = v.get("layers_block_type");
+  if (!v.facts().one_block_per_layer || !lbt.set() || choose_plan_source(v, false) != plan_source::layers_block_type) {
+    const slot layers_slot = v.get_first(keys::layers);
+    const std::uint32_t n = require_count(v, keys::layers, mt);
+    if (n > kvsize::max_layers) {
+      fail(config_errc::unsupported, layers_slot.pointer(),
+           "expected at most 512 layers (kvsize::max_layers), got " + std::to_string(n));
+    }
+    return n;
+  }
+  if (!lbt.value->is_array() || lbt.value->empty() || lbt.value->size() > kvsize::max_layers) {
+    fail(lbt.value->is_array() ? config_errc::unsupported : config_errc::wrong_type, lbt.pointer(),
+         "expected an array of 1 to 512 block types (one per layer; kvsize::max_layers), got " + describe(*lbt.value));
+  }
+  const auto n = static_cast<std::uint32_t>(lbt.value->size());
+  const slot stated = v.get_first(keys::layers);
+  if (stated.set() && !(stated.value->is_number_unsigned() && stated.value->get<std::uint64_t>() == n)) {
+    v.warn(stated.pointer() + " = " + plan_detail::str(*stated.value) + " is not read: the layers are the " + std::to_string(n) +
+           " entries of " + lbt.pointer() + ", as NemotronHConfig counts them");
+  }
+  return n;
+}
+
 /// Layers, heads, widths, vocabulary; then latent attention, or KV heads and head widths.
 inline void read_attention_shape(const config_view& v, const std::string& mt, kvsize::model_spec& m, plan_facts& facts,
                                  std::vector<std::string>& kv_notes) {
-  const slot layers_slot = v.get_first(keys::layers);
-  m.layers = require_count(v, keys::layers, mt);
-  if (m.layers > kvsize::max_layers) {
-    fail(config_errc::unsupported, layers_slot.pointer(),
-         "expected at most 512 layers (kvsize::max_layers), got " + std::to_string(m.layers));
-  }
+  m.layers = read_layer_count(v, mt);
   m.attention_heads = require_count(v, keys::heads, mt, 1U << 20U);
   m.hidden_size = require_count(v, keys::hidden, mt, 1U << 24U);
   m.vocab_size = require_count(v, keys::vocab, mt, 1U << 28U);

@@ -222,13 +222,12 @@ constexpr void emit_kda(const layer_emitter<F>& e) {
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, p);
 }
 
-/// One MLP of `width` (`copies` identical ones: a layer's routed experts): gate and up (or one
-/// fused gate_up; only up when not gated), down, and their biases.
+/// One MLP of `width` (`copies`: a layer's routed experts) on vectors of `hidden` (a latent MoE's experts:
+/// the latent width): gate and up (or one fused gate_up; only up when not gated), down, their biases.
 template <class F>
 constexpr void emit_mlp(const layer_emitter<F>& e, weight_part part, std::uint64_t width, std::uint64_t copies,
-                        bool bias) {
+                        bool bias, std::uint64_t hidden) {
   const model_spec& m = e.m;
-  const std::uint64_t hidden = m.hidden_size;
   if (m.gated_mlp) {
     if (m.weights.fused_gate_up) {
       e.matrix(part, tensor_role::ffn_gate_up, checked_mul(2, width), hidden, copies);
@@ -258,11 +257,21 @@ constexpr void emit_ffn(const layer_emitter<F>& e, ffn_kind ffn, std::uint64_t f
     e.norm(weight_part::norms, e.m.hidden_size);
   }
   if (ffn == ffn_kind::dense) {
-    emit_mlp(e, weight_part::mlp, ffn_width, 1, w.mlp_bias);
+    emit_mlp(e, weight_part::mlp, ffn_width, 1, w.mlp_bias, e.m.hidden_size);
   } else if (ffn == ffn_kind::moe) {
     const moe_shape& x = w.moe;
     const std::uint64_t width = x.expert_width != 0 ? x.expert_width : e.m.intermediate_size;
-    emit_mlp(e, weight_part::experts_routed, width, x.experts, x.expert_bias);
+    const std::uint64_t hidden = e.m.hidden_size;
+    if (x.latent_width == 0) {
+      emit_mlp(e, weight_part::experts_routed, width, x.experts, x.expert_bias, hidden);
+    } else {  // NemotronHMoE: fc1_latent_proj, the experts on the latent, fc2_latent_proj (biased with mlp_bias)
+      e.matrix(weight_part::experts_shared, tensor_role::moe_latent_in, x.latent_width, hidden);
+      emit_mlp(e, weight_part::experts_routed, width, x.experts, x.expert_bias, x.latent_width);
+      e.matrix(weight_part::experts_shared, tensor_role::moe_latent_out, hidden, x.latent_width);
+      if (w.mlp_bias) {  // the two projections' biases, latent + hidden elements, as one vector
+        e.vector(weight_part::experts_shared, tensor_role::vector, checked_add(x.latent_width, hidden));
+      }
+    }
     e.matrix(weight_part::router, tensor_role::router, x.experts, e.m.hidden_size);
     if (x.router_bias) {
       e.vector(weight_part::router, tensor_role::vector, x.experts);
@@ -271,7 +280,7 @@ constexpr void emit_ffn(const layer_emitter<F>& e, ffn_kind ffn, std::uint64_t f
       e.vector(weight_part::router, tensor_role::correction_bias, x.experts);
     }
     if (x.shared_width != 0) {
-      emit_mlp(e, weight_part::experts_shared, x.shared_width, 1, false);
+      emit_mlp(e, weight_part::experts_shared, x.shared_width, 1, false, hidden);
       if (x.shared_gate) {
         e.matrix(weight_part::router, tensor_role::shared_expert_gate, 1, e.m.hidden_size);
       }

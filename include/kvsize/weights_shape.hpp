@@ -60,6 +60,10 @@ struct moe_shape {
   std::uint32_t experts_per_token = 0;   ///< top-k (for active parameters); 0: unknown (all)
   std::uint32_t expert_width = 0;        ///< expert intermediate size; 0 → intermediate_size
   std::uint32_t shared_width = 0;        ///< total width of the shared expert(s), fused; 0: none
+  /// Latent MoE (Nemotron-3 Super / Ultra, NemotronHConfig moe_latent_size): the routed experts read
+  /// and write vectors of this width, which a hidden → latent and a latent → hidden projection
+  /// around them make; 0: the experts work on hidden_size (no projections).
+  std::uint32_t latent_width = 0;
   std::uint32_t first_dense_layers = 0;  ///< first_k_dense_replace: layers below this index are dense
   bool shared_gate = false;              ///< a hidden → 1 sigmoid gate on the shared expert (Qwen2-MoE, Qwen3-Next)
   bool router_bias = false;              ///< the router Linear has a bias (gpt-oss)

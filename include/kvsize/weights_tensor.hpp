@@ -19,7 +19,7 @@ enum class weight_part : std::uint8_t {
   attention,       ///< attention projections, their biases, sinks (MLA projections included)
   mlp,             ///< dense MLPs
   experts_routed,  ///< routed experts of MoE layers
-  experts_shared,  ///< shared (always-on) experts
+  experts_shared,  ///< shared (always-on) experts, and a latent MoE's projections around the routed ones
   router,          ///< routers, their biases, shared-expert gates
   norms,           ///< every normalization weight and bias (layer, final, Q/K, MLA's)
   recurrent,       ///< Mamba2 / gated-delta mixers (their gated norm included)
@@ -54,6 +54,8 @@ enum class tensor_role : std::uint8_t {
   ffn_gate_up,  ///< fused gate and up (weights_shape::fused_gate_up)
   ffn_down,
   router,              ///< experts × hidden
+  moe_latent_in,       ///< latent MoE: hidden → latent before the routed experts (fc1_latent_proj)
+  moe_latent_out,      ///< latent MoE: latent → hidden after them (fc2_latent_proj)
   shared_expert_gate,  ///< 1 × hidden
   ssm_in,
   ssm_conv,  ///< depthwise conv1d weight: channels × kernel
@@ -101,6 +103,8 @@ struct weight_tensor {
       case tensor_role::ffn_up:
       case tensor_role::ffn_gate_up:
       case tensor_role::ffn_down:
+      case tensor_role::moe_latent_in:
+      case tensor_role::moe_latent_out:
       case tensor_role::ssm_in:
       case tensor_role::ssm_out:
       case tensor_role::ssm_x:

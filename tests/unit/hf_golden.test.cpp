@@ -486,6 +486,17 @@ golden{.file = "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json", .compu
        .vocab = 131'072, .kv_per_token = 6'144, .kv_per_token_fp8 = 3'072, .kv_per_token_mha = 98'304,
        .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 25'165'824, .growth = 6'144,
        .none = 46, .recurrent = 23, .state_per_sequence = 24'965'120},
+// Nemotron-3-Ultra-550B-A55B (nemotron_h, NemotronHConfig v5 form): no num_hidden_layers; layers_block_type of
+//   108 entries (its length is the layer count): 48 "mamba", 48 "moe", 12 "attention". 64 heads / 2 kv,
+//   head_dim 128, bf16. KV: 12 × 2 × 128 × 2 × 2 B = 12,288 B/token; fp8 6,144; MHA 12 × 64 × 128 × 4 = 393,216;
+//   ratio 32. Mamba2: d_inner = 256 × 64 = 16,384, n_groups 8, ssm_state_size 128, conv_kernel 4:
+//   conv = 3 × (16,384 + 2 × 8 × 128) = 3 × 18,432 = 55,296; ssm = 256 × 64 × 128 = 2,097,152;
+//   (55,296 + 2,097,152) × 2 B × 48 = 206,635,008 B/sequence.
+golden{.file = "nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.config.json", .compute = dtype::bf16,
+       .layers = 108, .kv_layers = 12, .attention_heads = 64, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 131'072, .kv_per_token = 12'288, .kv_per_token_fp8 = 6'144, .kv_per_token_mha = 393'216,
+       .gqa_ratio = 32, .context = 4'096, .kv_per_sequence = 50'331'648, .growth = 12'288,
+       .none = 96, .recurrent = 48, .state_per_sequence = 206'635'008},
 // Nemotron-H-56B-Base-8K: pattern of 118: 54 M, 54 -, 10 * (at 7, 18, ..., 106). 64 heads / 8 kv,
 //   attention_head_dim 128, bf16 (the file has a bare `Infinity` in time_step_limit).
 //   KV: 10 × 8 × 128 × 2 × 2 B = 40,960 B/token; fp8 20,480; MHA 10 × 64 × 128 × 4 = 327,680; ratio 8.
@@ -619,7 +630,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 55);
+  CHECK(goldens.size() == 56);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -10,6 +10,9 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,4 +60,61 @@ TEST_CASE("hf: weights facts of the families", "[weights][hf]") {
   const auto nas = load("nvidia__Llama-3_3-Nemotron-Super-49B-v1").spec;
   CHECK(kvsize::ffn_width_of_layer(nas, 0) == 14'336);  // ffn_mult 2.625: find_multiple(int(2·2.625·8192/3), 256)
   CHECK(kvsize::ffn_width_of_layer(nas, 1) == 28'672);  // ffn_mult 5.25
+}
+
+namespace {
+/// configs/<name>.config.json's text.
+auto config_text(const std::string& name) -> std::string {
+  std::ifstream in(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / (name + ".config.json"));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+auto replaced(std::string text, const std::string& from, const std::string& to) -> std::string {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+}  // namespace
+
+TEST_CASE("hf: NemotronH's layers_block_type form (Nemotron-3 Ultra) and its latent MoE", "[weights][hf][nemotron_h]") {
+  const std::string ultra_name = "nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16";
+  const auto ultra = load(ultra_name);
+  // 108 layers from the list's length (the file has no num_hidden_layers), in the pattern's letters.
+  CHECK(ultra.spec.layers == 108);
+  const auto& moe = ultra.spec.weights.moe;
+  CHECK(moe.experts == 512);
+  CHECK(moe.latent_width == 2'048);  // moe_latent_size
+  CHECK(moe.expert_width == 5'120);
+  CHECK(moe.shared_width == 10'240);
+  // Published: model.safetensors.index.json total_size 1,121,049,257,984 B = 2 B × 560,524,578,816 BF16
+  // + 4 B × 25,088 F32 (49 MoE blocks' e_score_correction_bias, the MTP block's included), i.e.
+  // 560,524,603,904 parameters with MTP (docs/research/param-counts.md "Nemotron-3").
+  const auto p = kvsize::parameters(ultra.spec);
+  CHECK(p.total == 549'308'993'536);
+  CHECK(p.total + p.mtp == 560'524'603'904);
+
+  const std::string text = config_text(ultra_name);
+  // The v5 names ("full_attention", "linear_attention") are the legacy ones ("attention", "mamba").
+  const auto renamed = kvsize::hf::parse_config(
+      replaced(replaced(text, "\"attention\"", "\"full_attention\""), "\"mamba\"", "\"linear_attention\""));
+  CHECK(renamed.spec == ultra.spec);
+  // A stored num_hidden_layers that differs is not read, and says so.
+  const auto stated = kvsize::hf::parse_config(replaced(text, "\"layers_block_type\"", "\"num_hidden_layers\": 88, \"layers_block_type\""));
+  CHECK(stated.spec.layers == 108);
+  bool warned = false;
+  for (const auto& w : stated.warnings) {
+    warned = warned || w.find("/num_hidden_layers = 88 is not read") != std::string::npos;
+  }
+  CHECK(warned);
+  // Without moe_latent_size the experts work on hidden_size: 4× the expert weights.
+  const auto wide = kvsize::hf::parse_config(replaced(text, "\"moe_latent_size\": 2048", "\"moe_latent_size\": null"));
+  CHECK(wide.spec.weights.moe.latent_width == 0);
+  CHECK(kvsize::parameters(wide.spec).total > p.total);
+  // A block type NemotronH does not know names its element.
+  try {
+    (void)kvsize::hf::parse_config(replaced(text, "\"moe\"", "\"dense\""));
+    FAIL("a \"dense\" block was accepted");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(std::string(e.what()).find("/layers_block_type/1") != std::string::npos);
+  }
 }

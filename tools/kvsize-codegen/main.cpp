@@ -222,7 +222,7 @@ struct field_list {
     const auto& e = w.moe;
     f.add_always("moe", "{.experts = " + n(e.experts) + ", .experts_per_token = " + n(e.experts_per_token) +
                             ", .expert_width = " + n(e.expert_width) + ", .shared_width = " + n(e.shared_width) +
-                            ", .first_dense_layers = " + n(e.first_dense_layers) + ", .shared_gate = " + b(e.shared_gate) +
+                            ", .latent_width = " + n(e.latent_width) + ", .first_dense_layers = " + n(e.first_dense_layers) + ", .shared_gate = " + b(e.shared_gate) +
                             ", .router_bias = " + b(e.router_bias) + ", .score_correction_bias = " +
                             b(e.score_correction_bias) + ", .expert_bias = " + b(e.expert_bias) + "}");
   }

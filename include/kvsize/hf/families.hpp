@@ -91,6 +91,9 @@ struct family {
 
   // Layers and attention.
   layer_rule layers = layer_rule::window;
+  /// Each layer is one block of one kind (NemotronHBlock): layers_block_type also names MoE and MLP
+  /// blocks, and its length is the layer count (NemotronHConfig.num_hidden_layers is that length).
+  bool one_block_per_layer = false;
   window_rule window = window_rule::plain;
   std::uint32_t pattern = 0;      ///< default period for `pattern` (sliding_window_pattern)
   bool pattern_key = true;        ///< `pattern`: the period may come from sliding_window_pattern
@@ -130,6 +133,7 @@ struct family {
   bool shared_expert_is_mlp = false; ///< the shared expert is an MLP of intermediate_size (Llama4TextMoe)
   std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
   bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
+  std::string_view expert_latent_key = {};  ///< the latent MoE's width (moe_shape::latent_width), when the family has one
 
   /// Gemma 4: full-attention layers take global_head_dim (K and V) and, with attention_k_eq_v,
   /// num_global_key_value_heads and no v_proj.
@@ -350,8 +354,9 @@ inline constexpr family families[] = {
     // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype) in vllm/model_executor/models/config.py
     // NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: float16 when absent from 0.13 (PR
     // #29978) to 0.19; float32 from 0.20 (PR #39032, merged after 0.19.0), which kvsize does not model.
-    {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)", .gated_mlp = false,
-     .score_correction_bias = true, .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
+    {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)",
+     .one_block_per_layer = true, .gated_mlp = false, .score_correction_bias = true, .expert_latent_key = "moe_latent_size",
+     .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
      .ssm_dtype_source = "vLLM 0.13 to 0.19's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype "
                          "(vllm/model_executor/models/config.py; float16 when absent, vllm-project/vllm PR #29978)"},
     // Hybrids with Mamba state.

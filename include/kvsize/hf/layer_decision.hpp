@@ -50,7 +50,8 @@ struct layer_plan {
   /// weights reader's FFN widths from block_configs): when source is block_configs, an array of
   /// exactly `layers` objects, each with an "attention" object. Absent otherwise.
   slot block_configs;
-  /// When source is hybrid_override_pattern: the checked pattern, one of "M*-E" per layer.
+  /// When source is hybrid_override_pattern, or layers_block_type of a one-block-per-layer family
+  /// (NemotronH): the checked blocks, one of "M*-E" per layer.
   std::string hybrid_pattern;
   std::vector<layer_decision> layer;
   /// The distinct reasons (a model has a handful, not one per layer): equal reasons have equal

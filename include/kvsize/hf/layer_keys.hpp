@@ -191,20 +191,39 @@ inline void read_hybrid_pattern(const slot& hop, const plan_facts& f, layer_plan
   }
 }
 
-inline void read_block_types(const slot& lbt, const plan_facts& f, layer_plan& p) {
+/// layers_block_type. Granite 4 hybrids: "attention" or "mamba" mixers, each layer with its MLP or
+/// MoE. With `one_block_per_layer` (NemotronHConfig.validate_layer_type, which also takes the
+/// legacy names "attention" and "mamba" that remap_legacy_layer_types renames): a layer is one
+/// block, "full_attention", "linear_attention" (Mamba2), "moe" or "mlp"; the blocks are also written
+/// into p.hybrid_pattern in hybrid_override_pattern's letters (* M E -), from which the weights are read.
+inline void read_block_types(const slot& lbt, const plan_facts& f, bool one_block_per_layer, layer_plan& p) {
   require_array(lbt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
+  p.hybrid_pattern.clear();
   for (std::uint32_t i = 0; i < f.layers; ++i) {
     const slot e = element(lbt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = p.layer[i];
     d.reason = entry_reason(lbt, i, p);
-    if (t == "attention") {
+    char block = 0;
+    if (t == "attention" || (one_block_per_layer && t == "full_attention")) {
       d.kind = layer_kind::full;
-    } else if (t == "mamba") {
+      block = '*';
+    } else if (t == "mamba" || (one_block_per_layer && t == "linear_attention")) {
       d.kind = layer_kind::none;
       d.recurrent = true;
+      block = 'M';
+    } else if (one_block_per_layer && (t == "moe" || t == "mlp")) {
+      d.kind = layer_kind::none;
+      block = t == "moe" ? 'E' : '-';
     } else {
-      fail(config_errc::unsupported, e.pointer(), "expected \"attention\" or \"mamba\", got " + str(*e.value));
+      fail(config_errc::unsupported, e.pointer(),
+           std::string(one_block_per_layer ? "expected \"full_attention\", \"linear_attention\", \"moe\" or \"mlp\" "
+                                             "(or the legacy \"attention\" or \"mamba\")"
+                                           : "expected \"attention\" or \"mamba\"") +
+               ", got " + str(*e.value));
+    }
+    if (one_block_per_layer) {
+      p.hybrid_pattern.push_back(block);
     }
   }
 }

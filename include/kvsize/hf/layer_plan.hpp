@@ -119,7 +119,9 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       p.hybrid_pattern = read_string(hop);
       break;
     }
-    case plan_source::layers_block_type: read_block_types(v.get("layers_block_type"), f, p); break;
+    case plan_source::layers_block_type:
+      read_block_types(v.get("layers_block_type"), f, v.facts().one_block_per_layer, p);
+      break;
     case plan_source::full_attention_interval:
       plan_full_attention_interval(v, f, p);
       rec = recurrence::gated_delta;

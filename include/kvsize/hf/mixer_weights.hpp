@@ -61,7 +61,8 @@ inline void read_block_config_ffns(const layer_plan& plan, kvsize::model_spec& m
 }
 
 /// NemotronHBlock: one mixer per block ('M' Mamba2, '*' attention, '-' MLP, 'E' MoE), one norm.
-/// The plan checked the pattern: one character of "M*-E" per layer.
+/// The plan checked the pattern (hybrid_override_pattern, or layers_block_type in these letters):
+/// one character of "M*-E" per layer.
 inline void read_hybrid_blocks(const layer_plan& plan, kvsize::model_spec& m) {
   auto& w = m.weights;
   const std::string& pattern = plan.hybrid_pattern;
@@ -78,7 +79,8 @@ inline void read_per_layer_blocks(const layer_plan& plan, kvsize::model_spec& m)
   if (plan.source == plan_source::block_configs) {
     read_block_config_ffns(plan, m);
   }
-  if (plan.source == plan_source::hybrid_override_pattern) {
+  if (plan.source == plan_source::hybrid_override_pattern ||
+      (plan.source == plan_source::layers_block_type && !plan.hybrid_pattern.empty())) {
     read_hybrid_blocks(plan, m);
   }
 }

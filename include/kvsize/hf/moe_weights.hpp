@@ -67,7 +67,9 @@ namespace kvsize::hf::detail::weights_detail {
     // not a default. The pointer names the key the family spells (its row's experts_key; NemotronHConfig:
     // n_routed_experts).
     const std::string_view key = moe_blocks ? std::string_view("n_routed_experts") : fam.experts_key;
-    const std::string why = moe_blocks ? v.base() + "/hybrid_override_pattern has MoE blocks ('E')"
+    const std::string why = moe_blocks ? v.base() + (plan.source == plan_source::layers_block_type
+                                                          ? "/layers_block_type has MoE blocks (\"moe\")"
+                                                          : "/hybrid_override_pattern has MoE blocks ('E')")
                                        : "model_type " + std::string(mt) + " routes tokens to experts";
     fail(experts.present() ? config_errc::wrong_type : config_errc::missing_key,
          experts.present() ? experts.pointer() : v.base() + "/" + std::string(key),
@@ -101,6 +103,11 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
     const std::uint32_t n = read_u32(ns, 0, 1U << 10U);
     e.shared_width = static_cast<std::uint32_t>(
         kvsize::detail::checked_mul(n, e.expert_width != 0 ? e.expert_width : m.intermediate_size));
+  }
+  if (!fam.expert_latent_key.empty()) {  // null (NemotronHConfig's default): the experts work on hidden_size
+    if (const auto latent = optional_count(v.get(fam.expert_latent_key))) {
+      e.latent_width = *latent;
+    }
   }
   if (fam.shared_expert_is_mlp) {
     e.shared_width = m.intermediate_size;
