@@ -79,8 +79,7 @@ inline void read_per_layer_blocks(const layer_plan& plan, kvsize::model_spec& m)
   if (plan.source == plan_source::block_configs) {
     read_block_config_ffns(plan, m);
   }
-  if (plan.source == plan_source::hybrid_override_pattern ||
-      (plan.source == plan_source::layers_block_type && !plan.hybrid_pattern.empty())) {
+  if (!plan.hybrid_pattern.empty()) {  // hybrid_override_pattern, or NemotronH's layers_block_type
     read_hybrid_blocks(plan, m);
   }
 }
