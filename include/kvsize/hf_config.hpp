@@ -167,13 +167,18 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
       }
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
-    // A layer's own head_dim sets its K and V widths (≤ 0xFFFF: read_u32's bound in the plan);
-    // stored only where either differs from the model's.
-    if (d.head_dim != 0 && (d.head_dim != effective_head_dim(m) || d.head_dim != effective_head_dim_v(m))) {
-      m.layer[i].head_dim = static_cast<std::uint16_t>(d.head_dim);
-      m.layer[i].head_dim_v = static_cast<std::uint16_t>(d.head_dim);
+    // A layer's own head_dim sets its K width, and its V width unless head_dim_v says otherwise
+    // (≤ 0xFFFF: read_u32's bound in the plan); stored only where either differs from the model's.
+    if (d.head_dim != 0 || d.head_dim_v != 0) {
+      const std::uint32_t k = d.head_dim != 0 ? d.head_dim : effective_head_dim(m);
+      const std::uint32_t v = d.head_dim_v != 0 ? d.head_dim_v : (d.head_dim != 0 ? d.head_dim : effective_head_dim_v(m));
+      if (k != effective_head_dim(m) || v != effective_head_dim_v(m)) {
+        m.layer[i].head_dim = static_cast<std::uint16_t>(k);
+        m.layer[i].head_dim_v = static_cast<std::uint16_t>(v);
+      }
     }
     m.weights.layer[i].v_from_k = d.v_from_k;
+    m.weights.layer[i].attention_sinks = d.sinks;
   }
 }
 
@@ -185,6 +190,7 @@ inline void group_layers(const layer_plan& plan, const std::vector<std::string>&
     const auto& x = plan.layer[a];
     const auto& y = plan.layer[b];
     return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.head_dim == y.head_dim &&
+           x.head_dim_v == y.head_dim_v && x.sinks == y.sinks &&
            x.reason == y.reason;
   };
   std::size_t groups = layers == 0 ? 0 : 1;

@@ -105,7 +105,7 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   if (w.o_bias) {
     e.vector(weight_part::attention, tensor_role::vector, hidden);
   }
-  if (w.attention_sinks) {
+  if (w.attention_sinks || (e.il < max_layers && w.layer[e.il].attention_sinks)) {  // model-wide or this layer's
     e.vector(weight_part::attention, tensor_role::vector, heads);
   }
   if (w.qk_norm == qk_norm_kind::head) {

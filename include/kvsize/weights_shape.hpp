@@ -50,6 +50,9 @@ struct layer_weights {
   /// V is K's projection, normed apart (Gemma 4's attention_k_eq_v on full-attention layers): no
   /// v_proj tensor. The cache still holds both K and V.
   bool v_from_k = false;
+  /// One learned sink logit per query head on this layer, where the model-wide
+  /// weights_shape::attention_sinks is off (MiMo-V2-Flash: sliding layers only).
+  bool attention_sinks = false;
   friend constexpr auto operator==(const layer_weights&, const layer_weights&) -> bool = default;
 };
 

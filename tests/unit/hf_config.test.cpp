@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 56);
+  CHECK(count == 57);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -721,6 +721,14 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"max_position_embeddings_string", wrong_type, "/max_position_embeddings"},
       {"max_window_layers_exceeds_layers", inconsistent, "/max_window_layers"},
       {"mlp_only_layers_index_out_of_range", out_of_range, "/mlp_only_layers/1"},
+      {"mimo_hybrid_layer_pattern_short", inconsistent, "/hybrid_layer_pattern"},
+      {"mimo_hybrid_layer_pattern_string", wrong_type, "/hybrid_layer_pattern"},
+      {"mimo_hybrid_layer_pattern_value_2", out_of_range, "/hybrid_layer_pattern/2"},
+      {"mimo_sliding_window_size_differs", inconsistent, "/sliding_window_size"},
+      {"mimo_swa_head_dim_string", wrong_type, "/swa_head_dim"},
+      {"mimo_swa_kv_heads_not_dividing", inconsistent, "/swa_num_key_value_heads"},
+      {"mimo_swa_kv_heads_zero", out_of_range, "/swa_num_key_value_heads"},
+      {"mimo_swa_v_head_dim_huge", out_of_range, "/swa_v_head_dim"},
       {"model_type_not_string", wrong_type, "/model_type"},
       {"moe_intermediate_size_string", wrong_type, "/moe_intermediate_size"},
       {"n_heads_in_group_not_dividing_heads", inconsistent, "/block_configs/1/attention/n_heads_in_group"},

@@ -486,6 +486,18 @@ golden{.file = "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json", .compu
        .vocab = 131'072, .kv_per_token = 6'144, .kv_per_token_fp8 = 3'072, .kv_per_token_mha = 98'304,
        .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 25'165'824, .growth = 6'144,
        .none = 46, .recurrent = 23, .state_per_sequence = 24'965'120},
+// MiMo-V2-Flash (mimo_v2_flash): 48 L; hybrid_layer_pattern 0 (full) at 0, 5, 11, 17, 23, 29, 35, 41, 47, 1 (sliding,
+//   window sliding_window = sliding_window_size = 128) at the other 39. 64 heads; full layers num_key_value_heads 4 ×
+//   head_dim 192 (K) / v_head_dim 128 (V); sliding layers swa_num_key_value_heads 8 × swa_head_dim 192 /
+//   swa_v_head_dim 128 (vLLM models/mimo_v2_flash.py MiMoV2FlashDecoderLayer.__init__). bf16.
+//   Full 9 × 4 × (192 + 128) × 2 B = 23,040; sliding 39 × 8 × 320 × 2 B = 199,680 → 222,720 B/token; fp8 111,360.
+//   MHA 48 × 64 × 320 × 2 B = 1,966,080; ratio 64 / 4 = 16 (model-wide). growth 23,040.
+//   seq@4096 = 23,040 × 4,096 + 199,680 × 128 = 94,371,840 + 25,559,040 = 119,930,880.
+golden{.file = "XiaomiMiMo__MiMo-V2-Flash.config.json", .compute = dtype::bf16,
+       .layers = 48, .kv_layers = 48, .attention_heads = 64, .kv_heads = 4, .head_dim = 192, .head_dim_v = 128,
+       .vocab = 152'576, .kv_per_token = 222'720, .kv_per_token_fp8 = 111'360, .kv_per_token_mha = 1'966'080,
+       .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 119'930'880, .growth = 23'040,
+       .sliding = 39, .window = 128},
 // Nemotron-3-Ultra-550B-A55B (nemotron_h, NemotronHConfig v5 form): no num_hidden_layers; layers_block_type of
 //   108 entries (its length is the layer count): 48 "mamba", 48 "moe", 12 "attention". 64 heads / 2 kv,
 //   head_dim 128, bf16. KV: 12 × 2 × 128 × 2 × 2 B = 12,288 B/token; fp8 6,144; MHA 12 × 64 × 128 × 4 = 393,216;
@@ -630,7 +642,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 56);
+  CHECK(goldens.size() == 57);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -257,7 +257,8 @@ struct field_list {
   const char* kind = l.ffn == kvsize::ffn_kind::dense ? "dense" : l.ffn == kvsize::ffn_kind::moe ? "moe"
                    : l.ffn == kvsize::ffn_kind::none ? "none" : "inherit";
   return "kvsize::layer_weights{.ffn = kvsize::ffn_kind::" + std::string(kind) +
-         ", .ffn_width = " + std::to_string(l.ffn_width) + (l.v_from_k ? ", .v_from_k = true" : "") + "}";
+         ", .ffn_width = " + std::to_string(l.ffn_width) + (l.v_from_k ? ", .v_from_k = true" : "") +
+         (l.attention_sinks ? ", .attention_sinks = true" : "") + "}";
 }
 
 /// The designated initialisers of every non-layer field of `m` (the shape fields always, the

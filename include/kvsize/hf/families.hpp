@@ -24,6 +24,9 @@ enum class window_rule : std::uint8_t {
               ///< same with a fixed period 5 (Gemma3nTextConfig has no sliding_window_pattern key)
   chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (an absent or empty list defaults to
               ///< (i + 1) % no_rope_layer_interval != 0, interval 4; HF Llama4TextConfig)
+  hybrid_layer_pattern,  ///< MiMo-V2-Flash: i slides iff hybrid_layer_pattern[i] == 1 (vLLM models/mimo_v2_flash.py
+                         ///< is_compressed_softmax_layer); absent: MiMoV2FlashConfig's default, layer 0 and
+                         ///< every 6th layer full
 };
 
 /// Which rule places the layers when no per-layer key (layer_types, block_configs, ...) is set.
@@ -138,6 +141,9 @@ struct family {
   /// Gemma 4: full-attention layers take global_head_dim (K and V) and, with attention_k_eq_v,
   /// num_global_key_value_heads and no v_proj.
   bool global_attention_keys = false;
+  /// MiMo-V2-Flash: sliding layers take swa_num_key_value_heads, swa_head_dim and swa_v_head_dim (the
+  /// window may be spelled sliding_window_size), and with add_swa_attention_sink_bias one sink per head.
+  bool swa_attention_keys = false;
 
   // Multi-token prediction.
   bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)
@@ -264,6 +270,14 @@ inline constexpr family families[] = {
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
      .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true},
+    // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
+    // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
+    // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
+    // add_swa_attention_sink_bias; full layers num_key_value_heads × head_dim (K) / v_head_dim (V); MoE where
+    // moe_layer_freq[i] is 1 (no shared expert); MiMoV2MoE's gate has e_score_correction_bias.
+    {.model_type = "mimo_v2_flash", .source = "MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py)",
+     .window = window_rule::hybrid_layer_pattern, .experts_key = "n_routed_experts", .score_correction_bias = true,
+     .swa_attention_keys = true},
     // CohereDecoderLayer: one CohereLayerNorm (weight only) feeds attention and MLP in parallel.
     {.model_type = "cohere", .source = "CohereConfig (models/cohere/configuration_cohere.py)", .tied = true,
      .norm = norm_rule::layer_norm_no_bias, .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key},

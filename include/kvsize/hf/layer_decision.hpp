@@ -22,8 +22,11 @@ struct layer_decision {
   bool recurrent = false;
   std::uint32_t kv_heads = 0;  ///< 0: the model's
   std::uint32_t reason = 0;    ///< index into layer_plan::reasons
-  std::uint32_t head_dim = 0;  ///< K and V head dimension; 0: the model's (Gemma 4 global_head_dim)
+  std::uint32_t head_dim = 0;  ///< K (and, unless head_dim_v is set, V) head dimension; 0: the model's
+                               ///< (Gemma 4 global_head_dim, MiMo-V2-Flash swa_head_dim)
   bool v_from_k = false;       ///< no v_proj: V is K's projection (Gemma 4 attention_k_eq_v)
+  bool sinks = false;          ///< one learned sink logit per query head (MiMo-V2-Flash's sliding layers)
+  std::uint32_t head_dim_v = 0;  ///< V head dimension when head_dim is set and V differs (MiMo-V2-Flash swa_v_head_dim)
 };
 
 /// Which key decided the layers. One source per model: a per-layer key of lower precedence is not

@@ -66,9 +66,10 @@ inline void warn_unread_layer_keys(const config_view& v, bool latent) {
   const slot bc = v.get("block_configs");
   const slot hop = v.get("hybrid_override_pattern");
   const slot lbt = v.get("layers_block_type");
+  const slot hlp = v.get("hybrid_layer_pattern");
   const char* decided_by = latent ? "kv_lora_rank" : lt.set() ? "layer_types" : bc.set() ? "block_configs"
                                                                     : hop.set() ? "hybrid_override_pattern" : "";
-  for (const slot* other : {&lt, &bc, &hop, &lbt}) {
+  for (const slot* other : {&lt, &bc, &hop, &lbt, &hlp}) {
     if (other->set() && *decided_by != '\0' && other->key != decided_by) {
       v.warn(other->pointer() + " is not read: the layers are decided by " + v.base() + "/" + decided_by +
              ", which takes precedence");
@@ -190,6 +191,77 @@ inline void apply_global_attention_keys(const config_view& v, const plan_facts& 
   }
 }
 
+/// MiMo-V2-Flash: the sliding layers' own attention shape, as vLLM models/mimo_v2_flash.py
+/// (MiMoV2FlashDecoderLayer.__init__) builds it: swa_num_key_value_heads KV heads, swa_head_dim for K
+/// and swa_v_head_dim for V (absent: swa_head_dim, as MiMoV2Attention takes v_head_dim None), one sink
+/// logit per head with add_swa_attention_sink_bias. An absent key leaves the full layers' value, with
+/// a warning. The window's two spellings must agree: transformers reads sliding_window, vLLM and SGLang
+/// sliding_window_size.
+inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, layer_plan& p) {
+  if (!v.facts().swa_attention_keys) {
+    return;
+  }
+  const slot kv = v.get("swa_num_key_value_heads");
+  const slot hd = v.get("swa_head_dim");
+  const slot hdv = v.get("swa_v_head_dim");
+  const slot heads = v.get("swa_num_attention_heads");
+  const slot sinks = v.get("add_swa_attention_sink_bias");
+  const std::uint32_t kv_heads = kv.set() ? read_u32(kv, 1, 0xFFFFU) : 0U;
+  if (kv_heads != 0) {
+    require_divisor(kv, kv_heads, "num_attention_heads", f.heads);
+  }
+  const std::uint32_t head_dim = hd.set() ? read_u32(hd, 1, 0xFFFFU) : 0U;
+  const std::uint32_t head_dim_v = hdv.set() ? read_u32(hdv, 1, 0xFFFFU) : head_dim;
+  // The sinks are weights only: a value that is not a bool is a warning, never a refusal of the KV answer.
+  const bool sinks_readable = !sinks.set() || sinks.value->is_boolean();
+  const bool with_sinks = sinks_readable && read_bool_or(sinks, false);
+  if (!sinks_readable) {
+    v.warn(sinks.pointer() + ": expected true or false, got " + describe(*sinks.value) +
+           "; the sliding layers' attention sinks are not counted (one weight per query head and layer)");
+  }
+  if (heads.set() && read_u32(heads, 1, 1U << 20U) != f.heads) {
+    v.warn(heads.pointer() + " (" + describe(*heads.value) + ") differs from num_attention_heads (" + std::to_string(f.heads) +
+           "): the sliding layers' Q and O weights are counted with num_attention_heads (the KV cache does not depend on it)");
+  }
+  const slot sw = v.get("sliding_window");
+  const slot sws = v.get("sliding_window_size");
+  if (sw.set() && sws.set() && read_u32(sw, 1, max_window) != read_u32(sws, 1, max_window)) {
+    fail(config_errc::inconsistent, sws.pointer(),
+         "expected " + sw.pointer() + " (" + describe(*sw.value) + "): transformers reads that window, vLLM and SGLang this one, got " +
+             describe(*sws.value));
+  }
+  bool sliding = false;
+  for (auto& d : p.layer) {
+    if (d.kind == layer_kind::sliding) {
+      sliding = true;
+      d.kv_heads = kv_heads;
+      d.head_dim = head_dim;
+      d.head_dim_v = head_dim_v;
+      d.sinks = with_sinks;
+    }
+  }
+  for (const slot* absent : {&kv, &hd}) {
+    if (sliding && !absent->set()) {
+      v.warn(absent->pointer() + " is absent; the sliding layers take the full layers' " +
+             (absent == &kv ? "num_key_value_heads" : "head_dim and v_head_dim"));
+    }
+  }
+  std::string why;
+  const auto add = [&why](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
+  if (kv_heads != 0) {
+    add(std::to_string(kv_heads) + " KV heads from " + kv.pointer());
+  }
+  if (hd.set()) {
+    add("K head_dim " + std::to_string(head_dim) + " from " + hd.pointer());
+  }
+  if (hdv.set() || hd.set()) {
+    add("V head_dim " + std::to_string(head_dim_v) + " from " + (hdv.set() ? hdv.pointer() : hd.pointer()));
+  }
+  if (!why.empty()) {
+    p.append_reason([](const layer_decision& d) { return d.kind == layer_kind::sliding; }, {v.base(), reason_rule::note, why, {}});
+  }
+}
+
 /// Reads the window, chunk and recurrent-state sizes the planned layers need, and appends where
 /// each came from to those layers' reasons.
 inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t hidden, layer_plan& p) {
@@ -201,7 +273,9 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
     chunked = chunked || d.kind == layer_kind::chunked;
     recurrent = recurrent || d.recurrent;
   }
-  const slot sw = v.get("sliding_window");
+  // MiMo-V2-Flash may spell the window sliding_window_size only (vLLM reads that one).
+  const bool size_key = v.facts().swa_attention_keys && !v.get("sliding_window").set() && v.get("sliding_window_size").set();
+  const slot sw = v.get(size_key ? "sliding_window_size" : "sliding_window");
   if (!sliding && sw.set()) {
     // A window no layer uses must still be a window size (MistralConfig and Qwen2Config document
     // sliding_window as an int): a negative, fractional or non-finite value says the file is
@@ -248,6 +322,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   const recurrence rec = plan_from_source(v, f, p);
   apply_kv_sharing(v, f, p);
   apply_global_attention_keys(v, f, p);
+  apply_swa_attention_keys(v, f, p);
   read_layer_sizes(v, rec, f.hidden, p);
   return p;
 }

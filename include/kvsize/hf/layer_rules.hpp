@@ -188,6 +188,35 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
             p.intern({at, reason_rule::model_wide, why + " != 0 is a chunked RoPE layer", {}})});
 }
 
+/// MiMo-V2-Flash (vLLM models/mimo_v2_flash.py, MiMoV2FlashDecoderLayer.is_compressed_softmax_layer):
+/// layer i slides iff hybrid_layer_pattern[i] == 1, else it is full attention. Without the key,
+/// MiMoV2FlashConfig.__post_init__'s layer_types: full iff i == 0 or (i + 1) % 6 == 0.
+inline void plan_hybrid_layer_pattern(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot hlp = v.get("hybrid_layer_pattern");
+  if (hlp.set()) {
+    require_array(hlp, f.layers, "one per layer: 0 full attention, 1 sliding window");
+    std::uint32_t ids[2] = {};  // full, sliding: interned on first use, in layer order
+    bool have[2] = {};
+    for (std::uint32_t i = 0; i < f.layers; ++i) {
+      const bool slides = read_integer(element(hlp, i), 0, 1) == 1;
+      if (!have[slides]) {
+        ids[slides] = p.intern({hlp.pointer(), reason_rule::list_element, slides ? "1: sliding window" : "0: full attention", {}});
+        have[slides] = true;
+      }
+      p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0, ids[slides]};
+    }
+    return;
+  }
+  v.warn(hlp.pointer() + " is absent; took MiMoV2FlashConfig's default: layer 0 and every 6th layer full, the others sliding");
+  const std::string why = hlp.pointer() + " absent (MiMoV2FlashConfig: full iff i == 0 or (i + 1) % 6 == 0): ";
+  const std::uint32_t full = p.intern({hlp.pointer(), reason_rule::layer_test, why, " is full attention"});
+  const std::uint32_t sliding = p.intern({hlp.pointer(), reason_rule::layer_test, why, " slides"});
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const bool slides = i != 0 && (i + 1) % 6 != 0;
+    p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0, slides ? sliding : full};
+  }
+}
+
 /// MistralAttention / Phi3Attention & co.: a non-null sliding_window applies to every layer, unless
 /// use_sliding_window is false.
 inline void plan_plain_window(const config_view& v, const plan_facts& f, layer_plan& p) {
@@ -226,6 +255,7 @@ inline void plan_by_family_rule(const config_view& v, const plan_facts& f, layer
     case window_rule::pattern: plan_periodic_window(v, f, p); return;
     case window_rule::chunked: plan_chunked(v, f, p); return;
     case window_rule::plain: plan_plain_window(v, f, p); return;
+    case window_rule::hybrid_layer_pattern: plan_hybrid_layer_pattern(v, f, p); return;
   }
 }
 
