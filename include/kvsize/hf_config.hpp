@@ -64,15 +64,23 @@ inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<s
   }
   const slot text = find_text_config(root);
   std::string mt = top_type;
+  std::string type_pointer = root_type.pointer();
   if (text.present()) {
     out.text_config_pointer = text.pointer();
     const slot sub_type = lookup(*text.value, text.pointer(), "model_type");
     if (sub_type.set()) {
       mt = read_string(sub_type);
+      type_pointer = sub_type.pointer();
     } else if (const auto d = default_text_model_type(top_type); !d.empty()) {
       mt = std::string(d);
       out.warnings.push_back(sub_type.pointer() + " is absent; took \"" + mt + "\", the text model of model_type \"" +
                              top_type + "\"");
+    }
+  }
+  for (const auto& u : unmodelled_families) {
+    if (mt == u.model_type || top_type == u.model_type) {
+      fail(config_errc::unsupported, mt == u.model_type ? type_pointer : root_type.pointer(),
+           "model_type \"" + std::string(u.model_type) + "\" is known but not sized: " + std::string(u.reason));
     }
   }
   out.model_type = mt;

@@ -118,3 +118,29 @@ TEST_CASE("hf: NemotronH's layers_block_type form (Nemotron-3 Ultra) and its lat
     CHECK(std::string(e.what()).find("/layers_block_type/1") != std::string::npos);
   }
 }
+
+TEST_CASE("hf: MiniMax-M2 (minimax_m2): Q and K normed over all heads, every layer routed", "[weights][hf][minimax]") {
+  // MiniMax-M2.5's attention and MoE keys, as ai-dynamo/aiconfigurator's model_configs list them (that copy is
+  // not verbatim, so it is not bundled).
+  const auto c = kvsize::hf::parse_config(R"({"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2",
+    "num_hidden_layers": 62, "hidden_size": 3072, "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128,
+    "intermediate_size": 1536, "vocab_size": 200064, "num_experts_per_tok": 8, "num_local_experts": 256,
+    "max_position_embeddings": 196608, "rotary_dim": 64, "tie_word_embeddings": false, "use_qk_norm": true,
+    "qk_norm_type": "per_layer", "use_routing_bias": true, "shared_intermediate_size": 0, "torch_dtype": "bfloat16"})");
+  for (const auto& w : c.warnings) {
+    CHECK(w.find("unknown") == std::string::npos);  // a known family, not a generic decoder
+  }
+  const auto& m = c.spec;
+  CHECK(m.weights.qk_norm == kvsize::qk_norm_kind::full);
+  CHECK(m.weights.moe.score_correction_bias);
+  CHECK(kvsize::ffn_of_layer(m, 0) == kvsize::ffn_kind::moe);
+  // Full attention everywhere: 62 × 8 × 128 × 2 (K, V) × 2 B.
+  CHECK(kvsize::kv_bytes_per_token(m) == bytes{62 * 8 * 128 * 2 * 2});
+  // By hand: embeddings and head 2 × 200,064 × 3,072 = 1,229,193,216; final norm 3,072; per layer: norms
+  // 2 × 3,072, q/o 2 × 48 × 128 × 3,072, k/v 2 × 8 × 128 × 3,072 (44,040,192), q_norm 6,144 + k_norm 1,024
+  // (MiniMaxM2Attention from FlexOlmoAttention), 256 experts × 3 × 3,072 × 1,536, router 256 × 3,072,
+  // e_score_correction_bias 256: 62 × 3,668,718,848 + 1,229,196,288.
+  const auto p = kvsize::parameters(m);
+  CHECK(p.total == 228'689'764'864ULL);
+  CHECK(p.active == 11'030'553'088ULL);  // top 8 of 256 experts
+}

@@ -107,6 +107,7 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
         w.qk_norm = qk_norm_kind::head;
       }
       break;
+    case qk_norm_rule::full: w.qk_norm = qk_norm_kind::full; break;  // over (kv_)heads × head_dim, as Cohere's
     case qk_norm_rule::full_if_use_key:
       if (flag(v, "use_qk_norm", false)) {
         w.qk_norm = qk_norm_kind::full;  // CohereLayerNorm over (heads, head_dim)

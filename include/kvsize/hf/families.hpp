@@ -3,160 +3,16 @@
 // field (designated initialisers; a field left out has the generic decoder's value). The readers
 // (model_reader.hpp, layer_plan.hpp, the weights readers) ask the row, never the model_type
 // string. Adding a family = one row here (+ a layer rule in layer_rules.hpp only if it places its
-// layers in a way no layer_rule below describes).
+// layers in a way no layer_rule of family.hpp describes).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>      // std::uint8_t, std::uint32_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
+#include "family.hpp"
+
 namespace kvsize::hf::detail {
-
-/// How a family places its windows when the config has no `layer_types` (which always wins).
-enum class window_rule : std::uint8_t {
-  plain,      ///< a non-null `sliding_window` applies to every layer (Mistral v0.1, Phi-3: HF
-              ///< MistralAttention / Phi3Attention pass config.sliding_window to every layer)
-  qwen,       ///< only if use_sliding_window, and only layers il >= max_window_layers (HF Qwen2Attention)
-  alternate,  ///< Gemma 2: layer i slides iff (i + 1) % 2 != 0 (HF Gemma2Config.layer_types default;
-              ///< before layer_types, Gemma2Attention: sliding iff layer_idx is even, the same layers)
-  pattern,    ///< Gemma 3 / Cohere2: i slides iff (i + 1) % sliding_window_pattern != 0. Gemma 3n: the
-              ///< same with a fixed period 5 (Gemma3nTextConfig has no sliding_window_pattern key)
-  chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (an absent or empty list defaults to
-              ///< (i + 1) % no_rope_layer_interval != 0, interval 4; HF Llama4TextConfig)
-  hybrid_layer_pattern,  ///< MiMo-V2-Flash: i slides iff hybrid_layer_pattern[i] == 1 (vLLM models/mimo_v2_flash.py
-                         ///< is_compressed_softmax_layer); absent: MiMoV2FlashConfig's default, layer 0 and
-                         ///< every 6th layer full
-};
-
-/// Which rule places the layers when no per-layer key (layer_types, block_configs, ...) is set.
-enum class layer_rule : std::uint8_t {
-  window,                   ///< every layer attends; the family's window_rule says which slide
-  full_attention_interval,  ///< Qwen3-Next: every n-th layer is full attention, the others gated delta
-  jamba_period,             ///< Jamba: attention iff i % attn_layer_period == attn_layer_offset, else Mamba
-  falcon_h1,                ///< Falcon-H1: attention and Mamba2 in every layer
-};
-
-/// The recurrent mixer of a family's state-keeping layers (when a layer key does not say).
-enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv, kda };
-
-/// How the K/V head count is found (vLLM get_total_num_kv_heads' special cases).
-enum class kv_heads_rule : std::uint8_t {
-  standard,            ///< num_key_value_heads & aliases; a present multi_query key is read too
-  falcon_multi_query,  ///< FalconConfig: multi_query defaults to true (1 KV head)
-  mpt_attn_config,     ///< MPT: attn_config.attn_type / attn_config.kv_n_heads
-  chatglm,             ///< ChatGLM: multi_query_attention + multi_query_group_num
-};
-
-/// The normalisation layers (weights_shape.hpp norm_kind), and whether a key chooses.
-enum class norm_rule : std::uint8_t {
-  rms,                        ///< RMSNorm: weight only
-  layer_norm,                 ///< LayerNorm: weight and bias
-  layer_norm_no_bias,         ///< CohereLayerNorm: weight only
-  layer_norm_unless_no_bias,  ///< MPT: LayerNorm, without bias when no_bias is true
-};
-
-/// Whether attention and MLP share one input norm, and who decides.
-enum class block_rule : std::uint8_t {
-  sequential,  ///< input_layernorm → attention, post_attention_layernorm → MLP
-  parallel,    ///< one input_layernorm feeds attention and MLP (Cohere, Phi)
-  falcon,      ///< FalconDecoderLayer: new_decoder_architecture / parallel_attn decide
-};
-
-/// Q/K normalisation inside attention.
-enum class qk_norm_rule : std::uint8_t {
-  none,
-  head,              ///< RMSNorm over head_dim (Qwen3, Gemma 3)
-  head_if_use_key,   ///< head, when use_qk_norm is true (Glm4Moe)
-  full_if_use_key,   ///< CohereLayerNorm over (heads, head_dim), when use_qk_norm is true
-};
-
-/// The o_proj and MLP biases when no mlp_bias / attention_bias key says otherwise.
-enum class linear_bias_rule : std::uint8_t {
-  none,
-  always,            ///< GPT-2, GPT-BigCode, GPT-NeoX
-  unless_no_bias,    ///< MPT: unless no_bias is true
-  add_bias_linear,   ///< ChatGLM: the add_bias_linear key (default false)
-  like_qkv,          ///< Falcon: the same switch as the Q/K/V bias
-};
-
-/// What an `attention_bias` key does to o_proj.
-enum class attention_bias_rule : std::uint8_t {
-  sets_o_bias,  ///< LlamaAttention & co.: o_proj bias = attention_bias
-  ignored,      ///< the modeling code does not read the key (Qwen2: fixed biases; ChatGLM)
-  no_o_bias,    ///< Glm4MoeAttention: q/k/v biased by the key, o_proj never
-};
-
-/// Facts of one model_type. Sources are transformers' configuration_*.py / modeling_*.py.
-struct family {
-  std::string_view model_type = {};
-  std::string_view source = {};  ///< the config class that documents the defaults (its name first)
-
-  // Layers and attention.
-  layer_rule layers = layer_rule::window;
-  /// Each layer is one block of one kind (NemotronHBlock): layers_block_type also names MoE and MLP
-  /// blocks, and its length is the layer count (NemotronHConfig.num_hidden_layers is that length).
-  bool one_block_per_layer = false;
-  window_rule window = window_rule::plain;
-  std::uint32_t pattern = 0;      ///< default period for `pattern` (sliding_window_pattern)
-  bool pattern_key = true;        ///< `pattern`: the period may come from sliding_window_pattern
-  bool latent = false;            ///< a multi-head latent attention family (vLLM's MLA list)
-  kv_heads_rule kv_heads = kv_heads_rule::standard;
-  mixer_rule mixer = mixer_rule::mamba2;
-
-  // MLP, embeddings.
-  bool gated_mlp = true;          ///< gate + up + down; false for GELU/ReLU² two-matrix MLPs
-  bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2Config n_inner None, FalconConfig)
-  bool tied = false;              ///< the config class's tie_word_embeddings default
-  std::uint32_t learned_positions = 0;  ///< rows of a learned position table when no key says (0: none)
-
-  // Block layout, norms.
-  norm_rule norm = norm_rule::rms;
-  bool sandwich_norms = false;    ///< Gemma 2/3: pre- and post- norms around attention and MLP
-  block_rule block = block_rule::sequential;
-  bool new_decoder_default = false;  ///< block_rule::falcon: new_decoder_architecture's default
-  qk_norm_rule qk_norm = qk_norm_rule::none;
-  bool output_gate = false;       ///< q_proj also produces a per-head output gate (Qwen3-Next)
-  bool attention_sinks = false;   ///< one learned sink logit per head (gpt-oss)
-
-  // Fused tensors, biases.
-  bool fused_qkv = false;
-  bool fused_gate_up = false;
-  bool qkv_bias = false;          ///< Q/K/V bias when no key says
-  bool qkv_bias_fixed = false;    ///< the modeling code ignores the keys (Qwen2: always biased)
-  linear_bias_rule linear_bias = linear_bias_rule::none;
-  attention_bias_rule attention_bias = attention_bias_rule::sets_o_bias;
-
-  // Mixture of experts.
-  std::string_view experts_key = {};   ///< non-empty: every MoE layer routes; the count's key when it is missing
-  bool single_expert_dense = false;  ///< 1 expert is a dense MLP (JambaDecoderLayer: num_experts > 1)
-  bool expert_layer_period = false;  ///< MoE iff il % expert_layer_period == expert_layer_offset (Jamba)
-  bool expert_biases = false;     ///< router and experts biased (GptOssTopKRouter, gate_up/down_proj_bias)
-  bool shared_expert_gate = false;   ///< shared_expert_gate: Linear(hidden, 1) on the shared expert
-  bool shared_expert_is_mlp = false; ///< the shared expert is an MLP of intermediate_size (Llama4TextMoe)
-  std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
-  bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
-  std::string_view expert_latent_key = {};  ///< the latent MoE's width (moe_shape::latent_width), when the family has one
-
-  /// Gemma 4: full-attention layers take global_head_dim (K and V) and, with attention_k_eq_v,
-  /// num_global_key_value_heads and no v_proj.
-  bool global_attention_keys = false;
-  /// MiMo-V2-Flash: sliding layers take swa_num_key_value_heads, swa_head_dim and swa_v_head_dim (the
-  /// window may be spelled sliding_window_size), and with add_swa_attention_sink_bias one sink per head.
-  bool swa_attention_keys = false;
-
-  // Multi-token prediction.
-  bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)
-  std::uint32_t mtp_default = 0;  ///< MTP layers when num_nextn_predict_layers is absent
-  std::string_view mtp_default_note = {};  ///< why, for the warning
-
-  std::string_view nested_defaults = {};  ///< JSON: class defaults for keys a nested text_config omits
-
-  // Recurrent state.
-  std::string_view ssm_dtype_key = {};      ///< the key naming the SSM state dtype (recurrent_state::ssm_dtype)
-  std::string_view ssm_dtype_default = {};  ///< its value when the key is absent; empty: the engines' own rule
-  std::string_view ssm_dtype_source = {};   ///< who reads the key, and where the default comes from
-};
 
 /// Who reads Qwen3.5's mamba_ssm_dtype: vLLM sets mamba_ssm_cache_dtype from it when that is "auto".
 inline constexpr std::string_view qwen3_5_ssm_dtype_source =
@@ -270,6 +126,12 @@ inline constexpr family families[] = {
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
      .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true},
+    // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every
+    // layer (no window, unlike Mixtral), every layer MoE of num_local_experts (Mixtral's blocks);
+    // MiniMaxM2Attention (FlexOlmoAttention) norms Q and K over all their heads; MiniMaxM2SparseMoeBlock
+    // registers e_score_correction_bias.
+    {.model_type = "minimax_m2", .source = "MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py)",
+     .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -380,6 +242,26 @@ inline constexpr family families[] = {
     {.model_type = "falcon_h1", .source = "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", .layers = layer_rule::falcon_h1},
 };
 // clang-format on
+
+/// A model_type whose cache kvsize knows to differ from everything it models, and why.
+struct unmodelled_family {
+  std::string_view model_type;
+  std::string_view reason;
+};
+
+/// Refused by name (unsupported, at /model_type) rather than sized as a generic decoder: for these the
+/// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
+/// the same architectures (gguf_arch.hpp).
+inline constexpr unmodelled_family unmodelled_families[] = {
+    {"deepseek_v4",
+     "DeepSeek-V4's compressed attention (compress_ratios: a sliding window on every layer, entries compressed 4x "
+     "or 128x, an indexer key on the 4x layers, a compressor state per sequence) is not modelled yet; as a "
+     "sliding-window decoder it would be off by up to 19x (docs/research/deepseek-v4-plan.md)"},
+    {"minimax_m3",
+     "MiniMax-M3's sparse attention keeps an index key per token beside K and V on its sparse_attention_freq "
+     "layers, which kvsize does not model yet; without it the cache would be 10.6% low "
+     "(docs/research/minimax-m3-cache.md)"},
+};
 
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.
 [[nodiscard]] constexpr auto find_family(std::string_view model_type, std::span<const family> table = families)
