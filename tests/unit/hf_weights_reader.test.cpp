@@ -144,3 +144,37 @@ TEST_CASE("hf: MiniMax-M2 (minimax_m2): Q and K normed over all heads, every lay
   CHECK(p.total == 228'689'764'864ULL);
   CHECK(p.active == 11'030'553'088ULL);  // top 8 of 256 experts
 }
+
+TEST_CASE("hf: Kimi-K3's latent experts are counted, and its uncounted weights are named", "[weights][hf][kimi]") {
+  // Kimi-Linear-48B's config with Kimi-K3's keys spliced in (SGLang models/kimi_k3.py KimiK3MoE: the routed experts
+  // run on routed_expert_hidden_size, between routed_expert_down_proj and routed_expert_up_proj).
+  const std::string base = config_text("moonshotai__Kimi-Linear-48B-A3B-Instruct");
+  const std::string k3_keys = R"("routed_expert_hidden_size": 1024, "latent_moe_use_norm": true, "mla_use_output_gate": true, )";
+  const std::string text = replaced(base, "\"model_type\": \"kimi_linear\",", "\"model_type\": \"kimi_linear\", " + k3_keys);
+  REQUIRE(text != base);
+  const auto plain = kvsize::hf::parse_config(base);
+  const auto k3 = kvsize::hf::parse_config(text);
+  CHECK(plain.spec.weights.moe.latent_width == 0);
+  REQUIRE(k3.spec.weights.moe.latent_width == 1'024);
+  // The KV cache does not depend on the weights' keys.
+  CHECK(kvsize::kv_bytes_per_token(k3.spec) == kvsize::kv_bytes_per_token(plain.spec));
+  // Per MoE layer the experts shrink from hidden 2,304 to the 1,024 latent, and two 1,024 × 2,304 projections appear:
+  // experts × 3 × expert_width × (2,304 − 1,024) fewer, 2 × 1,024 × 2,304 more.
+  const auto& w = plain.spec.weights.moe;
+  std::uint64_t moe_layers = 0;
+  for (std::uint32_t il = 0; il < plain.spec.layers; ++il) {
+    moe_layers += kvsize::ffn_of_layer(plain.spec, il) == kvsize::ffn_kind::moe ? 1U : 0U;
+  }
+  REQUIRE(moe_layers > 0);
+  REQUIRE(plain.spec.hidden_size == 2'304);
+  const std::uint64_t per_layer_less = std::uint64_t{w.experts} * 3 * w.expert_width * (2'304 - 1'024);
+  const std::uint64_t per_layer_more = 2ULL * 1'024 * 2'304;
+  CHECK(kvsize::parameters(k3.spec).total ==
+        kvsize::parameters(plain.spec).total - moe_layers * per_layer_less + moe_layers * per_layer_more);
+  bool named = false;
+  for (const auto& s : k3.warnings) {
+    named = named || (s.find("weights not counted yet: /latent_moe_use_norm") != std::string::npos &&
+                      s.find("/mla_use_output_gate") != std::string::npos);
+  }
+  CHECK(named);
+}

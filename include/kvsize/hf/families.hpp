@@ -180,11 +180,14 @@ inline constexpr family families[] = {
     {.model_type = "kimi_k2", .source = "DeepseekV3Config (Kimi-K2 remote code)", .latent = true,
      .experts_key = "n_routed_experts", .mtp_embeddings = true},
     {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
+    // Kimi-K3 (the same model_type, configuration_kimi_k3.py; SGLang models/kimi_k3.py KimiK3MoE): the routed
+    // experts work on routed_expert_hidden_size (routed_expert_down_proj / _up_proj around them).
     // KimiLinearConfig (moonshotai remote code configuration_kimi.py): MLA on the 1-based
     // linear_attn_config.full_attn_layers, KDA on the others (layer_keys.hpp read_linear_attn_layers);
     // KimiMoEGate: e_score_correction_bias.
     {.model_type = "kimi_linear", .source = "KimiLinearConfig (Kimi-Linear remote code)", .latent = true,
-     .mixer = mixer_rule::kda, .experts_key = "num_experts", .score_correction_bias = true},
+     .mixer = mixer_rule::kda, .experts_key = "num_experts", .score_correction_bias = true,
+     .expert_latent_key = "routed_expert_hidden_size"},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by

@@ -171,8 +171,9 @@ inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
   } else if (mixer == mixer_rule::short_conv) {
     // Lfm2ShortConv: in_proj (hidden → 3 × conv_dim), a depthwise conv, out_proj; no parameter term
     // for it yet: the KV and the state are exact, the parameter count leaves these layers out.
-    out.warnings.push_back(base + ": the short-convolution mixers' weights are not counted (LFM2's parameter "
-                                  "count is low; the KV cache and the conv state are not affected)");
+    out.warnings.push_back((base.empty() ? std::string("the config") : base) +
+                           ": the short-convolution mixers' weights are not counted (LFM2's parameter count is low; "
+                           "the KV cache and the conv state are not affected)");
   } else {
     read_mamba2_mixer(o, base, r, out.warnings);
   }

@@ -176,6 +176,28 @@ inline void read_mtp(const config_view& v, parsed_config& out) {
 
 /// Reads model_spec::weights. Runs after the layer plan (it needs which layers are which).
 /// The per-layer keys (block_configs, hybrid_override_pattern) come from `plan`, as it checked them.
+/// Keys that add weights kvsize does not count yet (Kimi-K3, per SGLang models/kimi_k3.py): one warning
+/// naming them, so that a parameter count that leaves them out says so. The KV cache is not affected.
+inline void warn_uncounted_weights(const config_view& v, std::vector<std::string>& warnings) {
+  std::string list;
+  const auto add = [&](const slot& s, const char* what) {
+    if (s.set() && !(s.value->is_boolean() && !s.value->get<bool>())) {
+      list += (list.empty() ? "" : "; ") + s.pointer() + " (" + what + ")";
+    }
+  };
+  add(v.get("latent_moe_use_norm"), "routed_expert_norm, routed_expert_hidden_size elements per MoE layer");
+  add(v.get("mla_use_output_gate"), "g_proj, heads × v_head_dim × hidden_size per MLA layer");
+  add(v.get("attn_res_block_size"), "attention-residual norms and projections, 4 × hidden_size per layer");
+  if (const slot lac = v.get("linear_attn_config"); lac.set() && lac.value->is_object()) {
+    add(lookup(*lac.value, lac.pointer(), "use_full_rank_gate"),
+        "a full-rank g_proj, heads × head_dim × hidden_size per KDA layer, where g_a_proj / g_b_proj are counted");
+  }
+  if (!list.empty()) {
+    warnings.push_back("weights not counted yet: " + list +
+                       "; the parameter count and the weight bytes are off by these (the KV cache is not affected)");
+  }
+}
+
 inline void read_weights_shape(const json& root, const config_view& v, const std::string& mt,
                                const std::string& top_type, const layer_plan& plan, parsed_config& out) {
   using namespace weights_detail;
@@ -189,6 +211,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
   read_per_layer_blocks(plan, m);
   read_recurrent_mixers(v, out);
   read_mtp(v, out);
+  warn_uncounted_weights(v, out.warnings);
 
   w.vision = read_vision(root, m.hidden_size, top_type, out.warnings);
 }
