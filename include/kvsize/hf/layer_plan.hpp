@@ -195,8 +195,7 @@ inline void apply_global_attention_keys(const config_view& v, const plan_facts& 
 /// (MiMoV2FlashDecoderLayer.__init__) builds it: swa_num_key_value_heads KV heads, swa_head_dim for K
 /// and swa_v_head_dim for V (absent: swa_head_dim, as MiMoV2Attention takes v_head_dim None), one sink
 /// logit per head with add_swa_attention_sink_bias. An absent key leaves the full layers' value, with
-/// a warning. The window's two spellings must agree: transformers reads sliding_window, vLLM and SGLang
-/// sliding_window_size.
+/// a warning. The window is read_layer_sizes' (window_slot).
 inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, layer_plan& p) {
   if (!v.facts().swa_attention_keys) {
     return;
@@ -222,13 +221,6 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
   if (heads.set() && read_u32(heads, 1, 1U << 20U) != f.heads) {
     v.warn(heads.pointer() + " (" + describe(*heads.value) + ") differs from num_attention_heads (" + std::to_string(f.heads) +
            "): the sliding layers' Q and O weights are counted with num_attention_heads (the KV cache does not depend on it)");
-  }
-  const slot sw = v.get("sliding_window");
-  const slot sws = v.get("sliding_window_size");
-  if (sw.set() && sws.set() && read_u32(sw, 1, max_window) != read_u32(sws, 1, max_window)) {
-    fail(config_errc::inconsistent, sws.pointer(),
-         "expected " + sw.pointer() + " (" + describe(*sw.value) + "): transformers reads that window, vLLM and SGLang this one, got " +
-             describe(*sws.value));
   }
   bool sliding = false;
   for (auto& d : p.layer) {
@@ -262,6 +254,23 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
   }
 }
 
+/// The key the sliding window is read from: sliding_window, or for a family with the swa_* keys
+/// (MiMo-V2-Flash) sliding_window_size when that is the only one set. Where both are set they must
+/// agree: transformers reads sliding_window, vLLM and SGLang sliding_window_size.
+[[nodiscard]] inline auto window_slot(const config_view& v) -> slot {
+  const slot sw = v.get("sliding_window");
+  if (!v.facts().swa_attention_keys) {
+    return sw;
+  }
+  const slot sws = v.get("sliding_window_size");
+  if (sw.set() && sws.set() && read_u32(sw, 1, max_window) != read_u32(sws, 1, max_window)) {
+    fail(config_errc::inconsistent, sws.pointer(),
+         "expected " + sw.pointer() + " (" + describe(*sw.value) + "): transformers reads that window, vLLM and SGLang this one, got " +
+             describe(*sws.value));
+  }
+  return !sw.set() && sws.set() ? sws : sw;
+}
+
 /// Reads the window, chunk and recurrent-state sizes the planned layers need, and appends where
 /// each came from to those layers' reasons.
 inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t hidden, layer_plan& p) {
@@ -273,9 +282,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
     chunked = chunked || d.kind == layer_kind::chunked;
     recurrent = recurrent || d.recurrent;
   }
-  // MiMo-V2-Flash may spell the window sliding_window_size only (vLLM reads that one).
-  const bool size_key = v.facts().swa_attention_keys && !v.get("sliding_window").set() && v.get("sliding_window_size").set();
-  const slot sw = v.get(size_key ? "sliding_window_size" : "sliding_window");
+  const slot sw = window_slot(v);
   if (!sliding && sw.set()) {
     // A window no layer uses must still be a window size (MistralConfig and Qwen2Config document
     // sliding_window as an int): a negative, fractional or non-finite value says the file is

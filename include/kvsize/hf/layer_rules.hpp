@@ -9,6 +9,7 @@
 #include <cstdint>    // std::uint32_t, std::int32_t
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string
+#include <string_view>  // std::string_view
 
 #include "config_view.hpp"
 #include "families.hpp"
@@ -28,6 +29,31 @@ inline void periodic(layer_plan& p, std::uint32_t every, const layer_decision& o
 
 /// "/key = value", the way a reason quotes a key.
 inline auto text(const slot& s) -> std::string { return s.pointer() + " = " + describe(*s.value); }
+
+/// What a 0 or a 1 of a per-layer flag array makes a layer, and the words its reason gives.
+struct flag_meaning {
+  layer_kind kind;
+  const char* reason;
+};
+
+/// A per-layer 0/1 array of exactly one entry per layer (Llama 4's no_rope_layers, MiMo-V2-Flash's
+/// hybrid_layer_pattern): layer i takes `one` where the entry is 1, else `zero`; each value's reason
+/// is interned on first use, in layer order.
+inline void plan_flag_array(const slot& a, const plan_facts& f, layer_plan& p, std::string_view size_meaning,
+                            const flag_meaning& zero, const flag_meaning& one) {
+  require_array(a, f.layers, size_meaning);
+  std::uint32_t ids[2] = {};
+  bool have[2] = {};
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const bool set = read_integer(element(a, i), 0, 1) == 1;
+    const flag_meaning& m = set ? one : zero;
+    if (!have[set]) {
+      ids[set] = p.intern({a.pointer(), reason_rule::list_element, m.reason, {}});
+      have[set] = true;
+    }
+    p.layer[i] = {m.kind, false, 0, ids[set]};
+  }
+}
 
 /// Qwen3NextConfig: layer_types = ["linear_attention" if (i + 1) % full_attention_interval else
 /// "full_attention"], full_attention_interval default 4.
@@ -162,19 +188,8 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
   const slot nrl = v.get("no_rope_layers");
   const bool empty = nrl.set() && nrl.value->is_array() && nrl.value->empty();
   if (nrl.set() && !empty) {
-    require_array(nrl, f.layers, "one per layer");
-    std::uint32_t ids[2] = {};  // NoPE, RoPE: interned on first use, in layer order
-    bool have[2] = {};
-    for (std::uint32_t i = 0; i < f.layers; ++i) {
-      const slot e = element(nrl, i);
-      const bool rope = read_integer(e, 0, 1) == 1;
-      if (!have[rope]) {
-        ids[rope] = p.intern({nrl.pointer(), reason_rule::list_element,
-                              rope ? "1: RoPE layer, chunked" : "0: NoPE layer, global", {}});
-        have[rope] = true;
-      }
-      p.layer[i] = {rope ? layer_kind::chunked : layer_kind::full, false, 0, ids[rope]};
-    }
+    plan_flag_array(nrl, f, p, "one per layer", {layer_kind::full, "0: NoPE layer, global"},
+                    {layer_kind::chunked, "1: RoPE layer, chunked"});
     return;
   }
   const slot interval = v.get("no_rope_layer_interval");
@@ -194,17 +209,8 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
 inline void plan_hybrid_layer_pattern(const config_view& v, const plan_facts& f, layer_plan& p) {
   const slot hlp = v.get("hybrid_layer_pattern");
   if (hlp.set()) {
-    require_array(hlp, f.layers, "one per layer: 0 full attention, 1 sliding window");
-    std::uint32_t ids[2] = {};  // full, sliding: interned on first use, in layer order
-    bool have[2] = {};
-    for (std::uint32_t i = 0; i < f.layers; ++i) {
-      const bool slides = read_integer(element(hlp, i), 0, 1) == 1;
-      if (!have[slides]) {
-        ids[slides] = p.intern({hlp.pointer(), reason_rule::list_element, slides ? "1: sliding window" : "0: full attention", {}});
-        have[slides] = true;
-      }
-      p.layer[i] = {slides ? layer_kind::sliding : layer_kind::full, false, 0, ids[slides]};
-    }
+    plan_flag_array(hlp, f, p, "one per layer: 0 full attention, 1 sliding window",
+                    {layer_kind::full, "0: full attention"}, {layer_kind::sliding, "1: sliding window"});
     return;
   }
   v.warn(hlp.pointer() + " is absent; took MiMoV2FlashConfig's default: layer 0 and every 6th layer full, the others sliding");
