@@ -69,7 +69,7 @@ inline auto verdict(const P& p) -> std::string {
 
 /// CSV order is the contract's (engine, device_memory_bytes, tp, pp, context, users, ...); columns
 /// added later go at the end (kv_budget_bytes, slot_cap), so that old columns keep their places.
-inline constexpr std::array<field<point_result>, 25> point_fields{{
+inline constexpr std::array<field<point_result>, 26> point_fields{{
     {"engine", "engine", "engine", "engine", field_unit::text, [](const detail::P& p) -> field_value { return p.engine; }},
     {"device memory", "device_memory_bytes", "device_memory_bytes", "device memory", field_unit::bytes,
      [](const detail::P& p) -> field_value { return p.device_memory.count(); }},
@@ -134,13 +134,17 @@ inline constexpr std::array<field<point_result>, 25> point_fields{{
      [](const detail::P& p) -> field_value { return p.buffers.count(); },
      [](const detail::P& p) { return detail::words(p.buffers_words); },
      [](const detail::P& p) { return p.buffers.count() != 0; }},
+    {"CUDA-graph memory subtracted from the budget", "cuda_graphs_bytes", "cuda_graphs_bytes", "  CUDA graphs",
+     field_unit::bytes, [](const detail::P& p) -> field_value { return p.cuda_graphs.count(); },
+     [](const detail::P& p) { return detail::words(p.cuda_graphs_words); },
+     [](const detail::P& p) { return p.cuda_graphs.count() != 0; }},
 }};
 
 /// The plan section's rows (in this order), then its ceilings' rows.
-inline constexpr std::array<std::string_view, 13> plan_point_rows{
+inline constexpr std::array<std::string_view, 14> plan_point_rows{
     "device_memory_bytes", "weights_bytes",   "kv_bytes",      "workspace_bytes", "logits_bytes",
     "activations_bytes",   "sampler_bytes",   "runtime_bytes", "non_torch_bytes", "buffers_bytes",
-    "reserve_bytes",       "free_bytes",      "fits"};
+    "cuda_graphs_bytes",   "reserve_bytes",   "free_bytes",    "fits"};
 inline constexpr std::array<std::string_view, 3> plan_ceiling_rows{"max_users", "max_context", "slot_cap"};
 /// In the section's title (engine, tp, pp, context, users), the verdict (limited_by, admitted,
 /// kv_budget) or the sweep table (needed).

@@ -88,6 +88,7 @@ auto point_of(const plan_point& p, std::string_view engine, std::uint64_t max_us
   r.runtime = p.workspace.runtime;
   r.non_torch = p.workspace.non_torch;
   r.buffers = p.workspace.buffers;
+  r.cuda_graphs = p.workspace.cuda_graphs;
   r.workspace = p.workspace.total();
   r.reserve = p.reserve;
   r.free = p.free();

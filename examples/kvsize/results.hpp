@@ -84,7 +84,9 @@ struct point_result {
   bytes runtime{0};
   bytes non_torch{0};     ///< memory outside the engine's allocator (vLLM: non_torch_increase)
   bytes buffers{0};       ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
+  bytes cuda_graphs{0};   ///< CUDA-graph memory the engine subtracts (vLLM 0.20's estimate)
   bytes workspace{0};     ///< the allocator's peak (logits, activations, sampler) + runtime + non-torch + buffers
+                          ///< + CUDA graphs
   bytes reserve{0};       ///< kept from the KV cache by the engine's budget rule
   bytes free{0};
   bytes needed{0};        ///< weights + KV + workspace + reserve
@@ -103,6 +105,7 @@ struct point_result {
   std::string runtime_words;
   std::string non_torch_words;
   std::string buffers_words;
+  std::string cuda_graphs_words;
   std::string reserve_words;      ///< the engine's budget rule in words
   std::uint64_t context_limit = 0;  ///< the search limit of max_context
 };

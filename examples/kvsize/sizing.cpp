@@ -267,6 +267,10 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
     o.vllm.prefix_caching = opts.enable_prefix_caching ? kvsize::vllm_prefix_caching::enabled
                                                        : kvsize::vllm_prefix_caching::disabled;
   }
+  o.vllm.enforce_eager = opts.enforce_eager;
+  if (opts.cuda_graph_memory) {
+    o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
+  }
   o.llama_cpp.kv_unified = opts.kv_unified;
   o.llama_cpp.swa_full = opts.swa_full;
   // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
@@ -305,6 +309,8 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.no_kv_offload, "--no-kv-offload", reads(engine_knob::gpu_layers)},
       {opts.tensor_split.has_value(), "--tensor-split", reads(engine_knob::gpu_layers)},
       {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
+      {opts.enforce_eager, "--enforce-eager", reads(engine_knob::cuda_graphs)},
+      {opts.cuda_graph_memory.has_value(), "--cuda-graph-memory", reads(engine_knob::cuda_graphs)},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {
@@ -752,6 +758,7 @@ struct device_choice {
   std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
   bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
+  bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20 measures no CUDA-graph estimate there)
   std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
 };
 
@@ -773,6 +780,7 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     // 450-900 MiB higher (the driver's own reservation; docs/research/gpu-catalog.md).
     d.memory = g->process_visible_memory();
     d.a100 = g->id.starts_with("a100");  // vLLM gives A100s its small-device batch defaults
+    d.rocm = g->name.starts_with("AMD ");
     d.reported_memory = g->memory;
     d.bandwidth = g->bandwidth;
     d.source = fmt::format("{} (--gpu {})", g->name, g->id);
@@ -814,6 +822,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
     s.engine_opts.device_memory = *d.memory;
   }
   s.engine_opts.vllm.a100 = d.a100;
+  s.engine_opts.vllm.rocm = d.rocm;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
@@ -832,6 +841,32 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
     throw usage_error{fmt::format("{} {} is longer than a {} slot: {} shares {} cells over {} slots, {} each",
                                   opts.flag("--shared-prefix"), *opts.shared_prefix, display_name(s.engine),
                                   context_given(opts, s.context), s.cache.context, s.cache.context / held, held)};
+  }
+}
+
+/// vLLM 0.20's CUDA-graph estimate: a budget from the device needs it (--cuda-graph-memory), or needs
+/// to know it is 0 (--enforce-eager, an AMD GPU); before 0.20 --cuda-graph-memory changes nothing.
+void check_cuda_graph_term(const options& opts, const sizing& s, const device_choice& d,
+                           std::vector<std::string>& warnings) {
+  namespace vllm = kvsize::engines::vllm;
+  if (s.engine != engine_kind::vllm) {
+    return;  // warn_unused_knobs has said that the options have no effect
+  }
+  const std::uint32_t release = vllm::release_of(s.engine_opts);
+  if (opts.cuda_graph_memory && release < vllm::graph_estimate_since) {
+    warnings.push_back(fmt::format("{} has no effect under vLLM {}: releases before 0.20 log the CUDA-graph estimate "
+                                   "but do not subtract it (give {} 0.20 for the release that does)",
+                                   opts.flag("--cuda-graph-memory"), vllm::release_name(release),
+                                   opts.flag("--engine-version")));
+  }
+  if (d.memory && !opts.kv_memory && !vllm::cuda_graph_refusal(s.engine_opts).empty()) {
+    throw usage_error{fmt::format(
+        "{} {}: vLLM 0.20 subtracts from the KV budget a CUDA-graph estimate that it measures by capturing graphs, "
+        "which a config cannot give (docs/research/vllm-cudagraph-estimate.md); pass {} (vLLM's own flag: no "
+        "graphs, no estimate), or {} SIZE with the \"Estimated CUDA graph memory\" of a start-up log of the same "
+        "model, device and flags, or {} 0.19",
+        opts.flag("--engine-version"), opts.engine_version.value_or(""), opts.flag("--enforce-eager"),
+        opts.flag("--cuda-graph-memory"), opts.flag("--engine-version"))};
   }
 }
 
@@ -890,10 +925,13 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
       s.notes.push_back(fmt::format(
           "the vllm budget is vLLM {}'s start-up rule (gpu_worker.py determine_available_memory): "
           "gpu_memory_utilization × device − (weights as loaded + the profile run's peak + non-torch "
-          "memory), each term estimated from the config (docs/research/vllm-budget.md gives the error on "
+          "memory){}, each term estimated from the config (docs/research/vllm-budget.md gives the error on "
           "public logs); --engine-version picks another release. For an exact match with a log, pass the "
           "KV memory it reports as --kv-memory",
-          fit.startup.engine_version));
+          fit.startup.engine_version,
+          kvsize::engines::vllm::release_of(s.engine_opts) >= kvsize::engines::vllm::graph_estimate_since
+              ? " − the CUDA-graph estimate (--cuda-graph-memory; 0 with --enforce-eager or on ROCm)"
+              : ""));
     } else if (is_engine(s.engine)) {
       s.notes.push_back(fmt::format(
           "the {} budget here is its rule applied to device memory minus weights and the workspace of the "
@@ -948,6 +986,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   const workspace_overrides overrides = workspace_overrides_of(opts);
   const std::optional<bytes> kv_memory = kv_memory_of(opts, device);
   size_request(opts, s, device, overrides);
+  check_cuda_graph_term(opts, s, device, stderr_warnings);
   model_spec served = m;  // activations and logits in the dtype the engine computes in
   served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
   set_per_token_figures(opts, s, served);

@@ -67,12 +67,13 @@ template <class E>
 namespace detail {
 /// The start-up terms of a budget computed by the rule (apply_budget_rule over the workspace): the
 /// weights as loaded are the weights plus the buffers loaded with them, the activation peak is the
-/// workspace's allocator peak, non-torch its non-torch term, the reserve the runtime term and the
-/// rule's margin, and what the fraction withholds is `unused`.
+/// workspace's allocator peak, non-torch and CUDA graphs its terms of those names, the reserve the
+/// runtime term and the rule's margin, and what the fraction withholds is `unused`.
 [[nodiscard]] constexpr auto startup_of(const device_budget& b, const workspace_terms& w, std::string_view version)
     -> startup_budget {
   startup_budget s{.device = b.device_memory, .fraction = b.rule.fraction, .weights = b.weights + w.buffers,
-                   .activation_peak = w.peak(), .non_torch = w.non_torch, .reserve = w.runtime + b.rule.margin,
+                   .activation_peak = w.peak(), .non_torch = w.non_torch, .cuda_graphs = w.cuda_graphs,
+                   .reserve = w.runtime + b.rule.margin,
                    .kv = b.kv, .engine_version = version};
   // unused = device − everything else; 0 (and not balanced) when the terms exceed the device.
   s.unused = saturating_sub(b.device_memory, s.kv + s.overhead());

@@ -56,14 +56,15 @@ template <engine E>
     -> std::string {
   const std::string_view kv = vllm_cache_dtype(o);
   const vllm_prefix_caching pc = o.vllm.prefix_caching;
-  return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}", model,
+  return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}", model,
                      o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size),
                      pc == vllm_prefix_caching::enabled    ? " --enable-prefix-caching"
                      : pc == vllm_prefix_caching::disabled ? " --no-enable-prefix-caching"
-                                                           : "");
+                                                           : "",
+                     o.vllm.enforce_eager ? " --enforce-eager" : "");
 }
 
 /// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).

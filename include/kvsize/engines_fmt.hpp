@@ -47,6 +47,11 @@ inline void vllm_startup_lines(std::vector<std::string>& out, const startup_budg
                             "non-torch forward increase memory: {:.2f}GiB; weights memory: {:.2f}GiB.",
                             gib(b.weights + b.activation_peak + b.non_torch), gib(b.activation_peak),
                             gib(b.non_torch), gib(b.weights)));
+  // 0.20: the CUDA-graph estimate it subtracts (gpu_model_runner.py profile_cudagraph_memory's
+  // "Estimated CUDA graph memory: %.2f GiB total"), with --enforce-eager or on ROCm not measured.
+  if (b.cuda_graphs.count() != 0) {
+    out.push_back(fmt::format("Estimated CUDA graph memory: {:.2f} GiB total", gib(b.cuda_graphs)));
+  }
 }
 
 /// SGLang's load lines (model_runner.py ModelRunner.load_model: "Load weight begin. avail mem=%.2f GB",

@@ -63,11 +63,14 @@ struct latent_attention {
 /// `ssm_dtype` (when `ssm_dtype_set`): the element type the model's config asks serving engines to
 /// keep the SSM state in (NemotronH's mamba_ssm_cache_dtype, float16 when absent, as vLLM 0.13 to
 /// 0.19's NemotronH hook reads it); an engine that reads no such key keeps its own rule.
+/// `ssm_dtype_defaulted`: the key was absent and ssm_dtype is the family's default, which an engine
+/// release may replace (vLLM 0.20's NemotronH hook: float32).
 struct recurrent_state {
   std::uint64_t conv_elements = 0;
   std::uint64_t ssm_elements = 0;
   dtype ssm_dtype = dtype::f32;
   bool ssm_dtype_set = false;
+  bool ssm_dtype_defaulted = false;
   friend constexpr auto operator==(const recurrent_state&, const recurrent_state&) -> bool = default;
 };
 

@@ -13,7 +13,8 @@
 // after the other and measures the peak (vLLM's profile_run: `phased`): there the peak is
 // max(activations, logits + sampler). A summed peak is an upper bound, never an under-estimate.
 // Beside the peak, an engine may name memory outside its allocator (`non_torch`) and device buffers
-// loaded with the weights (`buffers`); both are part of total().
+// loaded with the weights (`buffers`) and CUDA-graph memory it subtracts (`cuda_graphs`); all are
+// part of total().
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -51,6 +52,7 @@ struct workspace_terms {
   bytes runtime{0};      ///< runtime / context overhead (engine constant or override)
   bytes non_torch{0};    ///< memory outside the framework's allocator (the engine's estimate)
   bytes buffers{0};      ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
+  bytes cuda_graphs{0};  ///< CUDA-graph memory the engine subtracts (vLLM 0.20's estimate)
   bool phased = false;   ///< forward pass and sampler peak one after the other (see the header comment)
 
   logits_kept logits_positions = logits_kept::none;
@@ -66,7 +68,7 @@ struct workspace_terms {
   [[nodiscard]] constexpr auto peak() const -> bytes {
     return phased ? max(activations, logits + sampler) : logits + activations + sampler;
   }
-  [[nodiscard]] constexpr auto total() const -> bytes { return peak() + runtime + non_torch + buffers; }
+  [[nodiscard]] constexpr auto total() const -> bytes { return peak() + runtime + non_torch + buffers + cuda_graphs; }
 };
 
 /// Elements live per token at the peak of one decoder layer, on one of `tp` ranks.
@@ -160,6 +162,7 @@ template <engine E>
   t.runtime = w.runtime ? *w.runtime : d.runtime;
   t.non_torch = d.non_torch;
   t.buffers = d.buffers;
+  t.cuda_graphs = d.cuda_graphs;
   t.phased = d.phased;
   return t;
 }

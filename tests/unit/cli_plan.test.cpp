@@ -439,7 +439,7 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK(json_of(llama_vllm).at("budget").at("engine_version") == "0.19");
   CHECK_THAT(run_cli(llama_vllm).out, ContainsSubstring("0.19 at gpu_memory_utilization 0.9"));
   // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
-  for (const std::string bad : {"0.20", "0.20.0", "0.21", "0.9.2", "1.0", "latest", "0.99999"}) {
+  for (const std::string bad : {"0.21", "0.21.0", "0.9.2", "1.0", "latest", "0.99999"}) {
     CAPTURE(bad);
     const auto r = run_cli(llama_vllm + " --engine-version " + bad);
     CHECK(r.exit_code == 2);
@@ -450,6 +450,67 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   const auto other = run_cli(llama + " --engine-version 0.19 --engine llama.cpp");
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.err, ContainsSubstring("--engine-version has no effect with --engine llama.cpp"));
+}
+
+TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce-eager or a log", "[cli][plan]") {
+  const std::string llama = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                            "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu-memory 79.18GiB --context 16000";
+  const std::string v20 = llama + " --engine vllm --engine-version 0.20";
+  // With a device and no way to know the estimate: exit 2 naming the options that give it.
+  for (const std::string release : {"0.20", "v0.20.0", "0.20.2"}) {
+    CAPTURE(release);
+    const auto r = run_cli(llama + " --engine vllm --engine-version " + release);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("--enforce-eager"));
+    CHECK_THAT(r.err, ContainsSubstring("--cuda-graph-memory"));
+  }
+  // Without a device there is no budget, and nothing to refuse.
+  const std::string no_device = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                                "/configs/meta-llama__Llama-3.1-8B.config.json' --engine vllm --engine-version 0.20";
+  CHECK(run_cli(no_device).exit_code == 0);
+  // --enforce-eager: 0.19's terms at 0.20's default fraction, 0.92 (PR #38284).
+  const auto eager = json_of(v20 + " --enforce-eager");
+  CHECK(eager.at("budget").at("engine_version") == "0.20");
+  CHECK(eager.at("budget").at("fraction").get<double>() == 0.92);
+  CHECK(eager.at("budget").at("cuda_graphs_bytes") == 0);
+  const auto v19 = json_of(llama + " --engine vllm --gpu-memory-utilization 0.92");
+  CHECK(eager.at("kv_budget_bytes") == v19.at("kv_budget_bytes"));
+  const auto eager_text = run_cli(v20 + " --enforce-eager");
+  CHECK_THAT(eager_text.out, ContainsSubstring("0.20 at gpu_memory_utilization 0.92"));
+  CHECK_THAT(eager_text.out, ContainsSubstring("--enforce-eager"));  // in the engine's command line
+  // --cuda-graph-memory: the log's figure comes off the budget, and is a term of the budget and plan.
+  const auto given = json_of(v20 + " --cuda-graph-memory 0.55GiB");
+  const std::uint64_t estimate = 1'073'741'824ULL * 55 / 100;
+  CHECK(given.at("budget").at("cuda_graphs_bytes") == estimate);
+  CHECK(given.at("kv_budget_bytes").get<std::uint64_t>() + estimate == eager.at("kv_budget_bytes").get<std::uint64_t>());
+  CHECK(given.at("plan").at("cuda_graphs_bytes") == estimate);
+  const auto given_text = run_cli(v20 + " --cuda-graph-memory 0.55GiB");
+  CHECK_THAT(given_text.out, ContainsSubstring("Estimated CUDA graph memory: 0.55 GiB total"));
+  CHECK_THAT(run_cli(v20 + " --cuda-graph-memory 0.55GiB --csv").out, ContainsSubstring(",cuda_graphs_bytes"));
+  // 0 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0) is a figure too.
+  CHECK(json_of(v20 + " --cuda-graph-memory 0").at("kv_budget_bytes") == eager.at("kv_budget_bytes"));
+  // An AMD GPU: ROCm skips the probe.
+  const std::string mi300x = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                             "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu mi300x --engine vllm "
+                             "--engine-version 0.20";
+  CHECK(json_of(mi300x).at("budget").at("cuda_graphs_bytes") == 0);
+  // Bad figures: exit 2 naming the option.
+  for (const std::string bad : {"-1GiB", "nan", "lots", "1e400GiB"}) {
+    CAPTURE(bad);
+    const auto r = run_cli(v20 + " --cuda-graph-memory " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("--cuda-graph-memory"));
+  }
+  // Before 0.20 the figure is not subtracted (a warning says so); another engine: no effect.
+  const auto old = run_cli(llama + " --engine vllm --cuda-graph-memory 0.55GiB");
+  CHECK(old.exit_code == 0);
+  CHECK_THAT(old.err, ContainsSubstring("--cuda-graph-memory has no effect under vLLM 0.19"));
+  const auto other = run_cli(llama + " --engine sglang --enforce-eager --cuda-graph-memory 1GiB");
+  CHECK(other.exit_code == 0);
+  CHECK_THAT(other.err, ContainsSubstring("--enforce-eager has no effect with --engine sglang"));
+  CHECK_THAT(other.err, ContainsSubstring("--cuda-graph-memory has no effect with --engine sglang"));
 }
 
 TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid model", "[cli][plan]") {

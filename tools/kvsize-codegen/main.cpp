@@ -288,7 +288,8 @@ struct field_list {
   if (!(m.state == d.state)) {
     std::string ssm_dtype;
     if (m.state.ssm_dtype_set) {
-      ssm_dtype = ", .ssm_dtype = " + enumerator(m.state.ssm_dtype) + ", .ssm_dtype_set = true";
+      ssm_dtype = ", .ssm_dtype = " + enumerator(m.state.ssm_dtype) + ", .ssm_dtype_set = true" +
+                  (m.state.ssm_dtype_defaulted ? ", .ssm_dtype_defaulted = true" : "");
     }
     f.add_always("state", "{.conv_elements = " + grouped(m.state.conv_elements) +
                               ", .ssm_elements = " + grouped(m.state.ssm_elements) + ssm_dtype + "}");

@@ -30,12 +30,18 @@ enum class vllm_prefix_caching : std::uint8_t {
 struct vllm_knobs {
   std::uint64_t max_num_batched_tokens = 0;  ///< 0 → the API server's default (8192; 2048 on devices under 70 GiB and A100s)
   std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices but A100s, else 256
-  double gpu_memory_utilization = 0.9;       ///< fraction of TOTAL device memory
+  double gpu_memory_utilization = 0;         ///< fraction of TOTAL device memory; 0 → the release's default
+                                             ///< (0.9; 0.92 from 0.20: vllm_startup.hpp gpu_memory_utilization)
   bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
   bool disable_hybrid_kv_cache_manager = false;
   vllm_prefix_caching prefix_caching = vllm_prefix_caching::automatic;
   bool a100 = false;                 ///< the device is an A100 (vLLM gives it the small-device defaults)
   std::uint32_t release_minor = 0;   ///< the release 0.X whose start-up rules apply; 0 → 0.19 (vllm_startup.hpp)
+  bool enforce_eager = false;        ///< --enforce-eager: no CUDA graphs, so 0.20 measures no graph estimate
+  bool rocm = false;                 ///< the device is an AMD GPU (HIP): 0.20 measures no graph estimate there
+  /// The "Estimated CUDA graph memory: X GiB total" of a start-up log, which 0.20 subtracts from the
+  /// budget (none: not known, and 0.20 is refused unless enforce_eager or rocm makes it 0).
+  std::optional<bytes> cuda_graph_estimate{};
 };
 
 /// SGLang knobs: its server arguments of the same names (python/sglang/srt/server_args.py ServerArgs).

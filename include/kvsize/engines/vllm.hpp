@@ -41,6 +41,10 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
   return m.weights.recurrent.kind == recurrent_kind::gated_delta ? 17U : 13U;
 }
 
+/// The first release whose NemotronH hook keeps the SSM state in float32 when the config names no
+/// dtype (PR #39032; before it, float16).
+inline constexpr std::uint32_t f32_ssm_default_since = 20;
+
 /// K and V in the serving dtype (`--kv-cache-dtype auto`). The states, as
 /// vllm/model_executor/layers/mamba/mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype
 /// gives them: the conv state in mamba_cache_dtype ("auto": the model dtype), the SSM state in
@@ -49,13 +53,14 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
 /// NemotronHForCausalLMConfig: the config's mamba_ssm_cache_dtype, float16 when absent until PR
 /// #39032 made it float32 in 0.20; Qwen3_5ForConditionalGenerationConfig: the config's
 /// mamba_ssm_dtype) has its SSM state in that dtype, m.state.ssm_dtype, from the release that
-/// brought the hook (config_ssm_dtype_since).
+/// brought the hook (config_ssm_dtype_since); where the key is absent (ssm_dtype_defaulted), from 0.20
+/// float32, NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE (PR #39032, merged 2026-04-06).
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
   kvsize::detail::stage_dtypes t{kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
   if (!o.state_dtype && m.state.ssm_dtype_set && release_of(o) >= config_ssm_dtype_since(m)) {
-    t.state.ssm = m.state.ssm_dtype;
+    t.state.ssm = m.state.ssm_dtype_defaulted && release_of(o) >= f32_ssm_default_since ? dtype::f32 : m.state.ssm_dtype;
   }
   return t;
 }
@@ -378,7 +383,8 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr std::string_view display_name = "vLLM";
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
                                        engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization |
-                                       engine_knob::engine_version | engine_knob::prefix_caching;
+                                       engine_knob::engine_version | engine_knob::prefix_caching |
+                                       engine_knob::cuda_graphs;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }
@@ -404,11 +410,12 @@ struct vllm_engine : engine_defaults<vllm_engine> {
       -> engine_sizing {
     return engines::vllm::size_stage(m, o, r);
   }
-  /// gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch memory: the
-  /// caller's engine_overhead, which vLLM measures by profiling; vllm/v1/worker/gpu_worker.py
-  /// `determine_available_memory`).
+  /// gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch memory and, from
+  /// 0.20, the CUDA-graph estimate: the caller's engine_overhead, which vLLM measures by profiling;
+  /// vllm/v1/worker/gpu_worker.py `determine_available_memory`). The fraction's default is the
+  /// release's (0.9; 0.92 from 0.20).
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
-    return {.fraction = o.vllm.gpu_memory_utilization, .setting = "gpu_memory_utilization"};
+    return {.fraction = engines::vllm::gpu_memory_utilization(o), .setting = "gpu_memory_utilization"};
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {
@@ -420,10 +427,14 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// min(max_num_seqs, max_num_batched_tokens) rows: the logits in the model dtype, then the sampler's
   /// bytes per element, beside the forward pass's kept output); non-torch memory by tp; the rotary
   /// cache and vocabulary padding as buffers loaded with the weights. No runtime term: the 150 MiB of
-  /// vLLM's suggested --kv-cache-memory is never subtracted from the budget.
+  /// vLLM's suggested --kv-cache-memory is never subtracted from the budget. From 0.20 the CUDA-graph
+  /// estimate (cuda_graph_memory) is one more term; where it is not known the budget is refused.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     using namespace engines::vllm;
     if (const std::string_view why = release_refusal(release_of(o)); !why.empty()) {
+      throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
+    }
+    if (const std::string_view why = cuda_graph_refusal(o); !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }
     const std::uint64_t rows = sampler_rows(o);
@@ -440,7 +451,8 @@ struct vllm_engine : engine_defaults<vllm_engine> {
             .sampler_extra = sampler_phase_extra(m, o, served),
             .phased = true,
             .non_torch = non_torch_memory(o),
-            .buffers = loaded_buffers(m, o, served)};
+            .buffers = loaded_buffers(m, o, served),
+            .cuda_graphs = cuda_graph_memory(o).value_or(bytes{0})};
   }
   /// The release whose rules apply ("0.19"), for the budget and the report.
   [[nodiscard]] static constexpr auto version_name(const engine_options& o) -> std::string_view {

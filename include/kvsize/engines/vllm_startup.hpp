@@ -17,12 +17,20 @@
 //      top-p set (vllm/v1/sample/sampler.py Sampler.forward, ops/topk_topp_sampler.py); since 0.10
 //      (PR #16188) the forward pass's T × hidden output stays alive meanwhile.
 // The two phases do not overlap, so the torch peak is max(forward, sampler phase).
-// 0.20 and later also subtract a CUDA-graph estimate measured by capturing graphs
-// (GPUModelRunner.profile_cudagraph_memory; vllm/envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
-// defaults to "1" since PR #38284, https://github.com/vllm-project/vllm/pull/38284, merged 2026-04-21
-// and shipped in 0.20.0, whose logs print "CUDA graph memory profiling is enabled (default since
-// v0.21.0)" although the message names 0.21): a config cannot give it, so those releases are refused
-// rather than over-predicted. 0.18.1 – 0.19 measure the estimate and only log it.
+// 0.20 also subtracts a CUDA-graph estimate, measured by capturing the two largest graphs of each
+// mode and extrapolating (gpu_model_runner.py GPUModelRunner.profile_cudagraph_memory; subtracted
+// since PR #38284, https://github.com/vllm-project/vllm/pull/38284, merged 2026-04-21, which also
+// raised the default gpu_memory_utilization from 0.9 to 0.92 in vllm/config/cache.py CacheConfig):
+//   available KV = total × gpu_memory_utilization − (the three terms above) − graph estimate
+// The estimate is a free-memory delta that depends on the allocator and the driver, not on the
+// config (docs/research/vllm-cudagraph-estimate.md), so kvsize takes it from the user (a previous
+// start-up log's "Estimated CUDA graph memory"), or knows it is 0: with --enforce-eager
+// (cudagraph_mode NONE) and on ROCm the probe is skipped (gpu_worker.py determine_available_memory).
+// Read at upstream main 4d51588e2 (2026-04-26, the code of v0.20.0: its log line numbers
+// gpu_model_runner.py:5963/6042 and gpu_worker.py:440/455 match it exactly), where profile_run and
+// _dummy_sampler_run are as in 0.19. 0.18.1 – 0.19 measure the estimate and only log it. 0.21 is
+// not modelled: PR #40376 made FlashInfer's top-k/top-p sampler the default and PR #41375 added a
+// second sampler warm-up, which change the profile's peak.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -40,17 +48,19 @@
 
 namespace kvsize::engines::vllm {
 
-/// The releases whose start-up rules kvsize models: 0.10 to 0.19 (vllm_knobs::release_minor).
+/// The releases whose start-up rules kvsize models: 0.10 to 0.20 (vllm_knobs::release_minor).
 inline constexpr std::uint32_t oldest_release_minor = 10;
-inline constexpr std::uint32_t newest_release_minor = 19;
-/// The release applied when none is given: 0.19, the release the issue's measurements and the
-/// current rules (Triton sampler, no CUDA-graph term) describe.
+inline constexpr std::uint32_t newest_release_minor = 20;
+/// The release applied when none is given: 0.19, the newest whose budget follows from the config
+/// alone (0.20's needs the CUDA-graph estimate of a start-up log, or --enforce-eager).
 inline constexpr std::uint32_t default_release_minor = 19;
+/// The first release that subtracts the CUDA-graph estimate and defaults to 0.92 of the device.
+inline constexpr std::uint32_t graph_estimate_since = 20;
 
-/// "0.10" … "0.19": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
+/// "0.10" … "0.20": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
 [[nodiscard]] constexpr auto release_name(std::uint32_t minor) -> std::string_view {
   constexpr std::array<std::string_view, newest_release_minor - oldest_release_minor + 1> names{
-      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19"};
+      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"};
   if (minor < oldest_release_minor || minor > newest_release_minor) {
     return {};
   }
@@ -75,9 +85,8 @@ inline constexpr std::uint32_t default_release_minor = 19;
            "modelled: 0.10 to 0.19";
   }
   if (minor > newest_release_minor) {
-    return "vLLM 0.20 and later subtract a CUDA-graph estimate measured by capturing graphs "
-           "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since PR #38284), which a config cannot "
-           "give; modelled: 0.10 to 0.19";
+    return "vLLM 0.21 and later are not modelled: the FlashInfer top-k/top-p sampler by default (PR #40376) and a "
+           "second sampler warm-up (PR #41375) change the profile run's peak; modelled: 0.10 to 0.20";
   }
   return {};
 }
@@ -85,6 +94,36 @@ inline constexpr std::uint32_t default_release_minor = 19;
 /// The release in force: the knob, else the default.
 [[nodiscard]] constexpr auto release_of(const engine_options& o) -> std::uint32_t {
   return o.vllm.release_minor != 0 ? o.vllm.release_minor : default_release_minor;
+}
+
+/// gpu_memory_utilization: the knob, else the release's default, 0.9 until 0.19 and 0.92 from 0.20
+/// (vllm/config/cache.py CacheConfig.gpu_memory_utilization; PR #38284).
+[[nodiscard]] constexpr auto gpu_memory_utilization(const engine_options& o) -> double {
+  if (o.vllm.gpu_memory_utilization != 0) {
+    return o.vllm.gpu_memory_utilization;
+  }
+  return release_of(o) >= graph_estimate_since ? 0.92 : 0.9;
+}
+
+/// The CUDA-graph estimate the release subtracts from the budget: 0 before 0.20 (0.18.1 – 0.19 only
+/// log it); from 0.20, 0 where the probe is skipped (enforce_eager: cudagraph_mode NONE; rocm:
+/// gpu_worker.py's `not current_platform.is_rocm()`), else the user's figure from a start-up log;
+/// none where it is not known (the budget is then refused: cuda_graph_refusal).
+[[nodiscard]] constexpr auto cuda_graph_memory(const engine_options& o) -> std::optional<bytes> {
+  if (release_of(o) < graph_estimate_since || o.vllm.enforce_eager || o.vllm.rocm) {
+    return bytes{0};
+  }
+  return o.vllm.cuda_graph_estimate;
+}
+
+/// Why the budget of release release_of(o) cannot be computed, in words; empty when it can.
+[[nodiscard]] constexpr auto cuda_graph_refusal(const engine_options& o) -> std::string_view {
+  if (cuda_graph_memory(o)) {
+    return {};
+  }
+  return "vLLM 0.20 subtracts a CUDA-graph estimate that it measures by capturing graphs and that a config cannot "
+         "give: set enforce_eager (vLLM's --enforce-eager; no graphs, no estimate), or give the \"Estimated CUDA "
+         "graph memory\" of a start-up log";
 }
 
 /// vllm/engine/arg_utils.py (EngineArgs.get_batch_defaults; _set_default_args_v1 before 0.11), for
@@ -132,7 +171,7 @@ inline constexpr std::uint32_t default_release_minor = 19;
 ///               scratch. The measured peaks of the public vLLM 0.11 profiles in
 ///               docs/research/vllm-budget.md, less the model-dtype logits and the hidden states kept
 ///               beside them, are 36.20 – 36.30 B/element; 37 is that rounded up, so the budget errs low
-///   0.17 – 0.19 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
+///   0.17 – 0.20 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
 ///               probs 4 + the exponential draws 4 = 12, plus a float32 scratch of min(R, SMs) rows
 ///               (sampler_scratch_rows); below 8 rows the PyTorch path (as 0.11 – 0.16)
 [[nodiscard]] constexpr auto sampler_element_bytes(std::uint32_t release, std::uint64_t rows) -> std::uint32_t {

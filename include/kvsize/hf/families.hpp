@@ -232,12 +232,14 @@ inline constexpr family families[] = {
     // NemotronH: routes only in its 'E' blocks (hybrid_override_pattern), with e_score_correction_bias.
     // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype) in vllm/model_executor/models/config.py
     // NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: float16 when absent from 0.13 (PR
-    // #29978) to 0.19; float32 from 0.20 (PR #39032, merged after 0.19.0), which kvsize does not model.
+    // #29978) to 0.19; float32 from 0.20 (PR #39032, merged after 0.19.0): the reader marks the default
+    // (recurrent_state::ssm_dtype_defaulted) and engines/vllm.hpp stage_types replaces it from 0.20.
     {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)",
      .one_block_per_layer = true, .gated_mlp = false, .score_correction_bias = true, .expert_latent_key = "moe_latent_size",
      .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
      .ssm_dtype_source = "vLLM 0.13 to 0.19's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype "
-                         "(vllm/model_executor/models/config.py; float16 when absent, vllm-project/vllm PR #29978)"},
+                         "(vllm/model_executor/models/config.py; float16 when absent, vllm-project/vllm PR #29978; "
+                         "float32 from 0.20, PR #39032)"},
     // Hybrids with Mamba state.
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
      .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true},

@@ -311,6 +311,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
     if (const ssm_dtype_reading t = read_ssm_dtype(v); t.set) {
       p.state.ssm_dtype = t.type;
       p.state.ssm_dtype_set = true;
+      p.state.ssm_dtype_defaulted = t.defaulted;
       p.append_reason([](const layer_decision& d) { return d.recurrent; }, {t.pointer, reason_rule::note, t.note, {}});
     }
   }

@@ -27,6 +27,7 @@ struct state_reading {
 /// The SSM state dtype a family's config names (family::ssm_dtype_key), or the family's default.
 struct ssm_dtype_reading {
   bool set = false;  ///< false: the family names none, or the value is "auto" (the engines' own rule)
+  bool defaulted = false;  ///< the key is absent: `type` is the family's default (recurrent_state::ssm_dtype_defaulted)
   dtype type = dtype::f32;
   std::string pointer;
   std::string note;
@@ -126,6 +127,7 @@ struct mamba_inner_width {
          "expected \"auto\", \"float32\", \"float16\" or \"bfloat16\", got " + describe(*key.value));
   }
   r.set = true;
+  r.defaulted = !key.set();
   r.type = *t;
   r.note = "SSM state in " + std::string{kvsize::name(*t)} + (key.set() ? " (" + r.pointer + ")" : " (" + r.pointer +
            " absent: the default)") + ", as " + std::string{fam.ssm_dtype_source} + " reads it";

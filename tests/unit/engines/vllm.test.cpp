@@ -271,6 +271,14 @@ TEST_CASE("vLLM: NemotronH keeps its SSM state in float32 (mamba_ssm_cache_dtype
   const model_spec& h56 = config("nvidia__Nemotron-H-56B-Base-8K.config.json");
   CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).state.ssm == dtype::f16);
   CHECK(kvsize::size_cache(h56, engine_kind::vllm, o).block_size == 2'080);
+  // 0.20 (PR #39032, NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE): float32 when the key is
+  // absent: SSM 4,194,304 × 4 = 16,777,216 B; page 16,900,096 B → 16 · cdiv(16,900,096, 65,536) = 4,128
+  // tokens. Nemotron-3-Nano names float32 itself: unchanged.
+  engine_options release_0_20 = o;
+  release_0_20.vllm.release_minor = 20;
+  CHECK(kvsize::size_cache(h56, engine_kind::vllm, release_0_20).state.ssm == dtype::f32);
+  CHECK(kvsize::size_cache(h56, engine_kind::vllm, release_0_20).block_size == 4'128);
+  CHECK(kvsize::size_cache(nano, engine_kind::vllm, release_0_20).state.ssm == dtype::f32);
   CHECK(has_line(lines(h56, engine_kind::vllm, o, 40_GiB),
                  "Padding mamba page size by 0.10% to ensure that mamba page size and attention page size are "
                  "exactly equal."));

@@ -227,9 +227,10 @@ TEST_CASE("vllm_budget: releases", "[vllm_budget]") {
   CHECK(parse_release("0.019") == std::nullopt);  // a leading zero names no release (SGLang's rule too)
   CHECK(parse_release("V0.12") == 12U);
   CHECK(release_refusal(9).size() > 0);
-  CHECK(release_refusal(21).size() > 0);
-  // 0.20.0 subtracts the CUDA-graph estimate by default (PR #38284): refused, not over-predicted.
-  CHECK(release_refusal(20).find("CUDA-graph") != std::string_view::npos);
+  // 0.21 changed the sampler's warm-up (PRs #40376, #41375): refused, not over-predicted.
+  CHECK(release_refusal(21).find("#40376") != std::string_view::npos);
+  CHECK(release_refusal(20).empty());
+  CHECK(release_name(20) == "0.20");
   CHECK(release_refusal(19).empty());
   CHECK(release_refusal(10).empty());
   CHECK(release_name(release_of(engine_options{})) == "0.19");
@@ -250,4 +251,62 @@ TEST_CASE("vllm_budget: the start-up lines as vLLM logs them", "[vllm_budget]") 
   CHECK(has_line(ls, "Total non KV cache memory: 19.98GiB; torch peak memory increase: 4.85GiB; non-torch forward "
                      "increase memory: 0.14GiB; weights memory: 14.99GiB."));
   CHECK(has_line(ls, "Available KV cache memory: 51.28 GiB"));  // the log: 51.38
+}
+
+// vLLM 0.20 (upstream main 4d51588e2, whose log line numbers v0.20.0's logs print): gpu_worker.py
+// determine_available_memory subtracts the CUDA-graph estimate (PR #38284, which also raised the
+// default gpu_memory_utilization to 0.92 in vllm/config/cache.py); profile_run and the sampler are
+// 0.19's. The estimate is 0 with --enforce-eager (cudagraph_mode NONE skips the probe) and on ROCm;
+// else it is the figure of a start-up log, and without one the budget is refused.
+TEST_CASE("vllm_budget: 0.20 subtracts the CUDA-graph estimate", "[vllm_budget]") {
+  using namespace kvsize::engines::vllm;
+  const model_spec& m = config("meta-llama__Llama-3.1-8B.config.json");
+  const bytes device = centi_gib(7918);
+  const bytes weights{16'060'522'496};
+  const auto fit = [&](const engine_options& o) {
+    engine_options with = o;
+    with.device_memory = device;
+    const auto s = kvsize::size_cache(m, engine_kind::vllm, with);
+    return kvsize::fit_on_device(m, engine_kind::vllm, s, with, device, weights);
+  };
+  engine_options v20 = options(20, 0, 16'000, 1);  // gpu_memory_utilization 0: the release's default
+  // No estimate known: refused by the library, as the CLI refuses it.
+  CHECK_FALSE(cuda_graph_refusal(v20).empty());
+  CHECK_THROWS_AS(fit(v20), kvsize::invalid_argument);
+
+  engine_options eager = v20;
+  eager.vllm.enforce_eager = true;
+  const auto e = fit(eager);
+  CHECK(e.startup.engine_version == "0.20");
+  CHECK(e.startup.fraction == 0.92);
+  CHECK(e.startup.cuda_graphs == bytes{0});
+  CHECK(e.startup.balanced());
+  // Everything else is 0.19's rule: the same budget as 0.19 at 0.92.
+  const auto v19 = fit(options(19, 0.92, 16'000, 1));
+  CHECK(v19.startup.kv == e.startup.kv);
+  CHECK(fit(options(19, 0, 16'000, 1)).startup.fraction == 0.9);  // 0.19's default
+
+  // The estimate of a start-up log (C11's 0.55 GiB, docs/research/vllm-cudagraph-estimate.md) comes
+  // off the budget byte for byte, and the log lines print it as vLLM does.
+  engine_options given = v20;
+  given.vllm.cuda_graph_estimate = centi_gib(55);
+  const auto g = fit(given);
+  CHECK(g.startup.cuda_graphs == centi_gib(55));
+  CHECK(g.startup.kv + centi_gib(55) == e.startup.kv);
+  CHECK(g.startup.balanced());
+  CHECK(g.workspace.total() == e.workspace.total() + centi_gib(55));
+  const auto s = kvsize::size_cache(m, engine_kind::vllm, given);
+  const auto ls = kvsize::engine_log_lines(m, engine_kind::vllm, given, s, g.capacity, g.startup);
+  CHECK(has_line(ls, "Estimated CUDA graph memory: 0.55 GiB total"));
+  // An explicit fraction wins over the release's default.
+  given.vllm.gpu_memory_utilization = 0.9;
+  CHECK(fit(given).startup.fraction == 0.9);
+
+  // ROCm skips the probe: 0 without a figure. Before 0.20 a given estimate is not subtracted.
+  engine_options rocm = v20;
+  rocm.vllm.rocm = true;
+  CHECK(fit(rocm).startup.kv == e.startup.kv);
+  engine_options old = options(19, 0.92, 16'000, 1);
+  old.vllm.cuda_graph_estimate = centi_gib(55);
+  CHECK(fit(old).startup.kv == v19.startup.kv);
 }
