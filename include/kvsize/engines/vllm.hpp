@@ -120,6 +120,23 @@ struct spec_list {
   return ceil_div(len, p.block_size);
 }
 
+/// The first release that caches V at its own width where it is narrower than K (PR #40045,
+/// 2026-04-24: MiMoV2Attention gets the FlashAttentionDiffKV backend and a head_size_v). Before it,
+/// models/mimo_v2_flash.py MiMoV2Attention.forward padded V to K's head size
+/// (torch.nn.functional.pad(v, [0, head_dim − v_head_dim])) and the cache held both at K's width.
+/// MiMo-V2-Flash's are the only non-latent layers kvsize knows with V narrower than K.
+inline constexpr std::uint32_t diff_kv_since = 20;
+
+/// One layer's K + V bytes per token as the release caches them (see diff_kv_since).
+[[nodiscard]] constexpr auto attention_row(const layer_group& g, const engine_options& o) -> bytes {
+  if (release_of(o) >= diff_kv_since || g.kind == group_kind::latent) {
+    return g.row();
+  }
+  const std::uint64_t k_elements = g.k_row.count() / traits(g.types.k).block_bytes;  // no block types in vLLM
+  const bytes v_padded = storage_bytes(g.types.v, k_elements);
+  return g.k_row + (v_padded > g.v_row ? v_padded : g.v_row);
+}
+
 /// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes with
 /// fp8_ds_mla); --disable-hybrid-kv-cache-manager with several attention kinds makes windowed
 /// layers full attention (they pay max_model_len).
@@ -136,7 +153,8 @@ struct spec_list {
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
-                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row : g.row(),
+                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row
+                                                            : attention_row(g, o),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
   };

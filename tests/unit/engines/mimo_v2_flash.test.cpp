@@ -68,14 +68,22 @@ TEST_CASE("MiMo-V2-Flash per engine, one 4,096-token sequence", "[engines][mimo]
   CHECK(kvsize::size_cache(m, engine_kind::llama_cpp, o).kv_bytes_per_sequence == bytes{94'371'840 + 153'354'240});
   // SGLang without its hybrid SWA pool (kvsize's default profile): every layer keeps every token, 222,720 × 4,096.
   CHECK(kvsize::size_cache(m, engine_kind::sglang, o).kv_bytes_per_sequence == bytes{222'720ULL * 4'096});
-  // vLLM (hybrid manager): sliding pages 16 × 8 × 320 × 2 B = 81,920, full 16 × 4 × 320 × 2 B = 40,960, so the
-  // full layers get blocks of 32 tokens (kv_cache_utils.py unify_kv_cache_spec_page_size). Groups of 9 layers
-  // (the smaller type's count): 1 full, ⌈39 / 9⌉ = 5 sliding (6 padding layers). Admission reserves
-  // cdiv(min(127 + 8,192, 4,096), 16) + 1 = 257 blocks per sliding group and 4,096 / 32 = 128 full blocks:
-  // (5 × 257 + 128) × 81,920 × 9 = 1,041,776,640.
-  const auto v = kvsize::size_cache(m, engine_kind::vllm, o);
+  // vLLM 0.20 (hybrid manager; V at its own width since PR #40045's FlashAttentionDiffKV backend): sliding
+  // pages 16 × 8 × 320 × 2 B = 81,920, full 16 × 4 × 320 × 2 B = 40,960, so the full layers get blocks of 32
+  // tokens (kv_cache_utils.py unify_kv_cache_spec_page_size). Groups of 9 layers (the smaller type's count):
+  // 1 full, ⌈39 / 9⌉ = 5 sliding (6 padding layers). Admission reserves cdiv(min(127 + 8,192, 4,096), 16) + 1
+  // = 257 blocks per sliding group and 4,096 / 32 = 128 full blocks: (5 × 257 + 128) × 81,920 × 9 = 1,041,776,640.
+  engine_options v20 = o;
+  v20.vllm.release_minor = 20;
+  const auto v = kvsize::size_cache(m, engine_kind::vllm, v20);
   CHECK(v.vllm.kv_cache_groups == 6);
   CHECK(v.kv_bytes_per_sequence == bytes{(5 * 257 + 128) * 81'920ULL * 9});
+  // vLLM 0.14 – 0.19 (the default release): MiMoV2Attention.forward pads V to K's 192, so every page holds
+  // 192 + 192: sliding 16 × 8 × 384 × 2 = 98,304, full 49,152; the same groups: (5 × 257 + 128) × 98,304 × 9.
+  const auto v19 = kvsize::size_cache(m, engine_kind::vllm, o);
+  CHECK(v19.vllm.kv_cache_groups == 6);
+  CHECK(v19.kv_bytes_per_sequence == bytes{1'250'131'968});
+  CHECK(bytes{1'250'131'968} == bytes{(5 * 257 + 128) * 98'304ULL * 9});
 }
 
 TEST_CASE("MiMo-V2-Flash: absent keys, the window's other spelling, a sink flag that is not a bool",
