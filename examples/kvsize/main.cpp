@@ -338,6 +338,27 @@ auto print_engine_table(const kvsize::cli::options& opts) -> int {
   return write_or_fail(table);
 }
 
+/// CLI11's words for a value given to a flag that takes none ("--enable-prefix-caching=false": "X was
+/// given a disallowed flag override") say neither what was wrong nor what to type; vLLM's flags take
+/// no value either, and each "off" has its own spelling.
+auto flag_value_message(std::string message) -> std::string {
+  constexpr std::string_view marker = " was given a disallowed flag override";
+  const std::size_t at = message.find(marker);
+  if (at == std::string::npos) {
+    return message;
+  }
+  const std::string flag = "--" + message.substr(0, at);
+  std::string off;
+  if (flag == "--enable-prefix-caching") {
+    off = "; for no prefix caching pass --no-enable-prefix-caching";
+  } else if (flag == "--no-enable-prefix-caching") {
+    off = "; for prefix caching pass --enable-prefix-caching, or neither for vLLM's default";
+  } else if (flag == "--enforce-eager") {
+    off = "; leave it out for CUDA graphs";
+  }
+  return fmt::format("{} takes no value (as in vLLM): give the flag alone{}", flag, off);
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
@@ -356,7 +377,7 @@ auto main(int argc, char** argv) -> int {
   } catch (const CLI::CallForHelp&) {
     return write_or_fail(app.help());
   } catch (const CLI::ParseError& e) {
-    return fail(line.name_as_typed(e.what()));
+    return fail(line.name_as_typed(flag_value_message(e.what())));
   } catch (const kvsize::cli::usage_error& e) {
     return fail(e.message);
   }

@@ -546,6 +546,11 @@ TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid 
     CHECK(r.out.empty());
     CHECK_THAT(r.err, ContainsSubstring("prefix-caching"));
   }
+  // A value given to a flag says what to type instead.
+  CHECK_THAT(run_cli(q35 + " --enable-prefix-caching=false").err,
+             ContainsSubstring("--enable-prefix-caching takes no value (as in vLLM): give the flag alone; for no "
+                               "prefix caching pass --no-enable-prefix-caching"));
+  CHECK_THAT(run_cli(q35 + " --enforce-eager=0").err, ContainsSubstring("--enforce-eager takes no value"));
   const auto other = run_cli(dir + "Qwen__Qwen3.5-35B-A3B.config.json' --engine sglang --enable-prefix-caching");
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.err, ContainsSubstring("--enable-prefix-caching has no effect with --engine sglang"));
