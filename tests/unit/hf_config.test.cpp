@@ -723,6 +723,8 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"max_window_layers_exceeds_layers", inconsistent, "/max_window_layers"},
       {"mlp_only_layers_index_out_of_range", out_of_range, "/mlp_only_layers/1"},
       {"minimax_m3_not_sized", unsupported, "/model_type"},
+      {"minimax_text_01_not_sized", unsupported, "/model_type"},
+      {"minimax_layer_types_linear_not_sized", unsupported, "/model_type"},
       {"mimo_hybrid_layer_pattern_short", inconsistent, "/hybrid_layer_pattern"},
       {"mimo_hybrid_layer_pattern_string", wrong_type, "/hybrid_layer_pattern"},
       {"mimo_hybrid_layer_pattern_value_2", out_of_range, "/hybrid_layer_pattern/2"},

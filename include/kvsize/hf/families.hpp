@@ -254,6 +254,13 @@ struct unmodelled_family {
   std::string_view reason;
 };
 
+/// Why MiniMax's lightning-attention models are refused (unmodelled_families).
+inline constexpr std::string_view minimax_lightning_refusal =
+    "MiniMax-Text-01 / MiniMax-M1's lightning attention (attn_type_list or layer_types: 0 / \"linear_attention\" "
+    "layers keep a heads x head_dim x head_dim state per sequence instead of K and V) is not modelled yet; as a "
+    "decoder with K and V on every layer the cache would be about 8x too high at long contexts (70 of 80 layers "
+    "are lightning)";
+
 /// Refused by name (unsupported, at /model_type) rather than sized as a generic decoder: for these the
 /// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
 /// the same architectures (gguf_arch.hpp).
@@ -266,6 +273,13 @@ inline constexpr unmodelled_family unmodelled_families[] = {
      "MiniMax-M3's sparse attention keeps an index key per token beside K and V on its sparse_attention_freq "
      "layers, which kvsize does not model yet; without it the cache would be 10.6% low "
      "(docs/research/minimax-m3-cache.md)"},
+    // MiniMax-Text-01 and -M1 (vLLM models/minimax_text_01.py MiniMaxText01LinearAttention; transformers'
+    // port is MiniMaxConfig, model_type "minimax", with layer_types "linear_attention"): 70 of 80 layers
+    // keep no K or V but a state of heads × head_dim × head_dim per sequence (vLLM mamba_utils.py
+    // linear_attention_state_shape), which kvsize has no recurrence for yet.
+    {"minimax_text_01", minimax_lightning_refusal},
+    {"minimax_m1", minimax_lightning_refusal},
+    {"minimax", minimax_lightning_refusal},
 };
 
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.
