@@ -115,6 +115,18 @@ inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<s
   return n;
 }
 
+/// The config class's head_dim for an absent key (its defaults' "head_dim": Gemma, Qwen3, Qwen3-Next,
+/// Qwen3.5, ...), or 0 where the class derives it from hidden_size / num_attention_heads.
+[[nodiscard]] inline auto class_head_dim(const config_view& v) -> std::uint32_t {
+  if (v.fam() == nullptr || v.fam()->nested_defaults.empty()) {
+    return 0;
+  }
+  json own;
+  const json& defaults = nested_defaults(*v.fam(), own);
+  const auto it = defaults.find("head_dim");
+  return it != defaults.end() && it->is_number_unsigned() ? it->get<std::uint32_t>() : 0U;
+}
+
 /// Layers, heads, widths, vocabulary; then latent attention, or KV heads and head widths.
 inline void read_attention_shape(const config_view& v, const std::string& mt, kvsize::model_spec& m, plan_facts& facts,
                                  std::vector<std::string>& kv_notes) {
@@ -133,6 +145,12 @@ inline void read_attention_shape(const config_view& v, const std::string& mt, kv
   }
   if (const slot hd = v.get_first(keys::head_dim); hd.set()) {
     m.head_dim = read_u32(hd, 1, 1U << 16U);
+  } else if (const std::uint32_t d = class_head_dim(v); d != 0) {
+    // A top-level config without head_dim (a nested one gets the default from get_first): the
+    // engines load it through the config class, whose default head_dim is not hidden / heads.
+    m.head_dim = d;
+    v.warn(hd.pointer() + " is absent: " + std::to_string(d) + ", " + std::string(config_class(v.facts())) +
+           "'s default, as transformers and vLLM read it (not hidden_size / num_attention_heads)");
   } else {
     const slot hidden = v.get_first(keys::hidden);
     if (m.hidden_size % m.attention_heads != 0) {

@@ -143,6 +143,27 @@ TEST_CASE("parse_config: an explicit head_dim wins over hidden_size / heads", "[
   CHECK(load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json").spec.head_dim == 128);  // 2688 / 32 = 84
 }
 
+TEST_CASE("parse_config: a top-level config without head_dim takes its config class's default", "[hf][defaults]") {
+  // Qwen3Config's head_dim is 128 whatever hidden_size / heads is (Qwen3-4B's shape: 2560 / 32 = 80), with a
+  // warning; Qwen3MoeConfig has no head_dim field, so hidden_size / heads; Gemma2Config's is 256 (3584 / 16 = 224).
+  const std::string shape = R"("hidden_size": 2560, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "num_hidden_layers": 36, "intermediate_size": 9728, "vocab_size": 151936, "torch_dtype": "bfloat16")";
+  const auto q3 = kvsize::hf::parse_config(R"({"model_type": "qwen3", )" + shape + "}");
+  CHECK(q3.spec.head_dim == 128);
+  CHECK(std::count_if(q3.warnings.begin(), q3.warnings.end(), [](const std::string& w) {
+          return w.find("/head_dim is absent: 128, Qwen3Config's default") != std::string::npos;
+        }) == 1);
+  const auto moe = kvsize::hf::parse_config(R"({"model_type": "qwen3_moe", "num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 768, )" + shape + "}");
+  CHECK(moe.spec.head_dim == 80);
+  const auto g2 = kvsize::hf::parse_config(R"({"model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16,
+      "num_key_value_heads": 8, "num_hidden_layers": 42, "intermediate_size": 14336, "vocab_size": 256000,
+      "sliding_window": 4096, "torch_dtype": "bfloat16"})");
+  CHECK(g2.spec.head_dim == 256);
+  // A head_dim given is read as given.
+  CHECK(kvsize::hf::parse_config(R"({"model_type": "qwen3", "head_dim": 64, )" + shape + "}").spec.head_dim == 64);
+}
+
 TEST_CASE("parse_config: nested text_config takes omitted keys from the transformers class defaults", "[hf][nested]") {
   const auto g = load("google__gemma-3-4b-it.config.json");
   CHECK(g.text_config_pointer == "/text_config");

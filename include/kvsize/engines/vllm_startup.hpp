@@ -30,7 +30,7 @@
 // gpu_model_runner.py:5963/6042 and gpu_worker.py:440/455 match it exactly), where profile_run and
 // _dummy_sampler_run are as in 0.19. 0.18.1 – 0.19 measure the estimate and only log it. 0.21 is
 // not modelled: PR #40376 made FlashInfer's top-k/top-p sampler the default and PR #41375 added a
-// second sampler warm-up, which change the profile's peak.
+// second sampler warm-up, and no public log checks the profile's peak after them.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -85,8 +85,9 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
            "modelled: 0.10 to 0.19";
   }
   if (minor > newest_release_minor) {
-    return "vLLM 0.21 and later are not modelled: the FlashInfer top-k/top-p sampler by default (PR #40376) and a "
-           "second sampler warm-up (PR #41375) change the profile run's peak; modelled: 0.10 to 0.20";
+    return "vLLM 0.21 and later are not modelled: their profile run's sampler warm-up differs (FlashInfer's "
+           "top-k/top-p sampler by default, PR #40376, and a second warm-up through forward_native, PR #41375) and "
+           "no public start-up log checks kvsize against it; modelled: 0.10 to 0.20";
   }
   return {};
 }

@@ -49,8 +49,10 @@ inline constexpr family families[] = {
      .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
     {.model_type = "qwen2_5_vl_text", .source = "Qwen2_5_VLTextConfig", .window = window_rule::qwen,
      .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+    // Qwen3Config: head_dim 128 by default (transformers @008e5743), whatever hidden_size / heads is;
+    // Qwen3MoeConfig has no head_dim field (hidden_size / heads).
     {.model_type = "qwen3", .source = "Qwen3Config (models/qwen3/configuration_qwen3.py)", .window = window_rule::qwen,
-     .qk_norm = qk_norm_rule::head},
+     .qk_norm = qk_norm_rule::head, .nested_defaults = R"({"head_dim":128})"},
     {.model_type = "qwen3_moe", .source = "Qwen3MoeConfig (models/qwen3_moe/configuration_qwen3_moe.py)", .window = window_rule::qwen,
      .qk_norm = qk_norm_rule::head, .experts_key = "num_experts"},
     // Qwen3NextAttention: q_proj → 2 × heads × head_dim (query and gate). Qwen3-Next checkpoints
