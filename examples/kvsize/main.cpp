@@ -86,6 +86,16 @@ auto engine_flags_footer() -> std::string {
 }
 
 /// vLLM's max_num_seqs default in words, from the library's rule (engines/vllm.hpp max_num_seqs).
+/// --gpu-memory-utilization's help: the library's default by release (0.9, and 0.92 from 0.20).
+auto vllm_utilization_words() -> std::string {
+  namespace vllm = kvsize::engines::vllm;
+  kvsize::engine_options first_graph_release;
+  first_graph_release.vllm.release_minor = vllm::graph_estimate_since;
+  return fmt::format("vLLM budget fraction (default {:g}; {:g} from vLLM {})",
+                     vllm::gpu_memory_utilization(kvsize::engine_options{}),
+                     vllm::gpu_memory_utilization(first_graph_release), vllm::release_name(vllm::graph_estimate_since));
+}
+
 auto vllm_max_num_seqs_words() -> std::string {
   kvsize::engine_options big;
   big.device_memory = kvsize::GiB * 70;
@@ -152,8 +162,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--max-num-seqs", o.max_num_seqs,
                     vllm_max_num_seqs_words())
       ->check(positive_integer(max_u32));
-  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
-                    "vLLM budget fraction (default 0.9; 0.92 from vLLM 0.20)")
+  engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, vllm_utilization_words())
       ->check(memory_fraction);
   engine.add_flag("--enforce-eager", o.enforce_eager,
                   "vLLM: no CUDA graphs (vLLM 0.20 then subtracts no CUDA-graph estimate)")

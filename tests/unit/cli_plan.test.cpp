@@ -25,6 +25,7 @@ using kvsize::test::run_cli;
 using kvsize::test::run_result;
 using kvsize::test::temp_path;
 using kvsize::test::read_file;
+using kvsize::test::require_refused;
 
 namespace {
 
@@ -441,10 +442,7 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
   for (const std::string bad : {"0.21", "0.21.0", "0.9.2", "1.0", "latest", "0.99999"}) {
     CAPTURE(bad);
-    const auto r = run_cli(llama_vllm + " --engine-version " + bad);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring("--engine-version"));
+    require_refused(run_cli(llama_vllm + " --engine-version " + bad), "--engine-version");
   }
   // Another engine: a warning, not an error.
   const auto other = run_cli(llama + " --engine-version 0.19 --engine llama.cpp");
@@ -460,9 +458,7 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
   for (const std::string release : {"0.20", "v0.20.0", "0.20.2"}) {
     CAPTURE(release);
     const auto r = run_cli(llama + " --engine vllm --engine-version " + release);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring("--enforce-eager"));
+    require_refused(r, "--enforce-eager");
     CHECK_THAT(r.err, ContainsSubstring("--cuda-graph-memory"));
   }
   // Without a device there is no budget, and nothing to refuse.
@@ -498,10 +494,7 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
   // Bad figures: exit 2 naming the option.
   for (const std::string bad : {"-1GiB", "nan", "lots", "1e400GiB"}) {
     CAPTURE(bad);
-    const auto r = run_cli(v20 + " --cuda-graph-memory " + bad);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring("--cuda-graph-memory"));
+    require_refused(run_cli(v20 + " --cuda-graph-memory " + bad), "--cuda-graph-memory");
   }
   // Before 0.20 the figure is not subtracted (a warning says so); another engine: no effect.
   const auto old = run_cli(llama + " --engine vllm --cuda-graph-memory 0.55GiB");
