@@ -574,6 +574,21 @@ golden{.file = "zai-org__GLM-4.5.config.json", .compute = dtype::bf16,
        .layers = 92, .kv_layers = 92, .attention_heads = 96, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
        .vocab = 151'552, .kv_per_token = 376'832, .kv_per_token_fp8 = 188'416, .kv_per_token_mha = 4'521'984,
        .gqa_ratio = 12, .context = 4'096, .kv_per_sequence = 1'543'503'872, .growth = 376'832},
+// SmolLM3-3B (smollm3): 36 L, 16 heads / 4 kv, no head_dim → 2048 / 16 = 128, bf16. layer_types: 36 ×
+//   "full_attention" (no_rope_layers' 0s at 3, 7, ..., 35 only drop RoPE there; use_sliding_window false).
+//   36 × 4 × 128 × 2 × 2 B = 73,728 B/token; fp8 36,864; MHA 36 × 16 × 128 × 4 = 294,912; ratio 4.
+//   seq@4096 = 73,728 × 4,096 = 301,989,888.
+golden{.file = "HuggingFaceTB__SmolLM3-3B.config.json", .compute = dtype::bf16,
+       .layers = 36, .kv_layers = 36, .attention_heads = 16, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 128'256, .kv_per_token = 73'728, .kv_per_token_fp8 = 36'864, .kv_per_token_mha = 294'912,
+       .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 301'989'888, .growth = 73'728},
+// Hunyuan-A13B-Instruct (hunyuan, remote code): 32 L, 32 heads / 8 kv, attention_head_dim 128, bf16; use_cla
+//   false (every layer its own K and V), use_mla false. 32 × 8 × 128 × 2 × 2 B = 131,072 B/token; fp8 65,536;
+//   MHA 32 × 32 × 128 × 4 = 524,288; ratio 4. seq@4096 = 131,072 × 4,096 = 536,870,912.
+golden{.file = "tencent__Hunyuan-A13B-Instruct.config.json", .compute = dtype::bf16,
+       .layers = 32, .kv_layers = 32, .attention_heads = 32, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 128'167, .kv_per_token = 131'072, .kv_per_token_fp8 = 65'536, .kv_per_token_mha = 524'288,
+       .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 536'870'912, .growth = 131'072},
 };
 // clang-format on
 
@@ -642,7 +657,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 57);
+  CHECK(goldens.size() == 59);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

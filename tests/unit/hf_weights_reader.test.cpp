@@ -178,3 +178,94 @@ TEST_CASE("hf: Kimi-K3's latent experts are counted, and its uncounted weights a
   }
   CHECK(named);
 }
+
+TEST_CASE("hf: SmolLM3 (smollm3): tied by default, NoPE layers keep K and V, windows only on NoPE layers", "[weights][hf][smollm3]") {
+  const std::string name = "HuggingFaceTB__SmolLM3-3B";
+  const auto c = load(name);
+  for (const auto& w : c.warnings) {
+    CHECK(w.find("unknown") == std::string::npos);  // a known family, not a generic decoder
+  }
+  // The file has no tie_word_embeddings; SmolLM3Config's default is true (a generic decoder's too, but Llama's is not).
+  CHECK(c.spec.tied_embeddings);
+  // By hand: embeddings 128,256 × 2,048 = 262,668,288 (tied: no head of its own); per layer q/o 2 × 2,048²
+  // (8,388,608), k/v 2 × 512 × 2,048 (2,097,152), MLP 3 × 2,048 × 11,008 (67,633,152), 2 norms (4,096) =
+  // 78,123,008; × 36 = 2,812,428,288; final norm 2,048. Total 3,075,098,624, the "total_parameters" of the
+  // checkpoint's model.safetensors.index.json (https://huggingface.co/HuggingFaceTB/SmolLM3-3B, as its git mirror
+  // fetchwiki/HuggingFaceTB-SmolLM3-3B holds it: total_size 6,150,197,248 = 2 B each).
+  CHECK(kvsize::parameters(c.spec).total == 3'075'098'624);
+
+  // Without layer_types, SmolLM3Config places a window only with use_sliding_window and only on NoPE layers
+  // (no_rope_layers[i] == 0): here 3, 7, ..., 35.
+  const std::string text = config_text(name);
+  const std::string no_types = replaced(replaced(text, "\"layer_types\"", "\"unused_layer_types\""),
+                                        "\"use_sliding_window\": false", "\"use_sliding_window\": true");
+  const std::string windowed = replaced(no_types, "\"sliding_window\": null", "\"sliding_window\": 4096");
+  const auto w = kvsize::hf::parse_config(windowed);
+  for (std::uint32_t il = 0; il < 36; ++il) {
+    CHECK(kvsize::kind_of_layer(w.spec, il) == ((il + 1) % 4 == 0 ? kvsize::layer_kind::sliding : kvsize::layer_kind::full));
+  }
+  CHECK(w.spec.sliding_window == 4'096);
+  // The derived pattern (no no_rope_layers) is the same, from no_rope_layer_interval.
+  const auto derived = kvsize::hf::parse_config(replaced(windowed, "\"no_rope_layers\"", "\"unused_no_rope_layers\""));
+  CHECK(derived.spec == w.spec);
+  // use_sliding_window true but sliding_window null: no window.
+  const auto none = kvsize::hf::parse_config(no_types);
+  CHECK(kvsize::kv_bytes_per_token(none.spec) == kvsize::kv_bytes_per_token(c.spec));
+  for (std::uint32_t il = 0; il < 36; ++il) {
+    CHECK(kvsize::kind_of_layer(none.spec, il) == kvsize::layer_kind::full);
+  }
+}
+
+TEST_CASE("hf: Hunyuan-A13B (hunyuan): per-layer MoE arrays, a shared MLP, cross-layer KV refused", "[weights][hf][hunyuan]") {
+  const std::string name = "tencent__Hunyuan-A13B-Instruct";
+  const auto c = load(name);
+  for (const auto& w : c.warnings) {
+    CHECK(w.find("unknown") == std::string::npos);
+  }
+  const auto& moe = c.spec.weights.moe;
+  CHECK(c.spec.head_dim == 128);             // attention_head_dim
+  CHECK(moe.experts == 64);                  // num_experts
+  CHECK(moe.experts_per_token == 8);         // moe_topk, 8 on every layer
+  CHECK(moe.expert_width == 3'072);          // moe_intermediate_size, 3,072 on every layer
+  CHECK(moe.shared_width == 3'072);          // use_mixed_mlp_moe: intermediate_size × num_shared_expert (1)
+  CHECK(c.spec.weights.qk_norm == kvsize::qk_norm_kind::head);  // use_qk_norm: query_layernorm / key_layernorm
+  // By hand (vLLM models/hunyuan_v1.py): embeddings 128,167 × 4,096 = 524,972,032 (tied); per layer q/o
+  // 2 × 4,096² (33,554,432), k/v 2 × 1,024 × 4,096 (8,388,608), Q/K norms 2 × 128, 2 norms 8,192, router
+  // 64 × 4,096 (262,144), experts 64 × 3 × 4,096 × 3,072 (2,415,919,104), shared MLP 3 × 4,096 × 3,072
+  // (37,748,736) = 2,495,881,472; × 32 = 79,868,207,104; final norm 4,096. Total 80,393,183,232 (the README of
+  // Tencent-Hunyuan/Hunyuan-A13B: "a total of 80 billion parameters with 13 billion active"). Active: 8 of 64
+  // experts, 381,952,256 a layer: 12,222,472,192 + 524,976,128 = 12,747,448,320.
+  const auto p = kvsize::parameters(c.spec);
+  CHECK(p.total == 80'393'183'232);
+  CHECK(p.active == 12'747'448'320);
+
+  const std::string text = config_text(name);
+  // Per-layer values that differ: counted at the largest, with a warning that names the key.
+  const auto uneven = kvsize::hf::parse_config(replaced(text, "\"moe_topk\": [\n    8,", "\"moe_topk\": [\n    2,"));
+  CHECK(uneven.spec.weights.moe.experts_per_token == 8);
+  bool warned = false;
+  for (const auto& w : uneven.warnings) {
+    warned = warned || (w.find("/moe_topk differs between layers (2 to 8)") != std::string::npos &&
+                        w.find("upper bound") != std::string::npos);
+  }
+  CHECK(warned);
+  // An array of the wrong length names the key.
+  try {
+    (void)kvsize::hf::parse_config(replaced(text, "\"moe_topk\": [\n    8,", "\"moe_topk\": [\n"));
+    FAIL("a moe_topk of 31 entries was accepted");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(std::string(e.what()).find("/moe_topk: expected one entry per layer (32 layers), got 31") != std::string::npos);
+  }
+  // Without use_mixed_mlp_moe there is no shared MLP.
+  const auto unshared = kvsize::hf::parse_config(replaced(text, "\"use_mixed_mlp_moe\": true", "\"use_mixed_mlp_moe\": false"));
+  CHECK(unshared.spec.weights.moe.shared_width == 0);
+  CHECK(kvsize::parameters(unshared.spec).total == p.total - 32ULL * 37'748'736);
+  // Cross-layer attention is refused at its key, not sized.
+  try {
+    (void)kvsize::hf::parse_config(replaced(text, "\"use_cla\": false", "\"use_cla\": true"));
+    FAIL("use_cla true was accepted");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(e.code() == kvsize::hf::config_errc::unsupported);
+    CHECK(e.pointer() == "/use_cla");
+  }
+}

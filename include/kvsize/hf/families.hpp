@@ -28,6 +28,11 @@ inline constexpr family families[] = {
     // 32 heads, num_key_value_heads None (→ heads), max_position_embeddings 2048, untied.
     {.model_type = "llama", .source = "LlamaConfig (transformers models/llama/configuration_llama.py)",
      .nested_defaults = R"({"vocab_size":32000,"hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,"num_attention_heads":32,"max_position_embeddings":2048})"},
+    // SmolLM3Config (transformers models/smollm3/configuration_smollm3.py @008e5743): Llama's layer with
+    // NoPE layers (no RoPE, no weights of their own), tied embeddings by default, no biases; a window only
+    // with use_sliding_window, on the NoPE layers.
+    {.model_type = "smollm3", .source = "SmolLM3Config (models/smollm3/configuration_smollm3.py)",
+     .window = window_rule::nope_slides, .tied = true},
     {.model_type = "mistral", .source = "MistralConfig (models/mistral/configuration_mistral.py)"},
     {.model_type = "mixtral", .source = "MixtralConfig (models/mixtral/configuration_mixtral.py)", .experts_key = "num_local_experts"},
     {.model_type = "ministral", .source = "MinistralConfig"},
@@ -192,6 +197,19 @@ inline constexpr family families[] = {
      .expert_latent_key = "routed_expert_hidden_size"},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
+    // HunYuan (Hunyuan-A13B: Tencent's remote-code HunYuanConfig, model_type "hunyuan"; transformers'
+    // HunYuanMoEV1Config / HunYuanDenseV1Config), read as vLLM's models/hunyuan_v1.py builds it: head_dim
+    // or attention_head_dim, RMSNorm over head_dim on Q and K when use_qk_norm, every layer MoE when
+    // num_experts > 1 (moe_topk, moe_intermediate_size and num_shared_expert may be one value per layer),
+    // a shared MLP with use_mixed_mlp_moe; use_cla (cross-layer KV) is refused.
+    {.model_type = "hunyuan", .source = "HunYuanConfig (Tencent-Hunyuan remote code configuration_hunyuan.py)",
+     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .mixed_mlp_shared = true,
+     .cross_layer_kv = true},
+    {.model_type = "hunyuan_v1_moe", .source = "HunYuanMoEV1Config (models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py)",
+     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .mixed_mlp_shared = true,
+     .cross_layer_kv = true},
+    {.model_type = "hunyuan_v1_dense", .source = "HunYuanDenseV1Config (models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py)",
+     .qk_norm = qk_norm_rule::head_if_use_key, .cross_layer_kv = true},
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by
     // layer_types ("conv") or, in the launch configs, full_attn_idxs; the MLP width is block_ff_dim
     // after Lfm2MLP's auto-adjust, which kvsize does not apply (weights not counted).

@@ -21,6 +21,8 @@ enum class window_rule : std::uint8_t {
               ///< same with a fixed period 5 (Gemma3nTextConfig has no sliding_window_pattern key)
   chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (an absent or empty list defaults to
               ///< (i + 1) % no_rope_layer_interval != 0, interval 4; HF Llama4TextConfig)
+  nope_slides,  ///< SmolLM3: with use_sliding_window and a sliding_window, i slides iff no_rope_layers[i] == 0
+                ///< (a NoPE layer; absent: (i + 1) % no_rope_layer_interval == 0, interval 4; HF SmolLM3Config)
   hybrid_layer_pattern,  ///< MiMo-V2-Flash: i slides iff hybrid_layer_pattern[i] == 1 (vLLM models/mimo_v2_flash.py
                          ///< is_compressed_softmax_layer); absent: MiMoV2FlashConfig's default, layer 0 and
                          ///< every 6th layer full
@@ -135,6 +137,12 @@ struct family {
   std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
   bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
   std::string_view expert_latent_key = {};  ///< the latent MoE's width (moe_shape::latent_width), when the family has one
+  /// HunYuan (vLLM models/hunyuan_v1.py HunYuanSparseMoeBlock): with use_mixed_mlp_moe, each MoE layer
+  /// also runs a shared MLP of intermediate_size × num_shared_expert (an int, or one per layer).
+  bool mixed_mlp_shared = false;
+  /// HunYuan's use_cla: layers i % cla_share_factor != 0 attend to the K and V of the layer before
+  /// (cross-layer attention), which vLLM runs as encoder-decoder attention; refused when true.
+  bool cross_layer_kv = false;
 
   /// Gemma 4: full-attention layers take global_head_dim (K and V) and, with attention_k_eq_v,
   /// num_global_key_value_heads and no v_proj.

@@ -134,8 +134,17 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
   return rec;
 }
 
-/// Gemma 3n: the last num_kv_shared_layers layers read the cache of an earlier layer.
+/// Gemma 3n: the last num_kv_shared_layers layers read the cache of an earlier layer. HunYuan's
+/// cross-layer attention (use_cla) is refused: its sharing layers are encoder-decoder attention in vLLM
+/// (models/hunyuan_v1.py HunYuanDecoderLayer: layer_id % cla_share_factor != 0 → HunYuanCrossAttention),
+/// whose cache kvsize does not model, and a figure without it would be wrong.
 inline void apply_kv_sharing(const config_view& v, const plan_facts& f, layer_plan& p) {
+  if (const slot cla = v.get("use_cla"); v.facts().cross_layer_kv && read_bool_or(cla, false)) {
+    fail(config_errc::unsupported, cla.pointer(),
+         "cross-layer attention (use_cla true: layers i % cla_share_factor != 0 reuse the K and V of the layer "
+         "before, as vLLM's encoder-decoder attention) is not modelled yet "
+         "(Hunyuan-A13B's config has use_cla false)");
+  }
   const slot shared = v.get("num_kv_shared_layers");
   if (!shared.set()) {
     return;

@@ -203,6 +203,36 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
             p.intern({at, reason_rule::model_wide, why + " != 0 is a chunked RoPE layer", {}})});
 }
 
+/// SmolLM3Config.__post_init__ (transformers models/smollm3/configuration_smollm3.py): layer_types absent →
+/// "sliding_attention" iff use_sliding_window (default false), sliding_window is not None and the layer is a
+/// NoPE layer (no_rope_layers[i] == 0; absent: int((i + 1) % no_rope_layer_interval != 0), interval 4), else
+/// "full_attention". vLLM (models/llama.py, which serves SmolLM3ForCausalLM) reads those layer_types.
+inline void plan_nope_window(const config_view& v, const plan_facts& f, layer_plan& p) {
+  const slot use = v.get("use_sliding_window");
+  const slot sw = v.get("sliding_window");
+  if (!read_bool_or(use, false) || !sw.set()) {
+    const std::string why = !use.set() ? use.pointer() + " absent (SmolLM3Config default false)"
+                            : !read_bool(use) ? text(use)
+                                              : text(use) + " but " + sw.pointer() + (sw.present() ? " = null" : " absent");
+    p.set_all_reasons({use.pointer(), reason_rule::model_wide, why + ": no window", {}});
+    return;
+  }
+  const slot nrl = v.get("no_rope_layers");
+  if (nrl.set()) {
+    plan_flag_array(nrl, f, p, "one per layer: 1 RoPE, 0 NoPE", {layer_kind::sliding, "0: NoPE layer, slides"},
+                    {layer_kind::full, "1: RoPE layer, full attention"});
+    return;
+  }
+  const slot interval = v.get("no_rope_layer_interval");
+  const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
+  const std::string why = nrl.pointer() + " absent and " +
+                          (interval.set() ? text(interval) : interval.pointer() + " absent (SmolLM3Config default 4)") +
+                          ": (i + 1) % " + std::to_string(every);
+  const std::string& at = interval.pointer();
+  periodic(p, every, {layer_kind::sliding, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0 is a NoPE layer, which slides", {}})},
+           {layer_kind::full, false, 0, p.intern({at, reason_rule::model_wide, why + " != 0 is a RoPE layer, full attention", {}})});
+}
+
 /// MiMo-V2-Flash (vLLM models/mimo_v2_flash.py, MiMoV2FlashDecoderLayer.is_compressed_softmax_layer):
 /// layer i slides iff hybrid_layer_pattern[i] == 1, else it is full attention. Without the key,
 /// MiMoV2FlashConfig.__post_init__'s layer_types: full iff i == 0 or (i + 1) % 6 == 0.
@@ -262,6 +292,7 @@ inline void plan_by_family_rule(const config_view& v, const plan_facts& f, layer
     case window_rule::chunked: plan_chunked(v, f, p); return;
     case window_rule::plain: plan_plain_window(v, f, p); return;
     case window_rule::hybrid_layer_pattern: plan_hybrid_layer_pattern(v, f, p); return;
+    case window_rule::nope_slides: plan_nope_window(v, f, p); return;
   }
 }
 

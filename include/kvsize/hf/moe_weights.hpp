@@ -33,6 +33,57 @@ namespace kvsize::hf::detail::weights_detail {
   return read_u32(s, min, max);
 }
 
+/// A count that may instead be one value per layer (HunYuan's moe_topk, moe_intermediate_size and
+/// num_shared_expert; vLLM models/hunyuan_v1.py takes entry layer_id): an array of exactly `layers`
+/// entries. moe_shape holds one value for every MoE layer, so entries that differ count every layer at
+/// the largest, with a warning that the parameter count is then an upper bound (the KV cache does not
+/// depend on it).
+[[nodiscard]] inline auto optional_layer_count(const slot& s, std::uint32_t layers, std::uint32_t min, std::uint32_t max,
+                                               std::vector<std::string>& warnings) -> std::optional<std::uint32_t> {
+  if (!s.set() || !s.value->is_array()) {
+    return optional_count(s, min, max);
+  }
+  if (s.value->size() != layers) {
+    fail(config_errc::inconsistent, s.pointer(),
+         "expected one entry per layer (" + std::to_string(layers) + " layers), got " + std::to_string(s.value->size()));
+  }
+  std::uint32_t lo = max;
+  std::uint32_t hi = min;
+  for (std::size_t i = 0; i < s.value->size(); ++i) {
+    const std::uint32_t x = read_u32(element(s, i), min, max);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  if (lo != hi) {
+    warnings.push_back(s.pointer() + " differs between layers (" + std::to_string(lo) + " to " + std::to_string(hi) +
+                       "); every MoE layer is counted at " + std::to_string(hi) +
+                       ", so the parameter count is an upper bound (the KV cache does not depend on it)");
+  }
+  return hi;
+}
+
+/// HunYuan's shared MLP (vLLM models/hunyuan_v1.py HunYuanSparseMoeBlock: "if config.use_mixed_mlp_moe > 0",
+/// intermediate_size × num_shared_expert): its width, or 0 without use_mixed_mlp_moe.
+[[nodiscard]] inline auto read_mixed_mlp_width(const config_view& v, const kvsize::model_spec& m,
+                                               std::vector<std::string>& warnings) -> std::uint32_t {
+  const slot mixed = v.get("use_mixed_mlp_moe");
+  const bool on = mixed.set() && (mixed.value->is_boolean() ? read_bool(mixed) : read_u32(mixed, 0, 1U << 16U) != 0);
+  if (!on) {
+    return 0;
+  }
+  const slot count = v.get("num_shared_expert");
+  const auto n = optional_layer_count(count, m.layers, 0, 1U << 10U, warnings);
+  if (!n) {
+    warnings.push_back(count.pointer() + " is absent with use_mixed_mlp_moe; took 1 shared MLP of intermediate_size");
+  }
+  const std::uint64_t width = kvsize::detail::checked_mul(n.value_or(1), m.intermediate_size);
+  if (width > 0xFFFF'FFFFU) {
+    fail(config_errc::out_of_range, count.pointer(),
+         "the shared MLP's width (num_shared_expert × intermediate_size = " + std::to_string(width) + ") exceeds 2^32 - 1");
+  }
+  return static_cast<std::uint32_t>(width);
+}
+
 /// Layer indices listed in an array (mlp_only_layers, moe_layers).
 [[nodiscard]] inline auto read_index_list(const slot& s, std::uint32_t layers) -> std::vector<std::uint32_t> {
   std::vector<std::uint32_t> out;
@@ -84,7 +135,7 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
                               std::vector<std::string>& warnings) {
   const family& fam = v.facts();
   const slot k = v.get_first(keys::experts_per_token);
-  if (const auto top = optional_count(k, 1, 1U << 16U)) {
+  if (const auto top = optional_layer_count(k, m.layers, 1, 1U << 16U, warnings)) {
     if (*top > e.experts) {
       fail(config_errc::inconsistent, k.pointer(),
            "expected at most the number of experts (" + std::to_string(e.experts) + "), got " + std::to_string(*top));
@@ -93,8 +144,11 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   } else {
     warnings.push_back(k.pointer() + " is absent: active parameters count every expert");
   }
-  if (const auto width = optional_count(v.get_first(keys::expert_width))) {
+  if (const auto width = optional_layer_count(v.get_first(keys::expert_width), m.layers, 1, 1U << 24U, warnings)) {
     e.expert_width = *width;
+  }
+  if (fam.mixed_mlp_shared) {
+    e.shared_width = read_mixed_mlp_width(v, m, warnings);
   }
   if (const auto sw = optional_count(v.get_first(keys::shared_expert_width), 0)) {
     e.shared_width = *sw;
