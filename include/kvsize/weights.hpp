@@ -19,6 +19,8 @@
 // The parts, in dependency order:
 //   weights_shape.hpp        what model_spec::weights says (norms, biases, MoE, recurrent mixers, MTP)
 //   weights_tensor.hpp       weight_tensor, weight_part, tensor_role: one tensor and its vocabulary
+//   weights_emitter.hpp      layer_emitter: how a step of the enumeration reports a layer's tensors
+//   weights_mixers.hpp       the tensors of each recurrent mixer (Mamba2, Mamba1, gated delta, KDA, lightning)
 //   weights_enumeration.hpp  for_each_weight: the one enumeration of the tensors (layer by layer)
 //   weights_parameters.hpp   parameters(): parameter_breakdown, a sum over the enumeration
 //   vision_tower.hpp         vision_tower_parameters(): a vision tower and projector from its shape

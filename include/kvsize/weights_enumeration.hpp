@@ -14,40 +14,13 @@
 #include "detail/checked.hpp"
 #include "model_spec.hpp"
 #include "weights_shape.hpp"
+#include "weights_emitter.hpp"
+#include "weights_mixers.hpp"
 #include "weights_tensor.hpp"
 
 namespace kvsize {
 
 namespace detail {
-
-/// Reports the tensors of one decoder layer (or MTP module, `mtp` true: every part becomes
-/// weight_part::mtp) to `f`, dropping empty ones. Its members are always inlined: with ~40 call sites
-/// GCC 12 otherwise calls it, and `f` behind it, out of line, which made parameters() 1.3× slower
-/// than the single-function emit_layer it replaced (BENCHMARKS.md, "Weights headers").
-template <class F>
-struct layer_emitter {
-  const model_spec& m;
-  std::uint32_t il;
-  bool mtp;
-  F& f;
-
-  [[gnu::always_inline]] constexpr void matrix(weight_part part, tensor_role role, std::uint64_t rows, std::uint64_t cols,
-                        std::uint64_t copies = 1) const {
-    if (rows != 0 && cols != 0 && copies != 0) {
-      f(weight_tensor{mtp ? weight_part::mtp : part, role, il, rows, cols, copies});
-    }
-  }
-  [[gnu::always_inline]] constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
-    matrix(part, role, 1, n, copies);
-  }
-  /// A normalization of `n` features: its weight, and its bias for a LayerNorm with bias.
-  [[gnu::always_inline]] constexpr void norm(weight_part part, std::uint64_t n) const {
-    vector(part, tensor_role::norm, n);
-    if (m.weights.norm == norm_kind::layer_norm) {
-      vector(part, tensor_role::norm, n);
-    }
-  }
-};
 
 /// MLA (DeepSeek-V2/V3): Q directly or through the q_lora_rank bottleneck with its norm, the joint
 /// KV down-projection (kv_lora_rank + rope) with its norm, the up-projection to heads × (nope + v), O.
@@ -115,111 +88,6 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
     e.vector(weight_part::norms, tensor_role::norm, checked_mul(heads, hd));
     e.vector(weight_part::norms, tensor_role::norm, k_rows);
   }
-}
-
-/// HF NemotronHMamba2Mixer / Mamba2Mixer: in_proj → [z, x, B, C, dt], conv1d over [x, B, C],
-/// dt_bias, A_log, D (one per head), a gated RMSNorm over d_inner, out_proj.
-template <class F>
-constexpr void emit_mamba2(const layer_emitter<F>& e) {
-  const recurrent_shape& r = e.m.weights.recurrent;
-  const std::uint64_t hidden = e.m.hidden_size;
-  const std::uint64_t heads = r.heads;
-  const std::uint64_t d_inner = checked_mul(heads, r.head_dim);
-  const std::uint64_t bc = checked_mul(checked_mul(2, r.groups), r.state_dim);
-  const std::uint64_t conv = checked_add(d_inner, bc);
-  const std::uint64_t in_rows = checked_add(checked_add(checked_mul(2, d_inner), bc), heads);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_in, in_rows, hidden);
-  if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, in_rows);
-  }
-  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, conv, r.conv_kernel);
-  if (r.conv_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, conv);
-  }
-  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(3, heads));
-  e.vector(weight_part::recurrent, tensor_role::norm, d_inner);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
-  if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
-  }
-}
-
-/// HF JambaMambaMixer: in_proj → [x, z] (2 × d_inner), a depthwise conv1d over x, x_proj →
-/// [dt (dt_rank), B, C (d_state each)], dt_proj (with bias) back to d_inner, A_log (d_inner ×
-/// d_state), D (d_inner), RMSNorms on dt, B and C, out_proj.
-template <class F>
-constexpr void emit_mamba1(const layer_emitter<F>& e) {
-  const recurrent_shape& r = e.m.weights.recurrent;
-  const std::uint64_t hidden = e.m.hidden_size;
-  const std::uint64_t d_inner = r.head_dim;
-  const std::uint64_t d_state = r.state_dim;
-  const std::uint64_t dt_rank = r.dt_rank;
-  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(2, d_inner), hidden);
-  if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(2, d_inner));
-  }
-  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, d_inner, r.conv_kernel);
-  if (r.conv_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, d_inner);
-  }
-  e.matrix(weight_part::recurrent, tensor_role::ssm_x, checked_add(dt_rank, checked_mul(2, d_state)), d_inner);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_dt, d_inner, dt_rank);
-  e.vector(weight_part::recurrent, tensor_role::vector, d_inner);                      // dt_proj bias
-  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(d_inner, d_state));  // A_log
-  e.vector(weight_part::recurrent, tensor_role::vector, d_inner);                      // D
-  e.vector(weight_part::recurrent, tensor_role::norm, checked_add(dt_rank, checked_mul(2, d_state)));
-  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
-  if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
-  }
-}
-
-/// HF Qwen3NextGatedDeltaNet: in_proj_qkvz (2·key + 2·value), in_proj_ba (2 × value heads),
-/// conv1d over [q, k, v], dt_bias and A_log per value head, a gated RMSNorm of one value head, out_proj.
-template <class F>
-constexpr void emit_gated_delta(const layer_emitter<F>& e) {
-  const recurrent_shape& r = e.m.weights.recurrent;
-  const std::uint64_t hidden = e.m.hidden_size;
-  const std::uint64_t heads = r.heads;
-  const std::uint64_t key = checked_mul(r.groups, r.state_dim);
-  const std::uint64_t value = checked_mul(heads, r.head_dim);
-  const std::uint64_t conv = checked_add(checked_mul(2, key), value);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_add(checked_mul(2, key), checked_mul(2, value)), hidden);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(2, heads), hidden);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, conv, r.conv_kernel);
-  if (r.conv_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, conv);
-  }
-  e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(2, heads));
-  e.vector(weight_part::recurrent, tensor_role::norm, r.head_dim);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, value);
-}
-
-/// Kimi-Linear's KimiDeltaAttention (vllm layers/kda.py KimiDeltaAttention.__init__; H heads of d,
-/// P = H·d): q, k, v projections (P × hidden each), the decay gate's low-rank f_a (d × hidden) and
-/// f_b (P × d), the output gate's g_a and g_b alike, the beta projection b (H × hidden), dt_bias (P)
-/// and A_log (H), three depthwise convs (P × kernel, no bias), the output RMSNorm (d), o_proj.
-template <class F>
-constexpr void emit_kda(const layer_emitter<F>& e) {
-  const recurrent_shape& r = e.m.weights.recurrent;
-  const std::uint64_t hidden = e.m.hidden_size;
-  const std::uint64_t d = r.head_dim;
-  const std::uint64_t p = checked_mul(r.heads, d);
-  for (int i = 0; i < 3; ++i) {  // q, k, v
-    e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, hidden);
-  }
-  for (int i = 0; i < 2; ++i) {  // f_a / f_b, then g_a / g_b
-    e.matrix(weight_part::recurrent, tensor_role::ssm_in, d, hidden);
-    e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, d);
-  }
-  e.matrix(weight_part::recurrent, tensor_role::ssm_in, r.heads, hidden);  // b_proj
-  e.vector(weight_part::recurrent, tensor_role::vector, p);                // dt_bias
-  e.vector(weight_part::recurrent, tensor_role::vector, r.heads);          // A_log
-  for (int i = 0; i < 3; ++i) {
-    e.matrix(weight_part::recurrent, tensor_role::ssm_conv, p, r.conv_kernel);
-  }
-  e.vector(weight_part::recurrent, tensor_role::norm, d);
-  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, p);
 }
 
 /// One MLP of `width` (`copies`: a layer's routed experts) on vectors of `hidden` (a latent MoE's experts:
@@ -309,6 +177,7 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
       case recurrent_kind::mamba1: emit_mamba1(e); break;
       case recurrent_kind::gated_delta: emit_gated_delta(e); break;
       case recurrent_kind::kda: emit_kda(e); break;
+      case recurrent_kind::lightning: emit_lightning(e); break;
       case recurrent_kind::none: break;
     }
   }

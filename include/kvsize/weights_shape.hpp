@@ -41,6 +41,7 @@ enum class recurrent_kind : std::uint8_t {
   gated_delta,  ///< gated DeltaNet linear attention (Qwen3-Next)
   kda,          ///< Kimi Delta Attention (Kimi-Linear): heads × head_dim, short convs of conv_kernel
   mamba1,       ///< Mamba1 mixer with Jamba's dt/B/C norms (Jamba); head_dim is d_inner, heads unused
+  lightning,    ///< lightning attention (MiniMax-Text-01 / M1): heads × head_dim, an output gate, no conv
 };
 
 /// Per-layer exceptions for the weights.

@@ -77,6 +77,15 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
+  // SGLang keeps MiniMax's lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__
+  // allocates a float32 MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler
+  // config says), heads / tp, head_dim, head_dim) with the weights, and serves at most that many sequences.
+  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
+    throw kvsize::invalid_argument(
+        "sglang keeps MiniMax's lightning-attention state in a fixed float32 cache of 32 sequences allocated with "
+        "the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size it "
+        "with --engine vllm or exact");
+  }
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
   s.block_size = o.block_size != 0 ? o.block_size : 1;

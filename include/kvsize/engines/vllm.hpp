@@ -350,6 +350,9 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
   if (const std::string_view why = mamba_cache_refusal(m, o); !why.empty()) {
     throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
   }
+  if (const std::string_view why = lightning_refusal(m, o); !why.empty()) {
+    throw kvsize::invalid_argument(why.data());
+  }
   detail::charge(m, o, s);
   return s;
 }

@@ -46,11 +46,12 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
 }
 
 /// The mixer is known not to declare SupportsMambaPrefixCaching: gated DeltaNet (Qwen3-Next,
-/// Qwen3.5), KDA (Kimi-Linear), or a conv-only state (LFM2's short convolutions). A model read
+/// Qwen3.5), KDA (Kimi-Linear), lightning attention (MiniMaxText01ForCausalLM), or a conv-only state
+/// (LFM2's short convolutions). A model read
 /// from a GGUF has no mixer kind and no conv-only state is neither this nor the above.
 [[nodiscard]] constexpr auto aligned_state_mixer(const model_spec& m) -> bool {
   const recurrent_kind k = m.weights.recurrent.kind;
-  return k == recurrent_kind::gated_delta || k == recurrent_kind::kda ||
+  return k == recurrent_kind::gated_delta || k == recurrent_kind::kda || k == recurrent_kind::lightning ||
          (k == recurrent_kind::none && m.state.ssm_elements == 0 && m.state.conv_elements != 0);
 }
 
@@ -78,6 +79,20 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
     return mamba_cache_mode::unknown;
   }
   return release_of(o) >= mamba_cache_modes_release ? mamba_cache_mode::align : mamba_cache_mode::none;
+}
+
+/// The release from which vLLM's V1 engine keeps MiniMax's lightning state as a Mamba-style page
+/// (PR #22151, "[V1] [Hybrid] Support Minimax-Text-01 in V1", in 0.10.1); 0.10.0 ran the model on
+/// the V0 engine with a MinimaxCacheManager of its own. kvsize names releases by minor, so 0.10 is refused.
+inline constexpr std::uint32_t lightning_v1_release = 11;
+
+/// Why vLLM's cache for this model under these options is not modelled (lightning attention before
+/// lightning_v1_release), in words; empty when it is.
+[[nodiscard]] constexpr auto lightning_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  return m.weights.recurrent.kind == recurrent_kind::lightning && release_of(o) < lightning_v1_release
+             ? "kvsize: vLLM 0.10.0 ran MiniMax's lightning attention on its V0 engine with a cache of its own; the V1 "
+               "state page kvsize models came with PR #22151 (0.10.1): pass --engine-version 0.11 or later"
+             : std::string_view{};
 }
 
 /// Why this model's Mamba cache mode under these options is not modelled, in words; empty when it

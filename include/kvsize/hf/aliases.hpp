@@ -57,8 +57,12 @@ inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "n
 inline constexpr std::array<std::string_view, 4> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
                                                                  "num_experts_per_token"};  // the last: Kimi-Linear
 inline constexpr std::array<std::string_view, 1> expert_width{"moe_intermediate_size"};
-/// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H moe_shared_expert_intermediate_size.
-inline constexpr std::array<std::string_view, 2> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"};
+/// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H
+/// moe_shared_expert_intermediate_size, MiniMax-Text-01 shared_intermediate_size (vLLM MiniMaxText01DecoderLayer).
+inline constexpr std::array<std::string_view, 3> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
+                                                                    "shared_intermediate_size"};
+/// MiniMax-Text-01's per-layer attention kinds (0 lightning, 1 softmax), in vLLM's order of precedence.
+inline constexpr std::array<std::string_view, 2> attn_type_list{"attn_type_list", "decoder_attention_types"};
 /// Shared experts of the routed width: DeepSeek n_shared_experts, Kimi-Linear num_shared_experts.
 inline constexpr std::array<std::string_view, 2> shared_expert_count{"n_shared_experts", "num_shared_experts"};
 

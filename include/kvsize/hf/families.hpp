@@ -139,6 +139,17 @@ inline constexpr family families[] = {
     // registers e_score_correction_bias.
     {.model_type = "minimax_m2", .source = "MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py)",
      .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true},
+    // MiniMax-Text-01 / M1 (the remote-code MiniMaxText01Config; vLLM models/minimax_text_01.py) and transformers'
+    // MiniMaxConfig (model_type "minimax", layer_types "linear_attention" / "full_attention"): attn_type_list's 0
+    // layers are lightning attention (a heads × head_dim² state, no K or V), its 1 layers softmax GQA; every
+    // layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral), with a
+    // shared MLP of shared_intermediate_size and its hidden → 1 coefficient gate where that is not 0; untied.
+    {.model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
+    {.model_type = "minimax_m1", .source = "MiniMaxText01Config (MiniMax-M1 remote code)",
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
+    {.model_type = "minimax", .source = "MiniMaxConfig (models/minimax/configuration_minimax.py)",
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -274,13 +285,6 @@ struct unmodelled_family {
   std::string_view reason;
 };
 
-/// Why MiniMax's lightning-attention models are refused (unmodelled_families).
-inline constexpr std::string_view minimax_lightning_refusal =
-    "MiniMax-Text-01 / MiniMax-M1's lightning attention (attn_type_list or layer_types: 0 / \"linear_attention\" "
-    "layers keep a heads x head_dim x head_dim state per sequence instead of K and V) is not modelled yet; as a "
-    "decoder with K and V on every layer the cache would be about 8x too high at long contexts (70 of 80 layers "
-    "are lightning)";
-
 /// Refused by name (unsupported, at /model_type) rather than sized as a generic decoder: for these the
 /// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
 /// the same architectures (gguf_arch.hpp).
@@ -293,13 +297,6 @@ inline constexpr unmodelled_family unmodelled_families[] = {
      "MiniMax-M3's sparse attention keeps an index key per token beside K and V on its sparse_attention_freq "
      "layers, which kvsize does not model yet; without it the cache would be 10.6% low "
      "(docs/research/minimax-m3-cache.md)"},
-    // MiniMax-Text-01 and -M1 (vLLM models/minimax_text_01.py MiniMaxText01LinearAttention; transformers'
-    // port is MiniMaxConfig, model_type "minimax", with layer_types "linear_attention"): 70 of 80 layers
-    // keep no K or V but a state of heads × head_dim × head_dim per sequence (vLLM mamba_utils.py
-    // linear_attention_state_shape), which kvsize has no recurrence for yet.
-    {"minimax_text_01", minimax_lightning_refusal},
-    {"minimax_m1", minimax_lightning_refusal},
-    {"minimax", minimax_lightning_refusal},
 };
 
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.

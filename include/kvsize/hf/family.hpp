@@ -37,7 +37,7 @@ enum class layer_rule : std::uint8_t {
 };
 
 /// The recurrent mixer of a family's state-keeping layers (when a layer key does not say).
-enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv, kda };
+enum class mixer_rule : std::uint8_t { mamba2, mamba1, gated_delta, short_conv, kda, lightning };
 
 /// How the K/V head count is found (vLLM get_total_num_kv_heads' special cases).
 enum class kv_heads_rule : std::uint8_t {

@@ -44,6 +44,7 @@ enum class plan_source : std::uint8_t {
   falcon_h1,                ///< Falcon-H1: attention and Mamba2 in every layer
   full_attn_idxs,           ///< full_attn_idxs (LFM2 before layer_types): the rest are short convolutions
   linear_attn_config,       ///< linear_attn_config.full_attn_layers (Kimi-Linear): the rest are KDA layers
+  attn_type_list,           ///< attn_type_list / decoder_attention_types (MiniMax-Text-01): 0 lightning, 1 softmax
 };
 
 

@@ -48,6 +48,17 @@ inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p)
   }
 }
 
+/// MiniMax-Text-01 / M1 (vLLM models/minimax_text_01.py MiniMaxText01Model.__init__): attn_type_list, or
+/// decoder_attention_types, has one entry per layer: 0 a lightning-attention layer (no KV, a state), 1 a
+/// softmax-attention layer (full K and V).
+inline void read_attn_type_list(const slot& list, const plan_facts& f, layer_plan& p) {
+  require_array(list, f.layers, "one per layer: 0 lightning attention, 1 softmax attention");
+  for (std::uint32_t i = 0; i < f.layers; ++i) {
+    const bool softmax = read_integer(element(list, i), 0, 1) == 1;
+    p.layer[i] = {softmax ? layer_kind::full : layer_kind::none, !softmax, 0, entry_reason(list, i, p)};
+  }
+}
+
 /// LFM2's older configs (before layer_types): full_attn_idxs lists the attention layers, each a
 /// distinct index below num_hidden_layers; every other layer is a short convolution.
 inline void read_full_attn_idxs(const slot& idxs, const plan_facts& f, layer_plan& p) {

@@ -29,6 +29,9 @@ namespace kvsize::hf::detail {
   if (latent) {
     return plan_source::latent;
   }
+  if (v.facts().mixer == mixer_rule::lightning && v.get_first(keys::attn_type_list).set()) {  // vLLM reads it first
+    return plan_source::attn_type_list;
+  }
   if (v.get("layer_types").set()) {
     return plan_source::layer_types;
   }
@@ -67,8 +70,12 @@ inline void warn_unread_layer_keys(const config_view& v, bool latent) {
   const slot hop = v.get("hybrid_override_pattern");
   const slot lbt = v.get("layers_block_type");
   const slot hlp = v.get("hybrid_layer_pattern");
-  const char* decided_by = latent ? "kv_lora_rank" : lt.set() ? "layer_types" : bc.set() ? "block_configs"
-                                                                    : hop.set() ? "hybrid_override_pattern" : "";
+  const slot atl = v.get_first(keys::attn_type_list);
+  const bool by_attn_types = v.facts().mixer == mixer_rule::lightning && atl.set();
+  const char* decided_by = latent ? "kv_lora_rank" : by_attn_types ? atl.key.data() : lt.set() ? "layer_types"
+                                                     : bc.set()    ? "block_configs"
+                                                     : hop.set()   ? "hybrid_override_pattern"
+                                                                   : "";
   for (const slot* other : {&lt, &bc, &hop, &lbt, &hlp}) {
     if (other->set() && *decided_by != '\0' && other->key != decided_by) {
       v.warn(other->pointer() + " is not read: the layers are decided by " + v.base() + "/" + decided_by +
@@ -79,9 +86,11 @@ inline void warn_unread_layer_keys(const config_view& v, bool latent) {
 
 /// Fills p.layer from the source; returns the recurrence of its state-keeping layers.
 inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_plan& p) -> recurrence {
-  recurrence rec = v.facts().mixer == mixer_rule::mamba1       ? recurrence::mamba1
-                   : v.facts().mixer == mixer_rule::short_conv ? recurrence::short_conv
-                                                               : recurrence::mamba2;
+  const mixer_rule mixer = v.facts().mixer;
+  recurrence rec = mixer == mixer_rule::mamba1       ? recurrence::mamba1
+                   : mixer == mixer_rule::short_conv ? recurrence::short_conv
+                   : mixer == mixer_rule::lightning  ? recurrence::lightning
+                                                     : recurrence::mamba2;
   switch (p.source) {
     case plan_source::latent: {
       const std::uint32_t r = p.intern(f.latent_reason);
@@ -94,8 +103,8 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       const slot lt = v.get("layer_types");
       read_layer_types(lt, f, p);
       for (std::uint32_t i = 0; i < f.layers; ++i) {
-        if ((*lt.value)[i] == "linear_attention") {
-          rec = recurrence::gated_delta;
+        if ((*lt.value)[i] == "linear_attention") {  // MiniMaxConfig's linear layers are lightning attention
+          rec = mixer == mixer_rule::lightning ? recurrence::lightning : recurrence::gated_delta;
         } else if ((*lt.value)[i] == "conv") {
           rec = recurrence::short_conv;
         }
@@ -106,6 +115,7 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       read_full_attn_idxs(v.get("full_attn_idxs"), f, p);
       rec = recurrence::short_conv;
       break;
+    case plan_source::attn_type_list: read_attn_type_list(v.get_first(keys::attn_type_list), f, p); break;
     case plan_source::linear_attn_config:
       read_linear_attn_layers(v.get("linear_attn_config"), f, p);
       rec = recurrence::kda;
@@ -129,7 +139,13 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       break;
     case plan_source::jamba_period:
     case plan_source::falcon_h1:
-    case plan_source::uniform: plan_by_family_rule(v, f, p); break;
+    case plan_source::uniform:
+      if (mixer == mixer_rule::lightning) {
+        v.warn(v.base() + "/attn_type_list and " + v.base() + "/layer_types are absent; took every layer as softmax attention "
+               "(full K and V), as vLLM's MiniMaxText01Model does");
+      }
+      plan_by_family_rule(v, f, p);
+      break;
   }
   return rec;
 }
@@ -314,6 +330,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
                             : rec == recurrence::short_conv ? read_short_conv_state(v.object(), v.base(), hidden)
                             : rec == recurrence::kda        ? read_kda_state(v.object(), v.base())
+                            : rec == recurrence::lightning  ? read_lightning_state(v.object(), v.base(), hidden)
                                                             : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
     p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});

@@ -151,6 +151,14 @@ inline void read_mamba2_mixer(const json& o, const std::string& base, kvsize::re
   r.proj_bias = read_bool_or(lookup(o, base, "use_bias"), false);
 }
 
+/// MiniMaxText01LinearAttention (vLLM layers/mamba/linear_attn.py): num_attention_heads heads of head_dim,
+/// as the lightning state read them (the softmax layers use the same heads and head_dim).
+inline void read_lightning_mixer(const kvsize::model_spec& m, kvsize::recurrent_shape& r) {
+  r.kind = recurrent_kind::lightning;
+  r.heads = m.attention_heads;
+  r.head_dim = m.head_dim != 0 ? m.head_dim : m.hidden_size / m.attention_heads;
+}
+
 /// The recurrent mixers' projections, when some layer keeps state: the family's mixer, or gated
 /// delta wherever its keys are set.
 inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
@@ -164,6 +172,8 @@ inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
   const mixer_rule mixer = v.facts().mixer;
   if (mixer == mixer_rule::kda) {
     read_kda_mixer(o, base, r);
+  } else if (mixer == mixer_rule::lightning) {
+    read_lightning_mixer(m, r);
   } else if (mixer == mixer_rule::gated_delta || lookup(o, base, "linear_num_value_heads").set()) {
     read_gated_delta_mixer(o, base, r);
   } else if (mixer == mixer_rule::mamba1) {

@@ -16,7 +16,7 @@
 namespace kvsize::hf::detail {
 
 /// Which recurrence a hybrid's non-attention layers run.
-enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta, short_conv, kda };
+enum class recurrence : std::uint8_t { mamba1, mamba2, gated_delta, short_conv, kda, lightning };
 
 /// The state, with a sentence saying where each number came from.
 struct state_reading {
@@ -185,6 +185,29 @@ struct mamba_inner_width {
            " + " + vh.pointer() + " × " + vd.pointer() + ") = " + std::to_string(r.state.conv_elements) + ", ssm = " +
            vh.pointer() + " × " + kd.pointer() + " × " + vd.pointer() + " = " + std::to_string(r.state.ssm_elements) +
            " elements";
+  return r;
+}
+
+/// MiniMax-Text-01 / M1's lightning attention layers: no convolution, one H × d × d state per layer
+/// (H = num_attention_heads, d = head_dim, else hidden_size / H): vLLM layers/mamba/mamba_utils.py
+/// linear_attention_state_shape (num_heads // tp, head_dim, head_dim), in the model dtype
+/// (linear_attention_state_dtype: mamba_cache_dtype "auto"); transformers' MiniMaxCache the same.
+/// MiniMax-Text-01: 64 × 128 × 128 = 1,048,576 elements, 2 MiB in bf16.
+[[nodiscard]] inline auto read_lightning_state(const json& cfg, const std::string& base, std::uint32_t hidden)
+    -> state_reading {
+  using state_detail::mul;
+  const slot h = lookup(cfg, base, "num_attention_heads");
+  const std::uint64_t heads = read_integer(h, 1, 1U << 16U);
+  const slot hd = lookup_first(cfg, base, keys::head_dim);
+  const std::uint64_t d = hd.set() ? read_integer(hd, 1, 1U << 16U) : hidden / heads;
+  if (d == 0) {
+    fail(config_errc::inconsistent, h.pointer(), "expected at most hidden_size (" + std::to_string(hidden) +
+                                                     ") heads when head_dim is absent, got " + std::to_string(heads));
+  }
+  state_reading r;
+  r.state.ssm_elements = mul(mul(heads, d), d);
+  r.note = "lightning-attention state per sequence: " + h.pointer() + " × head_dim² = " + std::to_string(heads) + " × " +
+           std::to_string(d) + "² = " + std::to_string(r.state.ssm_elements) + " elements, no convolution";
   return r;
 }
 
