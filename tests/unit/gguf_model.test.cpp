@@ -319,6 +319,37 @@ TEST_CASE("GGUF Kimi-Linear: KDA layers keep a state, the others a latent", "[gg
   CHECK(model(kernel_zero).spec.state.conv_elements == 36'864);
 }
 
+TEST_CASE("GGUF MiniMax-Text-01 (minimax-01): lightning layers keep a state, every eighth layer attends", "[gguf][model]") {
+  // llama.cpp (src/models/minimax-01.cpp; llama-hparams.cpp n_embd_s): the Gated DeltaNet layer rule with a default
+  // full_attention_interval of 8, and a lightning state of n_embd_head_la² × n_head(), n_embd_head_la = the K head
+  // size: 128² × 64 = 1,048,576 elements, no conv, float32. Two of MiniMax-Text-01's eight-layer groups here
+  // (hidden 6,144, 64 heads, 8 KV heads of 128).
+  const auto minimax = [](std::uint32_t layers) {
+    auto w = kvsize_test::model_header(
+        "minimax-01", {.layers = layers, .context = 1'048'576, .embedding = 6'144, .heads = 64, .kv_heads = 8, .vocab = 200'064});
+    w.kv_u32("minimax-01.attention.key_length", 128).kv_u32("minimax-01.attention.value_length", 128);
+    return w;
+  };
+  const auto g = model(minimax(16));
+  for (std::uint32_t il = 0; il < 16; ++il) {
+    CAPTURE(il);
+    const bool attends = (il + 1) % 8 == 0;
+    CHECK(kvsize::kind_of_layer(g.spec, il) == (attends ? layer_kind::full : layer_kind::none));
+    CHECK(g.spec.layer[il].recurrent == !attends);
+  }
+  CHECK(g.spec.state.conv_elements == 0);
+  CHECK(g.spec.state.ssm_elements == 1'048'576);
+  CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("minimax-01's default 8"));
+  // Under llama.cpp: K and V f16 on the 2 attention layers, 2 × 8 × 128 × 2 × 2 B a token; 14 float32 states.
+  const auto s = kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, kvsize::engine_options{.context = 4'096});
+  CHECK(s.kv_bytes_per_token == bytes{2 * 8 * 128 * 2 * 2});
+  CHECK(s.state_bytes_per_sequence == bytes{14ULL * 1'048'576 * 4});
+  // The interval, when written, decides.
+  auto every_fourth = minimax(16);
+  every_fourth.kv_u32("minimax-01.full_attention_interval", 4);
+  CHECK(kvsize::count_layers(model(every_fourth).spec, layer_kind::full) == 4);
+}
+
 TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {
   // SWA head sizes default to the full layers' K and V (load_hparams): gemma2 with key_length and
   // value_length 256 and key_length_swa 128 keeps V at 256 on its sliding layers.

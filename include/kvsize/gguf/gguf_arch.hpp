@@ -73,6 +73,8 @@ enum class recurrent_rule : std::uint8_t {
   interval,             ///< qwen3next, qwen35, qwen35moe (Gated DeltaNet): attention.recurrent_layers per
                         ///< layer, else every layer but each full_attention_interval-th (default 4) of
                         ///< the n_layer() trunk; the multi-token-prediction blocks are not recurrent
+  lightning_interval,   ///< minimax-01 (lightning attention): the same layer rule with a default interval of 8
+                        ///< (minimax-01.cpp), a state of key_length² × head_count and no conv (n_embd_s)
   unencoded,            ///< recurrent or hybrid by a rule kvsize does not encode yet: refused
 };
 
@@ -93,7 +95,7 @@ inline constexpr std::array<arch_recurrence, 22> arch_recurrences{{
     {"qwen3next", recurrent_rule::interval},            {"qwen35", recurrent_rule::interval},
     {"qwen35moe", recurrent_rule::interval},            {"kimi-linear", recurrent_rule::kv_less_kda},
     {"kimi-k3", recurrent_rule::unencoded},             {"bailingmoe3", recurrent_rule::unencoded},
-    {"minimax-01", recurrent_rule::unencoded},          {"qwen4exp", recurrent_rule::unencoded},
+    {"minimax-01", recurrent_rule::lightning_interval},          {"qwen4exp", recurrent_rule::unencoded},
 }};
 // clang-format on
 

@@ -182,12 +182,13 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
   m.head_dim_v = v;
 }
 
-/// Which of the first `trunk` layers are Gated DeltaNet layers (recurrent_rule::interval), as
-/// load_hparams of qwen3next / qwen35 / qwen35moe decides: the attention.recurrent_layers flags when
-/// the file has them, else every layer but each full_attention_interval-th (default 4: layers 3, 7,
-/// 11, … attend). `why` says which.
+/// Which of the first `trunk` layers are recurrent by the interval rules, as load_hparams of qwen3next /
+/// qwen35 / qwen35moe (Gated DeltaNet, recurrent_rule::interval) and minimax-01 (lightning attention,
+/// recurrent_rule::lightning_interval) decides: the attention.recurrent_layers flags when the file has them,
+/// else every layer but each full_attention_interval-th (default 4, and 8 for minimax-01: layers 3, 7, 11, …
+/// or 7, 15, 23, … attend). `why` says which.
 [[nodiscard]] inline auto interval_recurrent(const key_reader& k, std::uint32_t layers, std::uint32_t trunk,
-                                             std::string& why) -> std::vector<bool> {
+                                             std::uint32_t default_interval, std::string& why) -> std::vector<bool> {
   std::vector<bool> out(layers, false);
   const std::string flags_key = k.arch_key("attention.recurrent_layers");
   if (const auto flags = k.per_layer(flags_key, layers, gguf_type::boolean)) {
@@ -198,7 +199,7 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
     return out;
   }
   const std::string interval_key = k.arch_key("full_attention_interval");
-  const std::uint32_t interval = k.u32(interval_key).value_or(4);
+  const std::uint32_t interval = k.u32(interval_key).value_or(default_interval);
   if (interval == 0) {  // llama.cpp would divide by it
     k.fail(gguf_errc::out_of_range, k.find(interval_key), interval_key, "expected 1 or more, got 0");
   }
@@ -206,7 +207,8 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
     out[il] = (il + 1) % interval != 0;
   }
   why = (k.find(interval_key) != nullptr ? interval_key + " = " + count_text(interval)
-                                         : interval_key + " absent: " + k.arch() + "'s default 4") +
+                                         : interval_key + " absent: " + k.arch() + "'s default " +
+                                               count_text(default_interval)) +
         ": layer i attends iff (i + 1) % " + count_text(interval) + " == 0";
   return out;
 }
@@ -265,8 +267,10 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
   const std::uint32_t nextn = k.u32(k.arch_key("nextn_predict_layers")).value_or(0);
   const std::uint32_t cached = nextn < n ? n - nextn : n;
   std::string interval_why;
+  const bool by_interval = rec == recurrent_rule::interval || rec == recurrent_rule::lightning_interval;
   const std::vector<bool> gated_delta =
-      rec == recurrent_rule::interval ? interval_recurrent(k, n, cached, interval_why) : std::vector<bool>(n, false);
+      by_interval ? interval_recurrent(k, n, cached, rec == recurrent_rule::interval ? 4U : 8U, interval_why)
+                  : std::vector<bool>(n, false);
   std::vector<std::string> why(n);
   std::uint32_t model_kv = 0;
   for (std::uint32_t il = 0; il < n; ++il) {
@@ -285,7 +289,7 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
       l.kind = layer_kind::none;
       l.recurrent = true;
       why[il] = "recurrent state (" + (rec == recurrent_rule::every_layer ? "every " + k.arch() + " layer"
-                                       : rec == recurrent_rule::interval  ? interval_why
+                                       : by_interval                      ? interval_why
                                                                           : kv_key + "[i] = 0") + ")";
       continue;
     }

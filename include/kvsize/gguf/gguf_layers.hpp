@@ -85,6 +85,13 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   }
   using kvsize::detail::checked_add;
   using kvsize::detail::checked_mul;  // u32 keys: 2 × groups × d_state alone can pass 2^64
+  if (rule == recurrent_rule::lightning_interval) {
+    // minimax-01.cpp: n_embd_head_la = the K head size (key_length, else n_embd / n_head); llama_hparams::n_embd_s
+    // = n_embd_head_la² × n_head(), and n_embd_r 0 (no convolution).
+    const std::uint64_t d = m.head_dim != 0 ? m.head_dim : (m.attention_heads != 0 ? m.hidden_size / m.attention_heads : 0);
+    m.state.ssm_elements = checked_mul(checked_mul(d, d), std::uint64_t{m.attention_heads});
+    return;
+  }
   if (rule == recurrent_rule::kv_less_kda) {
     // llama_hparams::n_embd_r: the Q, K and V short convolutions, 3 × (d_conv − 1) × n_head() × head_dim
     // (d_conv − 1 = 3 when the kernel is 0); n_embd_s: one head_dim × head_dim state per head. n_head()
