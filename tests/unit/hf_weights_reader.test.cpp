@@ -260,7 +260,20 @@ TEST_CASE("hf: Hunyuan-A13B (hunyuan): per-layer MoE arrays, a shared MLP, cross
   const auto unshared = kvsize::hf::parse_config(replaced(text, "\"use_mixed_mlp_moe\": true", "\"use_mixed_mlp_moe\": false"));
   CHECK(unshared.spec.weights.moe.shared_width == 0);
   CHECK(kvsize::parameters(unshared.spec).total == p.total - 32ULL * 37'748'736);
-  // Cross-layer attention is refused at its key, not sized.
+  // use_cla with a share factor of 1 shares nothing (vLLM _get_cla_factor; layer_id % 1 is 0): sized as it is.
+  const auto factor_one = kvsize::hf::parse_config(
+      replaced(replaced(text, "\"use_cla\": false", "\"use_cla\": true"), "\"cla_share_factor\": 2", "\"cla_share_factor\": 1"));
+  CHECK(factor_one.spec == c.spec);
+  // Per-layer MoE arrays are HunYuan's: another family's array is still a type error at its key.
+  try {
+    (void)kvsize::hf::parse_config(replaced(config_text("Qwen__Qwen3-30B-A3B"), "\"moe_intermediate_size\": 768",
+                                            "\"moe_intermediate_size\": [768]"));
+    FAIL("an array moe_intermediate_size was accepted for qwen3_moe");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(e.code() == kvsize::hf::config_errc::wrong_type);
+    CHECK(e.pointer() == "/moe_intermediate_size");
+  }
+  // Cross-layer attention (a share factor of 2) is refused at its key, not sized.
   try {
     (void)kvsize::hf::parse_config(replaced(text, "\"use_cla\": false", "\"use_cla\": true"));
     FAIL("use_cla true was accepted");

@@ -93,6 +93,12 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 /// per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
+  // Not checked: whether (and how) TensorRT-LLM caches MiniMax's lightning state; refused rather than guessed.
+  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
+    throw kvsize::invalid_argument(
+        "kvsize has not checked whether TensorRT-LLM serves MiniMax's lightning attention or how it would keep its "
+        "state; size it with --engine vllm, llama.cpp or exact");
+  }
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);

@@ -86,13 +86,26 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
 /// the V0 engine with a MinimaxCacheManager of its own. kvsize names releases by minor, so 0.10 is refused.
 inline constexpr std::uint32_t lightning_v1_release = 11;
 
-/// Why vLLM's cache for this model under these options is not modelled (lightning attention before
-/// lightning_v1_release), in words; empty when it is.
+/// Why vLLM's cache for this model under these options is not modelled or not served, in words; empty
+/// when it is: lightning attention before lightning_v1_release, or with a float32 state, which
+/// mamba_utils.py linear_attention_state_dtype refuses from PR #22928 (August 2025, in 0.11) until upstream
+/// ed57f7719 (2026-04-28) removed the check, within the commits 0.20 was cut from (so 0.20 is not refused):
+/// "fp32 state for minimax is not yet supported".
 [[nodiscard]] constexpr auto lightning_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
-  return m.weights.recurrent.kind == recurrent_kind::lightning && release_of(o) < lightning_v1_release
-             ? "kvsize: vLLM 0.10.0 ran MiniMax's lightning attention on its V0 engine with a cache of its own; the V1 "
-               "state page kvsize models came with PR #22151 (0.10.1): pass --engine-version 0.11 or later"
-             : std::string_view{};
+  if (m.weights.recurrent.kind != recurrent_kind::lightning) {
+    return {};
+  }
+  if (release_of(o) < lightning_v1_release) {
+    return "kvsize: vLLM ran MiniMax's lightning attention on its V0 engine (its own cache) until PR #22151 (in "
+           "0.10.1) gave it the V1 state page kvsize models; kvsize names releases by minor, so pass "
+           "--engine-version 0.11 or later";
+  }
+  if (o.state_dtype == dtype::f32 && release_of(o) <= 19) {
+    return "kvsize: vLLM 0.11 to 0.19 refuse a float32 state for MiniMax's lightning attention "
+           "(mamba_utils.py linear_attention_state_dtype: \"fp32 state for minimax is not yet supported\"); leave "
+           "state_dtype unset (the model dtype)";
+  }
+  return {};
 }
 
 /// Why this model's Mamba cache mode under these options is not modelled, in words; empty when it

@@ -142,14 +142,18 @@ inline constexpr family families[] = {
     // MiniMax-Text-01 / M1 (the remote-code MiniMaxText01Config; vLLM models/minimax_text_01.py) and transformers'
     // MiniMaxConfig (model_type "minimax", layer_types "linear_attention" / "full_attention"): attn_type_list's 0
     // layers are lightning attention (a heads × head_dim² state, no K or V), its 1 layers softmax GQA; every
-    // layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral), with a
+    // layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral; 1 expert is a
+    // dense MLP, MiniMaxText01DecoderLayer), with a
     // shared MLP of shared_intermediate_size and its hidden → 1 coefficient gate where that is not 0; untied.
     {.model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
+     .shared_expert_gate = true},
     {.model_type = "minimax_m1", .source = "MiniMaxText01Config (MiniMax-M1 remote code)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
+     .shared_expert_gate = true},
     {.model_type = "minimax", .source = "MiniMaxConfig (models/minimax/configuration_minimax.py)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .shared_expert_gate = true},
+     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
+     .shared_expert_gate = true},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -214,10 +218,12 @@ inline constexpr family families[] = {
     // num_experts > 1 (moe_topk, moe_intermediate_size and num_shared_expert may be one value per layer),
     // a shared MLP with use_mixed_mlp_moe; use_cla (cross-layer KV) is refused.
     {.model_type = "hunyuan", .source = "HunYuanConfig (Tencent-Hunyuan remote code configuration_hunyuan.py)",
-     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .mixed_mlp_shared = true,
+     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .moe_keys_per_layer = true,
+     .mixed_mlp_shared = true,
      .cross_layer_kv = true},
     {.model_type = "hunyuan_v1_moe", .source = "HunYuanMoEV1Config (models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py)",
-     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .mixed_mlp_shared = true,
+     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .moe_keys_per_layer = true,
+     .mixed_mlp_shared = true,
      .cross_layer_kv = true},
     {.model_type = "hunyuan_v1_dense", .source = "HunYuanDenseV1Config (models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py)",
      .qk_norm = qk_norm_rule::head_if_use_key, .cross_layer_kv = true},

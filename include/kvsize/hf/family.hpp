@@ -137,6 +137,9 @@ struct family {
   std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
   bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
   std::string_view expert_latent_key = {};  ///< the latent MoE's width (moe_shape::latent_width), when the family has one
+  /// HunYuan (vLLM models/hunyuan_v1.py): moe_topk, moe_intermediate_size and num_shared_expert may be one
+  /// value per layer (an array); elsewhere an array there is a type error.
+  bool moe_keys_per_layer = false;
   /// HunYuan (vLLM models/hunyuan_v1.py HunYuanSparseMoeBlock): with use_mixed_mlp_moe, each MoE layer
   /// also runs a shared MLP of intermediate_size × num_shared_expert (an int, or one per layer).
   bool mixed_mlp_shared = false;

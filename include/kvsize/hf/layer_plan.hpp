@@ -21,6 +21,18 @@
 
 namespace kvsize::hf::detail {
 
+/// MiniMax's per-layer attention kinds as vLLM's MiniMaxText01Model finds them: "getattr(config,
+/// 'attn_type_list', False) or getattr(config, 'decoder_attention_types', False)", so an empty list falls
+/// through to the next key; unset when neither holds one (then layer_types, then every layer softmax).
+[[nodiscard]] inline auto attn_type_slot(const config_view& v) -> slot {
+  for (const std::string_view key : keys::attn_type_list) {
+    if (const slot s = v.get(key); s.set() && !(s.value->is_array() && s.value->empty())) {
+      return s;
+    }
+  }
+  return {};
+}
+
 /// The source plan_layers uses, from which keys are set (precedence as in the file comment).
 [[nodiscard]] inline auto choose_plan_source(const config_view& v, bool latent) -> plan_source {
   if (v.get("linear_attn_config").set()) {  // before kv_lora_rank: its full layers are the latent ones
@@ -29,7 +41,7 @@ namespace kvsize::hf::detail {
   if (latent) {
     return plan_source::latent;
   }
-  if (v.facts().mixer == mixer_rule::lightning && v.get_first(keys::attn_type_list).set()) {  // vLLM reads it first
+  if (v.facts().mixer == mixer_rule::lightning && attn_type_slot(v).set()) {  // vLLM reads it first
     return plan_source::attn_type_list;
   }
   if (v.get("layer_types").set()) {
@@ -70,7 +82,7 @@ inline void warn_unread_layer_keys(const config_view& v, bool latent) {
   const slot hop = v.get("hybrid_override_pattern");
   const slot lbt = v.get("layers_block_type");
   const slot hlp = v.get("hybrid_layer_pattern");
-  const slot atl = v.get_first(keys::attn_type_list);
+  const slot atl = attn_type_slot(v);
   const bool by_attn_types = v.facts().mixer == mixer_rule::lightning && atl.set();
   const char* decided_by = latent ? "kv_lora_rank" : by_attn_types ? atl.key.data() : lt.set() ? "layer_types"
                                                      : bc.set()    ? "block_configs"
@@ -115,7 +127,7 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
       read_full_attn_idxs(v.get("full_attn_idxs"), f, p);
       rec = recurrence::short_conv;
       break;
-    case plan_source::attn_type_list: read_attn_type_list(v.get_first(keys::attn_type_list), f, p); break;
+    case plan_source::attn_type_list: read_attn_type_list(attn_type_slot(v), f, p); break;
     case plan_source::linear_attn_config:
       read_linear_attn_layers(v.get("linear_attn_config"), f, p);
       rec = recurrence::kda;
@@ -155,7 +167,9 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
 /// (models/hunyuan_v1.py HunYuanDecoderLayer: layer_id % cla_share_factor != 0 → HunYuanCrossAttention),
 /// whose cache kvsize does not model, and a figure without it would be wrong.
 inline void apply_kv_sharing(const config_view& v, const plan_facts& f, layer_plan& p) {
-  if (const slot cla = v.get("use_cla"); v.facts().cross_layer_kv && read_bool_or(cla, false)) {
+  const slot cla = v.get("use_cla");
+  const slot factor = v.get("cla_share_factor");  // _get_cla_factor: 1 unless given; 1 shares nothing
+  if (v.facts().cross_layer_kv && read_bool_or(cla, false) && (factor.set() ? read_u32(factor, 1, f.layers) : 1U) > 1) {
     fail(config_errc::unsupported, cla.pointer(),
          "cross-layer attention (use_cla true: layers i % cla_share_factor != 0 reuse the K and V of the layer "
          "before, as vLLM's encoder-decoder attention) is not modelled yet "

@@ -33,14 +33,15 @@ namespace kvsize::hf::detail::weights_detail {
   return read_u32(s, min, max);
 }
 
-/// A count that may instead be one value per layer (HunYuan's moe_topk, moe_intermediate_size and
-/// num_shared_expert; vLLM models/hunyuan_v1.py takes entry layer_id): an array of exactly `layers`
-/// entries. moe_shape holds one value for every MoE layer, so entries that differ count every layer at
-/// the largest, with a warning that the parameter count is then an upper bound (the KV cache does not
-/// depend on it).
-[[nodiscard]] inline auto optional_layer_count(const slot& s, std::uint32_t layers, std::uint32_t min, std::uint32_t max,
+/// A count that the family may give as one value per layer (family::moe_keys_per_layer: HunYuan's
+/// moe_topk, moe_intermediate_size and num_shared_expert; vLLM models/hunyuan_v1.py takes entry layer_id):
+/// an array of exactly `layers` entries. moe_shape holds one value for every MoE layer, so entries that
+/// differ count every layer at the largest, with a warning that `bounded` (the parameter count, or the
+/// active one) is then an upper bound (the KV cache does not depend on it).
+[[nodiscard]] inline auto optional_layer_count(const config_view& v, const slot& s, std::uint32_t layers,
+                                               std::uint32_t min, std::uint32_t max, std::string_view bounded,
                                                std::vector<std::string>& warnings) -> std::optional<std::uint32_t> {
-  if (!s.set() || !s.value->is_array()) {
+  if (!s.set() || !s.value->is_array() || !v.facts().moe_keys_per_layer) {
     return optional_count(s, min, max);
   }
   if (s.value->size() != layers) {
@@ -56,8 +57,8 @@ namespace kvsize::hf::detail::weights_detail {
   }
   if (lo != hi) {
     warnings.push_back(s.pointer() + " differs between layers (" + std::to_string(lo) + " to " + std::to_string(hi) +
-                       "); every MoE layer is counted at " + std::to_string(hi) +
-                       ", so the parameter count is an upper bound (the KV cache does not depend on it)");
+                       "); every MoE layer is counted at " + std::to_string(hi) + ", so " + std::string(bounded) +
+                       " is an upper bound (the KV cache does not depend on it)");
   }
   return hi;
 }
@@ -72,7 +73,7 @@ namespace kvsize::hf::detail::weights_detail {
     return 0;
   }
   const slot count = v.get("num_shared_expert");
-  const auto n = optional_layer_count(count, m.layers, 0, 1U << 10U, warnings);
+  const auto n = optional_layer_count(v, count, m.layers, 0, 1U << 10U, "the parameter count", warnings);
   if (!n) {
     warnings.push_back(count.pointer() + " is absent with use_mixed_mlp_moe; took 1 shared MLP of intermediate_size");
   }
@@ -135,7 +136,7 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
                               std::vector<std::string>& warnings) {
   const family& fam = v.facts();
   const slot k = v.get_first(keys::experts_per_token);
-  if (const auto top = optional_layer_count(k, m.layers, 1, 1U << 16U, warnings)) {
+  if (const auto top = optional_layer_count(v, k, m.layers, 1, 1U << 16U, "the active parameter count", warnings)) {
     if (*top > e.experts) {
       fail(config_errc::inconsistent, k.pointer(),
            "expected at most the number of experts (" + std::to_string(e.experts) + "), got " + std::to_string(*top));
@@ -144,7 +145,8 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   } else {
     warnings.push_back(k.pointer() + " is absent: active parameters count every expert");
   }
-  if (const auto width = optional_layer_count(v.get_first(keys::expert_width), m.layers, 1, 1U << 24U, warnings)) {
+  if (const auto width = optional_layer_count(v, v.get_first(keys::expert_width), m.layers, 1, 1U << 24U,
+                                              "the parameter count", warnings)) {
     e.expert_width = *width;
   }
   if (fam.mixed_mlp_shared) {

@@ -196,7 +196,7 @@ struct mamba_inner_width {
 [[nodiscard]] inline auto read_lightning_state(const json& cfg, const std::string& base, std::uint32_t hidden)
     -> state_reading {
   using state_detail::mul;
-  const slot h = lookup(cfg, base, "num_attention_heads");
+  const slot h = lookup_first(cfg, base, keys::heads);
   const std::uint64_t heads = read_integer(h, 1, 1U << 16U);
   const slot hd = lookup_first(cfg, base, keys::head_dim);
   const std::uint64_t d = hd.set() ? read_integer(hd, 1, 1U << 16U) : hidden / heads;

@@ -127,3 +127,21 @@ TEST_CASE("MiniMax-Text-01 per engine, one 4,096-token sequence", "[engines][min
   // (models/minimax_text_01.py): not modelled, refused.
   CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::sglang, o), kvsize::invalid_argument);
 }
+
+TEST_CASE("MiniMax-Text-01: what vLLM and the other engines refuse, and how vLLM finds the layers", "[engines][minimax]") {
+  const std::string text = minimax_text_01();
+  const model_spec m = kvsize::hf::parse_config(text).spec;
+  // vLLM 0.11 to 0.19 refuse mamba_cache_dtype "float32" for it (linear_attention_state_dtype: "fp32 state for
+  // minimax is not yet supported"); upstream dropped the check in April 2026, so 0.20 sizes a float32 state.
+  engine_options f32{.context = 4'096, .state_dtype = dtype::f32};
+  f32.vllm.release_minor = 19;
+  CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::vllm, f32), kvsize::invalid_argument);
+  f32.vllm.release_minor = 20;
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, f32).state_bytes_per_sequence == bytes{70 * 1'048'576ULL * 4});
+  // TensorRT-LLM: not checked, refused.
+  CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::trtllm, engine_options{.context = 4'096}), kvsize::invalid_argument);
+  // An empty attn_type_list is falsy to vLLM ("getattr(...) or getattr(...)"): decoder_attention_types decides.
+  const std::string empty_first = text.substr(0, text.find("\"attn_type_list\"")) + "\"attn_type_list\": [], " +
+                                  "\"decoder_attention_types\": " + text.substr(text.find("\"attn_type_list\": ") + 18);
+  CHECK(kvsize::hf::parse_config(empty_first).spec == m);
+}
