@@ -339,6 +339,9 @@ TEST_CASE("GGUF MiniMax-Text-01 (minimax-01): lightning layers keep a state, eve
   }
   CHECK(g.spec.state.conv_elements == 0);
   CHECK(g.spec.state.ssm_elements == 1'048'576);
+  // The mixer is named, so the engines that refuse lightning attention refuse the file too.
+  CHECK(g.spec.weights.recurrent.kind == kvsize::recurrent_kind::lightning);
+  CHECK_THROWS_AS(kvsize::size_cache(g.spec, kvsize::engine_kind::sglang, kvsize::engine_options{}), kvsize::invalid_argument);
   CHECK_THAT(g.layer_reasons[0], Catch::Matchers::ContainsSubstring("minimax-01's default 8"));
   // Under llama.cpp: K and V f16 on the 2 attention layers, 2 × 8 × 128 × 2 × 2 B a token; 14 float32 states.
   const auto s = kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, kvsize::engine_options{.context = 4'096});

@@ -88,8 +88,11 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   if (rule == recurrent_rule::lightning_interval) {
     // minimax-01.cpp: n_embd_head_la = the K head size (key_length, else n_embd / n_head); llama_hparams::n_embd_s
     // = n_embd_head_la² × n_head(), and n_embd_r 0 (no convolution).
-    const std::uint64_t d = m.head_dim != 0 ? m.head_dim : (m.attention_heads != 0 ? m.hidden_size / m.attention_heads : 0);
-    m.state.ssm_elements = checked_mul(checked_mul(d, d), std::uint64_t{m.attention_heads});
+    const std::uint32_t d = m.head_dim != 0 ? m.head_dim : (m.attention_heads != 0 ? m.hidden_size / m.attention_heads : 0);
+    m.state.ssm_elements = checked_mul(checked_mul(std::uint64_t{d}, d), std::uint64_t{m.attention_heads});
+    // The mixer is known here (unlike the other GGUF hybrids'): the engines that refuse lightning attention
+    // (SGLang, TensorRT-LLM, vLLM 0.10) refuse this file too, and the formula counts its projections.
+    m.weights.recurrent = {.kind = recurrent_kind::lightning, .heads = m.attention_heads, .head_dim = d};
     return;
   }
   if (rule == recurrent_rule::kv_less_kda) {
