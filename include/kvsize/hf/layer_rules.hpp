@@ -174,6 +174,37 @@ inline void plan_periodic_window(const config_view& v, const plan_facts& f, laye
   }
 }
 
+/// What a NoPE and a RoPE layer become under one family's rule, and that family's config class.
+/// Each reason is written "0: meaning" / "1: meaning", the flag's value first, as the array's reasons read;
+/// the interval rule quotes the meaning after the "0: " / "1: ".
+struct nope_split {
+  flag_meaning nope;              ///< no_rope_layers[i] == 0
+  flag_meaning rope;              ///< no_rope_layers[i] == 1
+  std::string_view config_class;  ///< whose default interval (4) applies
+  bool empty_derives;             ///< [] is falsy in the class (Llama 4), so the interval rule applies
+};
+
+/// The NoPE / RoPE split that Llama4TextConfig and SmolLM3Config share: no_rope_layers, one 0/1 flag per
+/// layer (1 a RoPE layer), else int((i + 1) % no_rope_layer_interval != 0) with the interval defaulting to 4.
+inline void plan_nope_split(const config_view& v, const plan_facts& f, layer_plan& p, const nope_split& s) {
+  const slot nrl = v.get("no_rope_layers");
+  const bool empty = s.empty_derives && nrl.set() && nrl.value->is_array() && nrl.value->empty();
+  if (nrl.set() && !empty) {
+    plan_flag_array(nrl, f, p, "one per layer: 1 RoPE, 0 NoPE", s.nope, s.rope);
+    return;
+  }
+  const slot interval = v.get("no_rope_layer_interval");
+  const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
+  const std::string why = nrl.pointer() + (empty ? " = [] (empty, so derived)" : " absent") + " and " +
+                          (interval.set() ? text(interval)
+                                          : interval.pointer() + " absent (" + std::string(s.config_class) + " default 4)") +
+                          ": (i + 1) % " + std::to_string(every);
+  const std::string& at = interval.pointer();
+  const auto meaning = [](const flag_meaning& m) { return std::string(std::string_view(m.reason).substr(3)); };
+  periodic(p, every, {s.nope.kind, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0: " + meaning(s.nope), {}})},
+           {s.rope.kind, false, 0, p.intern({at, reason_rule::model_wide, why + " != 0: " + meaning(s.rope), {}})});
+}
+
 /// Llama4TextConfig (transformers models/llama4/configuration_llama4.py): no_rope_layers, when
 /// absent or empty ([] is falsy there), is int((i + 1) % no_rope_layer_interval != 0), interval
 /// default 4; layer_types (newer transformers) is "chunked_attention" where no_rope_layers[i] is 1
@@ -185,28 +216,15 @@ inline void plan_chunked(const config_view& v, const plan_facts& f, layer_plan& 
                        chunk.pointer() + (chunk.present() ? " = null" : " absent") + ": no chunking", {}});
     return;
   }
-  const slot nrl = v.get("no_rope_layers");
-  const bool empty = nrl.set() && nrl.value->is_array() && nrl.value->empty();
-  if (nrl.set() && !empty) {
-    plan_flag_array(nrl, f, p, "one per layer", {layer_kind::full, "0: NoPE layer, global"},
-                    {layer_kind::chunked, "1: RoPE layer, chunked"});
-    return;
-  }
-  const slot interval = v.get("no_rope_layer_interval");
-  const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
-  const std::string why = nrl.pointer() + (empty ? " = [] (empty, so derived)" : " absent") + " and " +
-                          (interval.set() ? text(interval) : interval.pointer() + " absent (Llama4TextConfig default 4)") +
-                          ": (i + 1) % " + std::to_string(every);
-  const std::string& at = interval.pointer();
-  periodic(p, every, {layer_kind::full, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0 is a global NoPE layer", {}})},
-           {layer_kind::chunked, false, 0,
-            p.intern({at, reason_rule::model_wide, why + " != 0 is a chunked RoPE layer", {}})});
+  plan_nope_split(v, f, p,
+                  {{layer_kind::full, "0: NoPE layer, global"}, {layer_kind::chunked, "1: RoPE layer, chunked"}, "Llama4TextConfig", true});
 }
 
 /// SmolLM3Config.__post_init__ (transformers models/smollm3/configuration_smollm3.py): layer_types absent →
 /// "sliding_attention" iff use_sliding_window (default false), sliding_window is not None and the layer is a
 /// NoPE layer (no_rope_layers[i] == 0; absent: int((i + 1) % no_rope_layer_interval != 0), interval 4), else
-/// "full_attention". vLLM (models/llama.py, which serves SmolLM3ForCausalLM) reads those layer_types.
+/// "full_attention". An empty no_rope_layers is kept (only None is replaced), so it must have one entry per
+/// layer. vLLM (models/llama.py, which serves SmolLM3ForCausalLM) reads those layer_types.
 inline void plan_nope_window(const config_view& v, const plan_facts& f, layer_plan& p) {
   const slot use = v.get("use_sliding_window");
   const slot sw = v.get("sliding_window");
@@ -217,20 +235,9 @@ inline void plan_nope_window(const config_view& v, const plan_facts& f, layer_pl
     p.set_all_reasons({use.pointer(), reason_rule::model_wide, why + ": no window", {}});
     return;
   }
-  const slot nrl = v.get("no_rope_layers");
-  if (nrl.set()) {
-    plan_flag_array(nrl, f, p, "one per layer: 1 RoPE, 0 NoPE", {layer_kind::sliding, "0: NoPE layer, slides"},
-                    {layer_kind::full, "1: RoPE layer, full attention"});
-    return;
-  }
-  const slot interval = v.get("no_rope_layer_interval");
-  const std::uint32_t every = interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(f.layers, 1)) : 4U;
-  const std::string why = nrl.pointer() + " absent and " +
-                          (interval.set() ? text(interval) : interval.pointer() + " absent (SmolLM3Config default 4)") +
-                          ": (i + 1) % " + std::to_string(every);
-  const std::string& at = interval.pointer();
-  periodic(p, every, {layer_kind::sliding, false, 0, p.intern({at, reason_rule::model_wide, why + " == 0 is a NoPE layer, which slides", {}})},
-           {layer_kind::full, false, 0, p.intern({at, reason_rule::model_wide, why + " != 0 is a RoPE layer, full attention", {}})});
+  plan_nope_split(v, f, p,
+                  {{layer_kind::sliding, "0: NoPE layer, slides"}, {layer_kind::full, "1: RoPE layer, full attention"},
+                   "SmolLM3Config", false});
 }
 
 /// MiMo-V2-Flash (vLLM models/mimo_v2_flash.py, MiMoV2FlashDecoderLayer.is_compressed_softmax_layer):
