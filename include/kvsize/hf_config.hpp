@@ -134,7 +134,7 @@ inline void read_attention_shape(const config_view& v, const std::string& mt, kv
   m.attention_heads = require_count(v, keys::heads, mt, 1U << 20U);
   m.hidden_size = require_count(v, keys::hidden, mt, 1U << 24U);
   m.vocab_size = require_count(v, keys::vocab, mt, 1U << 28U);
-  facts = plan_facts{mt, m.layers, m.attention_heads, m.hidden_size, false, {}};
+  facts = plan_facts{mt, m.layers, m.attention_heads, m.hidden_size, 0, false, {}};
   facts.latent = read_latent(v, mt, m, facts.latent_reason);
   if (facts.latent) {
     return;
@@ -160,6 +160,7 @@ inline void read_attention_shape(const config_view& v, const std::string& mt, kv
     }
     m.head_dim = m.hidden_size / m.attention_heads;
   }
+  facts.head_dim = m.head_dim;
   if (const slot hdv = v.get_first(keys::head_dim_v); hdv.set()) {
     m.head_dim_v = read_u32(hdv, 1, 1U << 16U);
   }
@@ -208,8 +209,7 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
   }
 }
 
-/// Groups consecutive equal decisions into parsed_config::layers; the first KV-head note goes on
-/// attention groups.
+/// Groups consecutive equal decisions into parsed_config::layers; the first KV-head note goes on attention groups.
 inline void group_layers(const layer_plan& plan, const std::vector<std::string>& kv_notes, parsed_config& out) {
   const std::uint32_t layers = out.spec.layers;
   const auto same = [&](std::uint32_t a, std::uint32_t b) {

@@ -88,7 +88,7 @@ inline void read_state(const key_reader& k, recurrent_rule rule, kvsize::model_s
   if (rule == recurrent_rule::lightning_interval) {
     // minimax-01.cpp: n_embd_head_la = the K head size (key_length, else n_embd / n_head); llama_hparams::n_embd_s
     // = n_embd_head_la² × n_head(), and n_embd_r 0 (no convolution).
-    const std::uint32_t d = m.head_dim != 0 ? m.head_dim : (m.attention_heads != 0 ? m.hidden_size / m.attention_heads : 0);
+    const std::uint32_t d = kvsize::effective_head_dim(m);
     m.state.ssm_elements = checked_mul(checked_mul(std::uint64_t{d}, d), std::uint64_t{m.attention_heads});
     // The mixer is known here (unlike the other GGUF hybrids'): the engines that refuse lightning attention
     // (SGLang, TensorRT-LLM, vLLM 0.10) refuse this file too, and the formula counts its projections.

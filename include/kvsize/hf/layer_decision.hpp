@@ -118,6 +118,7 @@ struct plan_facts {
   std::uint32_t layers = 0;
   std::uint32_t heads = 0;
   std::uint32_t hidden = 0;
+  std::uint32_t head_dim = 0;  ///< the K head width as read (head_dim, the class default or hidden / heads); 0 when latent
   bool latent = false;
   layer_reason latent_reason;  ///< when latent: kv_lora_rank's reason
 };

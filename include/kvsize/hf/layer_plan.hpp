@@ -312,7 +312,8 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
 
 /// Reads the window, chunk and recurrent-state sizes the planned layers need, and appends where
 /// each came from to those layers' reasons.
-inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t hidden, layer_plan& p) {
+inline void read_layer_sizes(const config_view& v, recurrence rec, const plan_facts& f, layer_plan& p) {
+  const std::uint32_t hidden = f.hidden;
   bool sliding = false;
   bool chunked = false;
   bool recurrent = false;
@@ -344,7 +345,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
     const state_reading s = rec == recurrence::gated_delta ? read_gated_delta_state(v.object(), v.base())
                             : rec == recurrence::short_conv ? read_short_conv_state(v.object(), v.base(), hidden)
                             : rec == recurrence::kda        ? read_kda_state(v.object(), v.base())
-                            : rec == recurrence::lightning  ? read_lightning_state(v.object(), v.base(), hidden)
+                            : rec == recurrence::lightning  ? read_lightning_state(v.object(), v.base(), f.heads, f.head_dim)
                                                             : read_mamba_state(v.object(), v.base(), hidden, rec);
     p.state = s.state;
     p.append_reason([](const layer_decision& d) { return d.recurrent; }, {v.base(), reason_rule::note, s.note, {}});
@@ -371,7 +372,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, std::uint32_t
   apply_kv_sharing(v, f, p);
   apply_global_attention_keys(v, f, p);
   apply_swa_attention_keys(v, f, p);
-  read_layer_sizes(v, rec, f.hidden, p);
+  read_layer_sizes(v, rec, f, p);
   return p;
 }
 

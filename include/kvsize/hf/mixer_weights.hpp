@@ -156,7 +156,7 @@ inline void read_mamba2_mixer(const json& o, const std::string& base, kvsize::re
 inline void read_lightning_mixer(const kvsize::model_spec& m, kvsize::recurrent_shape& r) {
   r.kind = recurrent_kind::lightning;
   r.heads = m.attention_heads;
-  r.head_dim = m.head_dim != 0 ? m.head_dim : m.hidden_size / m.attention_heads;
+  r.head_dim = kvsize::effective_head_dim(m);
 }
 
 /// The recurrent mixers' projections, when some layer keeps state: the family's mixer, or gated

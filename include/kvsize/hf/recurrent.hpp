@@ -193,21 +193,15 @@ struct mamba_inner_width {
 /// linear_attention_state_shape (num_heads // tp, head_dim, head_dim), in the model dtype
 /// (linear_attention_state_dtype: mamba_cache_dtype "auto"); transformers' MiniMaxCache the same.
 /// MiniMax-Text-01: 64 × 128 × 128 = 1,048,576 elements, 2 MiB in bf16.
-[[nodiscard]] inline auto read_lightning_state(const json& cfg, const std::string& base, std::uint32_t hidden)
-    -> state_reading {
+[[nodiscard]] inline auto read_lightning_state(const json& cfg, const std::string& base, std::uint32_t heads,
+                                               std::uint32_t head_dim) -> state_reading {
   using state_detail::mul;
-  const slot h = lookup_first(cfg, base, keys::heads);
-  const std::uint64_t heads = read_integer(h, 1, 1U << 16U);
-  const slot hd = lookup_first(cfg, base, keys::head_dim);
-  const std::uint64_t d = hd.set() ? read_integer(hd, 1, 1U << 16U) : hidden / heads;
-  if (d == 0) {
-    fail(config_errc::inconsistent, h.pointer(), "expected at most hidden_size (" + std::to_string(hidden) +
-                                                     ") heads when head_dim is absent, got " + std::to_string(heads));
-  }
+  // heads and head_dim as the attention shape read and checked them (plan_facts), not read again.
+  const std::string heads_key = lookup_first(cfg, base, keys::heads).pointer();
   state_reading r;
-  r.state.ssm_elements = mul(mul(heads, d), d);
-  r.note = "lightning-attention state per sequence: " + h.pointer() + " × head_dim² = " + std::to_string(heads) + " × " +
-           std::to_string(d) + "² = " + std::to_string(r.state.ssm_elements) + " elements, no convolution";
+  r.state.ssm_elements = mul(mul(heads, head_dim), head_dim);
+  r.note = "lightning-attention state per sequence: " + heads_key + " × head_dim² = " + std::to_string(heads) + " × " +
+           std::to_string(head_dim) + "² = " + std::to_string(r.state.ssm_elements) + " elements, no convolution";
   return r;
 }
 
