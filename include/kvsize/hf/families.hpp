@@ -22,7 +22,35 @@ inline constexpr std::string_view qwen3_5_ssm_dtype_source =
 /// PretrainedConfig's default).
 inline constexpr family generic_family{.model_type = "", .source = "PretrainedConfig", .tied = true};
 
+/// One family's row under another model_type and config class, where the two classes describe the same model
+/// (a remote-code config and its transformers port): every fact is the row's.
+[[nodiscard]] constexpr auto same_as(family row, std::string_view model_type, std::string_view source) -> family {
+  row.model_type = model_type;
+  row.source = source;
+  return row;
+}
+
 // clang-format off
+// MiniMax-Text-01 / M1 (the remote-code MiniMaxText01Config; vLLM models/minimax_text_01.py) and transformers'
+// MiniMaxConfig (model_type "minimax", layer_types "linear_attention" / "full_attention"): attn_type_list's 0
+// layers are lightning attention (a heads × head_dim² state, no K or V), its 1 layers softmax GQA; every
+// layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral; 1 expert is a
+// dense MLP, MiniMaxText01DecoderLayer), with a shared MLP of shared_intermediate_size and its hidden → 1
+// coefficient gate where that is not 0; untied.
+inline constexpr family minimax_text_01_family{
+    .model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
+    .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
+    .shared_expert_gate = true};
+// HunYuan (Hunyuan-A13B: Tencent's remote-code HunYuanConfig, model_type "hunyuan"; transformers'
+// HunYuanMoEV1Config), read as vLLM's models/hunyuan_v1.py builds it: head_dim or attention_head_dim, RMSNorm
+// over head_dim on Q and K when use_qk_norm, every layer MoE when num_experts > 1 (moe_topk,
+// moe_intermediate_size and num_shared_expert may be one value per layer), a shared MLP with
+// use_mixed_mlp_moe; use_cla (cross-layer KV) is refused.
+inline constexpr family hunyuan_family{
+    .model_type = "hunyuan", .source = "HunYuanConfig (Tencent-Hunyuan remote code configuration_hunyuan.py)",
+    .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .moe_keys_per_layer = true,
+    .mixed_mlp_shared = true, .cross_layer_kv = true};
+
 inline constexpr family families[] = {
     // Llama and relatives. LlamaConfig: vocab 32000, hidden 4096, intermediate 11008, 32 layers,
     // 32 heads, num_key_value_heads None (→ heads), max_position_embeddings 2048, untied.
@@ -139,21 +167,9 @@ inline constexpr family families[] = {
     // registers e_score_correction_bias.
     {.model_type = "minimax_m2", .source = "MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py)",
      .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true},
-    // MiniMax-Text-01 / M1 (the remote-code MiniMaxText01Config; vLLM models/minimax_text_01.py) and transformers'
-    // MiniMaxConfig (model_type "minimax", layer_types "linear_attention" / "full_attention"): attn_type_list's 0
-    // layers are lightning attention (a heads × head_dim² state, no K or V), its 1 layers softmax GQA; every
-    // layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral; 1 expert is a
-    // dense MLP, MiniMaxText01DecoderLayer), with a
-    // shared MLP of shared_intermediate_size and its hidden → 1 coefficient gate where that is not 0; untied.
-    {.model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
-     .shared_expert_gate = true},
-    {.model_type = "minimax_m1", .source = "MiniMaxText01Config (MiniMax-M1 remote code)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
-     .shared_expert_gate = true},
-    {.model_type = "minimax", .source = "MiniMaxConfig (models/minimax/configuration_minimax.py)",
-     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
-     .shared_expert_gate = true},
+    minimax_text_01_family,
+    same_as(minimax_text_01_family, "minimax_m1", "MiniMaxText01Config (MiniMax-M1 remote code)"),
+    same_as(minimax_text_01_family, "minimax", "MiniMaxConfig (models/minimax/configuration_minimax.py)"),
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -212,19 +228,9 @@ inline constexpr family families[] = {
      .expert_latent_key = "routed_expert_hidden_size"},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
-    // HunYuan (Hunyuan-A13B: Tencent's remote-code HunYuanConfig, model_type "hunyuan"; transformers'
-    // HunYuanMoEV1Config / HunYuanDenseV1Config), read as vLLM's models/hunyuan_v1.py builds it: head_dim
-    // or attention_head_dim, RMSNorm over head_dim on Q and K when use_qk_norm, every layer MoE when
-    // num_experts > 1 (moe_topk, moe_intermediate_size and num_shared_expert may be one value per layer),
-    // a shared MLP with use_mixed_mlp_moe; use_cla (cross-layer KV) is refused.
-    {.model_type = "hunyuan", .source = "HunYuanConfig (Tencent-Hunyuan remote code configuration_hunyuan.py)",
-     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .moe_keys_per_layer = true,
-     .mixed_mlp_shared = true,
-     .cross_layer_kv = true},
-    {.model_type = "hunyuan_v1_moe", .source = "HunYuanMoEV1Config (models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py)",
-     .qk_norm = qk_norm_rule::head_if_use_key, .single_expert_dense = true, .moe_keys_per_layer = true,
-     .mixed_mlp_shared = true,
-     .cross_layer_kv = true},
+    hunyuan_family,
+    same_as(hunyuan_family, "hunyuan_v1_moe", "HunYuanMoEV1Config (models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py)"),
+    // HunYuanDenseV1Config: the same attention, a dense MLP.
     {.model_type = "hunyuan_v1_dense", .source = "HunYuanDenseV1Config (models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py)",
      .qk_norm = qk_norm_rule::head_if_use_key, .cross_layer_kv = true},
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by
