@@ -169,6 +169,13 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::layer_split_devices(o); });
 }
 
+/// Why engine `e` does not serve model `m` under `o`, or serves it with a cache kvsize does not model (empty:
+/// sized): what size_stage and every figure built on it would throw, asked without a try block.
+[[nodiscard]] constexpr auto model_refusal(engine_kind e, const model_spec& m, const engine_options& o)
+    -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::model_refusal(m, o); });
+}
+
 /// Whether engine `e` can run model `m` at tensor-parallel degree `tp` with `pp` stages.
 [[nodiscard]] constexpr auto valid_tp(engine_kind e, const model_spec& m, std::uint32_t tp, std::uint32_t pp) -> bool {
   return visit_engine(e, [&]<engine E>(E) { return E::valid_tp(m, tp, pp); });

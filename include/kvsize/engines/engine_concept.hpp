@@ -158,9 +158,11 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::plan_options(o, u, u) } -> std::same_as<engine_options>;
   { E::with_users(m, o, s) } -> std::same_as<std::optional<engine_sizing>>;
   { E::with_context(m, o, s) } -> std::same_as<std::optional<engine_sizing>>;
-  // What it refuses, in words (empty: accepted): a block size, a K/V element type.
+  // What it refuses, in words (empty: accepted): a block size, a K/V element type, a model under options
+  // (size_stage throws the same words).
   { E::block_size_refusal(n) } -> std::same_as<std::string_view>;
   { E::kv_type_refusal(dtype{}) } -> std::same_as<std::string_view>;
+  { E::model_refusal(m, o) } -> std::same_as<std::string_view>;
 };
 
 /// A budget rule applied: see budget_rule. fraction_of floors; saturating: 0 when nothing is left.
@@ -265,6 +267,11 @@ struct engine_defaults {
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t /*b*/) -> std::string_view { return {}; }
   /// Any element type is accepted (as a plain element or a GGML block).
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype /*t*/) -> std::string_view { return {}; }
+  /// Every model the spec describes is served and modelled.
+  [[nodiscard]] static constexpr auto model_refusal(const model_spec& /*m*/, const engine_options& /*o*/)
+      -> std::string_view {
+    return {};
+  }
   /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0.
   [[nodiscard]] static constexpr auto default_context(const model_spec& m) -> std::uint64_t { return m.max_context; }
 };

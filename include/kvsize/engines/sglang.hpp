@@ -72,20 +72,25 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
 }
 
+/// Why SGLang's cache for this model is not modelled, in words; empty when it is. SGLang keeps MiniMax's
+/// lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__ allocates a float32
+/// MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler config says), heads / tp,
+/// head_dim, head_dim) with the weights, and serves at most that many sequences.
+[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& /*o*/) -> std::string_view {
+  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
+    return "sglang keeps MiniMax's lightning-attention state in a fixed float32 cache of 32 sequences allocated "
+           "with the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size "
+           "it with --engine vllm or exact";
+  }
+  return {};
+}
+
 /// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads
 /// max(1, n_kv // tp). Parts: the full pool (K, V per token; latent: K only), the SWA pool when
 /// `swa_pool`, the mamba state (R = conv, S = ssm per request).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  // SGLang keeps MiniMax's lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__
-  // allocates a float32 MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler
-  // config says), heads / tp, head_dim, head_dim) with the weights, and serves at most that many sequences.
-  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
-    throw kvsize::invalid_argument(
-        "sglang keeps MiniMax's lightning-attention state in a fixed float32 cache of 32 sequences allocated with "
-        "the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size it "
-        "with --engine vllm or exact");
-  }
+  kvsize::detail::require_served(model_refusal(m, o));
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
   s.block_size = o.block_size != 0 ? o.block_size : 1;
@@ -213,6 +218,9 @@ struct sglang_engine : engine_defaults<sglang_engine> {
     return traits(t).block_elements != 1
                ? "sglang has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
                : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+    return engines::sglang::model_refusal(m, o);
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {

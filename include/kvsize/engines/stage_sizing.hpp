@@ -54,6 +54,14 @@ constexpr void require_context(std::uint64_t context, const char* why) {
   }
 }
 
+/// An engine that does not serve this model (or whose cache for it kvsize does not model) says why in
+/// its model_refusal, a string literal; its size_stage starts by refusing it here.
+constexpr void require_served(std::string_view why) {
+  if (!why.empty()) {
+    throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
+  }
+}
+
 /// What every engine's sizing of stage `r` starts from: the engine, the element types its own rules
 /// chose (`t`: K/V and states, its `stage_types`), the stage's layers, and the context (--context,
 /// or the model's maximum when 0; llama.cpp then replaces it with its padded n_ctx).

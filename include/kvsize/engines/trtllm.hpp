@@ -86,6 +86,16 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 }
 }  // namespace detail
 
+/// Why TensorRT-LLM's cache for this model is not modelled, in words; empty when it is. Not checked:
+/// whether (and how) TensorRT-LLM caches MiniMax's lightning state; refused rather than guessed.
+[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& /*o*/) -> std::string_view {
+  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
+    return "kvsize has not checked whether TensorRT-LLM serves MiniMax's lightning attention or how it would keep "
+           "its state; size it with --engine vllm, llama.cpp or exact";
+  }
+  return {};
+}
+
 /// One part per attention window (full layers: the context), each with its bytes per token
 /// cs(w) and blocks per sequence ceil(min(context, w) / tokens_per_block). KV heads ceil(n_kv / tp)
 /// (the KV cache manager's rule); latent layers K only (SELFKONLY: kv_factor 1). Chunked layers are
@@ -93,12 +103,7 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 /// per sequence in the serving dtype (or `state_dtype`).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  // Not checked: whether (and how) TensorRT-LLM caches MiniMax's lightning state; refused rather than guessed.
-  if (m.weights.recurrent.kind == recurrent_kind::lightning) {
-    throw kvsize::invalid_argument(
-        "kvsize has not checked whether TensorRT-LLM serves MiniMax's lightning attention or how it would keep its "
-        "state; size it with --engine vllm, llama.cpp or exact");
-  }
+  kvsize::detail::require_served(model_refusal(m, o));
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::trtllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
@@ -236,6 +241,9 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
     return traits(t).block_elements != 1
                ? "trtllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
                : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+    return engines::trtllm::model_refusal(m, o);
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {

@@ -347,12 +347,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
     detail::group_hybrid(specs, bs, s);
   }
   detail::parts_of(specs, types, s);
-  if (const std::string_view why = mamba_cache_refusal(m, o); !why.empty()) {
-    throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
-  }
-  if (const std::string_view why = lightning_refusal(m, o); !why.empty()) {
-    throw kvsize::invalid_argument(why.data());
-  }
+  kvsize::detail::require_served(model_refusal(m, o));
   detail::charge(m, o, s);
   return s;
 }
@@ -426,6 +421,9 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
     return traits(t).block_elements != 1 ? "vllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
                                          : std::string_view{};
+  }
+  [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+    return engines::vllm::model_refusal(m, o);
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {

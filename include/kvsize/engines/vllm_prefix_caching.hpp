@@ -126,6 +126,13 @@ inline constexpr std::uint32_t lightning_v1_release = 11;
   return {};
 }
 
+/// Why vLLM's cache for this model under these options is not modelled or not served, in words; empty
+/// when it is: the Mamba cache mode, then lightning attention.
+[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  const std::string_view mode = mamba_cache_refusal(m, o);
+  return !mode.empty() ? mode : lightning_refusal(m, o);
+}
+
 /// State pages one request holds per Mamba group (MambaSpec.max_memory_usage_bytes, no speculative
 /// tokens): none 1, align 2.
 [[nodiscard]] constexpr auto state_pages_per_request(mamba_cache_mode mode) -> std::uint32_t {

@@ -7,6 +7,8 @@
 // Figures derived by hand beside each check; the engine rules are cited in docs/engines.md (lightning attention).
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
+#include <catch2/matchers/catch_matchers_string.hpp>
+
 #include <string>  // std::string
 
 using namespace kvsize::test::engine_logs;
@@ -140,6 +142,21 @@ TEST_CASE("MiniMax-Text-01: what vLLM and the other engines refuse, and how vLLM
   CHECK(kvsize::size_cache(m, engine_kind::vllm, f32).state_bytes_per_sequence == bytes{70 * 1'048'576ULL * 4});
   // TensorRT-LLM: not checked, refused.
   CHECK_THROWS_AS(kvsize::size_cache(m, engine_kind::trtllm, engine_options{.context = 4'096}), kvsize::invalid_argument);
+  // The same refusals asked without a try block (kvsize::model_refusal), in the words size_cache throws.
+  const engine_options plain{.context = 4'096};
+  f32.vllm.release_minor = 19;
+  CHECK_THAT(std::string{kvsize::model_refusal(engine_kind::vllm, m, f32)}, Catch::Matchers::ContainsSubstring("fp32 state for minimax"));
+  CHECK(kvsize::model_refusal(engine_kind::vllm, m, plain).empty());
+  CHECK_THAT(std::string{kvsize::model_refusal(engine_kind::sglang, m, plain)}, Catch::Matchers::ContainsSubstring("MinimaxCacheManager"));
+  CHECK_THAT(std::string{kvsize::model_refusal(engine_kind::trtllm, m, plain)}, Catch::Matchers::ContainsSubstring("lightning"));
+  CHECK(kvsize::model_refusal(engine_kind::llama_cpp, m, plain).empty());
+  CHECK(kvsize::model_refusal(engine_kind::exact, m, plain).empty());
+  try {
+    (void)kvsize::size_cache(m, engine_kind::sglang, plain);
+    FAIL("sglang sized a lightning model");
+  } catch (const kvsize::invalid_argument& e) {
+    CHECK(std::string{e.what()} == kvsize::model_refusal(engine_kind::sglang, m, plain));
+  }
   // An empty attn_type_list is falsy to vLLM ("getattr(...) or getattr(...)"): decoder_attention_types decides.
   const std::string empty_first = text.substr(0, text.find("\"attn_type_list\"")) + "\"attn_type_list\": [], " +
                                   "\"decoder_attention_types\": " + text.substr(text.find("\"attn_type_list\": ") + 18);
