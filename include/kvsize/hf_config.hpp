@@ -194,8 +194,7 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
       }
       m.layer[i].kv_heads = static_cast<std::uint16_t>(d.kv_heads);
     }
-    // A layer's own head_dim sets its K width, and its V width unless head_dim_v says otherwise
-    // (≤ 0xFFFF: read_u32's bound in the plan); stored only where either differs from the model's.
+    // A layer's own head_dim sets K and, unless head_dim_v is given, V (≤ 0xFFFF); stored where either differs.
     if (d.head_dim != 0 || d.head_dim_v != 0) {
       const std::uint32_t k = d.head_dim != 0 ? d.head_dim : effective_head_dim(m);
       const std::uint32_t v = d.head_dim_v != 0 ? d.head_dim_v : (d.head_dim != 0 ? d.head_dim : effective_head_dim_v(m));
@@ -206,6 +205,7 @@ inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
     }
     m.weights.layer[i].v_from_k = d.v_from_k;
     m.weights.layer[i].attention_sinks = d.sinks;
+    m.weights.layer[i].query_heads = d.query_heads == m.attention_heads ? 0U : d.query_heads;  // weights only
   }
 }
 

@@ -57,7 +57,8 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   const model_spec& m = e.m;
   const weights_shape& w = m.weights;
   const std::uint64_t hidden = m.hidden_size;
-  const std::uint64_t heads = m.attention_heads;
+  const std::uint32_t own_heads = e.il < max_layers ? w.layer[e.il].query_heads : 0U;
+  const std::uint64_t heads = own_heads != 0 ? own_heads : m.attention_heads;  // Step-3.5's sliding layers
   const std::uint64_t hd = head_dim_of_layer(m, e.il);  // Gemma 4: global_head_dim on full layers
   const std::uint64_t hdv = head_dim_v_of_layer(m, e.il);
   const bool v_from_k = e.il < max_layers && w.layer[e.il].v_from_k;
@@ -77,6 +78,9 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, hdv));
   if (w.o_bias) {
     e.vector(weight_part::attention, tensor_role::vector, hidden);
+  }
+  if (w.head_gate) {  // Step3p5Attention.g_proj: hidden → one gate per head, no bias
+    e.matrix(weight_part::attention, tensor_role::attn_head_gate, heads, hidden);
   }
   if (w.attention_sinks || (e.il < max_layers && w.layer[e.il].attention_sinks)) {  // model-wide or this layer's
     e.vector(weight_part::attention, tensor_role::vector, heads);

@@ -54,6 +54,10 @@ struct layer_weights {
   /// One learned sink logit per query head on this layer, where the model-wide
   /// weights_shape::attention_sinks is off (MiMo-V2-Flash: sliding layers only).
   bool attention_sinks = false;
+  /// This layer's query heads, where they differ from model_spec::attention_heads (0: the model's). Weights
+  /// only (Q, O, the head gate, sinks): the cache holds K and V, whose heads are layer_spec::kv_heads.
+  /// Step-3.5-Flash's sliding layers: 96 of the full layers' 64; MiMo-V2-Flash's swa_num_attention_heads.
+  std::uint32_t query_heads = 0;
   friend constexpr auto operator==(const layer_weights&, const layer_weights&) -> bool = default;
 };
 
@@ -111,6 +115,7 @@ struct weights_shape {
   qk_norm_kind qk_norm = qk_norm_kind::none;
   bool attention_sinks = false;    ///< one learned sink logit per head (gpt-oss)
   bool output_gate = false;        ///< Q projection doubled for a sigmoid output gate (Qwen3-Next)
+  bool head_gate = false;          ///< a heads × hidden projection gates each head's output (Step-3.5 g_proj)
   bool fused_qkv = false;          ///< Q, K and V are one matrix in the checkpoint (Falcon, GPT-2, Phi-3, ChatGLM); quantization only
   bool fused_gate_up = false;      ///< gate and up are one matrix in the checkpoint (Phi-3, ChatGLM); quantization only
   std::uint32_t q_lora_rank = 0;   ///< MLA: Q through a rank-q_lora_rank bottleneck with its norm; 0 → a full Q projection

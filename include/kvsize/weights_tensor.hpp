@@ -49,6 +49,7 @@ enum class tensor_role : std::uint8_t {
   attn_q_b,   ///< MLA: q_lora_rank → heads × (nope + rope)
   attn_kv_a,  ///< MLA: hidden → kv_lora_rank + rope
   attn_kv_b,  ///< MLA: kv_lora_rank → heads × (nope + v)
+  attn_head_gate,  ///< heads × hidden: one sigmoid gate per query head on the attention output (Step-3.5's g_proj)
   ffn_gate,
   ffn_up,
   ffn_gate_up,  ///< fused gate and up (weights_shape::fused_gate_up)
@@ -99,6 +100,7 @@ struct weight_tensor {
       case tensor_role::attn_q_b:
       case tensor_role::attn_kv_a:
       case tensor_role::attn_kv_b:
+      case tensor_role::attn_head_gate:
       case tensor_role::ffn_gate:
       case tensor_role::ffn_up:
       case tensor_role::ffn_gate_up:

@@ -214,6 +214,7 @@ struct field_list {
   f.add("qk_norm", w.qk_norm, d.qk_norm, "kvsize::qk_norm_kind::" + std::string(w.qk_norm == kvsize::qk_norm_kind::none ? "none" : w.qk_norm == kvsize::qk_norm_kind::head ? "head" : "full"));
   f.add("attention_sinks", w.attention_sinks, d.attention_sinks, b(w.attention_sinks));
   f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
+  f.add("head_gate", w.head_gate, d.head_gate, b(w.head_gate));
   f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));
   f.add("fused_gate_up", w.fused_gate_up, d.fused_gate_up, b(w.fused_gate_up));
   f.add("q_lora_rank", w.q_lora_rank, d.q_lora_rank, n(w.q_lora_rank));
@@ -259,7 +260,8 @@ struct field_list {
                    : l.ffn == kvsize::ffn_kind::none ? "none" : "inherit";
   return "kvsize::layer_weights{.ffn = kvsize::ffn_kind::" + std::string(kind) +
          ", .ffn_width = " + std::to_string(l.ffn_width) + (l.v_from_k ? ", .v_from_k = true" : "") +
-         (l.attention_sinks ? ", .attention_sinks = true" : "") + "}";
+         (l.attention_sinks ? ", .attention_sinks = true" : "") +
+         (l.query_heads != 0 ? ", .query_heads = " + std::to_string(l.query_heads) : "") + "}";
 }
 
 /// The designated initialisers of every non-layer field of `m` (the shape fields always, the

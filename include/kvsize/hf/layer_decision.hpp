@@ -26,6 +26,7 @@ struct layer_decision {
                                ///< (Gemma 4 global_head_dim, MiMo-V2-Flash swa_head_dim)
   bool v_from_k = false;       ///< no v_proj: V is K's projection (Gemma 4 attention_k_eq_v)
   bool sinks = false;          ///< one learned sink logit per query head (MiMo-V2-Flash's sliding layers)
+  std::uint32_t query_heads = 0;  ///< this layer's query heads when they are its own (weights only); 0: the model's
   std::uint32_t head_dim_v = 0;  ///< V head dimension when head_dim is set and V differs (MiMo-V2-Flash swa_v_head_dim)
 };
 
