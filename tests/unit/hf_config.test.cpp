@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 59);
+  CHECK(count == 60);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {

@@ -589,6 +589,18 @@ golden{.file = "tencent__Hunyuan-A13B-Instruct.config.json", .compute = dtype::b
        .layers = 32, .kv_layers = 32, .attention_heads = 32, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
        .vocab = 128'167, .kv_per_token = 131'072, .kv_per_token_fp8 = 65'536, .kv_per_token_mha = 524'288,
        .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 536'870'912, .growth = 131'072},
+// Step-3.5-Flash (step3p5, remote code): 45 L; layer_types has 48 entries (the last 3 are the MTP layers'),
+//   full at i % 4 == 0 (12 layers: 0, 4, ..., 44), sliding elsewhere (33), window 512. KV heads from
+//   num_attention_groups 8 on full layers and attention_other_setting.num_attention_groups 8 on sliding ones,
+//   head_dim 128 both (vLLM models/step3p5.py Step3p5DecoderLayer); the sliding layers' 96 query heads are weights
+//   only. 45 × 8 × 128 × 2 × 2 B = 184,320 B/token; fp8 92,160; MHA (64 heads) 45 × 64 × 128 × 4 = 1,474,560;
+//   ratio 8. seq@4096 = 12 × 4,096 × 4,096 + 33 × 4,096 × 512 = 201,326,592 + 69,206,016 = 270,532,608;
+//   growth past the window 12 × 4,096 = 49,152.
+golden{.file = "stepfun-ai__Step-3.5-Flash.config.json", .compute = dtype::bf16,
+       .layers = 45, .kv_layers = 45, .attention_heads = 64, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 128'896, .kv_per_token = 184'320, .kv_per_token_fp8 = 92'160, .kv_per_token_mha = 1'474'560,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 270'532'608, .growth = 49'152,
+       .sliding = 33, .window = 512},
 };
 // clang-format on
 
@@ -657,7 +669,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 59);
+  CHECK(goldens.size() == 60);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

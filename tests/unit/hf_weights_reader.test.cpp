@@ -216,6 +216,71 @@ TEST_CASE("hf: SmolLM3 (smollm3): tied by default, NoPE layers keep K and V, win
   }
 }
 
+TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a head gate, moe_layers_enum", "[weights][hf][step3p5]") {
+  const std::string name = "stepfun-ai__Step-3.5-Flash";
+  const auto c = load(name);
+  const auto& w = c.spec.weights;
+  CHECK(c.spec.kv_heads == 8);  // num_attention_groups
+  CHECK(w.head_gate);           // use_head_wise_attn_gate: g_proj, hidden → heads
+  CHECK(w.qk_norm == kvsize::qk_norm_kind::head);
+  CHECK(w.moe.experts == 288);  // moe_num_experts
+  CHECK(w.moe.experts_per_token == 8);  // moe_top_k
+  CHECK(w.moe.expert_width == 1'280);
+  CHECK(w.moe.shared_width == 1'280);  // share_expert_dim
+  CHECK(w.moe.score_correction_bias);  // router_bias, moe_num_experts float32
+  CHECK(w.mtp_layers == 0);             // the 3 MTP layers are named in a warning, not counted
+  for (std::uint32_t il = 0; il < 45; ++il) {
+    CAPTURE(il);
+    CHECK(w.layer[il].query_heads == (il % 4 == 0 ? 0U : 96U));  // attention_other_setting on sliding layers
+    CHECK(kvsize::ffn_of_layer(c.spec, il) == (il < 3 ? kvsize::ffn_kind::dense : kvsize::ffn_kind::moe));
+  }
+  // By hand (vLLM models/step3p5.py): embeddings and untied head 2 × 128,896 × 4,096 = 1,055,916,032, final norm
+  // 4,096. Attention with H query heads: Q and O 2 × H × 128 × 4,096, K and V 2 × 1,024 × 4,096 (8,388,608),
+  // Q/K norms 256, g_proj H × 4,096: H = 64 (12 full layers) 75,759,872, H = 96 (33 sliding) 109,576,448 →
+  // 909,118,464 + 3,616,022,784. Layer norms 45 × 8,192 = 368,640. Dense MLP (layers 0-2) 3 × 3 × 11,264 ×
+  // 4,096 = 415,236,096. MoE (layers 3-44, 42): experts 288 × 3 × 1,280 × 4,096 (4,529,848,320), router 288 ×
+  // 4,096 (1,179,648), router_bias 288, share_expert 3 × 1,280 × 4,096 (15,728,640) = 4,546,756,896 a layer,
+  // 190,963,789,632. Total 196,956,130,368. The model card (huggingface.co/stepfun-ai/Step-3.5-Flash) gives
+  // 196.81B ("196B backbone + 0.81B head"); kvsize's backbone without embeddings and head is 195.90B.
+  // Active: 8 of 288 experts, 141,736,224 a MoE layer: 11,987,323,968 (the card: ~11B).
+  const auto p = kvsize::parameters(c.spec);
+  CHECK(p.total == 196'956'130'368);
+  CHECK(p.active == 11'987'323'968);
+  bool mtp_named = false;
+  for (const auto& warning : c.warnings) {
+    mtp_named = mtp_named || warning.find("/num_nextn_predict_layers: the MTP layers' weights are not counted") == 0;
+  }
+  CHECK(mtp_named);
+  const std::string text = config_text(name);
+  // moe_layers_enum decides: without it vLLM makes every layer but 0 MoE; a string it cannot read is a warning
+  // (weights only) and that default applies.
+  const auto by_default = kvsize::hf::parse_config(replaced(text, "\"moe_layers_enum\"", "\"unused_moe_layers_enum\""));
+  CHECK(kvsize::ffn_of_layer(by_default.spec, 0) == kvsize::ffn_kind::dense);
+  CHECK(kvsize::ffn_of_layer(by_default.spec, 1) == kvsize::ffn_kind::moe);
+  const auto unreadable = kvsize::hf::parse_config(replaced(text, "\"moe_layers_enum\": \"3,", "\"moe_layers_enum\": \"3,,"));
+  CHECK(kvsize::ffn_of_layer(unreadable.spec, 1) == kvsize::ffn_kind::moe);
+  bool warned = false;
+  for (const auto& warning : unreadable.warnings) {
+    warned = warned || warning.find("/moe_layers_enum: expected a string of comma-separated layer indices") == 0;
+  }
+  CHECK(warned);
+  CHECK(unreadable.spec.kv_heads == c.spec.kv_heads);  // the KV answer stands
+  // layer_types must have the 45 layers' entries and the 3 MTP layers' (num_nextn_predict_layers).
+  try {
+    (void)kvsize::hf::parse_config(replaced(text, "\"num_nextn_predict_layers\": 3", "\"num_nextn_predict_layers\": 2"));
+    FAIL("48 layer_types entries were accepted for 45 + 2 layers");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(std::string(e.what()).find("/layer_types: expected 47 entries") != std::string::npos);
+  }
+  // The other setting's KV heads must divide its query heads.
+  try {
+    (void)kvsize::hf::parse_config(replaced(text, "\"num_attention_groups\": 8,\n    \"head_dim\"", "\"num_attention_groups\": 7,\n    \"head_dim\""));
+    FAIL("7 KV groups of 96 heads were accepted");
+  } catch (const kvsize::hf::config_error& e) {
+    CHECK(std::string(e.what()).find("/attention_other_setting/num_attention_groups") != std::string::npos);
+  }
+}
+
 TEST_CASE("hf: Hunyuan-A13B (hunyuan): per-layer MoE arrays, a shared MLP, cross-layer KV refused", "[weights][hf][hunyuan]") {
   const std::string name = "tencent__Hunyuan-A13B-Instruct";
   const auto c = load(name);

@@ -18,8 +18,10 @@ inline constexpr std::array<std::string_view, 4> layers{"num_hidden_layers", "n_
 /// Query heads. GPT-2/Falcon: n_head; MPT: n_heads.
 inline constexpr std::array<std::string_view, 3> heads{"num_attention_heads", "n_head", "n_heads"};
 /// K/V heads, in vLLM's get_total_num_kv_heads order after its special cases (Falcon's
-/// multi_query, MPT's attn_config.kv_n_heads, ChatGLM's multi_query_attention, Nemotron-NAS).
-inline constexpr std::array<std::string_view, 4> kv_heads{"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"};
+/// multi_query, MPT's attn_config.kv_n_heads, ChatGLM's multi_query_attention, Nemotron-NAS). Step-3 and
+/// Step-3.5: num_attention_groups (vLLM models/step3p5.py Step3p5DecoderLayer: num_kv_heads).
+inline constexpr std::array<std::string_view, 5> kv_heads{"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num",
+                                                          "num_attention_groups"};
 /// Residual width. GPT-2: n_embd; MPT: d_model.
 inline constexpr std::array<std::string_view, 3> hidden{"hidden_size", "n_embd", "d_model"};
 /// Explicit K head dimension. ChatGLM: kv_channels; Nemotron-H (56B) and Zamba2: attention_head_dim.
@@ -51,16 +53,19 @@ inline constexpr std::array<std::string_view, 4> quant_bits{"bits", "weight_bits
 inline constexpr std::array<std::string_view, 2> quant_group{"group_size", "q_group_size"};
 
 // Mixture of experts.
-/// Routed experts: Mixtral/Llama 4/gpt-oss num_local_experts, Qwen-MoE num_experts, DeepSeek/GLM/Nemotron-H n_routed_experts.
-inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "num_experts", "n_routed_experts"};
-/// Top-k: num_experts_per_tok; Hunyuan moe_topk; Gemma 4 top_k_experts.
-inline constexpr std::array<std::string_view, 4> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
-                                                                 "num_experts_per_token"};  // the last: Kimi-Linear
+/// Routed experts: Mixtral/Llama 4/gpt-oss num_local_experts, Qwen-MoE num_experts, DeepSeek/GLM/Nemotron-H
+/// n_routed_experts, Step-3.5 moe_num_experts.
+inline constexpr std::array<std::string_view, 4> experts{"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"};
+/// Top-k: num_experts_per_tok; Hunyuan moe_topk; Gemma 4 top_k_experts; Kimi-Linear num_experts_per_token;
+/// Step-3.5 moe_top_k.
+inline constexpr std::array<std::string_view, 5> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
+                                                                 "num_experts_per_token", "moe_top_k"};
 inline constexpr std::array<std::string_view, 1> expert_width{"moe_intermediate_size"};
 /// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H
-/// moe_shared_expert_intermediate_size, MiniMax-Text-01 shared_intermediate_size (vLLM MiniMaxText01DecoderLayer).
-inline constexpr std::array<std::string_view, 3> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
-                                                                    "shared_intermediate_size"};
+/// moe_shared_expert_intermediate_size, MiniMax-Text-01 shared_intermediate_size (vLLM MiniMaxText01DecoderLayer),
+/// Step-3.5 share_expert_dim (Step3p5 FusedMoEBlock's share_expert).
+inline constexpr std::array<std::string_view, 4> shared_expert_width{"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
+                                                                    "shared_intermediate_size", "share_expert_dim"};
 /// MiniMax-Text-01's per-layer attention kinds (0 lightning, 1 softmax), in vLLM's order of precedence.
 inline constexpr std::array<std::string_view, 2> attn_type_list{"attn_type_list", "decoder_attention_types"};
 /// Shared experts of the routed width: DeepSeek n_shared_experts, Kimi-Linear num_shared_experts.

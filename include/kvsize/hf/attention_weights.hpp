@@ -115,6 +115,7 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
       break;
   }
   w.output_gate = fam.output_gate;
+  w.head_gate = flag(v, "use_head_wise_attn_gate", false);  // Step3p5Attention.g_proj
   if (const slot ql = v.get("q_lora_rank"); ql.set() && m.latent.kv_lora_rank != 0) {
     w.q_lora_rank = read_u32(ql, 1, 1U << 20U);
   }

@@ -170,6 +170,16 @@ inline constexpr family families[] = {
     minimax_text_01_family,
     same_as(minimax_text_01_family, "minimax_m1", "MiniMaxText01Config (MiniMax-M1 remote code)"),
     same_as(minimax_text_01_family, "minimax", "MiniMaxConfig (models/minimax/configuration_minimax.py)"),
+    // Step-3.5-Flash (the remote-code Step3p5Config; vLLM models/step3p5.py @3b1ef03b, SGLang models/step3p5.py):
+    // num_attention_groups KV heads; the layers of attention_other_setting's type (sliding) take its heads,
+    // groups and head_dim; Q/K RMSNorm over head_dim on every layer; with use_head_wise_attn_gate a hidden →
+    // heads g_proj; MoE on the moe_layers_enum layers (moe_num_experts of moe_intermediate_size, top
+    // moe_top_k, a share_expert MLP, a float32 router_bias), a dense MLP of intermediate_size elsewhere.
+    {.model_type = "step3p5", .source = "Step3p5Config (Step-3.5-Flash remote code configuration_step3p5.py)",
+     .qk_norm = qk_norm_rule::head, .experts_key = "moe_num_experts", .score_correction_bias = true,
+     .step_attention_keys = true,
+     .mtp_uncounted = "vLLM models/step3p5_mtp.py builds each as a dense, sliding Step3p5DecoderLayer with eh_proj, "
+                      "norms and a head of its own, which kvsize's MTP module does not describe"},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when

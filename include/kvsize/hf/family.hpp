@@ -153,11 +153,17 @@ struct family {
   /// MiMo-V2-Flash: sliding layers take swa_num_key_value_heads, swa_head_dim and swa_v_head_dim (the
   /// window may be spelled sliding_window_size), and with add_swa_attention_sink_bias one sink per head.
   bool swa_attention_keys = false;
+  /// Step-3.5: the layers whose layer_types entry is attention_other_setting.attention_type take that
+  /// object's num_attention_heads, num_attention_groups (KV heads) and head_dim; layer_types also lists
+  /// the num_nextn_predict_layers MTP layers after the decoder's; MoE layers from moe_layers_enum.
+  bool step_attention_keys = false;
 
   // Multi-token prediction.
   bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)
   std::uint32_t mtp_default = 0;  ///< MTP layers when num_nextn_predict_layers is absent
   std::string_view mtp_default_note = {};  ///< why, for the warning
+  /// Non-empty: the MTP layers are not counted, and this says why (their shape is not the main layers').
+  std::string_view mtp_uncounted = {};
 
   std::string_view nested_defaults = {};  ///< JSON: class defaults for keys a nested text_config omits
 

@@ -24,13 +24,19 @@ inline auto entry_reason(const slot& list, std::uint32_t i, layer_plan& p) -> st
                                             : p.intern({list.pointer(), reason_rule::list_element, str(e), {}});
 }
 
-inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p) {
-  require_array(lt, f.layers, "one per layer, num_hidden_layers = " + std::to_string(f.layers));
-  for (std::uint32_t i = 0; i < f.layers; ++i) {
+/// layer_types: one entry per layer, then `mtp_entries` more for the MTP layers where the family lists them
+/// (Step-3.5: vLLM's Step3p5DecoderLayer reads layer_types[45..47] for its MTP blocks); those are checked,
+/// not sized (an MTP layer caches only under speculative decoding).
+inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p, std::uint32_t mtp_entries = 0) {
+  require_array(lt, std::size_t{f.layers} + mtp_entries,
+                "one per layer, num_hidden_layers = " + std::to_string(f.layers) +
+                    (mtp_entries != 0 ? " + num_nextn_predict_layers = " + std::to_string(mtp_entries) : std::string{}));
+  layer_decision mtp{};
+  for (std::uint32_t i = 0; i < f.layers + mtp_entries; ++i) {
     const slot e = element(lt, i);
     const std::string_view t = read_string_ref(e);
-    auto& d = p.layer[i];
-    d.reason = entry_reason(lt, i, p);
+    auto& d = i < f.layers ? p.layer[i] : mtp;
+    d.reason = i < f.layers ? entry_reason(lt, i, p) : 0U;
     if (t == "full_attention" || t == "attention") {
       d.kind = layer_kind::full;
     } else if (t == "sliding_attention") {

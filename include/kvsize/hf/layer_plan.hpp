@@ -18,6 +18,7 @@
 #include "layer_keys.hpp"
 #include "layer_rules.hpp"
 #include "recurrent.hpp"
+#include "step_attention.hpp"
 
 namespace kvsize::hf::detail {
 
@@ -113,7 +114,7 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
     }
     case plan_source::layer_types: {
       const slot lt = v.get("layer_types");
-      read_layer_types(lt, f, p);
+      read_layer_types(lt, f, p, layer_types_mtp_entries(v));
       for (std::uint32_t i = 0; i < f.layers; ++i) {
         if ((*lt.value)[i] == "linear_attention") {  // MiniMaxConfig's linear layers are lightning attention
           rec = mixer == mixer_rule::lightning ? recurrence::lightning : recurrence::gated_delta;
@@ -257,10 +258,8 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
     v.warn(sinks.pointer() + ": expected true or false, got " + describe(*sinks.value) +
            "; the sliding layers' attention sinks are not counted (one weight per query head and layer)");
   }
-  if (heads.set() && read_u32(heads, 1, 1U << 20U) != f.heads) {
-    v.warn(heads.pointer() + " (" + describe(*heads.value) + ") differs from num_attention_heads (" + std::to_string(f.heads) +
-           "): the sliding layers' Q and O weights are counted with num_attention_heads (the KV cache does not depend on it)");
-  }
+  // The sliding layers' query heads: Q, O and sinks only (MiMoV2FlashAttention), never the cache.
+  const std::uint32_t query_heads = heads.set() ? read_u32(heads, 1, 1U << 20U) : 0U;
   bool sliding = false;
   for (auto& d : p.layer) {
     if (d.kind == layer_kind::sliding) {
@@ -269,6 +268,7 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
       d.head_dim = head_dim;
       d.head_dim_v = head_dim_v;
       d.sinks = with_sinks;
+      d.query_heads = query_heads;
     }
   }
   for (const slot* absent : {&kv, &hd}) {
@@ -372,6 +372,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, const plan_fa
   apply_kv_sharing(v, f, p);
   apply_global_attention_keys(v, f, p);
   apply_swa_attention_keys(v, f, p);
+  apply_other_attention_setting(v, p);
   read_layer_sizes(v, rec, f, p);
   return p;
 }

@@ -215,11 +215,64 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   return flags;
 }
 
+/// Step-3.5's moe_layers_enum, one flag per layer: a string of comma-separated layer indices whose MLP is MoE
+/// (vLLM models/step3p5.py Step3p5DecoderLayer: [int(i) for i in moe_layers_enum.strip().split(",")], and
+/// every layer but 0 when the key is absent); indices past the decoder (MTP layers) are not the decoder's.
+/// Empty for the other families. The key is weights only: a string kvsize cannot read is a warning, and
+/// vLLM's default applies.
+[[nodiscard]] inline auto read_moe_layers_enum(const config_view& v, std::uint32_t L) -> std::vector<bool> {
+  if (!v.facts().step_attention_keys) {
+    return {};
+  }
+  std::vector<bool> moe(L, false);
+  const auto every_but_first = [&moe] {
+    std::fill(moe.begin(), moe.end(), true);
+    if (!moe.empty()) {
+      moe[0] = false;
+    }
+    return moe;
+  };
+  const slot s = v.get("moe_layers_enum");
+  if (!s.set()) {
+    return every_but_first();
+  }
+  const std::string_view text = s.value->is_string() ? std::string_view(s.value->get_ref<const std::string&>()) : "";
+  std::size_t digits = 0;  // of the index being read; at most 9, so it stays below 10^9
+  std::uint64_t index = 0;
+  bool ended = false;  // a space after the digits: only a comma may follow
+  bool readable = s.value->is_string();
+  for (std::size_t i = 0; readable && i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c >= '0' && c <= '9' && digits < 9 && !ended) {
+      index = index * 10 + static_cast<std::uint64_t>(c - '0');
+      ++digits;
+    } else if (c == ',' && digits != 0) {
+      if (index < L) {
+        moe[index] = true;
+      }
+      digits = 0;
+      index = 0;
+      ended = false;
+    } else if (c == ' ') {
+      ended = digits != 0;
+    } else {
+      readable = false;
+    }
+  }
+  if (!readable) {
+    v.warn(s.pointer() + ": expected a string of comma-separated layer indices, got " + describe(*s.value) +
+           "; the MoE layers are counted as vLLM's default (every layer but 0)");
+    return every_but_first();
+  }
+  return moe;
+}
+
 /// Layers whose MLP stays dense, by the family rules the keys spell.
 inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsize::moe_shape& e,
                               kvsize::weights_shape& w) {
   const slot freq = v.get("moe_layer_freq");  // DeepSeek: MoE iff il >= k and il % freq == 0; or one flag a layer
   const std::vector<bool> per_layer = read_moe_layer_flags(freq, L);
+  const std::vector<bool> listed = read_moe_layers_enum(v, L);  // Step-3.5
   const slot step = v.get("decoder_sparse_step");  // Qwen-MoE: MoE iff (il + 1) % step == 0, not in mlp_only_layers
   const slot interleave = v.get("interleave_moe_layer_step");  // Llama 4: MoE iff (il + 1) % step == 0
   const std::vector<std::uint32_t> mlp_only = read_index_list(v.get("mlp_only_layers"), L);
@@ -237,7 +290,7 @@ inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsiz
     bool moe = il >= e.first_dense_layers;
     moe = moe && il % f == 0 && (il + 1) % s == 0 && (il + 1) % il4 == 0;
     moe = moe && il % period == offset;
-    moe = moe && (per_layer.empty() || per_layer[il]);
+    moe = moe && (per_layer.empty() || per_layer[il]) && (listed.empty() || listed[il]);
     for (const auto i : mlp_only) {
       moe = moe && i != il;
     }

@@ -162,7 +162,12 @@ inline void read_mtp(const config_view& v, parsed_config& out) {
       nextn = qwen;
     }
   }
-  if (nextn.set()) {
+  if (nextn.set() && !fam.mtp_uncounted.empty()) {
+    if (read_u32(nextn, 0, 16) != 0) {
+      out.warnings.push_back(nextn.pointer() + ": the MTP layers' weights are not counted (" + std::string(fam.mtp_uncounted) +
+                             "); they are not in the parameter count or the weight bytes (the KV cache is not affected)");
+    }
+  } else if (nextn.set()) {
     w.mtp_layers = read_u32(nextn, 0, 16);
     w.mtp_embeddings = w.mtp_layers != 0 && fam.mtp_embeddings;
   } else if (fam.mtp_default != 0) {

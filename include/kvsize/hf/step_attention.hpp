@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Step-3.5's second attention shape (attention_other_setting): the layers of one layer type take their own
+// query heads, KV heads and head width from it. The first reader is vLLM's models/step3p5.py; SGLang's
+// models/step3p5.py and llama.cpp's conversion/step3.py (Step35Model.set_gguf_parameters, per-layer
+// head_count) build the same shape.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>      // std::uint32_t
+#include <string>       // std::string, std::to_string
+#include <string_view>  // std::string_view
+
+#include "config_view.hpp"
+#include "layer_decision.hpp"
+
+namespace kvsize::hf::detail::plan_detail {
+
+/// The MTP layers that a family's layer_types lists after the decoder's (Step-3.5: num_nextn_predict_layers,
+/// layer_types[45..47] in vLLM's Step3p5DecoderLayer of its MTP blocks); 0 elsewhere or when the key is absent.
+[[nodiscard]] inline auto layer_types_mtp_entries(const config_view& v) -> std::uint32_t {
+  if (!v.facts().step_attention_keys) {
+    return 0;
+  }
+  const slot n = v.get("num_nextn_predict_layers");
+  return n.set() ? read_u32(n, 0, 16) : 0U;  // read_mtp's bound
+}
+
+/// vLLM models/step3p5.py Step3p5DecoderLayer.__init__ (@3b1ef03b): where layer_types[i] equals
+/// attention_other_setting["attention_type"], the layer's attention takes the object's num_attention_heads,
+/// num_attention_groups (its KV heads) and head_dim (K and V); the other layers the top-level keys. vLLM
+/// does this only when layer_types is set, and so does kvsize. The query heads are weights only (Q, O and
+/// the head gate); the KV heads and head_dim are the cache's. Step-3.5-Flash: sliding layers 96 / 8 / 128.
+inline void apply_other_attention_setting(const config_view& v, layer_plan& p) {
+  const slot other = v.get("attention_other_setting");
+  if (!v.facts().step_attention_keys || !other.set() || p.source != plan_source::layer_types) {
+    return;
+  }
+  if (!other.value->is_object()) {
+    fail(config_errc::wrong_type, other.pointer(), "expected an object, got " + describe(*other.value));
+  }
+  const json& o = *other.value;
+  const slot type = lookup(o, other.pointer(), "attention_type");
+  const std::string_view type_name = read_string_ref(type);
+  const layer_kind kind = type_name == "sliding_attention" ? layer_kind::sliding
+                          : type_name == "full_attention"  ? layer_kind::full
+                                                           : layer_kind::none;
+  if (kind == layer_kind::none) {
+    fail(config_errc::unsupported, type.pointer(),
+         "expected \"sliding_attention\" or \"full_attention\", got " + describe(*type.value));
+  }
+  const slot heads = lookup(o, other.pointer(), "num_attention_heads");
+  const slot groups = lookup(o, other.pointer(), "num_attention_groups");
+  const slot hd = lookup(o, other.pointer(), "head_dim");
+  const std::uint32_t q = read_u32(heads, 1, 1U << 20U);
+  const std::uint32_t kv = read_u32(groups, 1, 0xFFFFU);
+  require_divisor(groups, kv, "num_attention_heads", q);
+  const std::uint32_t d = hd.set() ? read_u32(hd, 1, 0xFFFFU) : 0U;  // absent: the model's head_dim
+  for (auto& l : p.layer) {
+    if (l.kind == kind) {
+      l.query_heads = q;
+      l.kv_heads = kv;
+      l.head_dim = d;
+      l.head_dim_v = d;
+    }
+  }
+  const std::string why = std::to_string(kv) + " KV heads from " + groups.pointer() +
+                          (d != 0 ? ", head_dim " + std::to_string(d) + " from " + hd.pointer() : std::string{}) + ", " +
+                          std::to_string(q) + " query heads (weights only) from " + heads.pointer();
+  p.append_reason([kind](const layer_decision& l) { return l.kind == kind; }, {other.pointer(), reason_rule::note, why, {}});
+}
+
+}  // namespace kvsize::hf::detail::plan_detail
