@@ -71,6 +71,16 @@ struct workspace_terms {
   [[nodiscard]] constexpr auto total() const -> bytes { return peak() + runtime + non_torch + buffers + cuda_graphs; }
 };
 
+/// The most query heads any layer has: its own (layer_weights::query_heads: Step-3.5's sliding layers have 96,
+/// its full layers the model's 64) or the model's. The activation peak is that layer's.
+[[nodiscard]] constexpr auto widest_query_heads(const model_spec& m) -> std::uint32_t {
+  std::uint32_t most = m.attention_heads;
+  for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
+    most = std::max(most, m.weights.layer[il].query_heads);
+  }
+  return most;
+}
+
 /// Elements live per token at the peak of one decoder layer, on one of `tp` ranks.
 ///
 /// The model (inference, no autograd: a layer's activations are freed when the next layer runs, so
@@ -81,21 +91,22 @@ struct workspace_terms {
 ///   MLP phase        residual h + normed input h + gate and up (2·I) + act(gate)·up (I) + down output h
 ///                    = 3h + 3I  (an ungated MLP: 3h + 2I)
 ///   peak             max(attention, MLP)
-/// heads, kv and I are split over tp ranks (heads and I rounded up, kv at least 1), h is not.
+/// heads (the widest layer's, widest_query_heads), kv and I are split over tp ranks (heads and I rounded up, kv at
+/// least 1), h is not.
 /// Mixture-of-experts layers are counted with `intermediate_size` as one expert's width (each token's
 /// experts run one after another: a lower bound); latent attention with the expanded head sizes.
 [[nodiscard]] constexpr auto activation_peak_elements(const model_spec& m, std::uint32_t tp = 1) -> std::uint64_t {
   using detail::ceil_div;
   using detail::checked_add;
   using detail::checked_mul;
-  detail::check_model_shape(m);  // the model-wide rules of validate(): no layer is read
+  detail::check_model_shape(m);  // the model-wide rules of validate(); layers are read only for their query heads
   if (tp == 0) {
     throw kvsize::invalid_argument("kvsize: tp must be positive");
   }
   const std::uint64_t h = m.hidden_size;
   const std::uint64_t d = effective_head_dim(m);
   const std::uint64_t dv = effective_head_dim_v(m);
-  const std::uint64_t heads = ceil_div(m.attention_heads, tp);
+  const std::uint64_t heads = ceil_div(widest_query_heads(m), tp);
   const std::uint64_t kv = std::max<std::uint64_t>(1, effective_kv_heads(m) / tp);
   const std::uint64_t inter = ceil_div(m.intermediate_size, tp);
   const std::uint64_t attention =

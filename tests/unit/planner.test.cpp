@@ -193,6 +193,17 @@ TEST_CASE("workspace: the engines' defaults, hand-derived", "[planner][workspace
   STATIC_REQUIRE(kvsize::activation_peak_elements(m) == 31'488);
   // tp 2: MLP 3·1,536 + 3·4,480 = 18,048.
   STATIC_REQUIRE(kvsize::activation_peak_elements(m, 2) == 18'048);
+  // The widest layer's query heads set the attention phase (layer_weights::query_heads, as Step-3.5's sliding
+  // layers): with a narrow MLP (intermediate 1,024: 3·1,536 + 3·1,024 = 7,680), 12 heads give 8,192 and a layer
+  // of 24 heads 3·1,536 + 24·256 + 2·256 = 11,264.
+  constexpr auto widened = [] {
+    auto w = presets::qwen2_5_1_5b;
+    w.intermediate_size = 1'024;
+    w.weights.layer[3].query_heads = 24;
+    return w;
+  }();
+  STATIC_REQUIRE(kvsize::widest_query_heads(widened) == 24);
+  STATIC_REQUIRE(kvsize::activation_peak_elements(widened) == 11'264);
   kvsize::engine_options o{};
   o.context = 2'048;
   o.batch = 160;
