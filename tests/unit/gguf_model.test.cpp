@@ -353,6 +353,48 @@ TEST_CASE("GGUF MiniMax-Text-01 (minimax-01): lightning layers keep a state, eve
   CHECK(kvsize::count_layers(model(every_fourth).spec, layer_kind::full) == 4);
 }
 
+TEST_CASE("GGUF Step-3.5-Flash (step35): per-layer query heads, the window by the pattern array", "[gguf][model]") {
+  // As llama.cpp's conversion/step3.py (Step35Model.set_gguf_parameters) writes Step-3.5-Flash: 45 trunk blocks and
+  // the 3 MTP blocks (block_count 48, nextn_predict_layers 3); head_count 64 on full layers and 96 on sliding ones
+  // (attention_other_setting), head_count_kv 8 everywhere, sliding_window 512 and a sliding_window_pattern array
+  // from layer_types; key and value length 128. src/models/step35.cpp: standard SWA, the pattern array and the
+  // window key required.
+  std::vector<std::int64_t> heads;
+  std::vector<std::int64_t> kv_heads(48, 8);
+  std::vector<std::int64_t> slides;
+  for (int il = 0; il < 48; ++il) {
+    heads.push_back(il % 4 == 0 ? 64 : 96);
+    slides.push_back(il % 4 == 0 ? 0 : 1);
+  }
+  const auto step35 = [&](bool with_pattern) {
+    auto w = kvsize_test::model_header("step35", {.layers = 48, .context = 262'144, .embedding = 4'096, .heads = 0,
+                                                  .kv_heads = 0, .vocab = 128'896});
+    w.kv_ints("step35.attention.head_count", 5, heads)
+        .kv_ints("step35.attention.head_count_kv", 5, kv_heads)
+        .kv_u32("step35.attention.key_length", 128)
+        .kv_u32("step35.attention.value_length", 128)
+        .kv_u32("step35.attention.sliding_window", 512)
+        .kv_u32("step35.nextn_predict_layers", 3);
+    if (with_pattern) {
+      w.kv_ints("step35.attention.sliding_window_pattern", 7, slides);
+    }
+    return w;
+  };
+  const auto g = model(step35(true));
+  CHECK(g.spec.attention_heads == 64);                // n_head(0)
+  CHECK(g.spec.weights.layer[0].query_heads == 0);    // the model's 64
+  CHECK(g.spec.weights.layer[1].query_heads == 96);   // a sliding layer's own
+  CHECK(kvsize::kind_of_layer(g.spec, 1) == layer_kind::sliding);
+  CHECK(g.spec.sliding_window == 512);
+  // Under llama.cpp the same cache as the config.json's: 12 full layers of 4,096 cells and 33 sliding layers of
+  // 1,024 (512 + n_ubatch), 4,096 B a layer and token (8 × 128 × 2 × 2 B, f16).
+  require_same_as_config(g, "stepfun-ai__Step-3.5-Flash.config.json");
+  const auto s = kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, kvsize::engine_options{.context = 4'096});
+  CHECK(s.kv_bytes_per_sequence == bytes{12ULL * 4'096 * 4'096 + 33ULL * 4'096 * 1'024});
+  // The pattern array is required (src/models/step35.cpp reads it with get_key_or_arr, no default).
+  require_model_refused(step35(false), gguf_errc::missing_key, "step35.attention.sliding_window_pattern");
+}
+
 TEST_CASE("GGUF: llama.cpp's defaults for what a file leaves out", "[gguf][model]") {
   // SWA head sizes default to the full layers' K and V (load_hparams): gemma2 with key_length and
   // value_length 256 and key_length_swa 128 keeps V at 256 on its sliding layers.

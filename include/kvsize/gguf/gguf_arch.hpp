@@ -33,11 +33,12 @@ struct arch_window {
 };
 
 // clang-format off
-inline constexpr std::array<arch_window, 16> arch_windows{{
+inline constexpr std::array<arch_window, 17> arch_windows{{
     {"gemma2",       window_rule::pattern,       2, 4096, 0,  0, false, "src/models/gemma2.cpp"},
     {"gemma3",       window_rule::when_window,   6, 0,    0,  0, false, "src/models/gemma3.cpp"},
     {"gemma3n",      window_rule::pattern,       5, 0,    0, 20, false, "src/models/gemma3n.cpp (n_layer_kv_from_start = 20)"},
     {"gemma4",       window_rule::pattern_array, 0, 0,    0,  0, false, "src/models/gemma4.cpp"},
+    {"step35",       window_rule::pattern_array, 0, 0,    0,  0, false, "src/models/step35.cpp"},
     {"cohere2",      window_rule::pattern,       4, 0,    0,  0, false, "src/models/cohere2.cpp"},
     {"cohere2moe",   window_rule::pattern,       4, 0,    0,  0, true,  "src/models/cohere2moe.cpp"},
     {"gpt-oss",      window_rule::pattern,       2, 0,    0,  0, false, "src/models/openai-moe.cpp"},
@@ -55,9 +56,9 @@ inline constexpr std::array<arch_window, 16> arch_windows{{
 
 /// Architectures whose src/models/<arch>.cpp sets a sliding-window type by a rule kvsize does not
 /// encode yet: refused rather than sized as full attention.
-inline constexpr std::array<std::string_view, 15> unencoded_window_archs{
+inline constexpr std::array<std::string_view, 14> unencoded_window_archs{
     "deepseek4", "dflash", "dots3note", "gemma-embedding", "gemma4-assistant", "granite_swa", "laguna", "maple",
-    "mimo2", "modern-bert", "smallthinker", "spark2_5", "step35", "graniteswitch", "nanbeige"};
+    "mimo2", "modern-bert", "smallthinker", "spark2_5", "graniteswitch", "nanbeige"};
 
 /// How an architecture's layers keep a recurrent state (llama-arch.cpp llm_arch_is_recurrent /
 /// llm_arch_is_hybrid, and the is_recr_impl rule of its src/models file).

@@ -40,11 +40,13 @@ inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
       if (h != 0 && h0 == 0) {
         h0 = h;
       }
-      if (h != 0 && h != h0) {
-        k.fail(gguf_errc::unsupported, k.find(k.arch_key("attention.head_count")), k.arch_key("attention.head_count"),
-               "query heads that differ between layers (" + count_text(h0) + " and " + count_text(h) +
-                   ") are not modelled by kvsize");
-      }
+    }
+    // A layer of other query heads (step35: 96 on its sliding layers, 64 on the full ones; laguna, deci) keeps
+    // them as its own (n_head(il)): Q, O and the head gate. The cache is n_head_kv(il) × the head sizes, which
+    // come from key_length / value_length or layer 0's heads, so the KV does not depend on them.
+    for (std::uint32_t il = 0; il < layers; ++il) {
+      const std::uint32_t h = (*heads)[il];
+      m.weights.layer[il].query_heads = h != 0 && h != h0 ? h : 0U;
     }
   }
   m.attention_heads = h0;
