@@ -170,7 +170,8 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
 }
 
 /// Why engine `e` does not serve model `m` under `o`, or serves it with a cache kvsize does not model (empty:
-/// sized): what size_stage and every figure built on it would throw, asked without a try block.
+/// sized): what size_stage and every figure built on it would throw first, asked without a try block. Not
+/// included: defects of the spec or the options, and vLLM's own layout refusals (page sizes it cannot unify).
 [[nodiscard]] constexpr auto model_refusal(engine_kind e, const model_spec& m, const engine_options& o)
     -> std::string_view {
   return visit_engine(e, [&]<engine E>(E) { return E::model_refusal(m, o); });

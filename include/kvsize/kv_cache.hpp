@@ -211,8 +211,8 @@ namespace detail {
       const auto index = static_cast<std::uint32_t>(il);
       const std::uint32_t own = m.layer[il].kv_heads;
       const layer_kind k = kind_of_layer(m, index);
-      if (own != 0 && (own > m.attention_heads || !divides(own, m.attention_heads))) {
-        refuse<check_layer_kv_heads>(m, own);
+      if (!kv_heads_divide(m, own, m.weights.layer[il].query_heads)) {
+        refuse<check_layer_kv_heads>(m, own, m.weights.layer[il].query_heads);
       }
       if (k == layer_kind::latent || layer_has_model_shape(m, index)) {
         count(k, 1);

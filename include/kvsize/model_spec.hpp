@@ -291,10 +291,17 @@ constexpr void check_layer_kind(const model_spec& m, layer_kind k) {
   }
 }
 
-/// A layer's own KV heads (`own`, 0 = the model's) divide attention_heads. O(1).
-constexpr void check_layer_kv_heads(const model_spec& m, std::uint32_t own) {
-  if (own != 0 && (own > m.attention_heads || m.attention_heads % own != 0)) {
-    throw kvsize::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
+/// Whether a layer's own KV heads (`own`, 0 = the model's) divide its query heads (`query`: its own
+/// layer_weights::query_heads, 0 = attention_heads). O(1).
+[[nodiscard]] constexpr auto kv_heads_divide(const model_spec& m, std::uint32_t own, std::uint32_t query) -> bool {
+  const std::uint32_t heads = query != 0 ? query : m.attention_heads;
+  return own == 0 || (own <= heads && divides(own, heads));
+}
+
+/// check_layer_kv_heads: kv_heads_divide, or an error. O(1).
+constexpr void check_layer_kv_heads(const model_spec& m, std::uint32_t own, std::uint32_t query = 0) {
+  if (!kv_heads_divide(m, own, query)) {
+    throw kvsize::invalid_argument("kvsize::model_spec: a layer's kv_heads does not divide its query heads");
   }
 }
 
@@ -333,7 +340,7 @@ constexpr void check_layer(const model_spec& m, std::uint32_t il) {
   if (m.layer[il].recurrent) {
     check_recurrent_state(m);
   }
-  check_layer_kv_heads(m, m.layer[il].kv_heads);
+  check_layer_kv_heads(m, m.layer[il].kv_heads, m.weights.layer[il].query_heads);
 }
 
 /// Every rule of validate() except the one about entries beyond `layers`: the model-wide rules and

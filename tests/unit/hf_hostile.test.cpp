@@ -271,7 +271,7 @@ TEST_CASE("hostile: 0 routed experts where the architecture routes is refused", 
   CHECK(error_of_file("invalid/n_routed_experts_zero.json").pointer() == "/n_routed_experts");
   // No expert count at all: sized as dense it would count one MLP per layer instead of eight, so it is refused.
   CHECK(error_of_file("invalid/num_local_experts_missing.json").message() ==
-        "expected the number of routed experts (num_local_experts, num_experts, n_routed_experts or moe_num_experts) as "
+        "expected the number of routed experts (num_local_experts, num_experts or n_routed_experts) as "
         "model_type mixtral routes tokens to experts, got nothing");
   const std::string mixtral = text_of("mistralai__Mixtral-8x7B-v0.1.config.json");
   CHECK(error_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": 0)")).pointer() ==

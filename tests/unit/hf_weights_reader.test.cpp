@@ -8,6 +8,7 @@
 #include "weights_support.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -236,13 +237,13 @@ TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a hea
   }
   // By hand (vLLM models/step3p5.py): embeddings and untied head 2 × 128,896 × 4,096 = 1,055,916,032, final norm
   // 4,096. Attention with H query heads: Q and O 2 × H × 128 × 4,096, K and V 2 × 1,024 × 4,096 (8,388,608),
-  // Q/K norms 256, g_proj H × 4,096: H = 64 (12 full layers) 75,759,872, H = 96 (33 sliding) 109,576,448 →
-  // 909,118,464 + 3,616,022,784. Layer norms 45 × 8,192 = 368,640. Dense MLP (layers 0-2) 3 × 3 × 11,264 ×
+  // Q/K norms 256, g_proj H × 4,096: H = 64 (12 full layers) 75,759,872, H = 96 (33 sliding) 109,445,376 →
+  // 909,118,464 + 3,611,697,408. Layer norms 45 × 8,192 = 368,640. Dense MLP (layers 0-2) 3 × 3 × 11,264 ×
   // 4,096 = 415,236,096. MoE (layers 3-44, 42): experts 288 × 3 × 1,280 × 4,096 (4,529,848,320), router 288 ×
   // 4,096 (1,179,648), router_bias 288, share_expert 3 × 1,280 × 4,096 (15,728,640) = 4,546,756,896 a layer,
   // 190,963,789,632. Total 196,956,130,368. The model card (huggingface.co/stepfun-ai/Step-3.5-Flash) gives
   // 196.81B ("196B backbone + 0.81B head"); kvsize's backbone without embeddings and head is 195.90B.
-  // Active: 8 of 288 experts, 141,736,224 a MoE layer: 11,987,323,968 (the card: ~11B).
+  // Active: 8 of 288 experts, 142,737,696 a MoE layer (5,994,983,232 for 42): 11,987,323,968 (the card: ~11B).
   const auto p = kvsize::parameters(c.spec);
   CHECK(p.total == 196'956'130'368);
   CHECK(p.active == 11'987'323'968);
@@ -265,13 +266,40 @@ TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a hea
   }
   CHECK(warned);
   CHECK(unreadable.spec.kv_heads == c.spec.kv_heads);  // the KV answer stands
-  // layer_types must have the 45 layers' entries and the 3 MTP layers' (num_nextn_predict_layers).
+  // The checkpoint's layer_types lists the 3 MTP layers too (48 entries); vLLM's Step3p5Config keeps the first 45,
+  // and a config saved from it has 45: both read the same. Fewer than 45 is refused.
+  auto json = nlohmann::json::parse(text);
+  auto& listed = json["layer_types"];
+  listed.erase(listed.begin() + 45, listed.end());
+  CHECK(kvsize::hf::parse_config(json.dump()).spec == c.spec);
+  json["layer_types"].erase(44);  // one index
   try {
-    (void)kvsize::hf::parse_config(replaced(text, "\"num_nextn_predict_layers\": 3", "\"num_nextn_predict_layers\": 2"));
-    FAIL("48 layer_types entries were accepted for 45 + 2 layers");
+    (void)kvsize::hf::parse_config(json.dump());
+    FAIL("44 layer_types entries were accepted for 45 layers");
   } catch (const kvsize::hf::config_error& e) {
-    CHECK(std::string(e.what()).find("/layer_types: expected 47 entries") != std::string::npos);
+    CHECK(std::string(e.what()).find("/layer_types: expected 45 entries") != std::string::npos);
   }
+  // Without layer_types vLLM's Step3p5Attention slides the even layers (layer_idx % 2 == 0), and the other
+  // setting does not apply (it needs layer_types): 23 sliding layers, 22 full.
+  json = nlohmann::json::parse(text);
+  json.erase("layer_types");
+  const auto alternating = kvsize::hf::parse_config(json.dump()).spec;
+  CHECK(kvsize::kind_of_layer(alternating, 0) == kvsize::layer_kind::sliding);
+  CHECK(kvsize::kind_of_layer(alternating, 1) == kvsize::layer_kind::full);
+  CHECK(kvsize::count_layers(alternating, kvsize::layer_kind::sliding) == 23);
+  CHECK(alternating.weights.layer[0].query_heads == 0);
+  // The other setting's null or 0 values are the top-level keys' (vLLM: "x if x else config.x").
+  json = nlohmann::json::parse(text);
+  json["attention_other_setting"]["num_attention_heads"] = nullptr;
+  json["attention_other_setting"]["num_attention_groups"] = 0;
+  const auto top_level = kvsize::hf::parse_config(json.dump()).spec;
+  CHECK(top_level.weights.layer[1].query_heads == 0);
+  CHECK(kvsize::kv_heads_of_layer(top_level, 1) == 8);
+  // moe_layers_enum as Python reads it: whitespace around an index, an index past the layers (ignored).
+  json = nlohmann::json::parse(text);
+  json["moe_layers_enum"] = " 3,\t4 ,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,"
+                            "36,37,38,39,40,41,42,43,44,45,99999999999\n";
+  CHECK(kvsize::parameters(kvsize::hf::parse_config(json.dump()).spec).total == p.total);
   // The other setting's KV heads must divide its query heads.
   try {
     (void)kvsize::hf::parse_config(replaced(text, "\"num_attention_groups\": 8,\n    \"head_dim\"", "\"num_attention_groups\": 7,\n    \"head_dim\""));

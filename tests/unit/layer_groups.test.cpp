@@ -181,7 +181,7 @@ TEST_CASE("layer groups: layers with their own KV heads form their own groups", 
   model_spec bad = qwen2_5_7b;
   bad.layer[0].kv_heads = 3;  // does not divide 28
   CHECK_THROWS_WITH(make_layer_groups(bad, bf16_choices),
-                    "kvsize::model_spec: a layer's kv_heads does not divide attention_heads");
+                    "kvsize::model_spec: a layer's kv_heads does not divide its query heads");
 }
 
 // Constant expressions: the groups of a model are known at compile time, without allocation.

@@ -77,7 +77,11 @@ auto broken_specs() -> std::vector<broken> {
   out.push_back({"a recurrent layer with no state", m, "a recurrent layer needs a state size"});
   m = base_spec();
   m.layer[7].kv_heads = 3;  // 32 % 3 != 0
-  out.push_back({"a layer's kv_heads not dividing heads", m, "a layer's kv_heads does not divide attention_heads"});
+  out.push_back({"a layer's kv_heads not dividing heads", m, "a layer's kv_heads does not divide its query heads"});
+  m = base_spec();
+  m.layer[7].kv_heads = 16;  // divides the model's 32 heads, not the layer's own 24 (layer_weights::query_heads)
+  m.weights.layer[7].query_heads = 24;
+  out.push_back({"a layer's kv_heads not dividing its own query heads", m, "a layer's kv_heads does not divide its query heads"});
   m = base_spec();
   m.layer[6].kv_heads = 4;  // a sliding layer of its own heads, window 0: the per-layer path
   m.sliding_window = 0;

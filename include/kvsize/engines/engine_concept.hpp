@@ -226,10 +226,16 @@ struct engine_defaults {
       -> std::uint64_t {
     return ~std::uint64_t{0};
   }
-  /// Attention heads divisible by tp, and KV heads divisible by tp or tp by the KV heads (replication).
+  /// Attention heads divisible by tp (a layer's own query heads too: vLLM's Step3p5Attention asserts it on
+  /// its 96-head layers), and KV heads divisible by tp or tp by the KV heads (replication).
   [[nodiscard]] static constexpr auto valid_tp(const model_spec& m, std::uint32_t tp, std::uint32_t /*pp*/) -> bool {
     if (tp == 0) {
       return false;
+    }
+    for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
+      if (m.weights.layer[il].query_heads % tp != 0) {
+        return false;
+      }
     }
     const std::uint32_t kv = effective_kv_heads(m);
     return m.attention_heads % tp == 0 && (kv % tp == 0 || tp % kv == 0);

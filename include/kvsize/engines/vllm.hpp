@@ -328,6 +328,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 /// (auto: the serving dtype), then specs, block size, groups and charges (steps 1-4 above).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
+  kvsize::detail::require_served(model_refusal(m, o));
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
@@ -347,7 +348,6 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
     detail::group_hybrid(specs, bs, s);
   }
   detail::parts_of(specs, types, s);
-  kvsize::detail::require_served(model_refusal(m, o));
   detail::charge(m, o, s);
   return s;
 }

@@ -54,8 +54,9 @@ inline constexpr std::array<std::string_view, 2> quant_group{"group_size", "q_gr
 
 // Mixture of experts.
 /// Routed experts: Mixtral/Llama 4/gpt-oss num_local_experts, Qwen-MoE num_experts, DeepSeek/GLM/Nemotron-H
-/// n_routed_experts, Step-3.5 moe_num_experts.
-inline constexpr std::array<std::string_view, 4> experts{"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"};
+/// n_routed_experts. A family's own spelling is its row's experts_key (Step-3.5 moe_num_experts, which ERNIE 4.5
+/// also writes, as an array in its VL configs: not an alias for every model).
+inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "num_experts", "n_routed_experts"};
 /// Top-k: num_experts_per_tok; Hunyuan moe_topk; Gemma 4 top_k_experts; Kimi-Linear num_experts_per_token;
 /// Step-3.5 moe_top_k.
 inline constexpr std::array<std::string_view, 5> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",

@@ -115,7 +115,14 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
       break;
   }
   w.output_gate = fam.output_gate;
-  w.head_gate = flag(v, "use_head_wise_attn_gate", false);  // Step3p5Attention.g_proj
+  if (const slot g = v.get("use_head_wise_attn_gate"); fam.step_attention_keys && g.set()) {  // Step3p5Attention.g_proj
+    // Weights only: a value that is not a bool (vLLM tests its truthiness) is a warning, never a refusal.
+    w.head_gate = g.value->is_boolean() && read_bool(g);
+    if (!g.value->is_boolean()) {
+      v.warn(g.pointer() + ": expected true or false, got " + describe(*g.value) +
+             "; the head gate (g_proj, heads × hidden_size per layer) is not counted");
+    }
+  }
   if (const slot ql = v.get("q_lora_rank"); ql.set() && m.latent.kv_lora_rank != 0) {
     w.q_lora_rank = read_u32(ql, 1, 1U << 20U);
   }

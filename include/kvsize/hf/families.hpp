@@ -176,8 +176,8 @@ inline constexpr family families[] = {
     // heads g_proj; MoE on the moe_layers_enum layers (moe_num_experts of moe_intermediate_size, top
     // moe_top_k, a share_expert MLP, a float32 router_bias), a dense MLP of intermediate_size elsewhere.
     {.model_type = "step3p5", .source = "Step3p5Config (Step-3.5-Flash remote code configuration_step3p5.py)",
-     .qk_norm = qk_norm_rule::head, .experts_key = "moe_num_experts", .score_correction_bias = true,
-     .step_attention_keys = true,
+     .window = window_rule::alternate, .pattern = 2, .qk_norm = qk_norm_rule::head, .experts_key = "moe_num_experts",
+     .score_correction_bias = true, .step_attention_keys = true,
      .mtp_uncounted = "vLLM models/step3p5_mtp.py builds each as a dense, sliding Step3p5DecoderLayer with eh_proj, "
                       "norms and a head of its own, which kvsize's MTP module does not describe"},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM

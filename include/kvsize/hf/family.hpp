@@ -16,7 +16,8 @@ enum class window_rule : std::uint8_t {
               ///< MistralAttention / Phi3Attention pass config.sliding_window to every layer)
   qwen,       ///< only if use_sliding_window, and only layers il >= max_window_layers (HF Qwen2Attention)
   alternate,  ///< Gemma 2: layer i slides iff (i + 1) % 2 != 0 (HF Gemma2Config.layer_types default;
-              ///< before layer_types, Gemma2Attention: sliding iff layer_idx is even, the same layers)
+              ///< before layer_types, Gemma2Attention: sliding iff layer_idx is even, the same layers). Step-3.5
+              ///< without layer_types: vLLM's Step3p5Attention slides iff layer_idx % 2 == 0, the same layers
   pattern,    ///< Gemma 3 / Cohere2: i slides iff (i + 1) % sliding_window_pattern != 0. Gemma 3n: the
               ///< same with a fixed period 5 (Gemma3nTextConfig has no sliding_window_pattern key)
   chunked,    ///< Llama 4: i is chunked iff no_rope_layers[i] (an absent or empty list defaults to

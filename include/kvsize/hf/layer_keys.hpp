@@ -5,7 +5,8 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint32_t
+#include <algorithm>  // std::max
+#include <cstdint>    // std::uint32_t
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -24,15 +25,15 @@ inline auto entry_reason(const slot& list, std::uint32_t i, layer_plan& p) -> st
                                             : p.intern({list.pointer(), reason_rule::list_element, str(e), {}});
 }
 
-/// layer_types: one entry per layer, then `mtp_entries` more for the MTP layers where the family lists them
-/// (Step-3.5: vLLM's Step3p5DecoderLayer reads layer_types[45..47] for its MTP blocks); those are checked,
+/// layer_types: one entry per layer. Where the family allows `longer` lists (Step-3.5's checkpoint lists its MTP
+/// layers too; vLLM's Step3p5Config keeps layer_types[:num_hidden_layers]), entries past the layers are checked,
 /// not sized (an MTP layer caches only under speculative decoding).
-inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p, std::uint32_t mtp_entries = 0) {
-  require_array(lt, std::size_t{f.layers} + mtp_entries,
-                "one per layer, num_hidden_layers = " + std::to_string(f.layers) +
-                    (mtp_entries != 0 ? " + num_nextn_predict_layers = " + std::to_string(mtp_entries) : std::string{}));
+inline void read_layer_types(const slot& lt, const plan_facts& f, layer_plan& p, bool longer = false) {
+  const std::size_t listed = longer && lt.value->is_array() ? std::max<std::size_t>(lt.value->size(), f.layers) : f.layers;
+  require_array(lt, listed,
+                "one per layer, num_hidden_layers = " + std::to_string(f.layers) + (longer ? " or more" : ""));
   layer_decision mtp{};
-  for (std::uint32_t i = 0; i < f.layers + mtp_entries; ++i) {
+  for (std::uint32_t i = 0; i < listed; ++i) {
     const slot e = element(lt, i);
     const std::string_view t = read_string_ref(e);
     auto& d = i < f.layers ? p.layer[i] : mtp;

@@ -114,7 +114,7 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
     }
     case plan_source::layer_types: {
       const slot lt = v.get("layer_types");
-      read_layer_types(lt, f, p, layer_types_mtp_entries(v));
+      read_layer_types(lt, f, p, v.facts().step_attention_keys);  // Step-3.5 lists its MTP layers too
       for (std::uint32_t i = 0; i < f.layers; ++i) {
         if ((*lt.value)[i] == "linear_attention") {  // MiniMaxConfig's linear layers are lightning attention
           rec = mixer == mixer_rule::lightning ? recurrence::lightning : recurrence::gated_delta;
@@ -245,9 +245,12 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
   const slot hdv = v.get("swa_v_head_dim");
   const slot heads = v.get("swa_num_attention_heads");
   const slot sinks = v.get("add_swa_attention_sink_bias");
+  // The sliding layers' query heads: Q, O and sinks only (MiMoV2FlashAttention), never the cache.
+  const std::uint32_t query_heads = heads.set() ? read_u32(heads, 1, 1U << 20U) : 0U;
   const std::uint32_t kv_heads = kv.set() ? read_u32(kv, 1, 0xFFFFU) : 0U;
   if (kv_heads != 0) {
-    require_divisor(kv, kv_heads, "num_attention_heads", f.heads);
+    require_divisor(kv, kv_heads, query_heads != 0 ? heads.pointer() : "num_attention_heads",
+                    query_heads != 0 ? query_heads : f.heads);
   }
   const std::uint32_t head_dim = hd.set() ? read_u32(hd, 1, 0xFFFFU) : 0U;
   const std::uint32_t head_dim_v = hdv.set() ? read_u32(hdv, 1, 0xFFFFU) : head_dim;
@@ -258,8 +261,6 @@ inline void apply_swa_attention_keys(const config_view& v, const plan_facts& f, 
     v.warn(sinks.pointer() + ": expected true or false, got " + describe(*sinks.value) +
            "; the sliding layers' attention sinks are not counted (one weight per query head and layer)");
   }
-  // The sliding layers' query heads: Q, O and sinks only (MiMoV2FlashAttention), never the cache.
-  const std::uint32_t query_heads = heads.set() ? read_u32(heads, 1, 1U << 20U) : 0U;
   bool sliding = false;
   for (auto& d : p.layer) {
     if (d.kind == layer_kind::sliding) {
@@ -372,7 +373,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, const plan_fa
   apply_kv_sharing(v, f, p);
   apply_global_attention_keys(v, f, p);
   apply_swa_attention_keys(v, f, p);
-  apply_other_attention_setting(v, p);
+  apply_other_attention_setting(v, f, p);
   read_layer_sizes(v, rec, f, p);
   return p;
 }

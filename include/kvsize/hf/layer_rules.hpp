@@ -156,7 +156,7 @@ inline void plan_periodic_window(const config_view& v, const plan_facts& f, laye
   std::uint32_t every = fam.pattern;
   std::string at;  // the key that set the period, if one did
   std::string why = fam.window == window_rule::alternate
-                        ? std::string("Gemma 2 alternation (HF Gemma2Config.layer_types: (i + 1) % 2 != 0 slides)")
+                        ? "even layers slide ((i + 1) % 2 != 0), as " + std::string(config_class(fam)) + "'s readers place them"
                         : "(i + 1) % " + std::to_string(every) + " != 0 slides, period from " + std::string(fam.source);
   if (fam.window == window_rule::pattern && fam.pattern_key) {
     const slot pat = v.get("sliding_window_pattern");

@@ -110,7 +110,10 @@ namespace kvsize::hf::detail::weights_detail {
 [[nodiscard]] inline auto read_routed_experts(const config_view& v, const layer_plan& plan, std::string_view mt)
     -> std::uint32_t {
   const family& fam = v.facts();
-  const slot experts = v.get_first(keys::experts);
+  slot experts = v.get_first(keys::experts);
+  if (!experts.set() && !fam.experts_key.empty()) {  // the family's own spelling (Step-3.5: moe_num_experts)
+    experts = v.get(fam.experts_key);
+  }
   const bool moe_blocks = plan.hybrid_pattern.find('E') != std::string::npos;
   const bool routes = moe_blocks || !fam.experts_key.empty();
   if (routes && !experts.set()) {
@@ -237,14 +240,14 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
     return every_but_first();
   }
   const std::string_view text = s.value->is_string() ? std::string_view(s.value->get_ref<const std::string&>()) : "";
-  std::size_t digits = 0;  // of the index being read; at most 9, so it stays below 10^9
-  std::uint64_t index = 0;
-  bool ended = false;  // a space after the digits: only a comma may follow
+  std::size_t digits = 0;  // of the index being read
+  std::uint64_t index = 0;  // saturates at L: an index past the decoder is not one of its layers
+  bool ended = false;       // whitespace after the digits: only a comma may follow (Python's int() strips it)
   bool readable = s.value->is_string();
   for (std::size_t i = 0; readable && i <= text.size(); ++i) {
     const char c = i < text.size() ? text[i] : ',';
-    if (c >= '0' && c <= '9' && digits < 9 && !ended) {
-      index = index * 10 + static_cast<std::uint64_t>(c - '0');
+    if (c >= '0' && c <= '9' && !ended) {
+      index = std::min<std::uint64_t>(index * 10 + static_cast<std::uint64_t>(c - '0'), L);
       ++digits;
     } else if (c == ',' && digits != 0) {
       if (index < L) {
@@ -253,7 +256,7 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
       digits = 0;
       index = 0;
       ended = false;
-    } else if (c == ' ') {
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
       ended = digits != 0;
     } else {
       readable = false;

@@ -37,6 +37,10 @@ TEST_CASE("Step-3.5-Flash per engine, one 4,096-token sequence", "[engines][step
   engine_options small = o;
   small.vllm.max_num_batched_tokens = 2'048;
   CHECK(kvsize::size_cache(m, engine_kind::vllm, small).kv_bytes_per_sequence == bytes{(256ULL + 3 * 161) * 786'432});
+  // tp must split every layer's query heads (vLLM's Step3p5Attention asserts total_num_heads % tp == 0): 32 splits
+  // 64 and 96, 64 does not split 96.
+  CHECK(kvsize::valid_tp(engine_kind::vllm, m, 32, 1));
+  CHECK_FALSE(kvsize::valid_tp(engine_kind::vllm, m, 64, 1));
   // Tensor parallel 8: one KV head a rank on every layer, an eighth of each figure.
   engine_options tp8 = o;
   tp8.tp = 8;
