@@ -19,7 +19,7 @@ auto model_of(const sizing& s) -> model_result {
   r.model_type = s.config.model_type;
   r.layers = m.layers;
   r.kv_layers = kv_layers(m);
-  for (layer_kind k : {layer_kind::full, layer_kind::sliding, layer_kind::chunked, layer_kind::latent,
+  for (layer_kind k : {layer_kind::full, layer_kind::sliding, layer_kind::chunked, layer_kind::latent, layer_kind::indexed,
                        layer_kind::shared, layer_kind::none}) {
     const std::uint32_t n = count_layers(m, k);
     if (n != 0) {

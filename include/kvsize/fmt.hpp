@@ -147,7 +147,8 @@ struct fmt::formatter<kvsize::model_spec> : fmt::formatter<fmt::string_view> {
   auto format(const kvsize::model_spec& m, fmt::format_context& ctx) const -> decltype(ctx.out()) {
     std::string kinds;
     for (kvsize::layer_kind k : {kvsize::layer_kind::full, kvsize::layer_kind::sliding, kvsize::layer_kind::chunked,
-                                 kvsize::layer_kind::latent, kvsize::layer_kind::shared, kvsize::layer_kind::none}) {
+                                 kvsize::layer_kind::latent, kvsize::layer_kind::indexed, kvsize::layer_kind::shared,
+                                 kvsize::layer_kind::none}) {
       const std::uint32_t n = kvsize::count_layers(m, k);
       if (n != 0) {
         kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, kvsize::name(k));

@@ -6,9 +6,8 @@
 //   kvsize::kv_bytes(c.spec, 32'768, 1);          // bytes for one 32k-token sequence
 //   for (const auto& g : c.layers) { ... }        // what each group of layers keeps, and why
 //
-// Every failure is one exception type, kvsize::hf::config_error, with a code, the JSON pointer
-// of the key, and "expected X, got Y". No number is read with a conversion that wraps or
-// truncates. Input limits: 16 MiB, 64 levels of nesting, 512 layers.
+// Every failure is one exception type, kvsize::hf::config_error, with a code, the JSON pointer of the key,
+// and "expected X, got Y". No number is read with a conversion that wraps or truncates. Limits: 16 MiB, 64 levels of nesting, 512 layers.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -170,6 +169,7 @@ inline void read_attention_shape(const config_view& v, const std::string& mt, kv
 inline void apply_plan(const layer_plan& plan, kvsize::model_spec& m) {
   m.sliding_window = plan.sliding_window;
   m.attention_chunk = plan.attention_chunk;
+  m.sparse_index_dim = plan.sparse_index_dim;
   m.state = plan.state;
   if (m.kv_heads == 0) {  // block_configs: the first attention block's heads are the model's
     for (const auto& d : plan.layer) {
@@ -232,7 +232,7 @@ inline void group_layers(const layer_plan& plan, const std::vector<std::string>&
     while (j < layers && same(i, j)) {
       ++j;
     }
-    const bool attends = d.kind == layer_kind::full || d.kind == layer_kind::sliding || d.kind == layer_kind::chunked;
+    const bool attends = d.kind != layer_kind::none && d.kind != layer_kind::shared && d.kind != layer_kind::latent;
     layer_reasons why = plan.reasons[d.reason];
     if (attends && d.kv_heads == 0 && kv_note) {
       why.push_back(*kv_note);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// KV cache formulas: bytes per token, per sequence and per batch, the GQA ratio, and the
-// recurrent state of hybrid models. The "exact" cache: what the model must keep, no engine overhead.
+// KV cache formulas: bytes per token, per sequence and per batch, and the GQA ratio (the recurrent
+// state of hybrid models is state_cache.hpp's, included here). The "exact" cache: what the model
+// must keep, no engine overhead.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -15,6 +16,7 @@
 #include "dtype.hpp"
 #include "layer_groups.hpp"  // the row formulas (detail::attention_row, ...)
 #include "model_spec.hpp"
+#include "state_cache.hpp"  // state_bytes_per_sequence, which every KV query user needs beside it
 
 namespace kvsize {
 
@@ -26,6 +28,8 @@ namespace detail {
     case layer_kind::sliding:
     case layer_kind::chunked: return layer_attention_row(m, il, kv_heads_of_layer(m, il), t).total();
     case layer_kind::latent: return row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k);
+    case layer_kind::indexed:
+      return layer_attention_row(m, il, kv_heads_of_layer(m, il), t).total() + sparse_index_row(m, t.k);
     case layer_kind::inherit:  // resolved by kind_of_layer; listed for -Wswitch
     case layer_kind::none:
     case layer_kind::shared:
@@ -39,6 +43,7 @@ namespace detail {
 ///   full, sliding, chunked: row(K, kv_heads × head_dim) + row(V, kv_heads × head_dim_v)
 ///   latent:                 row(K, kv_lora_rank + rope_head_dim)   (one vector, no separate V)
 ///                           + row(K, index_head_dim) with a DSA indexer (DeepSeek-V3.2, GLM-5)
+///   indexed:                full's rows + row(K, sparse_index_dim)   (MiniMax-M3's index key)
 ///   none, shared:           0
 /// Throws kvsize::invalid_argument if the model's shape or layer `il` breaks a rule of validate().
 [[nodiscard]] constexpr auto layer_kv_bytes_per_token(const model_spec& m, std::uint32_t il, kv_dtypes t) -> bytes {
@@ -48,7 +53,7 @@ namespace detail {
 }
 
 /// Tokens layer `il` holds for one sequence of `tokens` tokens:
-///   full, latent: tokens;  sliding: min(tokens, W);  chunked: min(tokens, C)
+///   full, latent, indexed: tokens;  sliding: min(tokens, W);  chunked: min(tokens, C)
 /// (a chunked layer attends within its chunk, so it never needs more than C tokens; taking the
 /// bound rather than (tokens − 1) mod C + 1 keeps memory monotone, as an allocator needs).
 [[nodiscard]] constexpr auto layer_tokens_held(const model_spec& m, std::uint32_t il, std::uint64_t tokens)
@@ -68,7 +73,7 @@ namespace detail {
 /// one pass over the layers (kv_token_bytes_of); after that, the KV of a sequence of any length is
 /// O(1). A scheduler that sizes many requests of one model can keep one.
 struct kv_token_bytes {
-  bytes growing;                     ///< full and latent layers: hold every token
+  bytes growing;                     ///< full, latent and indexed layers: hold every token
   bytes sliding;                     ///< sliding layers: hold min(tokens, sliding_window)
   bytes chunked;                     ///< chunked layers: hold min(tokens, attention_chunk)
   std::uint64_t sliding_window = 0;  ///< W
@@ -141,6 +146,7 @@ struct kind_counts {
   std::uint32_t sliding = 0;
   std::uint32_t chunked = 0;
   std::uint32_t latent = 0;
+  std::uint32_t indexed = 0;
 };
 [[nodiscard]] constexpr auto count_kinds(const model_spec& m, std::size_t listed, layer_kind model_kind)
     -> kind_counts {
@@ -150,12 +156,14 @@ struct kind_counts {
   std::uint32_t sliding = 0;
   std::uint32_t chunked = 0;
   std::uint32_t latent = 0;
+  std::uint32_t indexed = 0;
   const auto count = [&](std::uint32_t own) {
     const std::uint32_t k = own + inherited * static_cast<std::uint32_t>(own == 0);  // inherit is 0
     full += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::full));
     sliding += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::sliding));
     chunked += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::chunked));
     latent += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::latent));
+    indexed += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::indexed));
   };
   if (std::is_constant_evaluated()) {
     for (std::size_t il = 0; il < listed; ++il) {
@@ -166,7 +174,7 @@ struct kind_counts {
       count(static_cast<std::uint32_t>((layer_word(m, il) >> layer_word_kind_shift) & 0xFFU));
     }
   }
-  return {full, sliding, chunked, latent};
+  return {full, sliding, chunked, latent, indexed};
 }
 }  // namespace detail
 
@@ -185,6 +193,7 @@ namespace detail {
   std::uint64_t sliding = 0;
   std::uint64_t chunked = 0;
   std::uint64_t latent = 0;
+  std::uint64_t indexed = 0;
   kv_token_bytes own_shape{};
   const auto count = [&](layer_kind k, std::uint64_t n) {
     switch (k) {
@@ -192,6 +201,7 @@ namespace detail {
       case layer_kind::sliding: sliding += n; break;
       case layer_kind::chunked: chunked += n; break;
       case layer_kind::latent: latent += n; break;
+      case layer_kind::indexed: indexed += n; break;
       case layer_kind::inherit:  // resolved by kind_of_layer
       case layer_kind::none:
       case layer_kind::shared: break;
@@ -206,6 +216,7 @@ namespace detail {
     sliding += n.sliding;
     chunked += n.chunked;
     latent += n.latent;
+    indexed += n.indexed;
   } else {
     for (std::size_t il = 0; il < listed; ++il) {
       const auto index = static_cast<std::uint32_t>(il);
@@ -218,7 +229,8 @@ namespace detail {
         count(k, 1);
         continue;
       }
-      if ((k == layer_kind::sliding && m.sliding_window == 0) || (k == layer_kind::chunked && m.attention_chunk == 0)) {
+      if ((k == layer_kind::sliding && m.sliding_window == 0) || (k == layer_kind::chunked && m.attention_chunk == 0) ||
+          (k == layer_kind::indexed && m.sparse_index_dim == 0)) {
         refuse<check_layer_kind>(m, k);  // counted apart from `sliding` and `chunked` below
       }
       const bytes b = layer_kv_row_bytes(m, index, t);
@@ -240,9 +252,15 @@ namespace detail {
   if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
     refuse<check_layer_kind>(m, layer_kind::latent);
   }
-  const bytes row = full + sliding + chunked != 0 ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
+  if (indexed != 0 && m.sparse_index_dim == 0) {
+    refuse<check_layer_kind>(m, layer_kind::indexed);
+  }
+  const bool any_row = full + sliding + chunked + indexed != 0;
+  const bytes row = any_row ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
   const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k) : bytes{0};
-  return {row * full + latent_row * latent + own_shape.growing, row * sliding + own_shape.sliding,
+  const bytes indexed_row = indexed != 0 ? row + sparse_index_row(m, t.k) : bytes{0};
+  return {row * full + latent_row * latent + indexed_row * indexed + own_shape.growing,
+          row * sliding + own_shape.sliding,
           row * chunked + own_shape.chunked, m.sliding_window, m.attention_chunk};
 }
 }  // namespace detail
@@ -306,13 +324,15 @@ namespace detail {
   if (!layer_keeps_kv(m, il)) {
     return bytes{0};
   }
-  return layer_attention_row(m, il, m.attention_heads, t).total();
+  // An indexed layer keeps its index key whatever the heads do: only K and V are expanded.
+  const bytes index = kind_of_layer(m, il) == layer_kind::indexed ? sparse_index_row(m, t.k) : bytes{0};
+  return layer_attention_row(m, il, m.attention_heads, t).total() + index;
 }
 }  // namespace detail
 
 /// Bytes one token would add to layer `il` if every query head kept its own K and V: no GQA,
 /// MQA or latent compression. A latent layer counts its expanded per-head K (nope + rope) and
-/// V (v_head_dim); layers without KV of their own count 0.
+/// V (v_head_dim), an indexed layer its index key too; layers without KV of their own count 0.
 /// Throws kvsize::invalid_argument if the model's shape or layer `il` breaks a rule of validate().
 [[nodiscard]] constexpr auto layer_kv_bytes_per_token_mha(const model_spec& m, std::uint32_t il, kv_dtypes t)
     -> bytes {
@@ -372,29 +392,6 @@ namespace detail {
 }
 [[nodiscard]] constexpr auto kv_bytes(const model_spec& m, std::uint64_t tokens, std::uint64_t batch) -> bytes {
   return kv_bytes(m, tokens, batch, m.compute_dtype);
-}
-
-namespace detail {
-/// state_bytes_per_sequence for a spec already checked (kv_token_bytes_of checks the state size of
-/// a model with recurrent layers).
-[[nodiscard]] constexpr auto state_row_bytes(const model_spec& m, dtype t) -> bytes {
-  const std::uint64_t elements = m.state.conv_elements + m.state.ssm_elements;
-  if (elements == 0) {  // no state to keep: no need to count the recurrent layers
-    return bytes{0};
-  }
-  return storage_bytes(t, elements) * recurrent_layers(m);
-}
-}  // namespace detail
-
-/// Recurrent state of one sequence: recurrent layers × (conv + ssm elements) in `t`.
-/// Independent of the sequence's length.
-[[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m, dtype t) -> bytes {
-  detail::check_model(m);
-  return detail::state_row_bytes(m, t);
-}
-/// ... with the state in the model's compute dtype (transformers' cache classes do so).
-[[nodiscard]] constexpr auto state_bytes_per_sequence(const model_spec& m) -> bytes {
-  return state_bytes_per_sequence(m, m.compute_dtype);
 }
 
 }  // namespace kvsize

@@ -12,8 +12,8 @@
 // route it in for_each_group: to the per-token callable if every engine pages it like K/V rows, else
 // to a new callable, which makes each engine's size_stage fail to compile until it says how it pages
 // the kind (and -Wswitch names the engines' own switches over group_kind). No engine grows a loop of
-// its own. A per-token term that an engine stores beside K and V (DeepSeek-V3.2's indexer keys, which
-// vLLM allocates as a KVCacheSpec of its own) is such a kind, not a field added to every group.
+// its own. A per-token term stored beside K and V is such a kind unless every engine pages it with its layer's rows,
+// one token a cell or a block (DSA's and MiniMax-M3's index keys: index_row, carried in k_row and v_row).
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -78,6 +78,9 @@ struct kv_row {
   return fp8 ? bytes{d + d / 128 * 4} : row_bytes(t, d);
 }
 
+/// One token's index key in an `indexed` layer (MiniMax-M3): sparse_index_dim elements of `t` (one head, on every rank).
+[[nodiscard]] constexpr auto sparse_index_row(const model_spec& m, dtype t) -> bytes { return row_bytes(t, m.sparse_index_dim); }
+
 /// A latent (MLA) layer expanded per head, for `heads` query heads, as an engine that decompresses
 /// the latent before caching stores it: K = row(t.k, heads × (nope + rope)), V = row(t.v, heads × v_head_dim).
 [[nodiscard]] constexpr auto expanded_latent_row(const model_spec& m, std::uint64_t heads, kv_dtypes t) -> kv_row {
@@ -102,7 +105,6 @@ enum class group_kind : std::uint8_t {
   recurrent_state,  ///< conv and SSM state per sequence (Mamba, gated-delta linear attention)
 };
 
-/// "full", "sliding", "chunked", "latent", "recurrent state".
 [[nodiscard]] constexpr auto name(group_kind k) -> std::string_view {
   switch (k) {
     case group_kind::full: return "full";
@@ -144,6 +146,13 @@ enum class mla_cache_layout : std::uint8_t {
   expanded,        ///< per-head K = heads·(nope + rope), V = heads·v_head_dim (transformers; llama.cpp early 2025)
 };
 
+/// The element type an engine keeps an `indexed` layer's index key in.
+enum class index_key_type : std::uint8_t {
+  k_type,   ///< K's element type (the exact cache)
+  fixed,    ///< group_choices::sparse_index_dtype, whatever the KV cache's (vLLM bf16; SGLang the served dtype)
+  k_and_v,  ///< K's type, and a V row of one head in V's type beside it (llama.cpp's one-head index cache)
+};
+
 /// Element types of a recurrent state: conv and SSM (SGLang keeps them apart).
 struct state_dtypes {
   dtype conv = dtype::bf16;
@@ -161,6 +170,8 @@ struct group_choices {
   /// The DSA indexer's keys in fp8 with a float32 scale per 128 elements (vLLM
   /// DeepseekV32IndexerCache, SGLang's NSA pool, TensorRT-LLM), else in the K element type.
   bool fp8_indexer = false;
+  index_key_type sparse_index = index_key_type::k_type;  ///< an indexed layer's index key
+  dtype sparse_index_dtype = dtype::bf16;                ///< its type when sparse_index is `fixed`
 };
 
 /// Layers of one shape in one stage, on one rank. Row fields are per layer; multiply by `layers`.
@@ -171,7 +182,7 @@ struct layer_group {
   std::uint32_t kv_heads = 0;  ///< KV heads on the rank (latent MLA: 1, its one vector; expanded: query heads); 0 for a state
   bytes k_row{0};              ///< K bytes per token, one layer (latent: the latent vector)
   bytes v_row{0};              ///< V bytes per token, one layer (0 for a K-only latent)
-  bytes index_row{0};          ///< of k_row: a DSA layer's indexer key per token (indexer_row)
+  bytes index_row{0};          ///< of k_row (and v_row, index_key_type::k_and_v): a DSA indexer or index key per token
   bytes conv_state{0};         ///< conv state bytes per sequence, one layer
   bytes ssm_state{0};          ///< SSM state bytes per sequence, one layer
   std::uint64_t conv_elements = 0;  ///< conv state elements on the rank, one layer
@@ -185,8 +196,7 @@ struct layer_group {
   /// Whether `o` has this group's shape (everything but `layers`): layers of one shape merge.
   [[nodiscard]] constexpr auto same_shape(const layer_group& o) const -> bool {
     return kind == o.kind && window == o.window && kv_heads == o.kv_heads && k_row == o.k_row &&
-           index_row == o.index_row &&
-           v_row == o.v_row && conv_state == o.conv_state && ssm_state == o.ssm_state &&
+           index_row == o.index_row && v_row == o.v_row && conv_state == o.conv_state && ssm_state == o.ssm_state &&
            conv_elements == o.conv_elements && ssm_elements == o.ssm_elements && types == o.types;
   }
   friend constexpr auto operator==(const layer_group&, const layer_group&) -> bool = default;
@@ -257,7 +267,8 @@ constexpr void for_each_group(const layer_groups& groups, OnTokens&& on_tokens, 
 }
 
 namespace detail {
-/// The KV group of layer `il` (kind full, sliding, chunked or latent) under `c`.
+/// The KV group of layer `il` (kind full, sliding, chunked, latent or indexed, which is a full group
+/// whose k_row holds the index key too) under `c`.
 [[nodiscard]] constexpr auto kv_group_of(const model_spec& m, std::uint32_t il, layer_kind k, const group_choices& c)
     -> layer_group {
   layer_group g{};
@@ -289,6 +300,14 @@ namespace detail {
   const kv_row r = layer_attention_row(m, il, g.kv_heads, c.kv);
   g.k_row = r.k;
   g.v_row = r.v;
+  if (k == layer_kind::indexed) {  // the index key, paged with the layer's K and V
+    const index_key_type x = c.sparse_index;
+    const bytes key = sparse_index_row(m, x == index_key_type::fixed ? c.sparse_index_dtype : c.kv.k);
+    const bytes value = x == index_key_type::k_and_v ? row_bytes(c.kv.v, effective_head_dim_v(m)) : bytes{0};
+    g.index_row = key + value;
+    g.k_row += key;
+    g.v_row += value;
+  }
   return g;
 }
 

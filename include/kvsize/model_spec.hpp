@@ -24,6 +24,9 @@ enum class layer_kind : std::uint8_t {
   latent,   ///< one compressed latent of `kv_lora_rank + rope_head_dim` elements (MLA)
   none,     ///< nothing: recurrent-only, MLP-only or no-op blocks
   shared,   ///< reads the cache of an earlier layer (Gemma 3n): nothing of its own
+  /// K and V of every token, as `full`, and one index key of `sparse_index_dim` elements per token
+  /// that selects the blocks a query attends to (MiniMax-M3's sparse-attention layers)
+  indexed,
 };
 
 /// Per-layer exceptions to the model-wide defaults.
@@ -105,6 +108,7 @@ struct model_spec {
   layer_kind attention = layer_kind::full;  ///< the kind of every layer left as `inherit`
   std::uint32_t sliding_window = 0;         ///< W of `sliding` layers, in tokens
   std::uint32_t attention_chunk = 0;        ///< C of `chunked` layers, in tokens
+  std::uint32_t sparse_index_dim = 0;       ///< elements of the index key an `indexed` layer keeps per token
   latent_attention latent{};                ///< dimensions of `latent` layers
   recurrent_state state{};                  ///< state of `recurrent` layers, per sequence
   std::array<layer_spec, max_layers> layer{};
@@ -278,7 +282,7 @@ constexpr void check_model_shape(const model_spec& m) {
 }
 
 /// What a layer of kind `k` (inherit resolved) needs from the model: sliding a window, chunked a
-/// chunk, latent a latent width. O(1).
+/// chunk, latent a latent width, indexed an index key width. O(1).
 constexpr void check_layer_kind(const model_spec& m, layer_kind k) {
   if (k == layer_kind::sliding && m.sliding_window == 0) {
     throw kvsize::invalid_argument("kvsize::model_spec: a sliding layer needs sliding_window > 0");
@@ -288,6 +292,9 @@ constexpr void check_layer_kind(const model_spec& m, layer_kind k) {
   }
   if (k == layer_kind::latent && std::uint64_t{m.latent.kv_lora_rank} + m.latent.rope_head_dim == 0) {
     throw kvsize::invalid_argument("kvsize::model_spec: a latent layer needs kv_lora_rank or rope_head_dim");
+  }
+  if (k == layer_kind::indexed && m.sparse_index_dim == 0) {
+    throw kvsize::invalid_argument("kvsize::model_spec: an indexed layer needs sparse_index_dim > 0");
   }
 }
 
@@ -385,6 +392,7 @@ constexpr void validate(const model_spec& m) {
     case layer_kind::latent: return "latent";
     case layer_kind::none: return "none";
     case layer_kind::shared: return "shared";
+    case layer_kind::indexed: return "indexed";
   }
   return "?";
 }

@@ -94,6 +94,19 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   }
 }
 
+/// An indexed layer's lightning indexer (MiniMax-M3): index_q_proj (sparse_index_heads × sparse_index_dim rows) and
+/// index_k_proj (one head), which vLLM fuses into qkv_proj (MinimaxM3QKVParallelLinearWithIndexer) and so quantizes
+/// as Q and K, and their RMSNorms over sparse_index_dim (index_q_norm, index_k_norm).
+template <class F>
+constexpr void emit_sparse_indexer(const layer_emitter<F>& e) {
+  const model_spec& m = e.m;
+  const std::uint64_t d = m.sparse_index_dim;
+  e.matrix(weight_part::attention, tensor_role::attn_q, checked_mul(m.weights.sparse_index_heads, d), m.hidden_size);
+  e.matrix(weight_part::attention, tensor_role::attn_k, d, m.hidden_size);
+  e.vector(weight_part::norms, tensor_role::norm, d);
+  e.vector(weight_part::norms, tensor_role::norm, d);
+}
+
 /// One MLP of `width` (`copies`: a layer's routed experts) on vectors of `hidden` (a latent MoE's experts:
 /// the latent width): gate and up (or one fused gate_up; only up when not gated), down, their biases.
 template <class F>
@@ -174,6 +187,9 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
     emit_latent_attention(e);
   } else if (has_attention) {
     emit_attention(e, kv_heads);
+  }
+  if (attention_kind == layer_kind::indexed) {
+    emit_sparse_indexer(e);
   }
   if (recurrent) {
     switch (m.weights.recurrent.kind) {

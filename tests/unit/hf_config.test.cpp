@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 60);
+  CHECK(count == 61);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -743,7 +743,18 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"max_position_embeddings_string", wrong_type, "/max_position_embeddings"},
       {"max_window_layers_exceeds_layers", inconsistent, "/max_window_layers"},
       {"mlp_only_layers_index_out_of_range", out_of_range, "/mlp_only_layers/1"},
-      {"minimax_m3_not_sized", unsupported, "/model_type"},
+      {"minimax_m3_disable_index_value_missing", missing_key, "/sparse_attention_config/sparse_disable_index_value"},
+      {"minimax_m3_sparse_freq_short", inconsistent, "/sparse_attention_config/sparse_attention_freq"},
+      {"minimax_m3_sparse_freq_value_2", out_of_range, "/sparse_attention_config/sparse_attention_freq/2"},
+      {"minimax_m3_index_value_kept", unsupported, "/sparse_attention_config/sparse_disable_index_value/2"},
+      {"minimax_m3_sparse_index_dim_zero", out_of_range, "/sparse_attention_config/sparse_index_dim"},
+      {"minimax_m3_sparse_index_dim_missing", missing_key, "/sparse_attention_config/sparse_index_dim"},
+      {"minimax_m3_sparse_config_not_object", wrong_type, "/sparse_attention_config"},
+      {"minimax_m3_use_sparse_string", wrong_type, "/sparse_attention_config/use_sparse_attention"},
+      {"minimax_m3_sparse_block_size_64", unsupported, "/sparse_attention_config/sparse_block_size"},
+      {"minimax_m3_disable_index_value_string", wrong_type, "/sparse_attention_config/sparse_disable_index_value/0"},
+      {"minimax_m3_index_heads_zero", out_of_range, "/sparse_attention_config/sparse_num_index_heads"},
+      {"minimax_m3_vl_not_sized", unsupported, "/model_type"},
       {"minimax_attn_type_list_value_2", out_of_range, "/attn_type_list/3"},
       {"minimax_attn_type_list_short", inconsistent, "/attn_type_list"},
       {"mimo_hybrid_layer_pattern_short", inconsistent, "/hybrid_layer_pattern"},

@@ -72,6 +72,7 @@ struct golden {
   std::uint32_t latent = 0;
   std::uint32_t none = 0;
   std::uint32_t recurrent = 0;
+  std::uint32_t indexed = 0;  ///< full layers that also keep an index key (MiniMax-M3's sparse layers)
   std::uint32_t window = 0;  ///< W of the sliding layers
   std::uint32_t chunk = 0;   ///< C of the chunked layers
   std::uint64_t state_per_sequence = 0;
@@ -601,6 +602,15 @@ golden{.file = "stepfun-ai__Step-3.5-Flash.config.json", .compute = dtype::bf16,
        .vocab = 128'896, .kv_per_token = 184'320, .kv_per_token_fp8 = 92'160, .kv_per_token_mha = 1'474'560,
        .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 270'532'608, .growth = 49'152,
        .sliding = 33, .window = 512},
+// MiniMax-M3 (minimax_m3): 60 L, 64 heads / 4 kv, head_dim 128, bf16; sparse_attention_config.sparse_attention_freq
+//   is 0 on layers 0-2 and 1 on the 57 others, which also keep one index key of sparse_index_dim 128 per token
+//   (vLLM MiniMaxM3IndexerCache: 1 head, key only). K + V: 60 × 4 × 128 × 2 × 2 B = 122,880; index keys
+//   57 × 128 × 2 B = 14,592; 137,472 B/token (vLLM and SGLang's figure). fp8: 61,440 + 7,296 = 68,736. MHA: 60 ×
+//   64 × 128 × 4 = 1,966,080 + the same 14,592 = 1,980,672; ratio 16. seq@4096 = 137,472 × 4,096 = 563,085,312.
+golden{.file = "MiniMaxAI__MiniMax-M3.config.json", .compute = dtype::bf16,
+       .layers = 60, .kv_layers = 60, .attention_heads = 64, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 200'064, .kv_per_token = 137'472, .kv_per_token_fp8 = 68'736, .kv_per_token_mha = 1'980'672,
+       .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 563'085'312, .growth = 137'472, .indexed = 57},
 };
 // clang-format on
 
@@ -632,7 +642,7 @@ auto unwindowed_bytes_per_token(const kvsize::model_spec& m, dtype t) -> std::ui
   std::uint64_t total = 0;
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     const layer_kind k = kvsize::kind_of_layer(m, il);
-    if (k == layer_kind::full || k == layer_kind::latent) {
+    if (k == layer_kind::full || k == layer_kind::latent || k == layer_kind::indexed) {
       total += kvsize::layer_kv_bytes_per_token(m, il, kvsize::kv_dtypes::same(t)).count();
     }
   }
@@ -669,7 +679,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 60);
+  CHECK(goldens.size() == 61);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {
@@ -700,7 +710,8 @@ TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figure
   CHECK(kvsize::count_layers(m, layer_kind::latent) == g.latent);
   CHECK(kvsize::count_layers(m, layer_kind::none) == g.none);
   CHECK(kvsize::count_layers(m, layer_kind::shared) == 0);  // no Gemma 3n-style sharing in configs/
-  CHECK(kvsize::count_layers(m, layer_kind::full) == g.kv_layers - g.sliding - g.chunked - g.latent);
+  CHECK(kvsize::count_layers(m, layer_kind::indexed) == g.indexed);
+  CHECK(kvsize::count_layers(m, layer_kind::full) == g.kv_layers - g.sliding - g.chunked - g.latent - g.indexed);
   CHECK(kvsize::recurrent_layers(m) == g.recurrent);
   if (g.sliding > 0) {
     CHECK(m.sliding_window == g.window);

@@ -69,6 +69,16 @@ auto config_text(const std::string& name) -> std::string {
   std::ifstream in(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / (name + ".config.json"));
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+/// Whether one of `c`'s warnings starts with `prefix`.
+auto warns_first(const kvsize::hf::parsed_config& c, const std::string& prefix) -> bool {
+  for (const auto& warning : c.warnings) {
+    if (warning.rfind(prefix, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 auto replaced(std::string text, const std::string& from, const std::string& to) -> std::string {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
@@ -217,6 +227,43 @@ TEST_CASE("hf: SmolLM3 (smollm3): tied by default, NoPE layers keep K and V, win
   }
 }
 
+TEST_CASE("hf: MiniMax-M3 (minimax_m3): dense_intermediate_size, moe_layer_freq flags, the sparse indexer", "[weights][hf][minimax_m3]") {
+  const std::string name = "MiniMaxAI__MiniMax-M3";
+  const auto c = load(name);
+  const auto& w = c.spec.weights;
+  CHECK(w.qk_norm == kvsize::qk_norm_kind::head);  // qk_norm_type "per_head"
+  CHECK(w.moe.experts == 128);                       // num_local_experts
+  CHECK(w.moe.experts_per_token == 4);
+  CHECK(w.moe.expert_width == 3'072);
+  CHECK(w.moe.shared_width == 3'072);  // shared_intermediate_size × n_shared_experts 1
+  CHECK(w.moe.score_correction_bias);  // use_routing_bias
+  CHECK(w.sparse_index_heads == 4);    // sparse_num_index_heads
+  CHECK(w.mtp_layers == 0);            // num_mtp_modules / num_nextn_predict_layers: named in a warning
+  for (std::uint32_t il = 0; il < 60; ++il) {
+    CAPTURE(il);
+    CHECK(kvsize::ffn_of_layer(c.spec, il) == (il < 3 ? kvsize::ffn_kind::dense : kvsize::ffn_kind::moe));
+    CHECK(kvsize::kind_of_layer(c.spec, il) == (il < 3 ? kvsize::layer_kind::full : kvsize::layer_kind::indexed));
+  }
+  CHECK(w.layer[0].ffn_width == 12'288);  // dense_intermediate_size, not intermediate_size (3,072)
+  // By hand (vLLM models/minimax_m3/nvidia/model.py @90215894): embeddings and untied head 2 × 200,064 × 6,144 =
+  // 2,458,386,432, final norm 6,144, layer norms 60 × 12,288 = 737,280. Attention: qkv_proj (64 + 4 + 4) × 128 =
+  // 9,216 rows and o_proj 8,192 columns of 6,144, Q/K norms 256: 106,955,008 on the 3 dense layers (320,865,024);
+  // the 57 sparse layers add index_q (4 × 128) and index_k (128) rows (qkv_proj 9,856 × 6,144) and two norms of
+  // 128: 110,887,424 each (6,320,583,168). Dense MLP (layers 0-2) 3 × 3 × 12,288 × 6,144 = 679,477,248. MoE (57):
+  // experts 128 × 3 × 3,072 × 6,144 = 7,247,757,312, shared expert 56,623,104, router 786,432 and its bias 128:
+  // 7,305,166,976 a layer, 416,394,517,632. Total 426,174,572,928 (the model card's "~428B" is the vision-language
+  // checkpoint). Active: 4 of 128 experts, 124 × 56,623,104 = 7,021,264,896 a layer fewer: 25,962,473,856.
+  const auto p = kvsize::parameters(c.spec);
+  CHECK(p.total == 426'174'572'928);
+  CHECK(p.active == 25'962'473'856);
+  CHECK(warns_first(c, "/num_nextn_predict_layers: the MTP layers' weights are not counted"));
+  // Without sparse attention no layer keeps an index key, and no indexer weights are counted: 57 × 3,932,416 fewer.
+  const auto dense = kvsize::hf::parse_config(replaced(config_text(name), "\"use_sparse_attention\": true", "\"use_sparse_attention\": false"));
+  CHECK(kvsize::count_layers(dense.spec, kvsize::layer_kind::indexed) == 0);
+  CHECK(kvsize::kv_bytes_per_token(dense.spec) == bytes{122'880});
+  CHECK(kvsize::parameters(dense.spec).total == 426'174'572'928 - 57ULL * 3'932'416);
+}
+
 TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a head gate, moe_layers_enum", "[weights][hf][step3p5]") {
   const std::string name = "stepfun-ai__Step-3.5-Flash";
   const auto c = load(name);
@@ -247,11 +294,7 @@ TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a hea
   const auto p = kvsize::parameters(c.spec);
   CHECK(p.total == 196'956'130'368);
   CHECK(p.active == 11'987'323'968);
-  bool mtp_named = false;
-  for (const auto& warning : c.warnings) {
-    mtp_named = mtp_named || warning.find("/num_nextn_predict_layers: the MTP layers' weights are not counted") == 0;
-  }
-  CHECK(mtp_named);
+  CHECK(warns_first(c, "/num_nextn_predict_layers: the MTP layers' weights are not counted"));
   const std::string text = config_text(name);
   // moe_layers_enum decides: without it vLLM makes every layer but 0 MoE; a string it cannot read is a warning
   // (weights only) and that default applies.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize/kv_cache.hpp: the per-kind KV sums against the layer-by-layer definition.
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <cstdint>
 #include <iterator>
@@ -39,13 +40,14 @@ TEST_CASE("kv_cache: the per-kind sums equal the layer-by-layer definition, at r
   constexpr kvsize::layer_kind kinds[] = {kvsize::layer_kind::inherit, kvsize::layer_kind::full,
                                           kvsize::layer_kind::sliding, kvsize::layer_kind::chunked,
                                           kvsize::layer_kind::latent,  kvsize::layer_kind::none,
-                                          kvsize::layer_kind::shared};
+                                          kvsize::layer_kind::shared,  kvsize::layer_kind::indexed};
   constexpr std::uint16_t divisors_of_16[] = {1, 2, 4, 8, 16};
   for (int trial = 0; trial < 2'000; ++trial) {
     kvsize::model_spec m{.layers = static_cast<std::uint32_t>(1 + next(80)), .attention_heads = 16,
                          .kv_heads = divisors_of_16[next(4)], .head_dim = 64, .hidden_size = 1'024,
                          .vocab_size = 1'000, .sliding_window = static_cast<std::uint32_t>(1 + next(4'096)),
                          .attention_chunk = static_cast<std::uint32_t>(1 + next(8'192)),
+                         .sparse_index_dim = static_cast<std::uint32_t>(1 + next(256)),
                          .latent = {.kv_lora_rank = 512, .rope_head_dim = 64},
                          .state = {.conv_elements = 3 * 1'024, .ssm_elements = 16 * 64 * 128}};
     m.attention = kinds[next(5)];  // inherit .. latent
@@ -82,4 +84,41 @@ TEST_CASE("kv_cache: the per-kind sums equal the layer-by-layer definition, at r
                  kv_per_sequence_layer_by_layer(presets::llama_3_8b, 10'000, t));
   REQUIRE(kvsize::kv_token_bytes_of(gemma_like, t).per_sequence(10'000) ==
           kv_per_sequence_layer_by_layer(gemma_like, 10'000, t));
+}
+
+TEST_CASE("kv_cache: an indexed layer keeps K, V and its index key", "[kv_cache]") {
+  // A MiniMax-M3-shaped toy: 4 layers, 8 query heads, 2 KV heads of 64, layers 1 and 3 indexed with a
+  // 32-element index key. bf16: K + V = 2 · 2 · 64 · 2 B = 512 B per layer; index key 32 · 2 B = 64 B.
+  constexpr auto toy = [] {
+    kvsize::model_spec m{.layers = 4, .attention_heads = 8, .kv_heads = 2, .head_dim = 64, .hidden_size = 512,
+                         .vocab_size = 1'000, .sparse_index_dim = 32};
+    m.layer[1].kind = kvsize::layer_kind::indexed;
+    m.layer[3].kind = kvsize::layer_kind::indexed;
+    return m;
+  }();
+  STATIC_REQUIRE(kvsize::layer_kv_bytes_per_token(toy, 0, kvsize::kv_dtypes::same(kvsize::dtype::bf16)) == bytes{512});
+  STATIC_REQUIRE(kvsize::layer_kv_bytes_per_token(toy, 1, kvsize::kv_dtypes::same(kvsize::dtype::bf16)) == bytes{576});
+  STATIC_REQUIRE(kvsize::kv_bytes_per_token(toy) == bytes{4 * 512 + 2 * 64});        // 2,176
+  STATIC_REQUIRE(kvsize::kv_bytes_per_sequence(toy, 1'000) == bytes{2'176'000});     // every token, no window
+  // The index key is a key: in K's type. fp8 K, bf16 V: 4 · (128 + 256) + 2 · 32 = 1,600.
+  STATIC_REQUIRE(kvsize::kv_bytes_per_token(toy, {kvsize::dtype::fp8_e4m3, kvsize::dtype::bf16}) == bytes{1'600});
+  // Without GQA each of the 8 heads keeps K and V (2 · 8 · 64 · 2 B = 2,048 B a layer); the index key
+  // stays: 4 · 2,048 + 2 · 64 = 8,320, so GQA saves 8,320 − 2,176 (4x on K and V).
+  STATIC_REQUIRE(kvsize::kv_bytes_per_token_mha(toy) == bytes{8'320});
+  STATIC_REQUIRE(kvsize::count_layers(toy, kvsize::layer_kind::indexed) == 2);
+  STATIC_REQUIRE(kvsize::kv_layers(toy) == 4);
+  // The same through the per-layer path (a layer with KV heads of its own takes it): layer 3 with
+  // 1 KV head is 2 · 1 · 64 · 2 + 64 = 320 B.
+  constexpr auto own_heads = [](kvsize::model_spec m) {
+    m.layer[3].kv_heads = 1;
+    return m;
+  }(toy);
+  STATIC_REQUIRE(kvsize::kv_bytes_per_token(own_heads) == bytes{3 * 512 + 64 + 320});
+  // An indexed layer needs the key's width.
+  auto no_width = toy;
+  no_width.sparse_index_dim = 0;
+  REQUIRE_THROWS_WITH(kvsize::kv_bytes_per_token(no_width), Catch::Matchers::Equals("kvsize::model_spec: an indexed layer needs sparse_index_dim > 0"));
+  REQUIRE_THROWS_WITH(kvsize::validate(no_width), Catch::Matchers::Equals("kvsize::model_spec: an indexed layer needs sparse_index_dim > 0"));
+  no_width.layer[3].kv_heads = 1;  // the per-layer path checks it too
+  REQUIRE_THROWS_WITH(kvsize::kv_bytes_per_token(no_width), Catch::Matchers::Equals("kvsize::model_spec: an indexed layer needs sparse_index_dim > 0"));
 }

@@ -200,3 +200,43 @@ TEST_CASE("layer groups: for_each_group routes rows and states to their own call
   CHECK(token_layers == 2);  // layers 3 and 7
   CHECK(state_layers == 7);
 }
+
+TEST_CASE("layer groups: an indexed layer's index key rides in its K row, in the engine's type", "[layer_groups]") {
+  // MiniMax-M3-shaped: 4 layers, 64 query heads, 4 KV heads of 128, layers 2 and 3 indexed with a
+  // 128-element key. bf16 K = 4 · 128 · 2 = 1,024 B, V the same; the key 128 · 2 = 256 B.
+  model_spec m{.layers = 4, .attention_heads = 64, .kv_heads = 4, .head_dim = 128, .hidden_size = 6'144,
+               .vocab_size = 200'064, .sparse_index_dim = 128};
+  m.layer[2].kind = layer_kind::indexed;
+  m.layer[3].kind = layer_kind::indexed;
+  group_choices c = bf16_choices;
+  const auto groups = make_layer_groups(m, c);
+  REQUIRE(groups.count == 2);  // the dense layers, then the indexed ones: two shapes, both full
+  CHECK(groups[0].kind == group_kind::full);
+  CHECK(groups[0].layers == 2);
+  CHECK(groups[0].index_row == bytes{0});
+  CHECK(groups[1].kind == group_kind::full);
+  CHECK(groups[1].layers == 2);
+  CHECK(groups[1].index_row == bytes{256});
+  CHECK(groups[1].k_row == bytes{1'024 + 256});
+  CHECK(groups[1].v_row == bytes{1'024});
+  // Under tp 8 the 4 KV heads are replicated (one a rank) but the one index head is not split:
+  // K 128 · 2 + 256, V 256. With fp8 K/V, the key as each engine keeps it: K's type (1 B), a type
+  // of the engine's (fixed: bf16 2 B, f32 4 B), or K's type with a V row of one head of head_dim_v
+  // (96 here, to tell it from the key's 128) in V's type (k_and_v).
+  c.tp = 8;
+  c.kv = kvsize::kv_dtypes::same(dtype::fp8_e4m3);
+  CHECK(make_layer_groups(m, c)[1].k_row == bytes{128 + 128});
+  CHECK(make_layer_groups(m, c)[1].index_row == bytes{128});
+  c.sparse_index = kvsize::index_key_type::fixed;
+  CHECK(make_layer_groups(m, c)[1].k_row == bytes{128 + 256});  // bf16, group_choices' default
+  c.sparse_index_dtype = dtype::f32;
+  CHECK(make_layer_groups(m, c)[1].k_row == bytes{128 + 512});
+  CHECK(make_layer_groups(m, c)[1].v_row == bytes{128});
+  c.sparse_index = kvsize::index_key_type::k_and_v;
+  c.kv = {dtype::fp8_e4m3, dtype::bf16};
+  m.head_dim_v = 96;  // V of 1 · 96 · 2 B = 192 a layer; the index cache's V row one head of 96: 192 more
+  const auto both = make_layer_groups(m, c)[1];
+  CHECK(both.k_row == bytes{128 + 128});
+  CHECK(both.v_row == bytes{192 + 192});
+  CHECK(both.index_row == bytes{128 + 192});
+}

@@ -215,6 +215,7 @@ struct field_list {
   f.add("attention_sinks", w.attention_sinks, d.attention_sinks, b(w.attention_sinks));
   f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
   f.add("head_gate", w.head_gate, d.head_gate, b(w.head_gate));
+  f.add("sparse_index_heads", w.sparse_index_heads, d.sparse_index_heads, n(w.sparse_index_heads));
   f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));
   f.add("fused_gate_up", w.fused_gate_up, d.fused_gate_up, b(w.fused_gate_up));
   f.add("q_lora_rank", w.q_lora_rank, d.q_lora_rank, n(w.q_lora_rank));
@@ -281,6 +282,7 @@ struct field_list {
   f.add("attention", m.attention, d.attention, enumerator(m.attention));
   f.add("sliding_window", m.sliding_window, d.sliding_window, grouped(m.sliding_window));
   f.add("attention_chunk", m.attention_chunk, d.attention_chunk, grouped(m.attention_chunk));
+  f.add("sparse_index_dim", m.sparse_index_dim, d.sparse_index_dim, grouped(m.sparse_index_dim));
   if (!(m.latent == d.latent)) {
     f.add_always("latent", "{.kv_lora_rank = " + grouped(m.latent.kv_lora_rank) +
                                ", .rope_head_dim = " + grouped(m.latent.rope_head_dim) +

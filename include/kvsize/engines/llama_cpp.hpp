@@ -17,10 +17,8 @@
 
 namespace kvsize::engines::llama_cpp {
 
-/// K and V f16 whatever the model (common/common.h `cache_type_k = GGML_TYPE_F16`, `cache_type_v =
-/// GGML_TYPE_F16`; -ctk / -ctv change them); both states float32 whatever is asked
-/// (src/llama-model.cpp `create_memory` makes its llama_memory_recurrent with GGML_TYPE_F32 for the
-/// r and s tensors).
+/// K and V f16 whatever the model (common/common.h `cache_type_k` / `cache_type_v = GGML_TYPE_F16`; -ctk / -ctv change
+/// them); both states float32 whatever is asked (src/llama-model.cpp `create_memory`: llama_memory_recurrent, F32 r, s).
 [[nodiscard]] constexpr auto stage_types(const model_spec& /*m*/, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   return {kvsize::detail::kv_or(o, kv_dtypes::same(dtype::f16)), {dtype::f32, dtype::f32}};
@@ -102,7 +100,7 @@ namespace detail {
   bytes widest{0};
   for (std::uint32_t il = 0; il < m.layers; ++il) {
     const layer_kind k = kind_of_layer(m, il);
-    if (k == layer_kind::full || k == layer_kind::sliding || k == layer_kind::chunked) {
+    if (k != layer_kind::latent && layer_keeps_kv(m, il)) {  // full, sliding, chunked, indexed
       widest = max(widest, kvsize::detail::layer_attention_row(m, il, kv_heads_of_layer(m, il), t).v);
     }
   }
@@ -222,7 +220,10 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
   const bytes v_floor = o.llama_cpp.flash_attn ? bytes{0} : detail::widest_v_row(m, s.kv);
   const auto add_rows = [&](const layer_group& g) {
     cache_part& c = iswa && is_windowed(g.kind) ? swa : base;
-    const bytes v_row = g.kind == group_kind::latent ? g.v_row : max(g.v_row, v_floor);
+    // An index cache (src/llama-kv-cache-msa.cpp @62c6171f: one head, K and V types) is its own: V not padded to the main's.
+    const bool indexed = g.kind == group_kind::full && g.index_row.count() != 0;
+    const bytes index_v = indexed ? g.index_row - kvsize::detail::sparse_index_row(m, s.kv.k) : bytes{0};
+    const bytes v_row = g.kind == group_kind::latent ? g.v_row : max(g.v_row - index_v, v_floor) + index_v;
     c.layers += g.layers;
     c.k_per_token += g.k_row * g.layers;
     c.v_per_token += v_row * g.layers;
@@ -233,7 +234,7 @@ constexpr void fill(const model_spec& m, const engine_options& o, engine_sizing&
     rec.k_per_token += g.conv_state * g.layers;  // R: conv
     rec.v_per_token += g.ssm_state * g.layers;   // S: ssm
   };
-  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::none, o.llama_cpp.mla_layout),
+  for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::none, o.llama_cpp.mla_layout, false, index_key_type::k_and_v),
                  add_rows, add_state);
   for (cache_part* c : {&base, &swa}) {
     c->bytes_per_token = c->k_per_token + c->v_per_token;

@@ -108,7 +108,10 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   };
   for_each_group(
       kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
-                                    true),  // the NSA pool's index_k_with_scale_buffer: fp8 + scales
+                                    true,  // the NSA pool's index_k_with_scale_buffer: fp8 + scales
+                                    // MiniMax-M3's index_k_pool: one head in the served (model) dtype, whatever
+                                    // the KV's (pool_configurator.py DefaultPoolConfigurator._compute_cell_size)
+                                    index_key_type::fixed, serving_dtype(dtype_facts(m, o))),
       [&](const layer_group& g) { add(o.sglang.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
       [&](const layer_group& g) { add(state, g, g.conv_state, g.ssm_state); });  // state: R, S per request
   full.bytes_per_token = full.k_per_token + full.v_per_token;

@@ -79,14 +79,18 @@ constexpr void require_served(std::string_view why) {
 }
 
 /// The layer groups of the stage `s` sizes, as its engine shapes them: `s.kv` K/V types, `s.state`
-/// state types, `o.tp` ranks split by `split`, MLA stored as `mla`; and s.kv_heads_per_rank, the
+/// state types, `o.tp` ranks split by `split`, MLA stored as `mla`, index keys as `sparse_index` (in
+/// `sparse_index_dtype` when fixed); and s.kv_heads_per_rank, the
 /// most KV heads a rank holds in them (a latent layer's one vector: 1). For a spec start_sizing
 /// has checked.
 [[nodiscard]] constexpr auto engine_groups(const model_spec& m, const engine_options& o, engine_sizing& s,
                                            head_split split,
                                            mla_cache_layout mla = mla_cache_layout::latent_k_only,
-                                           bool fp8_indexer = false) -> layer_groups {
-  const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla, .fp8_indexer = fp8_indexer};
+                                           bool fp8_indexer = false,
+                                           index_key_type sparse_index = index_key_type::k_type,
+                                           dtype sparse_index_dtype = dtype::bf16) -> layer_groups {
+  const group_choices c{.kv = s.kv, .state = s.state, .tp = o.tp, .split = split, .mla = mla, .fp8_indexer = fp8_indexer,
+                        .sparse_index = sparse_index, .sparse_index_dtype = sparse_index_dtype};
   const layer_groups groups = group_layers(m, {s.first_layer, s.stage_layers}, c);
   s.kv_heads_per_rank = groups.max_kv_heads();
   return groups;

@@ -54,7 +54,9 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   engine_sizing s = kvsize::detail::start_plain_sizing(engine_kind::transformers, m, o, r, stage_types(m, o));
-  const layer_groups groups = kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::expanded);
+  // MiniMaxM3VLSparseCacheLayer keeps idx_keys in the activation dtype (models/minimax_m3_vl @01a05aad).
+  const layer_groups groups = kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::expanded,
+                                                            false, index_key_type::fixed, m.compute_dtype);
   for_each_group(
       groups,
       [&](const layer_group& g) {

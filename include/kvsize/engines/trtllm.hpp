@@ -118,8 +118,12 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
     p.bytes_per_token += g.row() * g.layers;
     s.kv_bytes_per_token += g.row() * g.layers;
   };
+  // MiniMax-M3's INDEX_KEY buffer: f16 or f32 with such a cache, else bf16 (attention_backend/sparse/minimax_m3/
+  // cache_manager.py _torch_dtype_for_index_cache @0462117e).
+  const bool wide_k = s.kv.k == dtype::f16 || s.kv.k == dtype::f32;
   for_each_group(kvsize::detail::engine_groups(m, o, s, head_split::ceil, mla_cache_layout::latent_k_only,
-                                               true),  // the DSA indexer's keys in fp8 + scales
+                                               true,  // the DSA indexer's keys in fp8 + scales
+                                               index_key_type::fixed, wide_k ? s.kv.k : dtype::bf16),
                  add_rows,
                  [&](const layer_group& g) { s.state_bytes_per_sequence += g.state() * g.layers; });
   detail::charge(o, s);

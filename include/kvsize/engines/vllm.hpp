@@ -67,6 +67,10 @@ inline constexpr std::uint32_t f32_ssm_default_since = 20;
 
 inline constexpr std::uint32_t default_block_size = 16;      ///< CUDA platform default
 inline constexpr std::uint32_t default_mla_block_size = 64;  ///< FlashMLA forces 64
+/// MiniMax-M3's sparse layers: MiniMaxM3SparseBackend.get_supported_kernel_block_sizes() is [128] ("page
+/// size == sparse block size"; models/minimax_m3/common/sparse_attention.py @040e4601), so the cache's
+/// block size must be a multiple of 128; vLLM's recipes pass --block-size 128.
+inline constexpr std::uint32_t sparse_index_block_size = 128;
 inline constexpr bytes fp8_ds_mla_bytes_per_token{656};  ///< 512 fp8 + 4×fp32 scales + 64 bf16 rope
 
 namespace detail {
@@ -89,6 +93,7 @@ struct spec_list {
   std::array<spec, max_cache_parts> at{};
   std::uint32_t count = 0;
   bool any_latent = false;
+  bool any_sparse_index = false;  ///< the model has indexed (MiniMax-M3 sparse) layers: block size sparse_index_block_size
   bool any_attention = false;
   bool any_mamba = false;
   constexpr void add(const spec& x) {
@@ -132,7 +137,8 @@ inline constexpr std::uint32_t diff_kv_since = 20;
   if (release_of(o) >= diff_kv_since || g.kind == group_kind::latent) {
     return g.row();
   }
-  const std::uint64_t k_elements = g.k_row.count() / traits(g.types.k).block_bytes;  // no block types in vLLM
+  // K's own elements (an indexed layer's k_row holds its index key too); no block types in vLLM
+  const std::uint64_t k_elements = (g.k_row - g.index_row).count() / traits(g.types.k).block_bytes;
   const bytes v_padded = storage_bytes(g.types.v, k_elements);
   return g.k_row + (v_padded > g.v_row ? v_padded : g.v_row);
 }
@@ -173,6 +179,13 @@ inline constexpr std::uint32_t diff_kv_since = 20;
 [[nodiscard]] constexpr auto block_size_of(spec_list& specs, const engine_options& o, engine_sizing& s)
     -> std::uint32_t {
   std::uint32_t bs = o.block_size != 0 ? o.block_size : (specs.any_latent ? default_mla_block_size : default_block_size);
+  if (specs.any_sparse_index) {
+    if (o.block_size % sparse_index_block_size != 0) {
+      throw kvsize::invalid_argument("kvsize: --block-size must be a multiple of 128 for MiniMax-M3's sparse layers "
+                                     "(vLLM's MiniMaxM3SparseBackend pages 128 tokens per sparse block)");
+    }
+    bs = o.block_size != 0 ? o.block_size : sparse_index_block_size;
+  }
   if (!specs.any_mamba || !specs.any_attention) {
     return bs;
   }
@@ -334,11 +347,15 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
   kvsize::detail::require_context(s.context, needs_context);
   detail::spec_list specs =
       detail::specs_of(kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
-                                                     true),  // DeepseekV32IndexerCache: fp8 + scales
+                                                     true,  // DeepseekV32IndexerCache: fp8 + scales
+                                                     // MiniMaxM3IndexerCache: attention_config.indexer_kv_dtype,
+                                                     // "bf16" by default (common/indexer.py @0484480b)
+                                                     index_key_type::fixed, dtype::bf16),
                        o);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
   }
+  specs.any_sparse_index = count_layers(m, layer_kind::indexed) != 0;  // one block size for every stage
   const std::uint32_t bs = detail::block_size_of(specs, o, s);
   s.block_size = bs;
   const std::uint32_t types = detail::distinct_types(specs);

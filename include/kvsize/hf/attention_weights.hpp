@@ -123,6 +123,16 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
              "; the head gate (g_proj, heads × hidden_size per layer) is not counted");
     }
   }
+  // MiniMax-M3's indexer query heads (vLLM MinimaxM3QKVParallelLinearWithIndexer asserts they equal the KV heads,
+  // which is the value taken, with a warning, when the key is absent).
+  if (const slot sac = v.get("sparse_attention_config"); m.sparse_index_dim != 0 && sac.set() && sac.value->is_object()) {
+    const slot heads = lookup(*sac.value, sac.pointer(), "sparse_num_index_heads");
+    w.sparse_index_heads = heads.set() ? read_u32(heads, 1, 1U << 16U) : effective_kv_heads(m);
+    if (!heads.set()) {
+      v.warn(heads.pointer() + " is absent; took the KV heads (" + std::to_string(w.sparse_index_heads) +
+             "), as vLLM requires, for the indexer's index_q_proj");
+    }
+  }
   if (const slot ql = v.get("q_lora_rank"); ql.set() && m.latent.kv_lora_rank != 0) {
     w.q_lora_rank = read_u32(ql, 1, 1U << 20U);
   }

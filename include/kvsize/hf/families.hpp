@@ -167,6 +167,16 @@ inline constexpr family families[] = {
     // registers e_score_correction_bias.
     {.model_type = "minimax_m2", .source = "MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py)",
      .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true},
+    // MiniMax-M3 (vLLM models/minimax_m3/nvidia/model.py @90215894, MiniMaxM3SparseAttention; SGLang
+    // models/minimax_m3.py; transformers models/minimax_m3_vl MiniMaxM3VLTextConfig): GQA on every layer, and on
+    // the sparse_attention_freq layers one index key per token (hf/sparse_attention.hpp). Q/K RMSNorm per head;
+    // dense MLP of dense_intermediate_size on the moe_layer_freq 0 layers, else num_local_experts experts, a
+    // shared MLP of shared_intermediate_size and a routing bias. The 7 MTP modules are in no checkpoint.
+    {.model_type = "minimax_m3", .source = "MiniMaxM3Config (vLLM transformers_utils/configs/minimax_m3.py)",
+     .qk_norm = qk_norm_rule::head, .experts_key = "num_local_experts", .dense_width_key = "dense_intermediate_size",
+     .score_correction_bias = true, .sparse_attention_keys = true,
+     .mtp_uncounted = "the published checkpoints ship no MTP tensors, and vLLM, SGLang and TensorRT-LLM skip "
+                      "model.mtp.* when they load one"},
     minimax_text_01_family,
     same_as(minimax_text_01_family, "minimax_m1", "MiniMaxText01Config (MiniMax-M1 remote code)"),
     same_as(minimax_text_01_family, "minimax", "MiniMaxConfig (models/minimax/configuration_minimax.py)"),
@@ -311,14 +321,14 @@ struct unmodelled_family {
 /// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
 /// the same architectures (gguf_arch.hpp).
 inline constexpr unmodelled_family unmodelled_families[] = {
+    {"minimax_m3_vl",
+     "MiniMax-M3's vision-language config is not read yet: no published copy was found to check how its text_config "
+     "spells the sparse layers (transformers' MiniMaxM3VLTextConfig turns sparse_attention_freq into layer_types "
+     "\"minimax_m3_sparse\"); a text config of model_type minimax_m3 is sized (docs/engines.md)"},
     {"deepseek_v4",
      "DeepSeek-V4's compressed attention (compress_ratios: a sliding window on every layer, entries compressed 4x "
      "or 128x, an indexer key on the 4x layers, a compressor state per sequence) is not modelled yet; as a "
      "sliding-window decoder it would be off by up to 19x (docs/research/deepseek-v4-plan.md)"},
-    {"minimax_m3",
-     "MiniMax-M3's sparse attention keeps an index key per token beside K and V on its sparse_attention_freq "
-     "layers, which kvsize does not model yet; without it the cache would be 10.6% low "
-     "(docs/research/minimax-m3-cache.md)"},
 };
 
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.

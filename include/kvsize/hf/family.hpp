@@ -158,6 +158,9 @@ struct family {
   /// object's num_attention_heads, num_attention_groups (KV heads) and head_dim; layer_types also lists
   /// the num_nextn_predict_layers MTP layers after the decoder's; MoE layers from moe_layers_enum.
   bool step_attention_keys = false;
+  /// MiniMax-M3: sparse_attention_config.sparse_attention_freq marks the layers that also cache one
+  /// index key of sparse_index_dim elements per token (layer_kind::indexed).
+  bool sparse_attention_keys = false;
 
   // Multi-token prediction.
   bool mtp_embeddings = false;    ///< the MTP layers keep their own embedding and head (DeepSeek-V3)

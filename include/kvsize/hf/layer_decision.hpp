@@ -64,6 +64,7 @@ struct layer_plan {
   std::vector<layer_reasons> reasons;
   std::uint32_t sliding_window = 0;
   std::uint32_t attention_chunk = 0;
+  std::uint32_t sparse_index_dim = 0;  ///< the index key of `indexed` layers (sparse_attention.hpp)
   recurrent_state state{};
 
   /// The index of `why` in `reasons`, added if new.

@@ -18,6 +18,7 @@
 #include "layer_keys.hpp"
 #include "layer_rules.hpp"
 #include "recurrent.hpp"
+#include "sparse_attention.hpp"
 #include "step_attention.hpp"
 
 namespace kvsize::hf::detail {
@@ -374,6 +375,7 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, const plan_fa
   apply_global_attention_keys(v, f, p);
   apply_swa_attention_keys(v, f, p);
   apply_other_attention_setting(v, f, p);
+  apply_sparse_attention_config(v, f, p);
   read_layer_sizes(v, rec, f, p);
   return p;
 }

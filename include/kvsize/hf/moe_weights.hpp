@@ -297,7 +297,9 @@ inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsiz
     for (const auto i : mlp_only) {
       moe = moe && i != il;
     }
-    if (!moe && il >= e.first_dense_layers) {
+    // The first_k_dense_replace layers are dense by moe_shape; they take the dense width too where the
+    // family has its own key for it (MiniMax-M3: dense_intermediate_size 12288, intermediate_size 3072).
+    if (!moe && (il >= e.first_dense_layers || dense_width != 0)) {
       w.layer[il].ffn = ffn_kind::dense;
       w.layer[il].ffn_width = dense_width;
     }
