@@ -353,6 +353,40 @@ TEST_CASE("GGUF MiniMax-Text-01 (minimax-01): lightning layers keep a state, eve
   CHECK(kvsize::count_layers(model(every_fourth).spec, layer_kind::full) == 4);
 }
 
+TEST_CASE("GGUF MiniMax-M3 (minimax-m3): an index cache on the layers past the leading dense ones", "[gguf][model]") {
+  // As llama.cpp's conversion/minimax.py (MiniMaxM3Model.set_gguf_parameters) writes MiniMax-M3: leading_dense_block_count
+  // from moe_layer_freq's leading zeros (3), attention.indexer.key_length from sparse_index_dim (128). llama_model::
+  // create_memory builds a llama_kv_cache_msa whose index cache (filter_idx: il >= n_layer_dense_lead) keeps one head of
+  // key_length in type_k and, not being MLA, a V row of one head of the V head size in type_v (src/llama-kv-cache-msa.cpp).
+  // Six layers of the real model's heads: 4 KV heads of 128.
+  const auto minimax = [] {
+    auto w = kvsize_test::model_header(
+        "minimax-m3", {.layers = 6, .context = 1'048'576, .embedding = 6'144, .heads = 64, .kv_heads = 4, .vocab = 200'064});
+    w.kv_u32("minimax-m3.attention.key_length", 128).kv_u32("minimax-m3.attention.value_length", 128);
+    w.kv_u32("minimax-m3.attention.indexer.head_count", 4).kv_u32("minimax-m3.attention.indexer.key_length", 128);
+    return w;
+  };
+  auto three_dense = minimax();
+  three_dense.kv_u32("minimax-m3.leading_dense_block_count", 3);
+  const auto g = model(three_dense);
+  for (std::uint32_t il = 0; il < 6; ++il) {
+    CAPTURE(il);
+    CHECK(kvsize::kind_of_layer(g.spec, il) == (il < 3 ? layer_kind::full : layer_kind::indexed));
+  }
+  CHECK(g.spec.sparse_index_dim == 128);
+  CHECK_THAT(g.layer_reasons[4], Catch::Matchers::ContainsSubstring("minimax-m3.leading_dense_block_count = 3"));
+  // Under llama.cpp, f16: K and V 6 × 4 × 128 × 2 × 2 B = 12,288 a cell; the index cache 3 × (128 + 128) × 2 B =
+  // 1,536: 13,824.
+  const auto s = kvsize::size_cache(g.spec, kvsize::engine_kind::llama_cpp, kvsize::engine_options{.context = 4'096});
+  CHECK(s.kv_bytes_per_token == bytes{13'824});
+  // Without the count every layer is sparse (the loader's default 0); without the key width the file is refused.
+  CHECK(kvsize::count_layers(model(minimax()).spec, layer_kind::indexed) == 6);
+  auto no_width = kvsize_test::model_header(
+      "minimax-m3", {.layers = 6, .context = 4'096, .embedding = 6'144, .heads = 64, .kv_heads = 4, .vocab = 200'064});
+  no_width.kv_u32("minimax-m3.attention.key_length", 128).kv_u32("minimax-m3.attention.value_length", 128);
+  require_model_refused(no_width, gguf_errc::missing_key, "minimax-m3.attention.indexer.key_length");
+}
+
 TEST_CASE("GGUF Step-3.5-Flash (step35): per-layer query heads, the window by the pattern array", "[gguf][model]") {
   // As llama.cpp's conversion/step3.py (Step35Model.set_gguf_parameters) writes Step-3.5-Flash: 45 trunk blocks and
   // the 3 MTP blocks (block_count 48, nextn_predict_layers 3); head_count 64 on full layers and 96 on sliding ones

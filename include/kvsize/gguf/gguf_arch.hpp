@@ -122,7 +122,7 @@ inline constexpr std::array<arch_recurrence, 22> arch_recurrences{{
 /// (docs/research/gguf-arch-defaults.md): an indexer key cache beside the latent one (DSA), or no
 /// KV cache at all (encoders: llama_model::create_memory makes none). The words name what differs.
 [[nodiscard]] constexpr auto unencoded_cache(std::string_view arch) -> const char* {
-  for (const auto a : {"deepseek32", "glm-dsa", "hy_v4", "minimax-m3"}) {
+  for (const auto a : {"deepseek32", "glm-dsa", "hy_v4"}) {
     if (arch == a) {
       return "an indexer key cache beside its attention cache";
     }

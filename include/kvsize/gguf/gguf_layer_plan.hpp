@@ -182,6 +182,31 @@ inline void apply_latent(const key_reader& k, kvsize::model_spec& m) {
   m.head_dim_v = v;
 }
 
+/// minimax-m3 (llama.cpp src/llama-model.cpp llama_model::create_memory, case LLM_ARCH_MINIMAX_M3; src/models/
+/// minimax-m3.cpp load_arch_hparams): a llama_kv_cache_msa whose index cache holds, on every layer from
+/// leading_dense_block_count on (optional: 0), one key of attention.indexer.key_length elements (layer_kind::indexed).
+/// conversion/minimax.py writes that count from moe_layer_freq's leading zeros and the width from sparse_index_dim.
+inline void apply_sparse_index(const key_reader& k, kvsize::model_spec& m, std::vector<std::string>& why) {
+  if (k.arch() != "minimax-m3") {
+    return;
+  }
+  const std::string dense_key = k.arch_key("leading_dense_block_count");
+  const std::string width_key = k.arch_key("attention.indexer.key_length");
+  const std::uint32_t dense = k.u32(dense_key).value_or(0);
+  m.sparse_index_dim = k.required_u32(width_key);
+  if (m.sparse_index_dim == 0 || m.sparse_index_dim > 0xFFFFU) {
+    k.fail(gguf_errc::out_of_range, k.find(width_key), width_key,
+           "expected 1 to 65535 elements, got " + count_text(m.sparse_index_dim));
+  }
+  for (std::uint32_t il = dense; il < m.layers; ++il) {
+    if (m.layer[il].kind == layer_kind::full) {
+      m.layer[il].kind = layer_kind::indexed;
+      why[il] += "; an index key of " + width_key + " = " + count_text(m.sparse_index_dim) + " (layer ≥ " +
+                 dense_key + " = " + count_text(dense) + ")";
+    }
+  }
+}
+
 /// Which of the first `trunk` layers are recurrent by the interval rules, as load_hparams of qwen3next /
 /// qwen35 / qwen35moe (Gated DeltaNet, recurrent_rule::interval) and minimax-01 (lightning attention,
 /// recurrent_rule::lightning_interval) decides: the attention.recurrent_layers flags when the file has them,
@@ -311,6 +336,7 @@ inline auto plan_layers(const key_reader& k, kvsize::model_spec& m, std::vector<
   }
   m.kv_heads = model_kv != 0 ? model_kv : m.attention_heads;
   apply_latent(k, m);
+  apply_sparse_index(k, m, why);
   apply_windows(k, m, why);
   apply_shared(k, m, why);
   if (window_of(k.arch()) == nullptr && recurrence_of(k.arch()) != recurrent_rule::kv_less_short_conv &&
