@@ -5,14 +5,12 @@
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <bit>        // std::endian
-#include <cstddef>    // std::size_t, offsetof
-#include <cstdint>    // std::uint32_t, std::uint64_t
-#include <cstring>    // std::memcpy
-#include <type_traits>  // std::is_constant_evaluated
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint32_t, std::uint64_t
 
 #include "bytes.hpp"
 #include "detail/checked.hpp"
+#include "detail/layer_scan.hpp"  // or_of_layer_entries, count_kinds: the vectorised passes over the layers
 #include "dtype.hpp"
 #include "layer_groups.hpp"  // the row formulas (detail::attention_row, ...)
 #include "model_spec.hpp"
@@ -92,93 +90,7 @@ struct kv_token_bytes {
 };
 
 namespace detail {
-// At run time the scans below read each layer_spec as one 64-bit word (it is 8 bytes without
-// padding): compilers vectorise a loop over words directly, where a loop over a struct's fields
-// needs shuffles (or, with GCC 12, is not vectorised at all). In a constant expression, where
-// memcpy is not allowed, they read field by field.
-static_assert(sizeof(layer_spec) == 8 && offsetof(layer_spec, kind) == 0 && offsetof(layer_spec, recurrent) == 1 &&
-                  offsetof(layer_spec, kv_heads) == 2 && offsetof(layer_spec, head_dim) == 4 &&
-                  offsetof(layer_spec, head_dim_v) == 6 && std::is_trivially_copyable_v<layer_spec>,
-              "layer_spec is scanned as 64-bit words: kind, recurrent, kv_heads, head_dim, head_dim_v");
-static_assert(static_cast<std::uint32_t>(layer_kind::inherit) == 0, "an entry left as it is reads as 0");
-inline constexpr bool little_endian = std::endian::native == std::endian::little;
-inline constexpr unsigned layer_word_kind_shift = little_endian ? 0U : 56U;    ///< kind: byte 0
-inline constexpr unsigned layer_word_recurrent_shift = little_endian ? 8U : 48U;  ///< recurrent: byte 1
-inline constexpr unsigned layer_word_shape_shift = little_endian ? 16U : 0U;  ///< kv_heads, head_dim, head_dim_v: bytes 2-7
 
-[[nodiscard]] inline auto layer_word(const model_spec& m, std::size_t il) -> std::uint64_t {
-  std::uint64_t word = 0;
-  std::memcpy(&word, reinterpret_cast<const unsigned char*>(m.layer.data()) + il * sizeof(layer_spec), sizeof word);
-  return word;
-}
-
-/// What the first `listed` layer entries set, ORed together: non-zero `kinds` if any entry sets its
-/// kind, `shape` if any sets its own KV heads or head dimensions, `recurrent` if any layer keeps a
-/// state (which does not change the KV, but needs the model's state size: check_recurrent_state).
-struct layer_entries_or {
-  std::uint64_t kinds = 0;
-  std::uint64_t shape = 0;
-  std::uint64_t recurrent = 0;
-};
-[[nodiscard]] constexpr auto or_of_layer_entries(const model_spec& m, std::size_t listed) -> layer_entries_or {
-  layer_entries_or r{};
-  if (std::is_constant_evaluated()) {
-    for (std::size_t il = 0; il < listed; ++il) {
-      r.kinds |= static_cast<std::uint32_t>(m.layer[il].kind);
-      r.shape |= std::uint64_t{m.layer[il].kv_heads} | m.layer[il].head_dim | m.layer[il].head_dim_v;
-      r.recurrent |= static_cast<std::uint32_t>(m.layer[il].recurrent);
-    }
-    return r;
-  }
-  std::uint64_t any = 0;
-  for (std::size_t il = 0; il < listed; ++il) {
-    any |= layer_word(m, il);
-  }
-  r.kinds = (any >> layer_word_kind_shift) & 0xFFU;
-  r.shape = (any >> layer_word_shape_shift) & 0xFFFF'FFFF'FFFFU;
-  r.recurrent = (any >> layer_word_recurrent_shift) & 0xFFU;
-  return r;
-}
-
-/// Layers among the first `listed` of each KV-holding kind, `inherit` read as `model_kind`.
-struct kind_counts {
-  std::uint32_t full = 0;
-  std::uint32_t sliding = 0;
-  std::uint32_t chunked = 0;
-  std::uint32_t latent = 0;
-  std::uint32_t indexed = 0;
-};
-[[nodiscard]] constexpr auto count_kinds(const model_spec& m, std::size_t listed, layer_kind model_kind)
-    -> kind_counts {
-  // Plain locals, bool casts and no `?:`: GCC 12 vectorises neither `?:` nor sums into members.
-  const auto inherited = static_cast<std::uint32_t>(model_kind);
-  std::uint32_t full = 0;
-  std::uint32_t sliding = 0;
-  std::uint32_t chunked = 0;
-  std::uint32_t latent = 0;
-  std::uint32_t indexed = 0;
-  const auto count = [&](std::uint32_t own) {
-    const std::uint32_t k = own + inherited * static_cast<std::uint32_t>(own == 0);  // inherit is 0
-    full += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::full));
-    sliding += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::sliding));
-    chunked += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::chunked));
-    latent += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::latent));
-    indexed += static_cast<std::uint32_t>(k == static_cast<std::uint32_t>(layer_kind::indexed));
-  };
-  if (std::is_constant_evaluated()) {
-    for (std::size_t il = 0; il < listed; ++il) {
-      count(static_cast<std::uint32_t>(m.layer[il].kind));
-    }
-  } else {
-    for (std::size_t il = 0; il < listed; ++il) {
-      count(static_cast<std::uint32_t>((layer_word(m, il) >> layer_word_kind_shift) & 0xFFU));
-    }
-  }
-  return {full, sliding, chunked, latent, indexed};
-}
-}  // namespace detail
-
-namespace detail {
 /// kv_token_bytes_of for a model whose layers are not all full attention with the model's KV heads:
 /// the per-kind counts (a counting pass, or layer by layer where layers have KV heads of their own)
 /// and their rules. Apart from kv_token_bytes_of so that the usual query stays small enough for
@@ -189,19 +101,15 @@ namespace detail {
   const std::uint64_t any_kind = entries.kinds;
   const std::uint64_t any_shape = entries.shape;
   // Layers of each kind with the model's shape; layers of their own shape are summed apart.
-  std::uint64_t full = 0;
-  std::uint64_t sliding = 0;
-  std::uint64_t chunked = 0;
-  std::uint64_t latent = 0;
-  std::uint64_t indexed = 0;
+  kind_counts n{};
   kv_token_bytes own_shape{};
-  const auto count = [&](layer_kind k, std::uint64_t n) {
+  const auto count = [&n](layer_kind k, std::uint32_t layers) {
     switch (k) {
-      case layer_kind::full: full += n; break;
-      case layer_kind::sliding: sliding += n; break;
-      case layer_kind::chunked: chunked += n; break;
-      case layer_kind::latent: latent += n; break;
-      case layer_kind::indexed: indexed += n; break;
+      case layer_kind::full: n.full += layers; break;
+      case layer_kind::sliding: n.sliding += layers; break;
+      case layer_kind::chunked: n.chunked += layers; break;
+      case layer_kind::latent: n.latent += layers; break;
+      case layer_kind::indexed: n.indexed += layers; break;
       case layer_kind::inherit:  // resolved by kind_of_layer
       case layer_kind::none:
       case layer_kind::shared: break;
@@ -210,13 +118,7 @@ namespace detail {
   if (any_kind == 0 && any_shape == 0) {
     count(model_kind, m.layers);
   } else if (any_shape == 0) {
-    // Pass 2: count the kinds (branch-free, vectorised).
-    const auto n = count_kinds(m, listed, model_kind);
-    full += n.full;
-    sliding += n.sliding;
-    chunked += n.chunked;
-    latent += n.latent;
-    indexed += n.indexed;
+    n = count_kinds_of(m, listed, model_kind, any_kind);  // pass 2: count the kinds (branch-free, vectorised)
   } else {
     for (std::size_t il = 0; il < listed; ++il) {
       const auto index = static_cast<std::uint32_t>(il);
@@ -243,25 +145,24 @@ namespace detail {
   }
   // The rules of the kinds the pass found (layers with heads of their own were checked in their
   // loop); tested inline, thrown out of line.
-  if (sliding != 0 && m.sliding_window == 0) {
+  if (n.sliding != 0 && m.sliding_window == 0) {
     refuse<check_layer_kind>(m, layer_kind::sliding);
   }
-  if (chunked != 0 && m.attention_chunk == 0) {
+  if (n.chunked != 0 && m.attention_chunk == 0) {
     refuse<check_layer_kind>(m, layer_kind::chunked);
   }
-  if (latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
+  if (n.latent != 0 && m.latent.kv_lora_rank == 0 && m.latent.rope_head_dim == 0) {
     refuse<check_layer_kind>(m, layer_kind::latent);
   }
-  if (indexed != 0 && m.sparse_index_dim == 0) {
+  if (n.indexed != 0 && m.sparse_index_dim == 0) {
     refuse<check_layer_kind>(m, layer_kind::indexed);
   }
-  const bool any_row = full + sliding + chunked + indexed != 0;
+  const bool any_row = n.full + n.sliding + n.chunked + n.indexed != 0;
   const bytes row = any_row ? attention_row(m, effective_kv_heads(m), t).total() : bytes{0};
-  const bytes latent_row = latent != 0 ? row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k) : bytes{0};
-  const bytes indexed_row = indexed != 0 ? row + sparse_index_row(m, t.k) : bytes{0};
-  return {row * full + latent_row * latent + indexed_row * indexed + own_shape.growing,
-          row * sliding + own_shape.sliding,
-          row * chunked + own_shape.chunked, m.sliding_window, m.attention_chunk};
+  const bytes latent_row = n.latent != 0 ? row_bytes(t.k, latent_width(m)) + indexer_row(m, false, t.k) : bytes{0};
+  const bytes indexed_row = n.indexed != 0 ? row + sparse_index_row(m, t.k) : bytes{0};
+  return {row * n.full + latent_row * n.latent + indexed_row * n.indexed + own_shape.growing,
+          row * n.sliding + own_shape.sliding, row * n.chunked + own_shape.chunked, m.sliding_window, m.attention_chunk};
 }
 }  // namespace detail
 
@@ -269,7 +170,6 @@ namespace detail {
 /// size, computed once. The scans are written so that GCC and Clang vectorise them: a uniform model
 /// costs one OR over its `layer` entries, a model of mixed kinds one counting pass more; only layers
 /// with KV heads or head dimensions of their own (Nemotron-Super, Gemma 4) take the per-layer formula.
-///
 /// Checks the spec as it goes, at O(1) extra cost: the model-wide rules first, then the rules of the
 /// kinds of layer the pass found (a sliding layer needs a window, ...), a recurrent layer's state
 /// size, and each layer's own KV heads. Every rule of validate() but one: overrides beyond `layers`,

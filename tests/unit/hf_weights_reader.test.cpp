@@ -262,6 +262,10 @@ TEST_CASE("hf: MiniMax-M3 (minimax_m3): dense_intermediate_size, moe_layer_freq 
   CHECK(kvsize::count_layers(dense.spec, kvsize::layer_kind::indexed) == 0);
   CHECK(kvsize::kv_bytes_per_token(dense.spec) == bytes{122'880});
   CHECK(kvsize::parameters(dense.spec).total == 426'174'572'928 - 57ULL * 3'932'416);
+  // An output gate, false in the published config, is a weight kvsize does not count: named, never a refusal.
+  const auto gated = kvsize::hf::parse_config(replaced(config_text(name), "\"attention_output_gate\": false", "\"attention_output_gate\": true"));
+  CHECK(warns_first(gated, "weights not counted yet: /attention_output_gate"));
+  CHECK(kvsize::kv_bytes_per_token(gated.spec) == bytes{137'472});
 }
 
 TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a head gate, moe_layers_enum", "[weights][hf][step3p5]") {

@@ -193,6 +193,9 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   add(v.get("latent_moe_use_norm"), "routed_expert_norm, routed_expert_hidden_size elements per MoE layer");
   add(v.get("mla_use_output_gate"), "g_proj, heads × v_head_dim × hidden_size per MLA layer");
   add(v.get("attn_res_block_size"), "attention-residual norms and projections, 4 × hidden_size per layer");
+  if (v.facts().sparse_attention_keys) {  // MiniMax-M3: false in every published config; its shape is not read
+    add(v.get("attention_output_gate"), "an attention output gate's projection on every layer");
+  }
   if (const slot lac = v.get("linear_attn_config"); lac.set() && lac.value->is_object()) {
     add(lookup(*lac.value, lac.pointer(), "use_full_rank_gate"),
         "a full-rank g_proj, heads × head_dim × hidden_size per KDA layer, where g_a_proj / g_b_proj are counted");
