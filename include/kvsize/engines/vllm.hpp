@@ -178,13 +178,13 @@ inline constexpr std::uint32_t diff_kv_since = 20;
 /// HybridAttentionMambaModelConfig.verify_and_update_config).
 [[nodiscard]] constexpr auto block_size_of(spec_list& specs, const engine_options& o, engine_sizing& s)
     -> std::uint32_t {
-  std::uint32_t bs = o.block_size != 0 ? o.block_size : (specs.any_latent ? default_mla_block_size : default_block_size);
-  if (specs.any_sparse_index) {
-    if (o.block_size % sparse_index_block_size != 0) {
-      throw kvsize::invalid_argument("kvsize: --block-size must be a multiple of 128 for MiniMax-M3's sparse layers "
-                                     "(vLLM's MiniMaxM3SparseBackend pages 128 tokens per sparse block)");
-    }
-    bs = o.block_size != 0 ? o.block_size : sparse_index_block_size;
+  const std::uint32_t model_default = specs.any_sparse_index ? sparse_index_block_size
+                                      : specs.any_latent      ? default_mla_block_size
+                                                              : default_block_size;
+  std::uint32_t bs = o.block_size != 0 ? o.block_size : model_default;
+  if (specs.any_sparse_index && bs % sparse_index_block_size != 0) {
+    throw kvsize::invalid_argument("kvsize: --block-size must be a multiple of 128 for MiniMax-M3's sparse layers "
+                                   "(vLLM's MiniMaxM3SparseBackend pages 128 tokens per sparse block)");
   }
   if (!specs.any_mamba || !specs.any_attention) {
     return bs;

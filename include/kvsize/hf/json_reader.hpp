@@ -221,6 +221,11 @@ inline void require_divisor(const slot& s, std::uint64_t n, const std::string& w
   return s.value->get_ref<const std::string&>();
 }
 
+/// One flag of a per-layer 0/1 list (moe_layer_freq, sparse_attention_freq): true, false, 0 or 1.
+[[nodiscard]] inline auto read_flag(const slot& entry) -> bool {
+  return entry.value->is_boolean() ? read_bool(entry) : read_u32(entry, 0, 1) == 1;
+}
+
 inline void require_object(const slot& s) {
   if (s.value == nullptr || !s.value->is_object()) {
     fail(s.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, s.pointer(),

@@ -213,7 +213,7 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   }
   for (std::size_t i = 0; i < L; ++i) {
     const slot entry = element(freq, i);
-    flags.push_back(entry.value->is_boolean() ? read_bool(entry) : read_u32(entry, 0, 1) == 1);
+    flags.push_back(read_flag(entry));
   }
   return flags;
 }

@@ -16,11 +16,6 @@
 
 namespace kvsize::hf::detail::plan_detail {
 
-/// One flag of a per-layer 0/1 list: true, false, 0 or 1.
-[[nodiscard]] inline auto read_layer_flag(const slot& entry) -> bool {
-  return entry.value->is_boolean() ? read_bool(entry) : read_u32(entry, 0, 1) == 1;
-}
-
 /// sparse_attention_config, for the families that read it (family::sparse_attention_keys):
 /// - absent or null, or use_sparse_attention false: no layer is sparse, every layer plain attention;
 /// - sparse_attention_freq: one 0/1 entry per layer, 1 where the layer is sparse (layer_kind::indexed);
@@ -38,9 +33,7 @@ inline void apply_sparse_attention_config(const config_view& v, const plan_facts
   if (!config.set()) {
     return;
   }
-  if (!config.value->is_object()) {
-    fail(config_errc::wrong_type, config.pointer(), "expected an object, got " + describe(*config.value));
-  }
+  require_object(config);
   const json& c = *config.value;
   if (const slot use = lookup(c, config.pointer(), "use_sparse_attention"); use.set() && !read_bool(use)) {
     return;
@@ -62,8 +55,8 @@ inline void apply_sparse_attention_config(const config_view& v, const plan_facts
   }
   std::uint32_t sparse = 0;
   for (std::uint32_t i = 0; i < f.layers; ++i) {
-    const bool keeps_no_value = disable.set() && read_layer_flag(element(disable, i));
-    if (!read_layer_flag(element(freq, i))) {
+    const bool keeps_no_value = disable.set() && read_flag(element(disable, i));
+    if (!read_flag(element(freq, i))) {
       continue;
     }
     if (p.layer[i].kind != layer_kind::full) {

@@ -28,9 +28,7 @@ inline void apply_other_attention_setting(const config_view& v, const plan_facts
   if (!other.set()) {
     return;
   }
-  if (!other.value->is_object()) {
-    fail(config_errc::wrong_type, other.pointer(), "expected an object, got " + describe(*other.value));
-  }
+  require_object(other);
   const json& o = *other.value;
   const slot type = lookup(o, other.pointer(), "attention_type");
   const std::string_view type_name = read_string_ref(type);
