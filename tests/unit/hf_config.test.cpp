@@ -563,6 +563,12 @@ TEST_CASE("parse_config: real-world JSON quirks are accepted", "[hf][quirks]") {
     CHECK(v.spec.weights.vision == 0);
     CHECK(v.spec.layers > 0);
   }
+  // MiniMax-M3's indexer query heads are weights only: 0 (the published config with that one value
+  // changed) is a warning, and the KV heads (4, as vLLM requires) stand in: the same spec as the real one.
+  const auto heads = load("quirks/minimax_m3_index_heads_zero.json");
+  CHECK(has_warning(heads, "/sparse_attention_config/sparse_num_index_heads: expected a head count from 1 to 65,536, "
+                           "got 0; took the KV heads (4)"));
+  CHECK(heads.spec == load("MiniMaxAI__MiniMax-M3.config.json").spec);  // the published config's 4 heads
   kvsize::model_spec bad = load("quirks/qwen3_5_vision_depth_zero.json").spec;
   const kvsize::model_spec good = load("Qwen__Qwen3.5-35B-A3B.config.json").spec;
   CHECK(good.weights.vision != 0);
@@ -753,7 +759,6 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"minimax_m3_use_sparse_string", wrong_type, "/sparse_attention_config/use_sparse_attention"},
       {"minimax_m3_sparse_block_size_64", unsupported, "/sparse_attention_config/sparse_block_size"},
       {"minimax_m3_disable_index_value_string", wrong_type, "/sparse_attention_config/sparse_disable_index_value/0"},
-      {"minimax_m3_index_heads_zero", out_of_range, "/sparse_attention_config/sparse_num_index_heads"},
       {"minimax_m3_vl_not_sized", unsupported, "/model_type"},
       {"minimax_attn_type_list_value_2", out_of_range, "/attn_type_list/3"},
       {"minimax_attn_type_list_short", inconsistent, "/attn_type_list"},

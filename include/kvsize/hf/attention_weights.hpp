@@ -124,12 +124,16 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
     }
   }
   // MiniMax-M3's indexer query heads (vLLM MinimaxM3QKVParallelLinearWithIndexer asserts they equal the KV heads,
-  // which is the value taken, with a warning, when the key is absent).
+  // which is the value taken, with a warning, when the key is absent or not a count: weights only, never a refusal).
   if (const slot sac = v.get("sparse_attention_config"); m.sparse_index_dim != 0 && sac.set() && sac.value->is_object()) {
     const slot heads = lookup(*sac.value, sac.pointer(), "sparse_num_index_heads");
-    w.sparse_index_heads = heads.set() ? read_u32(heads, 1, 1U << 16U) : effective_kv_heads(m);
-    if (!heads.set()) {
-      v.warn(heads.pointer() + " is absent; took the KV heads (" + std::to_string(w.sparse_index_heads) +
+    const bool counted = heads.set() && heads.value->is_number_unsigned() && heads.value->get<std::uint64_t>() >= 1 &&
+                         heads.value->get<std::uint64_t>() <= (1U << 16U);
+    w.sparse_index_heads = counted ? static_cast<std::uint32_t>(heads.value->get<std::uint64_t>()) : effective_kv_heads(m);
+    if (!counted) {
+      v.warn(heads.pointer() +
+             (heads.set() ? ": expected a head count from 1 to 65,536, got " + describe(*heads.value) : " is absent") +
+             "; took the KV heads (" + std::to_string(w.sparse_index_heads) +
              "), as vLLM requires, for the indexer's index_q_proj");
     }
   }

@@ -46,9 +46,7 @@ inline void apply_sparse_attention_config(const config_view& v, const plan_facts
   }
   const slot dim = lookup(c, config.pointer(), "sparse_index_dim");
   const std::uint32_t width = dim.set() ? read_u32(dim, 1, 0xFFFFU) : 0;
-  if (const slot heads = lookup(c, config.pointer(), "sparse_num_index_heads"); heads.set()) {
-    (void)read_u32(heads, 1, 1U << 16U);  // weights only (attention_weights.hpp), checked here with the rest
-  }
+  // sparse_num_index_heads is weights only: attention_weights.hpp reads it, and a bad value is a warning there.
   if (const slot block = lookup(c, config.pointer(), "sparse_block_size"); block.set() && read_u32(block, 1) != 128) {
     fail(config_errc::unsupported, block.pointer(),
          "expected 128, the sparse block every engine's kernels use, got " + describe(*block.value));
