@@ -135,7 +135,7 @@ auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app
         value = "on";
       }
     }
-    if (takes_value(name)) {
+    if (takes_value(name) && name != "--override-tensor") {  // -ot adds patterns each time, as in llama.cpp
       if (const auto seen = first_spelling.find(name); seen != first_spelling.end()) {
         throw usage_error{seen->second == display
                               ? fmt::format("{} is given twice; pass it once", display)

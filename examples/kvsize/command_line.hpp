@@ -30,7 +30,7 @@ struct engine_alias {
 /// -ctk) are here because CLI11 2.1 reads "-tp" as the short flags -t -p (it has no option for
 /// non-standard names), so they are rewritten before it parses. Long flags are also accepted with
 /// underscores (TensorRT-LLM's trtllm-serve spells --max_seq_len; vLLM's parser takes both).
-inline constexpr std::array<engine_alias, 30> engine_aliases{{
+inline constexpr std::array<engine_alias, 31> engine_aliases{{
     {"--max-model-len", "--context", "vLLM"},
     {"--context-length", "--context", "SGLang"},
     {"-c", "--context", "llama.cpp"},
@@ -60,6 +60,7 @@ inline constexpr std::array<engine_alias, 30> engine_aliases{{
     {"-ncmoe", "--n-cpu-moe", "llama.cpp"},
     {"-cmoe", "--cpu-moe", "llama.cpp"},
     {"-nkvo", "--no-kv-offload", "llama.cpp"},
+    {"-ot", "--override-tensor", "llama.cpp"},
     {"-ts", "--tensor-split", "llama.cpp"},
 }};
 

@@ -208,6 +208,10 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
       ->check(positive_integer(max_u32, true));
   engine.add_flag("--cpu-moe", o.cpu_moe, "llama.cpp: every block's experts in host memory");
   engine.add_flag("--no-kv-offload", o.no_kv_offload, "llama.cpp: the KV cache in host memory");
+  engine.add_option("--override-tensor", o.override_tensor,
+                    "llama.cpp: <tensor name pattern>=CPU,... keeps the GGUF tensors whose names match in host "
+                    "memory (-ot; may be repeated)")
+      ->allow_extra_args(false);  // one value per -ot, so a model path after it is not taken as a pattern
   engine.add_option("--tensor-split", o.tensor_split,
                     "llama.cpp: the GPUs' shares of the layers, e.g. 3,1 (-ts); as many GPUs as values, or --tp x --pp");
 }

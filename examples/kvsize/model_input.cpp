@@ -88,6 +88,7 @@ auto parsed_from_gguf(const gguf::gguf_model& g) -> hf::parsed_config {
     w.other_input_bytes = g.weights->other_input;
     w.token_embedding_bytes = g.weights->token_embedding;
     w.tied_output = g.weights->output == 0;
+    w.named = g.weights->named;
   }
   out.checkpoint = w;
   return out;

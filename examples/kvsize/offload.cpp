@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // llama.cpp's partial offload for the command line: a GGUF's weights by layer slot, the flags
-// -ngl / --n-cpu-moe / --cpu-moe / -nkvo, and the device, into the split the report prints
+// -ngl / --n-cpu-moe / --cpu-moe / -ot / -nkvo, and the device, into the split the report prints
 // (engines/llama_cpp_offload.hpp has the rules and their sources).
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <kvsize/gguf/gguf_overrides.hpp>
 
 #include "sizing.hpp"
 
@@ -50,6 +52,108 @@ auto formula_slots(sizing& s, layer_weight_bytes& by_layer) -> engines::llama_cp
                                 "tensor table; a GGUF file gives them to the byte)",
                                 s.weights_format.value_or("?")));
   return layer_slots(by_layer, m.layers);
+}
+
+/// One -ot entry, "<pattern>=CPU", and the tensors whose names it matches.
+struct tensor_override {
+  std::string text;  ///< as given
+  std::regex pattern;
+  std::uint64_t matched = 0;
+};
+
+/// The longest -ot pattern kvsize takes: a GGUF tensor name has at most 63 characters (GGML_MAX_NAME),
+/// so no useful pattern is longer, and a bound keeps the regex compiler's recursion shallow.
+constexpr std::size_t max_override_pattern = 1024;
+
+/// The -ot entries as common/arg.cpp `parse_tensor_buffer_overrides` reads them: each value split on
+/// ',' (std::getline: a trailing ',' adds nothing), each piece "<pattern>=<buffer type>" at its
+/// first '='; the pattern an ECMAScript std::regex, as llama.cpp compiles it. Only the host's
+/// buffer type ("CPU") is planned: a GPU's (CUDA0, Vulkan1, ...) would pin tensors to one device.
+auto parse_overrides(const options& opts) -> std::vector<tensor_override> {
+  const std::string flag = opts.flag("--override-tensor");
+  // libstdc++'s polynomial mode (its breadth-first matcher) keeps a pattern such as (.*)*x from
+  // backtracking for ever; it refuses back-references, which a tensor name needs none of.
+  constexpr auto syntax = std::regex::ECMAScript
+#if defined(__GLIBCXX__)
+                          | std::regex_constants::__polynomial
+#endif
+      ;
+  std::vector<tensor_override> out;
+  for (const std::string& value : opts.override_tensor) {
+    if (value.empty()) {
+      throw usage_error{fmt::format("{} '': expected <tensor name pattern>=CPU (as in exps=CPU)", flag)};
+    }
+    for (std::size_t at = 0; at < value.size();) {
+      const std::size_t end = std::min(value.find(',', at), value.size());
+      const std::string piece = value.substr(at, end - at);
+      const std::size_t eq = piece.find('=');
+      if (eq == std::string::npos) {
+        throw usage_error{fmt::format("{} '{}': '{}' is not <tensor name pattern>=<buffer type> (as in exps=CPU)",
+                                      flag, value, piece)};
+      }
+      const std::string buffer = piece.substr(eq + 1);
+      if (buffer != "CPU") {
+        throw usage_error{fmt::format("{} '{}': kvsize plans tensors kept in host memory (=CPU) only; '{}' is "
+                                      "another buffer type (a GPU's pins tensors to one device), which it does not place",
+                                      flag, piece, buffer)};
+      }
+      if (eq > max_override_pattern) {
+        throw usage_error{fmt::format("{} '{}…': a pattern of {} characters (at most {})", flag, piece.substr(0, 40),
+                                      eq, max_override_pattern)};
+      }
+      try {
+        out.push_back({piece, std::regex(piece.substr(0, eq), syntax), 0});
+      } catch (const std::regex_error& e) {
+        throw usage_error{fmt::format("{} '{}': '{}' is not a regular expression std::regex takes: {}", flag, piece,
+                                      piece.substr(0, eq), e.what())};
+      }
+      at = end + 1;
+    }
+  }
+  return out;
+}
+
+/// The overrides' bytes by slot (into `kept`, which `slots` then views), and what the report says of them.
+void apply_overrides(const options& opts, std::vector<tensor_override>& overrides, const hf::checkpoint_weights& table,
+                     engines::llama_cpp::slot_weights& slots, gguf::host_overrides& kept, offload_figures& f,
+                     std::vector<std::string>& notes) {
+  kept = gguf::host_overrides_of(table.named, table.block_bytes, table.tied_output, [&](std::string_view name) {
+    bool any = false;
+    for (tensor_override& o : overrides) {  // each pattern's count: a pattern that matches nothing is named
+      if (std::regex_search(name.begin(), name.end(), o.pattern)) {
+        ++o.matched;
+        any = true;
+      }
+    }
+    return any;
+  });
+  slots.block_override = kept.block;
+  slots.block_override_experts = kept.block_experts;
+  slots.output_override = bytes{kept.output};
+  f.override_tensor = opts.override_tensor;
+  f.overridden_tensors = kept.tensors;
+  f.overridden_bytes = bytes{kept.output};
+  for (std::size_t il = 0; il < kept.block.size(); ++il) {
+    f.overridden_bytes += bytes{kept.block[il]} + bytes{kept.block_experts[il]};
+  }
+  for (const tensor_override& o : overrides) {
+    if (o.matched == 0) {
+      notes.push_back(fmt::format("offload: -ot '{}' matches no tensor of the model (names as blk.0.ffn_up_exps.weight)",
+                                  o.text));
+    }
+  }
+}
+
+/// The flags that decide where llama.cpp puts things, at every -ngl (n_gpu_layers left to the caller).
+auto offload_request_of(const options& opts, const sizing& s) -> engines::llama_cpp::offload_request {
+  engines::llama_cpp::offload_request r;
+  r.tensor_overrides = !opts.override_tensor.empty();
+  r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
+  r.cpu_moe = opts.cpu_moe;
+  r.kv_offload = !opts.no_kv_offload;
+  r.devices = static_cast<std::uint32_t>(s.engine_opts.tp * s.engine_opts.pp);  // ≤ 16 (check_llama_cpp_devices)
+  r.split = s.engine_opts.llama_cpp.split;
+  return r;
 }
 
 /// A GGUF's (or Ollama model's) tensor table by block, when the input has one that could be read.
@@ -145,15 +249,21 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
                      std::vector<std::string>& stderr_warnings) {
   namespace lc = engines::llama_cpp;
   const bool asked = (opts.gpu_layers && *opts.gpu_layers != "all") || opts.n_cpu_moe || opts.cpu_moe ||
-                     opts.no_kv_offload || opts.tensor_split;
+                     opts.no_kv_offload || opts.tensor_split || !opts.override_tensor.empty();
   if (s.engine != engine_kind::llama_cpp) {
     return;  // the flags were reported as having no effect (engine_knob::gpu_layers)
   }
+  std::vector<tensor_override> overrides = parse_overrides(opts);  // refused with exit 2 whatever the input
   const hf::checkpoint_weights* w = tensor_table(s);
   const bool table = w != nullptr;
   // Without a GGUF's table, the formula's bytes per layer in the weights format sized above (the f16
   // GGUF llama.cpp's converter writes, or --weights-dtype q4_K_M, ...), when the user asks for a split.
   const bool formula = !table && asked && s.formula_format.has_value();
+  if (formula && !opts.override_tensor.empty()) {
+    throw usage_error{fmt::format("{}: its patterns match a GGUF file's tensor names, and a config.json has none: "
+                                  "give the GGUF file (or Ollama model)",
+                                  opts.flag("--override-tensor"))};
+  }
   if (!table && !formula) {
     if (asked) {
       stderr_warnings.push_back("the offload split needs the weights of each layer: a GGUF file's tensor table, or a "
@@ -175,14 +285,13 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
     return;
   }
   layer_weight_bytes by_layer;  // the formula's, when there is no table (slots views it)
-  const lc::slot_weights slots = table ? table_slots(*w) : formula_slots(s, by_layer);
-  lc::offload_request r;
-  r.n_cpu_moe = opts.n_cpu_moe.value_or(0);
-  r.cpu_moe = opts.cpu_moe;
-  r.kv_offload = !opts.no_kv_offload;
-  r.devices = static_cast<std::uint32_t>(s.engine_opts.tp * s.engine_opts.pp);  // ≤ 16 (check_llama_cpp_devices)
-  r.split = s.engine_opts.llama_cpp.split;
+  lc::slot_weights slots = table ? table_slots(*w) : formula_slots(s, by_layer);
   offload_figures f;
+  gguf::host_overrides kept;  // -ot's bytes by slot (slots views them)
+  if (table && !opts.override_tensor.empty()) {
+    apply_overrides(opts, overrides, *w, slots, kept, f, s.notes);
+  }
+  const lc::offload_request r = offload_request_of(opts, s);
   f.ngl = opts.gpu_layers.value_or("all");
   f.device = *device_memory;
   f.options = split_options(opts, s);
@@ -206,6 +315,10 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
       std::any_of(slots.block_experts.begin(), slots.block_experts.end(), [](std::uint64_t b) { return b != 0; });
   if (!has_experts && (opts.n_cpu_moe || opts.cpu_moe)) {
     s.notes.push_back("offload: the model has no expert tensors (*_exps), so --n-cpu-moe / --cpu-moe move nothing");
+  }
+  if (r.tensor_overrides || r.cpu_moe || r.n_cpu_moe != 0) {
+    s.notes.push_back("offload: llama.cpp's --fit does not lower -ngl when -ot, --n-cpu-moe or --cpu-moe is set "
+                      "(common/fit.cpp: \"tensor_buft_overrides already set by user, abort\"): pass the -ngl shown");
   }
   s.offload = f;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kvsize::cli {
 
@@ -46,6 +47,7 @@ struct options {
   std::optional<std::uint32_t> n_cpu_moe;                ///< llama.cpp --n-cpu-moe N: blocks 0..N-1's experts on the host
   bool cpu_moe = false;                                  ///< llama.cpp --cpu-moe: every block's experts on the host
   bool no_kv_offload = false;                            ///< llama.cpp -nkvo: the KV cache in host memory
+  std::vector<std::string> override_tensor;              ///< llama.cpp -ot "<pattern>=CPU,...", each as given
   std::optional<std::string> tensor_split;               ///< llama.cpp -ts: shares of the GPUs, "3,1" or "3/1"
   std::optional<std::string> engine_version;             ///< --engine-version V: the release whose rules apply (vLLM, SGLang)
   bool enable_prefix_caching = false;     ///< vLLM --enable-prefix-caching (a hybrid's Mamba cache mode)

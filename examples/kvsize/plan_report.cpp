@@ -319,14 +319,21 @@ auto nearest_words(const plan_result& r) -> std::string {
   return words.empty() ? std::string{"; nothing smaller fits on this device"} : words;
 }
 
-auto with_offload_flags(std::string command, const engines::llama_cpp::offload_request& r, std::uint32_t gpu_slots)
-    -> std::string {
+auto with_offload_flags(std::string command, const offload_figures& f, std::uint32_t gpu_slots) -> std::string {
+  const engines::llama_cpp::offload_request& r = f.request;
   std::string flags = gpu_slots != 0 ? fmt::format(" -ngl {}", gpu_slots) : std::string{" -ngl 999"};
   if (r.n_cpu_moe != 0) {
     flags += fmt::format(" --n-cpu-moe {}", r.n_cpu_moe);
   }
   flags += r.cpu_moe ? " --cpu-moe" : "";
   flags += r.kv_offload ? "" : " -nkvo";
+  for (const std::string& value : f.override_tensor) {  // quoted for a POSIX shell: ' becomes '\''
+    std::string quoted;
+    for (const char c : value) {
+      quoted += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+    }
+    flags += fmt::format(" -ot '{}'", quoted);
+  }
   const std::string all_layers = " -ngl 999";
   if (const auto at = command.find(all_layers); at != std::string::npos) {
     command.replace(at, all_layers.size(), flags);
@@ -342,7 +349,7 @@ auto verdict_command(const sizing& s) -> std::string {
   std::string command =
       engine_command_line(s.engine, point_options(s.plan->inputs, point), point.rule, model_placeholder);
   if (s.offload) {  // the offload flags the user gave, with every layer on the GPU as the plan sizes it
-    command = with_offload_flags(std::move(command), s.offload->request, 0);
+    command = with_offload_flags(std::move(command), *s.offload, 0);
   }
   return command;
 }

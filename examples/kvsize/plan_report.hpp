@@ -32,10 +32,9 @@ auto verdict_line(const sizing& s) -> std::string;
 /// for the verdict's configuration, when it fits and the engine has one (kvsize::engine_command_line),
 /// for the model `model_placeholder`; else empty.
 auto verdict_command(const sizing& s) -> std::string;
-/// A llama-server command with `-ngl 999` replaced by `-ngl gpu_slots` and the offload flags of `r`
-/// (--n-cpu-moe N, --cpu-moe, -nkvo) added; gpu_slots 0 keeps -ngl 999.
-auto with_offload_flags(std::string command, const engines::llama_cpp::offload_request& r, std::uint32_t gpu_slots)
-    -> std::string;
+/// A llama-server command with `-ngl 999` replaced by `-ngl gpu_slots` and the offload flags of `f`
+/// (--n-cpu-moe N, --cpu-moe, -nkvo, each -ot in single quotes) added; gpu_slots 0 keeps -ngl 999.
+auto with_offload_flags(std::string command, const offload_figures& f, std::uint32_t gpu_slots) -> std::string;
 inline constexpr std::string_view model_placeholder = "<model>";
 
 /// verdict_command as shell lines of at most 100 columns ("  run it: vllm serve <model> … \"), a

@@ -188,8 +188,8 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
 
 /// llama-server's command line with the split's -ngl and the offload flags asked for.
 auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& split) -> std::string {
-  return with_offload_flags(engine_command_line(s.engine, s.offload->options, budget_rule{}, model_placeholder), s.offload->request,
-                            split.gpu_slots);
+  return with_offload_flags(engine_command_line(s.engine, s.offload->options, budget_rule{}, model_placeholder),
+                            *s.offload, split.gpu_slots);
 }
 
 /// One row per GPU of a layer split: its slots and buffers, as llama.cpp's per-device log lines.
@@ -245,6 +245,11 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
     row(out, "every GPU", o.fits ? "leaves --fit's 1 GiB free" : "does NOT leave --fit's 1 GiB free on each");
   }
   row(out, "host model buffer", exact(a.host_weights));
+  if (!o.override_tensor.empty()) {
+    row(out, "of which -ot keeps",
+        fmt::format("{} tensor{}, {} (wherever their layer is)", grouped(o.overridden_tensors),
+                    o.overridden_tensors == 1 ? "" : "s", exact(o.overridden_bytes)));
+  }
   row(out, "host KV buffer", exact(a.host_kv));
   if (a.device_state + a.host_state != bytes{0}) {
     row(out, "host RS buffer", exact(a.host_state));
@@ -297,6 +302,9 @@ auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
   j["fits"] = o.fits;
   j["asked"] = split(o.asked);
   j["largest_fitting"] = o.largest ? split(*o.largest) : nlohmann::ordered_json{};
+  j["override_tensor"] = o.override_tensor;
+  j["overridden_tensors"] = o.overridden_tensors;
+  j["overridden_bytes"] = o.overridden_bytes.count();
   return j;
 }
 

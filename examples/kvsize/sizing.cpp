@@ -307,6 +307,7 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.n_cpu_moe.has_value(), "--n-cpu-moe", reads(engine_knob::gpu_layers)},
       {opts.cpu_moe, "--cpu-moe", reads(engine_knob::gpu_layers)},
       {opts.no_kv_offload, "--no-kv-offload", reads(engine_knob::gpu_layers)},
+      {!opts.override_tensor.empty(), "--override-tensor", reads(engine_knob::gpu_layers)},
       {opts.tensor_split.has_value(), "--tensor-split", reads(engine_knob::gpu_layers)},
       {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
       {opts.enforce_eager, "--enforce-eager", reads(engine_knob::cuda_graphs)},

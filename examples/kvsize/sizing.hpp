@@ -32,11 +32,14 @@ struct capacity_figures {
   std::optional<startup_budget> startup;
 };
 
-/// llama.cpp's placement on one GPU of a GGUF's layers (-ngl, --n-cpu-moe, --cpu-moe, -nkvo).
+/// llama.cpp's placement on one GPU of a GGUF's layers (-ngl, --n-cpu-moe, --cpu-moe, -ot, -nkvo).
 struct offload_figures {
   engines::llama_cpp::offload_split asked;  ///< the -ngl given (all when none; auto: the largest that fits)
   std::string ngl;                          ///< as given: "all", "auto" or a number
   engines::llama_cpp::offload_request request;  ///< the other flags (--n-cpu-moe, --cpu-moe, -nkvo)
+  std::vector<std::string> override_tensor;     ///< -ot as given, one entry per -ot
+  std::uint64_t overridden_tensors = 0;         ///< tensors -ot's patterns keep on the host
+  bytes overridden_bytes{0};                    ///< their bytes (the input layer's, on the host anyway, left out)
   engine_options options;  ///< the options sized: -np is --batch's users when not given, as the plan's
   bytes device{0};                          ///< the device memory it must fit in
   bool fits = false;                        ///< asked.device_total() + --fit's 1 GiB margin <= device

@@ -9,3 +9,4 @@
 #include "gguf/gguf_header.hpp"
 #include "gguf/gguf_reader.hpp"
 #include "gguf/gguf_model.hpp"
+#include "gguf/gguf_overrides.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// llama.cpp's partial offload (-ngl, --n-cpu-moe, --cpu-moe, -nkvo, -ts over several GPUs): the
+// llama.cpp's partial offload (-ngl, --n-cpu-moe, --cpu-moe, -ot, -nkvo, -ts over several GPUs): the
 // weights, KV cache and compute buffer each GPU and the host hold, and the largest -ngl that leaves
 // --fit's margin free on every GPU.
 // Facts (docs/research/llama-cpp-offload.md): src/llama-model.cpp `llama_model::load_tensors`
@@ -7,7 +7,8 @@
 // since PR #18148 (https://github.com/ggml-org/llama.cpp/pull/18148) `i_gpu_start = max(n_layer + 1 − N, 0)`,
 // so -ngl N offloads the output layer first, then the blocks from the top down; the input layer
 // (token_embd) stays on the host. The KV cache of a block lives on its block's device (-nkvo: all on
-// the host); common/common.h `llm_ffn_exps_block_regex` moves a block's ffn_*_exps to the host.
+// the host); common/common.h `llm_ffn_exps_block_regex` moves a block's ffn_*_exps to the host, and
+// -ot's patterns (src/llama-model-loader.cpp `create_tensor`, gguf/gguf_overrides.hpp) any tensor.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -34,6 +35,11 @@ struct slot_weights {
   /// The other input-layer tensors (src/llama-arch.cpp LLM_TENSOR_INFOS, LLM_TENSOR_LAYER_INPUT:
   /// position_embd, token_types, per_layer_token_embd): on the host too.
   bytes other_input{0};
+  /// What tensor overrides to the host (-ot "<pattern>=CPU") keep there whatever -ngl (gguf::host_overrides_of;
+  /// empty spans: none): per block, its tensors other than experts, and its experts; then the output slot's.
+  std::span<const std::uint64_t> block_override{};
+  std::span<const std::uint64_t> block_override_experts{};
+  bytes output_override{0};
 };
 
 /// The flags of one llama.cpp run that decide where things go.
@@ -47,6 +53,9 @@ struct offload_request {
   bool output_layer_first = true;
   std::uint32_t devices = 1;  ///< GPUs the offloaded slots are split over (-sm layer), 1 … max_devices
   tensor_split split{};       ///< -ts: their shares (all 0: equal, as by free memory on like devices)
+  /// -ot given (even a pattern that matches nothing): llama.cpp then keeps pipeline parallelism off
+  /// (llama-context.cpp: `!model.has_tensor_overrides()`); the bytes are slot_weights' *_override.
+  bool tensor_overrides = false;
 };
 
 /// What one GPU holds: a contiguous run of blocks, perhaps the output slot, and their buffers.
@@ -150,12 +159,34 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   }
 }
 
+/// What of block il stays on the host: all of it off the GPU; on a GPU, what -ot keeps (its other
+/// tensors) and its experts, all of them under --n-cpu-moe / --cpu-moe (the union, by part), else
+/// the experts -ot keeps. `w`'s lists are checked to be empty or of its blocks' length.
+[[nodiscard]] constexpr auto block_on_host(const slot_weights& w, const offload_request& r, std::uint32_t il,
+                                           bool on_gpu) -> bytes {
+  const auto at = [il](std::span<const std::uint64_t> per_block) {
+    return bytes{per_block.empty() ? 0 : per_block[il]};
+  };
+  const bytes block{w.block[il]};
+  const bytes experts = at(w.block_experts);
+  const bytes kept = at(w.block_override);                  // -ot: tensors other than experts
+  const bytes kept_experts = at(w.block_override_experts);  // -ot: experts
+  if (experts > block || kept_experts > experts || kept > block - experts) {
+    throw kvsize::invalid_argument("kvsize: a block's experts or overrides exceed the block's weights");
+  }
+  const bool experts_on_host = r.cpu_moe || il < r.n_cpu_moe;
+  return !on_gpu ? block : kept + (experts_on_host ? experts : kept_experts);
+}
+
 /// split_layers with the compute buffers given: they do not depend on -ngl, so a search over -ngl
 /// computes them once.
 [[nodiscard]] constexpr auto place_slots(const model_spec& m, const engine_options& o, const slot_weights& w,
                                          const offload_request& r, const compute_buffers& compute) -> offload_split {
-  if (m.layers > max_layers || w.block.size() > m.layers ||
-      (!w.block_experts.empty() && w.block_experts.size() != w.block.size())) {
+  const auto matches_blocks = [&](std::span<const std::uint64_t> per_block) {
+    return per_block.empty() || per_block.size() == w.block.size();
+  };
+  if (m.layers > max_layers || w.block.size() > m.layers || !matches_blocks(w.block_experts) ||
+      !matches_blocks(w.block_override) || !matches_blocks(w.block_override_experts)) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
   }
   offload_split s{};
@@ -169,15 +200,9 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   s.first_gpu_block = start < m.layers ? start : m.layers;
   s.output_on_gpu = placed.output_offloaded;
   const auto block_weights = [&](std::uint32_t il, bool on_gpu) -> bytes {  // what of block il is on its GPU
-    const bytes block{w.block[il]};
-    const bytes experts{w.block_experts.empty() ? 0 : w.block_experts[il]};
-    if (experts > block) {
-      throw kvsize::invalid_argument("kvsize: a block's experts exceed the block's weights");
-    }
-    const bool experts_on_host = r.cpu_moe || il < r.n_cpu_moe;
-    const bytes on_host = !on_gpu ? block : experts_on_host ? experts : bytes{0};
+    const bytes on_host = block_on_host(w, r, il, on_gpu);
     s.host_weights += on_host;
-    return block - on_host;
+    return bytes{w.block[il]} - on_host;
   };
   const auto known = static_cast<std::uint32_t>(w.block.size());  // blocks past it weigh nothing here
   for (std::uint32_t il = 0; il < s.first_gpu_block && il < known; ++il) {
@@ -194,7 +219,12 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   if (s.output_on_gpu) {
     device_share& g = s.device[placed.output_device];
     g.output = true;
-    g.weights += w.output + (w.tied_output ? w.token_embedding : bytes{0});
+    const bytes slot = w.output + (w.tied_output ? w.token_embedding : bytes{0});
+    if (w.output_override > slot) {
+      throw kvsize::invalid_argument("kvsize: the output layer's overrides exceed its weights");
+    }
+    g.weights += slot - w.output_override;
+    s.host_weights += w.output_override;
   } else {
     s.host_weights += w.output;
   }
@@ -217,7 +247,8 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
     s.device_state += s.device[d].state;
     s.device_compute += s.device[d].compute;
   }
-  s.pipeline_parallel = s.devices > 1 && s.gpu_slots == s.slots && r.kv_offload && !r.cpu_moe && r.n_cpu_moe == 0;
+  s.pipeline_parallel = s.devices > 1 && s.gpu_slots == s.slots && r.kv_offload && !r.cpu_moe && r.n_cpu_moe == 0 &&
+                        !r.tensor_overrides;
   return s;
 }
 }  // namespace detail
@@ -230,8 +261,9 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
 /// 137.79 MiB where the full-offload buffer is 50.75 MiB); with several, the parts of the graph each
 /// runs (detail::set_compute), without the copies of pipeline parallelism or of the hidden state
 /// passed between GPUs. Throws invalid_argument when `m` has more layers than max_layers, `w` more
-/// blocks than the model, an experts list of another length, a block whose experts exceed it, or a
-/// device count or split split_points refuses.
+/// blocks than the model, an experts or overrides list of another length, a block whose experts or
+/// overrides exceed it, output overrides above the output slot, or a device count or split
+/// split_points refuses.
 [[nodiscard]] constexpr auto split_layers(const model_spec& m, const engine_options& o, const slot_weights& w,
                                           const offload_request& r) -> offload_split {
   return detail::place_slots(m, o, w, r, compute_buffers_for(m, o));

@@ -13,6 +13,7 @@
 #include "../detail/checked.hpp"
 #include "../model_spec.hpp"  // max_layers
 #include "gguf_header.hpp"
+#include "named_tensor.hpp"
 
 namespace kvsize::gguf {
 
@@ -30,6 +31,7 @@ struct gguf_weights {
   std::vector<std::uint64_t> block_experts;  ///< of which blk.<il>.*_exps.* / *_chexps.* (same length as block)
   std::uint64_t output_slot = 0;  ///< every tensor outside the blocks and the input layer: the output layer's
   std::uint64_t other_input = 0;  ///< position_embd, token_types, per_layer_token_embd: the input layer's
+  std::vector<named_tensor> named;  ///< every tensor's name and bytes, in file order (then the next shard's)
 };
 
 /// The input layer's tensors other than token_embd (src/llama-arch.cpp LLM_TENSOR_INFOS entries with
@@ -94,10 +96,12 @@ inline void add(gguf_weights& sum, const gguf_weights& part) {
   for (std::size_t il = 0; il < part.block.size(); ++il) {
     add_to_block(sum, il, part.block[il], part.block_experts[il]);
   }
+  sum.named.insert(sum.named.end(), part.named.begin(), part.named.end());
 }
 
 [[nodiscard]] inline auto weights_of(const gguf_header& h) -> gguf_weights {
   gguf_weights w;
+  w.named.reserve(h.tensors.size());
   for (const auto& t : h.tensors) {
     gguf_weights one;  // this tensor alone, sorted into its role (its block's share: add_to_block)
     one.bytes = t.size;
@@ -119,6 +123,7 @@ inline void add(gguf_weights& sum, const gguf_weights& part) {
       one.output_slot = t.size;
     }
     add(w, one);
+    w.named.push_back({t.name, t.size});
     if (il < max_layers) {  // straight into the sum: no per-tensor vector
       add_to_block(w, il, t.size, experts ? t.size : 0);
     }

@@ -9,6 +9,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "../gguf/named_tensor.hpp"
 #include "../model_spec.hpp"
 #include "../weights.hpp"
 #include "layer_reason.hpp"
@@ -72,6 +73,7 @@ struct checkpoint_weights {
   std::uint64_t token_embedding_bytes = 0;        ///< token_embd.weight (always host memory)
   std::uint64_t other_input_bytes = 0;            ///< the other input-layer tensors (host memory too)
   bool tied_output = false;                       ///< no output.weight: the output slot copies token_embd
+  std::vector<gguf::named_tensor> named;          ///< every tensor's name and bytes (-ot's patterns read them)
 };
 
 /// The result of reading a config.json.

@@ -11,6 +11,7 @@
 #include <kvsize/weights.hpp>
 
 #include "../gguf_support.hpp"
+#include "llama_cpp_offload_support.hpp"
 #ifdef KVSIZE_CLI_PATH
 #include "../cli_support.hpp"
 #endif
@@ -37,23 +38,10 @@ using kvsize::engines::llama_cpp::split_layers;
 namespace lc = kvsize::engines::llama_cpp;
 using namespace kvsize::literals;
 
-constexpr std::uint64_t mib = 1ULL << 20U;
+using kvsize_test::mib;
 
-/// Llama-3.1-8B's shape (32 layers, 8 KV heads × 128) in llama.cpp's f16 cache at -c 4096: every layer's
-/// K and V take 2 × 8 × 128 × 2 B × 4,096 cells = 16 MiB (512 MiB in all, llama.cpp's "KV self size").
-auto llama3() -> kvsize::model_spec {
-  auto m = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
-                                   "meta-llama__Llama-3.1-8B.config.json")
-               .spec;
-  m.compute_dtype = kvsize::dtype::f16;
-  return m;
-}
-
-auto options() -> kvsize::engine_options {
-  kvsize::engine_options o{.context = 4'096};
-  o.kv = kvsize::kv_dtypes::same(kvsize::dtype::f16);
-  return o;
-}
+auto llama3() -> kvsize::model_spec { return kvsize_test::llama3_f16(); }
+auto options() -> kvsize::engine_options { return kvsize_test::options_4k_f16(); }
 
 // Synthetic weights: 100 MiB per block, of which 60 MiB experts; output slot 200 MiB; token_embd 250 MiB.
 constexpr auto blocks = [] {

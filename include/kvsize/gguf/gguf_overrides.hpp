@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// llama.cpp's tensor buffer overrides to the host (`-ot "<pattern>=CPU,..."`, --override-tensor)
+// over a GGUF's tensor table: the bytes of each block, and of the output layer, that they keep in
+// host memory whatever -ngl puts on a GPU. The caller decides which names match (kvsize's command
+// tests them with std::regex_search, as llama.cpp does); this header only sorts the bytes.
+// Facts (https://github.com/ggml-org/llama.cpp): src/llama-model-loader.cpp
+// `llama_model_loader::create_tensor` tries each override's pattern with std::regex_search on the
+// name of every tensor it creates, the first match deciding its buffer; a NextN block's tensors are
+// never created (TENSOR_SKIP); with tied embeddings the output layer's copy of token_embd is created
+// under the name "token_embd.weight" (TENSOR_DUPLICATED), so a pattern that matches that name keeps
+// the copy on the host too. common/arg.cpp `parse_tensor_buffer_overrides` reads the option.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <span>         // std::span
+#include <string_view>  // std::string_view
+#include <utility>      // std::forward
+#include <vector>       // std::vector
+
+#include "../detail/checked.hpp"
+#include "../model_spec.hpp"  // max_layers
+#include "gguf_model.hpp"
+#include "gguf_weights.hpp"
+#include "named_tensor.hpp"
+
+namespace kvsize::gguf {
+
+/// What overrides keep on the host, by llama.cpp's layer slot (bytes).
+struct host_overrides {
+  std::vector<std::uint64_t> block;          ///< per block: its tensors other than routed experts so kept
+  std::vector<std::uint64_t> block_experts;  ///< per block: its routed experts (*_exps, *_chexps) so kept
+  std::uint64_t output = 0;   ///< of the output slot, a tied copy of token_embd included
+  std::uint64_t tensors = 0;  ///< loaded tensors matched (the input layer's too, on the host anyway)
+};
+
+/// The bytes `keeps_on_host(name)` keeps on the host. `loaded_blocks`: each block's loaded bytes
+/// (loaded_blocks_of: a NextN block's are 0, and no override applies to a tensor never created);
+/// `tied_output`: the table has no output.weight, so the output layer holds a copy of token_embd.
+template <class KeepsOnHost>
+[[nodiscard]] auto host_overrides_of(std::span<const named_tensor> tensors, std::span<const std::uint64_t> loaded_blocks,
+                                     bool tied_output, KeepsOnHost&& keeps_on_host) -> host_overrides {
+  using kvsize::detail::checked_add;
+  host_overrides out;
+  out.block.assign(loaded_blocks.size(), 0);
+  out.block_experts.assign(loaded_blocks.size(), 0);
+  for (const named_tensor& t : tensors) {
+    const std::uint32_t il = block_of(t.name);
+    const bool in_block = il < max_layers;
+    if ((in_block && (il >= loaded_blocks.size() || loaded_blocks[il] == 0)) ||
+        !keeps_on_host(std::string_view{t.name})) {
+      continue;
+    }
+    out.tensors = checked_add(out.tensors, std::uint64_t{1});
+    if (in_block) {
+      std::uint64_t& part = is_experts(t.name) ? out.block_experts[il] : out.block[il];
+      part = checked_add(part, t.bytes);
+    } else if (t.name == "token_embd.weight") {
+      out.output = tied_output ? checked_add(out.output, t.bytes) : out.output;  // the input layer's stays put
+    } else if (!is_other_input(t.name)) {
+      out.output = checked_add(out.output, t.bytes);
+    }
+  }
+  return out;
+}
+
+/// host_overrides_of over a GGUF model's table (empty without one).
+template <class KeepsOnHost>
+[[nodiscard]] auto host_overrides_of(const gguf_model& g, KeepsOnHost&& keeps_on_host) -> host_overrides {
+  if (!g.weights) {
+    return {};
+  }
+  const loaded_blocks loaded = loaded_blocks_of(g);
+  return host_overrides_of(g.weights->named, loaded.bytes, g.weights->output == 0,
+                           std::forward<KeepsOnHost>(keeps_on_host));
+}
+
+}  // namespace kvsize::gguf
