@@ -82,7 +82,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 61);
+  CHECK(count == 63);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -749,6 +749,9 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"max_position_embeddings_string", wrong_type, "/max_position_embeddings"},
       {"max_window_layers_exceeds_layers", inconsistent, "/max_window_layers"},
       {"mlp_only_layers_index_out_of_range", out_of_range, "/mlp_only_layers/1"},
+      {"ernie4_5_moe_layer_interval_zero", out_of_range, "/moe_layer_interval"},
+      {"ernie4_5_moe_layer_end_index_string", wrong_type, "/moe_layer_end_index"},
+      {"ernie4_5_moe_layer_start_index_negative", out_of_range, "/moe_layer_start_index"},
       {"minimax_m3_disable_index_value_missing", missing_key, "/sparse_attention_config/sparse_disable_index_value"},
       {"minimax_m3_sparse_freq_short", inconsistent, "/sparse_attention_config/sparse_attention_freq"},
       {"minimax_m3_sparse_freq_value_2", out_of_range, "/sparse_attention_config/sparse_attention_freq/2"},

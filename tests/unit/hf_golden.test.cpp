@@ -611,6 +611,20 @@ golden{.file = "MiniMaxAI__MiniMax-M3.config.json", .compute = dtype::bf16,
        .layers = 60, .kv_layers = 60, .attention_heads = 64, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
        .vocab = 200'064, .kv_per_token = 137'472, .kv_per_token_fp8 = 68'736, .kv_per_token_mha = 1'980'672,
        .gqa_ratio = 16, .context = 4'096, .kv_per_sequence = 563'085'312, .growth = 137'472, .indexed = 57},
+// ERNIE-4.5-21B-A3B-Thinking (ernie4_5_moe): 28 L, 20 heads / 4 kv, no head_dim → 2560 / 20 = 128, bf16; no window.
+//   28 × 4 × 128 × 2 × 2 B = 57,344 B/token; fp8 28,672; MHA 28 × 20 × 128 × 4 = 286,720; ratio 5.
+//   seq@4096 = 57,344 × 4,096 = 234,881,024.
+golden{.file = "baidu__ERNIE-4.5-21B-A3B-Thinking.config.json", .compute = dtype::bf16,
+       .layers = 28, .kv_layers = 28, .attention_heads = 20, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 103'424, .kv_per_token = 57'344, .kv_per_token_fp8 = 28'672, .kv_per_token_mha = 286'720,
+       .gqa_ratio = 5, .context = 4'096, .kv_per_sequence = 234'881'024, .growth = 57'344},
+// ERNIE-4.5-0.3B-Base-PT (ernie4_5): 18 L, 16 heads / 2 kv, head_dim 128 from its key (hidden_size / heads would be
+//   1024 / 16 = 64), bf16. 18 × 2 × 128 × 2 × 2 B = 18,432 B/token; fp8 9,216; MHA 18 × 16 × 128 × 4 = 147,456;
+//   ratio 8. seq@4096 = 18,432 × 4,096 = 75,497,472.
+golden{.file = "baidu__ERNIE-4.5-0.3B-Base-PT.config.json", .compute = dtype::bf16,
+       .layers = 18, .kv_layers = 18, .attention_heads = 16, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 103'424, .kv_per_token = 18'432, .kv_per_token_fp8 = 9'216, .kv_per_token_mha = 147'456,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 75'497'472, .growth = 18'432},
 };
 // clang-format on
 
@@ -679,7 +693,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 61);
+  CHECK(goldens.size() == 63);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

@@ -422,3 +422,47 @@ TEST_CASE("hf: Hunyuan-A13B (hunyuan): per-layer MoE arrays, a shared MLP, cross
     CHECK(e.pointer() == "/use_cla");
   }
 }
+
+TEST_CASE("hf: ERNIE 4.5 (ernie4_5, ernie4_5_moe): moe_* keys, a dense first layer, tied embeddings",
+          "[weights][hf][ernie]") {
+  const auto moe = load("baidu__ERNIE-4.5-21B-A3B-Thinking");
+  CHECK(moe.warnings.empty());
+  const auto& e = moe.spec.weights.moe;
+  CHECK(e.experts == 64);                 // moe_num_experts
+  CHECK(e.experts_per_token == 6);        // moe_k
+  CHECK(e.expert_width == 1'536);         // moe_intermediate_size
+  CHECK(e.shared_width == 3'072);         // moe_num_shared_experts 2 × 1,536, one MLP (vLLM Ernie4_5_MoeMoE)
+  CHECK(e.score_correction_bias);         // Ernie4_5_MoeStatics.e_score_correction_bias
+  CHECK(kvsize::ffn_of_layer(moe.spec, 0) == kvsize::ffn_kind::dense);  // moe_layer_start_index 1
+  CHECK(kvsize::ffn_of_layer(moe.spec, 1) == kvsize::ffn_kind::moe);
+  CHECK(kvsize::ffn_of_layer(moe.spec, 27) == kvsize::ffn_kind::moe);  // no moe_layer_end_index: the last layer
+  // By hand (transformers modeling_ernie4_5_moe.py, vLLM models/ernie45_moe.py): embeddings 103,424 × 2,560 =
+  // 264,765,440 (tied); per layer q/o 2 × 2,560² (13,107,200), k/v 2 × 512 × 2,560 (2,621,440), 2 norms 5,120:
+  // 15,733,760 × 28 = 440,545,280; layer 0's MLP 3 × 2,560 × 12,288 = 94,371,840; layers 1-27: experts 64 × 3 ×
+  // 2,560 × 1,536 (754,974,720), shared 3 × 2,560 × 3,072 (23,592,960), gate 64 × 2,560 (163,840), bias 64:
+  // 778,731,584 × 27 = 21,025,752,768; final norm 2,560. Total 21,825,437,888: the Hub's safetensors total
+  // (F32 4,425,408 + BF16 21,821,012,480; docs/research/param-counts.md). Active: 6 of 64 experts,
+  // 94,535,744 a MoE layer: 2,552,465,088 + 440,545,280 + 94,371,840 + 264,765,440 + 2,560 = 3,352,150,208.
+  const auto p = kvsize::parameters(moe.spec);
+  CHECK(p.total == 21'825'437'888);
+  CHECK(p.active == 3'352'150'208);
+  // The range keys as Ernie4_5_MoeConfig reads them: an end index and an interval move the MoE layers.
+  const std::string text = config_text("baidu__ERNIE-4.5-21B-A3B-Thinking");
+  const auto ranged = kvsize::hf::parse_config(
+      replaced(text, "\"moe_layer_interval\": 1,", "\"moe_layer_end_index\": 20,\n    \"moe_layer_interval\": 2,"));
+  for (std::uint32_t il = 0; il < 28; ++il) {
+    INFO(il);
+    const bool moe_layer = il >= 1 && il <= 20 && (il + 1) % 2 == 0;
+    CHECK((kvsize::ffn_of_layer(ranged.spec, il) == kvsize::ffn_kind::moe) == moe_layer);
+  }
+  const auto last = kvsize::hf::parse_config(
+      replaced(text, "\"moe_layer_interval\": 1,", "\"moe_layer_end_index\": -1,\n    \"moe_layer_interval\": 1,"));
+  CHECK(last.spec == moe.spec);  // -1: the last layer, Ernie4_5_MoeConfig's default
+  // The dense ERNIE: head_dim 128 from its key (1,024 / 16 would be 64). By hand: embeddings 103,424 × 1,024 =
+  // 105,906,176 (tied); per layer q/o 2 × 1,024 × 2,048 (4,194,304), k/v 2 × 256 × 1,024 (524,288), MLP 3 × 1,024
+  // × 3,072 (9,437,184), 2 norms 2,048: 14,157,824 × 18 = 254,840,832; final norm 1,024. Total 360,748,032 (the
+  // model card's "0.36B").
+  const auto dense = load("baidu__ERNIE-4.5-0.3B-Base-PT");
+  CHECK(dense.spec.head_dim == 128);
+  CHECK(kvsize::parameters(dense.spec).total == 360'748'032);
+}

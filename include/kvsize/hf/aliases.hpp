@@ -58,9 +58,9 @@ inline constexpr std::array<std::string_view, 2> quant_group{"group_size", "q_gr
 /// also writes, as an array in its VL configs: not an alias for every model).
 inline constexpr std::array<std::string_view, 3> experts{"num_local_experts", "num_experts", "n_routed_experts"};
 /// Top-k: num_experts_per_tok; Hunyuan moe_topk; Gemma 4 top_k_experts; Kimi-Linear num_experts_per_token;
-/// Step-3.5 moe_top_k.
-inline constexpr std::array<std::string_view, 5> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
-                                                                 "num_experts_per_token", "moe_top_k"};
+/// Step-3.5 moe_top_k; ERNIE 4.5 moe_k.
+inline constexpr std::array<std::string_view, 6> experts_per_token{"num_experts_per_tok", "moe_topk", "top_k_experts",
+                                                                 "num_experts_per_token", "moe_top_k", "moe_k"};
 inline constexpr std::array<std::string_view, 1> expert_width{"moe_intermediate_size"};
 /// Shared expert width: Qwen2-MoE/Qwen3-Next shared_expert_intermediate_size, Nemotron-H
 /// moe_shared_expert_intermediate_size, MiniMax-Text-01 shared_intermediate_size (vLLM MiniMaxText01DecoderLayer),
@@ -69,8 +69,10 @@ inline constexpr std::array<std::string_view, 4> shared_expert_width{"shared_exp
                                                                     "shared_intermediate_size", "share_expert_dim"};
 /// MiniMax-Text-01's per-layer attention kinds (0 lightning, 1 softmax), in vLLM's order of precedence.
 inline constexpr std::array<std::string_view, 2> attn_type_list{"attn_type_list", "decoder_attention_types"};
-/// Shared experts of the routed width: DeepSeek n_shared_experts, Kimi-Linear num_shared_experts.
-inline constexpr std::array<std::string_view, 2> shared_expert_count{"n_shared_experts", "num_shared_experts"};
+/// Shared experts of the routed width: DeepSeek n_shared_experts, Kimi-Linear num_shared_experts, ERNIE 4.5
+/// moe_num_shared_experts.
+inline constexpr std::array<std::string_view, 3> shared_expert_count{"n_shared_experts", "num_shared_experts",
+                                                                     "moe_num_shared_experts"};
 
 // Recurrent state (Mamba2 / Mamba1 / gated delta): transformers Mamba2Config / JambaConfig /
 // FalconH1Config / NemotronHConfig spellings, as vLLM's MambaStateShapeCalculator reads them.

@@ -190,6 +190,16 @@ inline constexpr family families[] = {
      .score_correction_bias = true, .step_attention_keys = true,
      .mtp_uncounted = "vLLM models/step3p5_mtp.py builds each as a dense, sliding Step3p5DecoderLayer with eh_proj, "
                       "norms and a head of its own, which kvsize's MTP module does not describe"},
+    // ERNIE 4.5 (Ernie4_5Config, transformers models/ernie4_5; vLLM models/ernie45.py runs it as Llama): head_dim
+    // its own key (the 0.3B's 128, where hidden_size / heads is 64), tied embeddings by default.
+    {.model_type = "ernie4_5", .source = "Ernie4_5Config (models/ernie4_5/configuration_ernie4_5.py)", .tied = true},
+    // ERNIE 4.5 MoE (Ernie4_5_MoeConfig; vLLM models/ernie45_moe.py Ernie4_5_MoeDecoderLayer): moe_num_experts
+    // routed experts of moe_intermediate_size, top moe_k, moe_num_shared_experts of that width as one shared MLP,
+    // Ernie4_5_MoeStatics' e_score_correction_bias; MoE on the layers moe_layer_start_index (1) <= il <=
+    // moe_layer_end_index (-1: the last) with (il + 1) % moe_layer_interval (1) == 0, a dense MLP of
+    // intermediate_size on the others.
+    {.model_type = "ernie4_5_moe", .source = "Ernie4_5_MoeConfig (models/ernie4_5_moe/configuration_ernie4_5_moe.py)",
+     .tied = true, .experts_key = "moe_num_experts", .moe_layer_range = true, .score_correction_bias = true},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when

@@ -132,6 +132,9 @@ struct family {
   std::string_view experts_key = {};   ///< non-empty: every MoE layer routes; the count's key when it is missing
   bool single_expert_dense = false;  ///< 1 expert is a dense MLP (JambaDecoderLayer: num_experts > 1)
   bool expert_layer_period = false;  ///< MoE iff il % expert_layer_period == expert_layer_offset (Jamba)
+  /// ERNIE 4.5: MoE iff moe_layer_start_index <= il <= moe_layer_end_index and (il + 1) % moe_layer_interval == 0
+  /// (Ernie4_5_MoeConfig's defaults 1, -1 = the last layer, 1).
+  bool moe_layer_range = false;
   bool expert_biases = false;     ///< router and experts biased (GptOssTopKRouter, gate_up/down_proj_bias)
   bool shared_expert_gate = false;   ///< shared_expert_gate: Linear(hidden, 1) on the shared expert
   bool shared_expert_is_mlp = false; ///< the shared expert is an MLP of intermediate_size (Llama4TextMoe)

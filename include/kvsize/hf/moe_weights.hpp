@@ -270,6 +270,30 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   return moe;
 }
 
+/// ERNIE 4.5's MoE layers, [first, last] and every `interval`-th ((il + 1) % interval == 0), from
+/// moe_layer_start_index, moe_layer_end_index (-1: the last layer) and moe_layer_interval, with
+/// Ernie4_5_MoeConfig's defaults; {0, L − 1, 1} (every layer) for other families.
+struct moe_layer_range {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+  std::uint32_t interval = 1;
+};
+[[nodiscard]] inline auto read_moe_layer_range(const config_view& v, std::uint32_t layers) -> moe_layer_range {
+  const std::uint32_t top = layers == 0 ? 0 : layers - 1;
+  if (!v.facts().moe_layer_range) {
+    return {0, top, 1};
+  }
+  const slot start = v.get("moe_layer_start_index");
+  const slot end = v.get("moe_layer_end_index");
+  const slot interval = v.get("moe_layer_interval");
+  moe_layer_range r{start.set() ? read_u32(start, 0, 1U << 16U) : 1U, top,
+                    interval.set() ? read_u32(interval, 1, std::max<std::uint32_t>(layers, 1)) : 1U};
+  const bool last_layer = !end.set() || (end.value->is_number_integer() && !end.value->is_number_unsigned() &&
+                                          end.value->get<std::int64_t>() == -1);
+  r.last = last_layer ? top : read_u32(end, 0, 1U << 16U);
+  return r;
+}
+
 /// Layers whose MLP stays dense, by the family rules the keys spell.
 inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsize::moe_shape& e,
                               kvsize::weights_shape& w) {
@@ -289,8 +313,9 @@ inline void read_dense_layers(const config_view& v, std::uint32_t L, const kvsiz
     }
   }
   const auto [period, offset] = read_expert_period(v, L);
+  const moe_layer_range range = read_moe_layer_range(v, L);
   for (std::uint32_t il = 0; il < L; ++il) {
-    bool moe = il >= e.first_dense_layers;
+    bool moe = il >= e.first_dense_layers && il >= range.first && il <= range.last && (il + 1) % range.interval == 0;
     moe = moe && il % f == 0 && (il + 1) % s == 0 && (il + 1) % il4 == 0;
     moe = moe && il % period == offset;
     moe = moe && (per_layer.empty() || per_layer[il]) && (listed.empty() || listed[il]);
