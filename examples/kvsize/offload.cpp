@@ -156,6 +156,28 @@ auto offload_request_of(const options& opts, const sizing& s) -> engines::llama_
   return r;
 }
 
+/// For a model with experts, the smallest --n-cpu-moe that fits at -ngl all (not with --cpu-moe, which
+/// keeps them all on the host); and the notes the expert flags call for.
+void add_expert_offload(const model_spec& m, const engines::llama_cpp::slot_weights& slots, offload_figures& f,
+                        std::vector<std::string>& notes) {
+  namespace lc = engines::llama_cpp;
+  const lc::offload_request& r = f.request;
+  f.has_experts =
+      std::any_of(slots.block_experts.begin(), slots.block_experts.end(), [](std::uint64_t b) { return b != 0; });
+  if (f.has_experts && !r.cpu_moe) {  // -ngl all with the fewest blocks' experts on the host
+    lc::offload_request every_layer = r;
+    every_layer.n_gpu_layers = std::numeric_limits<std::uint32_t>::max();
+    f.cpu_moe = lc::smallest_fitting_cpu_moe(m, f.options, slots, every_layer, f.device);
+  }
+  if (!f.has_experts && (r.n_cpu_moe != 0 || r.cpu_moe)) {
+    notes.push_back("offload: the model has no expert tensors (*_exps), so --n-cpu-moe / --cpu-moe move nothing");
+  }
+  if (r.tensor_overrides || r.cpu_moe || r.n_cpu_moe != 0) {
+    notes.push_back("offload: llama.cpp's --fit does not lower -ngl when -ot, --n-cpu-moe or --cpu-moe is set "
+                    "(common/fit.cpp: \"tensor_buft_overrides already set by user, abort\"): pass the -ngl shown");
+  }
+}
+
 /// A GGUF's (or Ollama model's) tensor table by block, when the input has one that could be read.
 auto tensor_table(const sizing& s) -> const hf::checkpoint_weights* {
   const hf::checkpoint_weights* w = s.config.checkpoint ? &*s.config.checkpoint : nullptr;
@@ -311,15 +333,7 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
   }
   f.fits = f.asked.fits(f.device, lc::fit_margin);
   f.request = r;
-  const bool has_experts =
-      std::any_of(slots.block_experts.begin(), slots.block_experts.end(), [](std::uint64_t b) { return b != 0; });
-  if (!has_experts && (opts.n_cpu_moe || opts.cpu_moe)) {
-    s.notes.push_back("offload: the model has no expert tensors (*_exps), so --n-cpu-moe / --cpu-moe move nothing");
-  }
-  if (r.tensor_overrides || r.cpu_moe || r.n_cpu_moe != 0) {
-    s.notes.push_back("offload: llama.cpp's --fit does not lower -ngl when -ot, --n-cpu-moe or --cpu-moe is set "
-                      "(common/fit.cpp: \"tensor_buft_overrides already set by user, abort\"): pass the -ngl shown");
-  }
+  add_expert_offload(m, slots, f, s.notes);
   s.offload = f;
 }
 

@@ -261,6 +261,22 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
   } else {
     row(out, "largest -ngl that fits", "none: even -ngl 0 (the compute buffer) leaves less than 1 GiB free");
   }
+  if (!o.has_experts || o.request.cpu_moe) {
+    return;  // no experts to move, or --cpu-moe already keeps every block's on the host
+  }
+  if (o.cpu_moe) {
+    row(out, "smallest --n-cpu-moe that fits",
+        fmt::format("{} with every layer on the GPU ({} on the GPU{})", o.cpu_moe->n_cpu_moe,
+                    o.cpu_moe->split.device_total(), o.cpu_moe->split.devices > 1 ? "s" : ""));
+    offload_figures with_n = o;
+    with_n.request.n_cpu_moe = o.cpu_moe->n_cpu_moe;
+    prose(out, "  run it: ",
+          with_offload_flags(engine_command_line(s.engine, o.options, budget_rule{}, model_placeholder), with_n,
+                             o.cpu_moe->split.gpu_slots),
+          4);
+  } else {
+    row(out, "smallest --n-cpu-moe that fits", "none: even every block's experts on the host leaves less than 1 GiB free");
+  }
 }
 
 /// The offload split as --json gives it (device_* the sums over the GPUs, `devices` each one).
@@ -302,6 +318,11 @@ auto offload_json(const offload_figures& o) -> nlohmann::ordered_json {
   j["fits"] = o.fits;
   j["asked"] = split(o.asked);
   j["largest_fitting"] = o.largest ? split(*o.largest) : nlohmann::ordered_json{};
+  if (o.has_experts && !o.request.cpu_moe) {
+    j["smallest_n_cpu_moe"] = o.cpu_moe ? nlohmann::ordered_json{{"n_cpu_moe", o.cpu_moe->n_cpu_moe},
+                                                                 {"split", split(o.cpu_moe->split)}}
+                                        : nlohmann::ordered_json{};
+  }
   j["override_tensor"] = o.override_tensor;
   j["overridden_tensors"] = o.overridden_tensors;
   j["overridden_bytes"] = o.overridden_bytes.count();

@@ -44,6 +44,9 @@ struct offload_figures {
   bytes device{0};                          ///< the device memory it must fit in
   bool fits = false;                        ///< asked.device_total() + --fit's 1 GiB margin <= device
   std::optional<engines::llama_cpp::offload_split> largest;  ///< the largest -ngl that fits, same other flags
+  bool has_experts = false;  ///< the model has routed experts (*_exps tensors), which --n-cpu-moe moves
+  /// With experts (and no --cpu-moe): the smallest --n-cpu-moe that fits with every layer on the GPU.
+  std::optional<engines::llama_cpp::cpu_moe_fit> cpu_moe;
 };
 
 /// The planner's answer for the device given (--gpu / --gpu-memory), and the sweeps asked for.

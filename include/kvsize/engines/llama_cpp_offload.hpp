@@ -313,4 +313,47 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   return best;
 }
 
+/// A --n-cpu-moe count and the split it gives.
+struct cpu_moe_fit {
+  std::uint32_t n_cpu_moe = 0;
+  offload_split split{};
+};
+
+/// The smallest --n-cpu-moe N (blocks 0 … N−1 keep their routed experts on the host) at which the -ngl
+/// and other flags of `r` leave `margin` of `device` free on every GPU: how a MoE model that does not
+/// fit whole keeps every layer's attention on the GPU (llama.cpp's own --fit moves experts to the host
+/// layer by layer too, common/fit.cpp "dense-only" layers, but gives up once the user sets -ngl, -ts or
+/// an override). A larger N only moves expert bytes from a GPU to the host, so every GPU's use never
+/// rises with N, and N is found by bisection over 0 … n_layer. nullopt when even every block's experts
+/// on the host does not fit; r.n_cpu_moe and r.cpu_moe are replaced.
+[[nodiscard]] constexpr auto smallest_fitting_cpu_moe(const model_spec& m, const engine_options& o,
+                                                      const slot_weights& w, offload_request r, bytes device,
+                                                      bytes margin = fit_margin) -> std::optional<cpu_moe_fit> {
+  const compute_buffers compute = compute_buffers_for(m, o);
+  r.cpu_moe = false;
+  const auto at = [&](std::uint32_t n) {
+    r.n_cpu_moe = n;
+    return detail::place_slots(m, o, w, r, compute);
+  };
+  std::uint32_t high = m.layers;  // fits (checked below)
+  cpu_moe_fit best{high, at(high)};
+  if (!best.split.fits(device, margin)) {
+    return std::nullopt;
+  }
+  std::uint32_t low = 0;
+  if (const offload_split none = at(0); none.fits(device, margin)) {
+    return cpu_moe_fit{0, none};
+  }
+  while (high - low > 1) {  // at(low) does not fit, at(high) does
+    const std::uint32_t mid = low + (high - low) / 2;
+    if (const offload_split s = at(mid); s.fits(device, margin)) {
+      best = {mid, s};
+      high = mid;
+    } else {
+      low = mid;
+    }
+  }
+  return best;
+}
+
 }  // namespace kvsize::engines::llama_cpp

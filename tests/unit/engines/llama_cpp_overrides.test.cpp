@@ -136,6 +136,33 @@ TEST_CASE("llama.cpp offload: -ot turns pipeline parallelism off, and bad overri
   CHECK_THROWS_AS(split_layers(m, o, w, requested(1)), kvsize::invalid_argument);
 }
 
+TEST_CASE("llama.cpp offload: the smallest --n-cpu-moe that fits with every layer on the GPU",
+          "[engines][llama.cpp][offload][override]") {
+  namespace lc = kvsize::engines::llama_cpp;
+  const auto m = llama3();
+  const auto o = options();
+  const slot_weights w{blocks, experts, 200_MiB, 250_MiB, false};
+  const bytes compute = lc::compute_buffers_for(m, o).device;
+  // -ngl all with blocks 0 … N−1's 60 MiB of experts on the host: 200 + 3,200 − 60 N MiB of weights, 512 MiB
+  // of KV and the compute buffer. A device of exactly that at N = 10 plus the 1 GiB margin: N = 10.
+  const bytes device = compute + 1_GiB + bytes{(3'400 - 600 + 512) * mib};
+  const auto ten = lc::smallest_fitting_cpu_moe(m, o, w, {}, device);
+  REQUIRE(ten.has_value());
+  CHECK(ten->n_cpu_moe == 10);
+  CHECK(ten->split.device_total() + lc::fit_margin == device);
+  CHECK(ten->split.gpu_slots == 33);
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, device - 1_B)->n_cpu_moe == 11);
+  // The request's --cpu-moe is replaced, not kept.
+  offload_request cpu_moe;
+  cpu_moe.cpu_moe = true;
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, cpu_moe, device)->n_cpu_moe == 10);
+  // Everything fits: 0. Not even every block's experts on the host: none.
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, 80_GiB)->n_cpu_moe == 0);
+  const bytes all_on_host = compute + 1_GiB + bytes{(3'400 - 32 * 60 + 512) * mib};
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, all_on_host)->n_cpu_moe == 32);
+  CHECK_FALSE(lc::smallest_fitting_cpu_moe(m, o, w, {}, all_on_host - 1_B).has_value());
+}
+
 TEST_CASE("GGUF: the bytes a name rule keeps on the host, by slot", "[gguf][offload][override]") {
   using kvsize::gguf::named_tensor;
   // Three blocks, the last a NextN block llama.cpp never creates (its loaded bytes are 0); tied
@@ -219,6 +246,18 @@ TEST_CASE("kvsize -ot: the tensors whose names match stay on the host", "[cli][o
                             R"(run it: llama-server -m <model>.gguf -c 4096 -np 1 -ngl 5 -ot 'blk\.0\.=CPU,blk\.1\.attn=CPU' )"
                             R"(-ot 'nomatch=CPU')"));
   CHECK_THAT(two.out, Catch::Matchers::ContainsSubstring("--fit does not lower -ngl"));
+  // The smallest --n-cpu-moe at -ngl all: the device that leaves exactly 1 GiB free with blocks 0-1's 2 MiB of
+  // experts on the host (13 − 4 MiB of weights, the KV and compute buffers of the whole-model split) gets 2.
+  const auto& whole = j["offload"]["asked"];
+  const std::uint64_t two_on_host = whole["device_kv_bytes"].get<std::uint64_t>() +
+                                    whole["device_compute_bytes"].get<std::uint64_t>() + 9 * mib + (1ULL << 30U);
+  const auto fitted =
+      kvsize::test::json_of(model + " --engine llama.cpp --gpu-memory " + std::to_string(two_on_host) + "B");
+  CHECK(fitted["offload"]["smallest_n_cpu_moe"]["n_cpu_moe"] == 2);
+  CHECK(fitted["offload"]["smallest_n_cpu_moe"]["split"]["device_total_bytes"] == two_on_host - (1ULL << 30U));
+  const auto text = kvsize::test::run_cli(model + " --engine llama.cpp --gpu-memory " + std::to_string(two_on_host) + "B");
+  CHECK_THAT(text.out, Catch::Matchers::ContainsSubstring("smallest --n-cpu-moe that fits       2 with every layer"));
+  CHECK_THAT(text.out, Catch::Matchers::ContainsSubstring("-ngl 5 --n-cpu-moe 2"));
   // A pattern that would backtrack for ever on a backtracking matcher ends, matching nothing.
   const auto slow = kvsize::test::run_cli(model + base + " -ot '(.*)*x=CPU'");
   CHECK(slow.exit_code == 0);
