@@ -64,11 +64,15 @@ struct tensor_override {
 /// The longest -ot pattern kvsize takes: a GGUF tensor name has at most 63 characters (GGML_MAX_NAME),
 /// so no useful pattern is longer, and a bound keeps the regex compiler's recursion shallow.
 constexpr std::size_t max_override_pattern = 1024;
+/// The most -ot patterns kvsize compiles, over every -ot: one pattern of 1,024 characters can compile to
+/// libstdc++'s limit of 100,000 states (about 4 MB; `(a{999}){90}`), so the count bounds the memory.
+constexpr std::size_t max_override_patterns = 64;
 
 /// The -ot entries as common/arg.cpp `parse_tensor_buffer_overrides` reads them: each value split on
-/// ',' (std::getline: a trailing ',' adds nothing), each piece "<pattern>=<buffer type>" at its
-/// first '='; the pattern an ECMAScript std::regex, as llama.cpp compiles it. Only the host's
-/// buffer type ("CPU") is planned: a GPU's (CUDA0, Vulkan1, ...) would pin tensors to one device.
+/// ',' (common/common.h `string_split<std::string>`: every piece, a trailing empty one too), each piece
+/// "<pattern>=<buffer type>" at its first '='; the pattern an ECMAScript std::regex, as llama.cpp
+/// compiles it. Only the host's buffer type ("CPU") is planned: a GPU's (CUDA0, Vulkan1, ...) would pin
+/// tensors to one device. A control character is refused: the pattern is printed back in the run-it line.
 auto parse_overrides(const options& opts) -> std::vector<tensor_override> {
   const std::string flag = opts.flag("--override-tensor");
   // libstdc++'s polynomial mode (its breadth-first matcher) keeps a pattern such as (.*)*x from
@@ -80,12 +84,16 @@ auto parse_overrides(const options& opts) -> std::vector<tensor_override> {
       ;
   std::vector<tensor_override> out;
   for (const std::string& value : opts.override_tensor) {
-    if (value.empty()) {
-      throw usage_error{fmt::format("{} '': expected <tensor name pattern>=CPU (as in exps=CPU)", flag)};
+    if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20U; })) {
+      throw usage_error{fmt::format("{}: a value with a control character (a newline, a tab) is not a pattern", flag)};
     }
-    for (std::size_t at = 0; at < value.size();) {
+    for (std::size_t at = 0;;) {
       const std::size_t end = std::min(value.find(',', at), value.size());
       const std::string piece = value.substr(at, end - at);
+      if (out.size() == max_override_patterns) {
+        throw usage_error{fmt::format("{}: more than {} patterns (kvsize compiles at most {})", flag,
+                                      max_override_patterns, max_override_patterns)};
+      }
       const std::size_t eq = piece.find('=');
       if (eq == std::string::npos) {
         throw usage_error{fmt::format("{} '{}': '{}' is not <tensor name pattern>=<buffer type> (as in exps=CPU)",
@@ -106,6 +114,9 @@ auto parse_overrides(const options& opts) -> std::vector<tensor_override> {
       } catch (const std::regex_error& e) {
         throw usage_error{fmt::format("{} '{}': '{}' is not a regular expression std::regex takes: {}", flag, piece,
                                       piece.substr(0, eq), e.what())};
+      }
+      if (end == value.size()) {
+        break;
       }
       at = end + 1;
     }
@@ -130,6 +141,7 @@ void apply_overrides(const options& opts, std::vector<tensor_override>& override
   slots.block_override = kept.block;
   slots.block_override_experts = kept.block_experts;
   slots.output_override = bytes{kept.output};
+  slots.tied_copy_override = kept.tied_copy;
   f.override_tensor = opts.override_tensor;
   f.overridden_tensors = kept.tensors;
   f.overridden_bytes = bytes{kept.output};

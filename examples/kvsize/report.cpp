@@ -186,10 +186,11 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
       fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
 }
 
-/// llama-server's command line with the split's -ngl and the offload flags asked for.
-auto offload_command(const sizing& s, const engines::llama_cpp::offload_split& split) -> std::string {
-  return with_offload_flags(engine_command_line(s.engine, s.offload->options, budget_rule{}, model_placeholder),
-                            *s.offload, split.gpu_slots);
+/// llama-server's command line with the split's -ngl and the offload flags of `f`.
+auto offload_command(const sizing& s, const offload_figures& f, const engines::llama_cpp::offload_split& split)
+    -> std::string {
+  return with_offload_flags(engine_command_line(s.engine, f.options, budget_rule{}, model_placeholder), f,
+                            split.gpu_slots);
 }
 
 /// One row per GPU of a layer split: its slots and buffers, as llama.cpp's per-device log lines.
@@ -257,7 +258,7 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
   if (o.largest) {
     row(out, "largest -ngl that fits", fmt::format("{} ({} on the GPU{})", o.largest->gpu_slots,
                                                    o.largest->device_total(), o.largest->devices > 1 ? "s" : ""));
-    prose(out, "  run it: ", offload_command(s, *o.largest), 4);
+    prose(out, "  run it: ", offload_command(s, o, *o.largest), 4);
   } else {
     row(out, "largest -ngl that fits", "none: even -ngl 0 (the compute buffer) leaves less than 1 GiB free");
   }
@@ -266,14 +267,12 @@ void offload_section(fmt::memory_buffer& out, const sizing& s) {
   }
   if (o.cpu_moe) {
     row(out, "smallest --n-cpu-moe that fits",
-        fmt::format("{} with every layer on the GPU ({} on the GPU{})", o.cpu_moe->n_cpu_moe,
-                    o.cpu_moe->split.device_total(), o.cpu_moe->split.devices > 1 ? "s" : ""));
+        fmt::format("{} with every layer on the GPU ({} on the GPU{}, a floor: for a batch llama.cpp also copies "
+                    "host experts into the compute buffer)",
+                    o.cpu_moe->n_cpu_moe, o.cpu_moe->split.device_total(), o.cpu_moe->split.devices > 1 ? "s" : ""));
     offload_figures with_n = o;
     with_n.request.n_cpu_moe = o.cpu_moe->n_cpu_moe;
-    prose(out, "  run it: ",
-          with_offload_flags(engine_command_line(s.engine, o.options, budget_rule{}, model_placeholder), with_n,
-                             o.cpu_moe->split.gpu_slots),
-          4);
+    prose(out, "  run it: ", offload_command(s, with_n, o.cpu_moe->split), 4);
   } else {
     row(out, "smallest --n-cpu-moe that fits", "none: even every block's experts on the host leaves less than 1 GiB free");
   }

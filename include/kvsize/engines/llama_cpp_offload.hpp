@@ -40,6 +40,9 @@ struct slot_weights {
   std::span<const std::uint64_t> block_override{};
   std::span<const std::uint64_t> block_override_experts{};
   bytes output_override{0};
+  /// -ot matches token_embd.weight of a tied model: the output layer's copy goes to the host, where llama.cpp
+  /// (create_tensor, TENSOR_DUPLICATED) reuses the input layer's tensor: it leaves the GPU, adds nothing to the host.
+  bool tied_copy_override = false;
 };
 
 /// The flags of one llama.cpp run that decide where things go.
@@ -219,7 +222,7 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   if (s.output_on_gpu) {
     device_share& g = s.device[placed.output_device];
     g.output = true;
-    const bytes slot = w.output + (w.tied_output ? w.token_embedding : bytes{0});
+    const bytes slot = w.output + (w.tied_output && !w.tied_copy_override ? w.token_embedding : bytes{0});
     if (w.output_override > slot) {
       throw kvsize::invalid_argument("kvsize: the output layer's overrides exceed its weights");
     }
@@ -325,7 +328,9 @@ struct cpu_moe_fit {
 /// layer by layer too, common/fit.cpp "dense-only" layers, but gives up once the user sets -ngl, -ts or
 /// an override). A larger N only moves expert bytes from a GPU to the host, so every GPU's use never
 /// rises with N, and N is found by bisection over 0 … n_layer. nullopt when even every block's experts
-/// on the host does not fit; r.n_cpu_moe and r.cpu_moe are replaced.
+/// on the host does not fit; r.n_cpu_moe and r.cpu_moe are replaced. The GPU figures are split_layers'
+/// (its compute buffer a floor: for a batch llama.cpp also copies host experts into it, so past N = 0
+/// the real use is higher).
 [[nodiscard]] constexpr auto smallest_fitting_cpu_moe(const model_spec& m, const engine_options& o,
                                                       const slot_weights& w, offload_request r, bytes device,
                                                       bytes margin = fit_margin) -> std::optional<cpu_moe_fit> {

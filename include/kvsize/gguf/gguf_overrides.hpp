@@ -7,8 +7,10 @@
 // `llama_model_loader::create_tensor` tries each override's pattern with std::regex_search on the
 // name of every tensor it creates, the first match deciding its buffer; a NextN block's tensors are
 // never created (TENSOR_SKIP); with tied embeddings the output layer's copy of token_embd is created
-// under the name "token_embd.weight" (TENSOR_DUPLICATED), so a pattern that matches that name keeps
-// the copy on the host too. common/arg.cpp `parse_tensor_buffer_overrides` reads the option.
+// under the name "token_embd.weight" (TENSOR_DUPLICATED), so a pattern that matches that name sends
+// the copy to the host, where create_tensor reuses the input layer's tensor already in that buffer
+// type: the copy leaves the GPU and adds nothing to the host. common/arg.cpp
+// `parse_tensor_buffer_overrides` reads the option.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -26,12 +28,14 @@
 
 namespace kvsize::gguf {
 
-/// What overrides keep on the host, by llama.cpp's layer slot (bytes).
+/// What overrides keep on the host, by llama.cpp's layer slot (bytes). The input layer's tensors,
+/// on the host anyway, are left out.
 struct host_overrides {
   std::vector<std::uint64_t> block;          ///< per block: its tensors other than routed experts so kept
   std::vector<std::uint64_t> block_experts;  ///< per block: its routed experts (*_exps, *_chexps) so kept
-  std::uint64_t output = 0;   ///< of the output slot, a tied copy of token_embd included
-  std::uint64_t tensors = 0;  ///< loaded tensors matched (the input layer's too, on the host anyway)
+  std::uint64_t output = 0;   ///< of the output slot's own tensors (output.weight, output_norm, ...)
+  bool tied_copy = false;     ///< a tied output's copy of token_embd matched: it shares the host's tensor
+  std::uint64_t tensors = 0;  ///< block and output-slot tensors matched (block, block_experts, output)
 };
 
 /// The bytes `keeps_on_host(name)` keeps on the host. `loaded_blocks`: each block's loaded bytes
@@ -51,15 +55,13 @@ template <class KeepsOnHost>
         !keeps_on_host(std::string_view{t.name})) {
       continue;
     }
-    out.tensors = checked_add(out.tensors, std::uint64_t{1});
-    if (in_block) {
-      std::uint64_t& part = is_experts(t.name) ? out.block_experts[il] : out.block[il];
-      part = checked_add(part, t.bytes);
-    } else if (t.name == "token_embd.weight") {
-      out.output = tied_output ? checked_add(out.output, t.bytes) : out.output;  // the input layer's stays put
-    } else if (!is_other_input(t.name)) {
-      out.output = checked_add(out.output, t.bytes);
+    if (t.name == "token_embd.weight" || (!in_block && is_other_input(t.name))) {
+      out.tied_copy = out.tied_copy || (tied_output && t.name == "token_embd.weight");
+      continue;  // the input layer's tensors stay on the host whatever -ot says
     }
+    out.tensors = checked_add(out.tensors, std::uint64_t{1});
+    std::uint64_t& part = !in_block ? out.output : is_experts(t.name) ? out.block_experts[il] : out.block[il];
+    part = checked_add(part, t.bytes);
   }
   return out;
 }

@@ -151,15 +151,15 @@ TEST_CASE("llama.cpp offload: the smallest --n-cpu-moe that fits with every laye
   CHECK(ten->n_cpu_moe == 10);
   CHECK(ten->split.device_total() + lc::fit_margin == device);
   CHECK(ten->split.gpu_slots == 33);
-  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, device - 1_B)->n_cpu_moe == 11);
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, device - 1_B).value().n_cpu_moe == 11);
   // The request's --cpu-moe is replaced, not kept.
   offload_request cpu_moe;
   cpu_moe.cpu_moe = true;
-  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, cpu_moe, device)->n_cpu_moe == 10);
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, cpu_moe, device).value().n_cpu_moe == 10);
   // Everything fits: 0. Not even every block's experts on the host: none.
-  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, 80_GiB)->n_cpu_moe == 0);
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, 80_GiB).value().n_cpu_moe == 0);
   const bytes all_on_host = compute + 1_GiB + bytes{(3'400 - 32 * 60 + 512) * mib};
-  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, all_on_host)->n_cpu_moe == 32);
+  CHECK(lc::smallest_fitting_cpu_moe(m, o, w, {}, all_on_host).value().n_cpu_moe == 32);
   CHECK_FALSE(lc::smallest_fitting_cpu_moe(m, o, w, {}, all_on_host - 1_B).has_value());
 }
 
@@ -179,8 +179,9 @@ TEST_CASE("GGUF: the bytes a name rule keeps on the host, by slot", "[gguf][offl
   });
   CHECK(everything.block == std::vector<std::uint64_t>{10, 2, 0});
   CHECK(everything.block_experts == std::vector<std::uint64_t>{20, 30, 0});
-  CHECK(everything.output == 1 + 7);  // output_norm and the tied copy; position_embd is the input layer's
-  CHECK(everything.tensors == 7);
+  CHECK(everything.output == 1);  // output_norm; token_embd and position_embd are the input layer's
+  CHECK(everything.tied_copy);    // the output layer's copy of token_embd: off the GPU, shared on the host
+  CHECK(everything.tensors == 5);
   CHECK(asked.size() == 7);  // blk.2's tensor is never created, so never matched
   const std::regex exps{"exps"};
   const auto expert_only = kvsize::gguf::host_overrides_of(
@@ -189,25 +190,60 @@ TEST_CASE("GGUF: the bytes a name rule keeps on the host, by slot", "[gguf][offl
   CHECK(expert_only.block_experts == std::vector<std::uint64_t>{20, 30, 0});
   CHECK(expert_only.output == 0);
   // Untied, a token_embd match keeps only the input layer's tensor, which is on the host anyway.
-  CHECK(kvsize::gguf::host_overrides_of(table, loaded, false, [](std::string_view name) {
-          return name == "token_embd.weight";
-        }).output == 0);
+  const auto untied = kvsize::gguf::host_overrides_of(table, loaded, false, [](std::string_view name) {
+    return name == "token_embd.weight";
+  });
+  CHECK(untied.output == 0);
+  CHECK_FALSE(untied.tied_copy);
+  CHECK(untied.tensors == 0);
 }
 
-#ifdef KVSIZE_CLI_PATH
+TEST_CASE("llama.cpp offload: a tied output's copy sent to the host by -ot leaves the GPU and adds nothing there",
+          "[engines][llama.cpp][offload][override]") {
+  const auto m = llama3();
+  const auto o = options();
+  slot_weights tied{blocks, {}, 5_MiB, 250_MiB, true};
+  const auto copy_on_gpu = split_layers(m, o, tied, requested(1));
+  CHECK(copy_on_gpu.device_weights == 255_MiB);  // output_norm & co. and the copy of token_embd
+  tied.tied_copy_override = true;  // -ot token_embd=CPU: create_tensor reuses the host's token_embd
+  const auto shared = split_layers(m, o, tied, requested(1));
+  CHECK(shared.device_weights == 5_MiB);
+  CHECK(shared.host_weights == copy_on_gpu.host_weights);
+}
+
 namespace {
-/// A GGUF at `file`: four llama blocks, each a 1 MiB attn_q and a 2 MiB ffn_up_exps; output and
-/// token_embd 1 MiB each.
-void write_expert_gguf(const std::filesystem::path& file) {
+/// A GGUF at `file`: four llama blocks, each a 1 MiB attn_q and a 2 MiB ffn_up_exps; token_embd 1 MiB and,
+/// unless `tied`, an output.weight of 1 MiB.
+void write_expert_gguf(const std::filesystem::path& file, bool tied = false) {
   auto w = kvsize_test::llama_header("llama", 4);
-  w.tensor("token_embd.weight", {512, 512}, 0, mib).tensor("output.weight", {512, 512}, 0, mib);
+  w.tensor("token_embd.weight", {512, 512}, 0, mib);
+  if (!tied) {
+    w.tensor("output.weight", {512, 512}, 0, mib);
+  }
   for (int il = 0; il < 4; ++il) {
     w.tensor("blk." + std::to_string(il) + ".attn_q.weight", {512, 512}, 0, mib);
     w.tensor("blk." + std::to_string(il) + ".ffn_up_exps.weight", {512, 1024}, 0, 2 * mib);
   }
-  std::ofstream(file, std::ios::binary) << w.bytes(true, 14 * mib);
+  std::ofstream(file, std::ios::binary) << w.bytes(true, (tied ? 13 : 14) * mib);
 }
 }  // namespace
+
+TEST_CASE("GGUF: host_overrides_of over a loaded model's table", "[gguf][offload][override]") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() / ("kvsize-ot-model-" + std::to_string(::getpid()) + ".gguf");
+  write_expert_gguf(file);
+  const auto g = kvsize::gguf::load_gguf_model(file);
+  const std::regex exps{"exps"};
+  const auto kept = kvsize::gguf::host_overrides_of(
+      g, [&](std::string_view name) { return std::regex_search(name.begin(), name.end(), exps); });
+  CHECK(kept.block == std::vector<std::uint64_t>{0, 0, 0, 0});
+  CHECK(kept.block_experts == std::vector<std::uint64_t>{2 * mib, 2 * mib, 2 * mib, 2 * mib});
+  CHECK(kept.output == 0);
+  CHECK(kept.tensors == 4);
+  fs::remove(file);
+}
+
+#ifdef KVSIZE_CLI_PATH
 
 TEST_CASE("kvsize -ot: the tensors whose names match stay on the host", "[cli][offload][override]") {
   namespace fs = std::filesystem;
@@ -258,6 +294,17 @@ TEST_CASE("kvsize -ot: the tensors whose names match stay on the host", "[cli][o
   const auto text = kvsize::test::run_cli(model + " --engine llama.cpp --gpu-memory " + std::to_string(two_on_host) + "B");
   CHECK_THAT(text.out, Catch::Matchers::ContainsSubstring("smallest --n-cpu-moe that fits       2 with every layer"));
   CHECK_THAT(text.out, Catch::Matchers::ContainsSubstring("-ngl 5 --n-cpu-moe 2"));
+  // Tied embeddings: -ot token_embd=CPU takes the output layer's copy off the GPU and adds nothing to the host.
+  const fs::path tied_file = fs::temp_directory_path() / ("kvsize-ot-tied-" + std::to_string(::getpid()) + ".gguf");
+  write_expert_gguf(tied_file, true);
+  const std::string tied = "'" + tied_file.string() + "'" + base;
+  const auto copy = kvsize::test::json_of(tied)["offload"]["asked"];
+  const auto shared = kvsize::test::json_of(tied + " -ot token_embd=CPU")["offload"];
+  CHECK(copy["device_weights_bytes"] == 13 * mib);  // 4 × 3 MiB of blocks and the 1 MiB copy
+  CHECK(shared["asked"]["device_weights_bytes"] == 12 * mib);
+  CHECK(shared["asked"]["host_weights_bytes"] == copy["host_weights_bytes"]);
+  CHECK(shared["overridden_tensors"] == 0);
+  fs::remove(tied_file);
   // A pattern that would backtrack for ever on a backtracking matcher ends, matching nothing.
   const auto slow = kvsize::test::run_cli(model + base + " -ot '(.*)*x=CPU'");
   CHECK(slow.exit_code == 0);
@@ -279,7 +326,14 @@ TEST_CASE("kvsize -ot: what llama.cpp refuses or kvsize cannot place is exit 2, 
   refused(base + " -ot 'exps=CUDA0'", "-ot 'exps=CUDA0': kvsize plans tensors kept in host memory (=CPU)");
   refused(base + " -ot 'exps'", "is not <tensor name pattern>=<buffer type>");
   refused(base + " -ot 'a=CPU,,b=CPU'", "'' is not <tensor name pattern>");
-  refused(base + " --override-tensor ''", "--override-tensor '': expected");
+  refused(base + " --override-tensor ''", "--override-tensor '': '' is not <tensor name pattern>");
+  refused(base + " -ot 'exps=CPU,'", "-ot 'exps=CPU,': '' is not <tensor name pattern>");  // llama.cpp: invalid value
+  refused(base + " -ot 'a\tb=CPU'", "a control character");
+  std::string many;
+  for (int i = 0; i < 65; ++i) {
+    many += (i == 0 ? "" : ",") + std::string("x=CPU");
+  }
+  refused(base + " -ot '" + many + "'", "more than 64 patterns");
   refused(base + " -ot '(=CPU'", "is not a regular expression");
   refused(base + R"( -ot '(a)\1=CPU')", "is not a regular expression");  // a back-reference
   refused(base + " -ot '" + std::string(1'025, 'a') + "=CPU'", "a pattern of 1025 characters (at most 1024)");
