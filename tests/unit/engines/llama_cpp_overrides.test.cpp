@@ -234,12 +234,12 @@ TEST_CASE("GGUF: host_overrides_of over a loaded model's table", "[gguf][offload
   write_expert_gguf(file);
   const auto g = kvsize::gguf::load_gguf_model(file);
   const std::regex exps{"exps"};
-  const auto kept = kvsize::gguf::host_overrides_of(
+  const auto expert_kept = kvsize::gguf::host_overrides_of(
       g, [&](std::string_view name) { return std::regex_search(name.begin(), name.end(), exps); });
-  CHECK(kept.block == std::vector<std::uint64_t>{0, 0, 0, 0});
-  CHECK(kept.block_experts == std::vector<std::uint64_t>{2 * mib, 2 * mib, 2 * mib, 2 * mib});
-  CHECK(kept.output == 0);
-  CHECK(kept.tensors == 4);
+  CHECK(expert_kept.block == std::vector<std::uint64_t>{0, 0, 0, 0});
+  CHECK(expert_kept.block_experts == std::vector<std::uint64_t>{2 * mib, 2 * mib, 2 * mib, 2 * mib});
+  CHECK(expert_kept.output == 0);
+  CHECK(expert_kept.tensors == 4);
   fs::remove(file);
 }
 
