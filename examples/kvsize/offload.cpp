@@ -144,10 +144,7 @@ void apply_overrides(const options& opts, std::vector<tensor_override>& override
   slots.tied_copy_override = kept.tied_copy;
   f.override_tensor = opts.override_tensor;
   f.overridden_tensors = kept.tensors;
-  f.overridden_bytes = bytes{kept.output};
-  for (std::size_t il = 0; il < kept.block.size(); ++il) {
-    f.overridden_bytes += bytes{kept.block[il]} + bytes{kept.block_experts[il]};
-  }
+  f.overridden_bytes = bytes{gguf::kept_bytes(kept)};
   for (const tensor_override& o : overrides) {
     if (o.matched == 0) {
       notes.push_back(fmt::format("offload: -ot '{}' matches no tensor of the model (names as blk.0.ffn_up_exps.weight)",

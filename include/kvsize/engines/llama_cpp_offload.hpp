@@ -136,6 +136,19 @@ struct cache_bytes {
   return c;
 }
 
+/// The largest n in [low, high) at which `holds(n)` is true, for a predicate that is true at `low`,
+/// false at `high` and never true again once false: ⌈log2(high − low)⌉ calls, none at low or high.
+/// The two searches below keep, inside their predicates, the placement of the last call that
+/// answered the way they want.
+template <class Holds>
+[[nodiscard]] constexpr auto last_holding(std::uint32_t low, std::uint32_t high, Holds&& holds) -> std::uint32_t {
+  while (high - low > 1) {
+    const std::uint32_t mid = low + (high - low) / 2;
+    (holds(mid) ? low : high) = mid;
+  }
+  return low;
+}
+
 }  // namespace detail
 
 /// One GPU's compute buffer when the offloaded slots are split over several (-sm layer): the graph's
@@ -192,6 +205,11 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
       !matches_blocks(w.block_override) || !matches_blocks(w.block_override_experts)) {
     throw kvsize::invalid_argument("kvsize: the weights by slot do not match the model's blocks");
   }
+  // The output slot: its own tensors, and a tied model's copy of token_embd unless -ot sent that to the host.
+  const bytes output_slot = w.output + (w.tied_output && !w.tied_copy_override ? w.token_embedding : bytes{0});
+  if (w.output_override > output_slot) {  // wherever -ngl puts the slot
+    throw kvsize::invalid_argument("kvsize: the output layer's overrides exceed its weights");
+  }
   offload_split s{};
   s.devices = r.devices;
   s.slots = m.layers + 1;
@@ -222,11 +240,7 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   if (s.output_on_gpu) {
     device_share& g = s.device[placed.output_device];
     g.output = true;
-    const bytes slot = w.output + (w.tied_output && !w.tied_copy_override ? w.token_embedding : bytes{0});
-    if (w.output_override > slot) {
-      throw kvsize::invalid_argument("kvsize: the output layer's overrides exceed its weights");
-    }
-    g.weights += slot - w.output_override;
+    g.weights += output_slot - w.output_override;
     s.host_weights += w.output_override;
   } else {
     s.host_weights += w.output;
@@ -302,17 +316,12 @@ constexpr void set_compute(offload_split& s, const compute_buffers& b) {
   if (!best) {
     return std::nullopt;
   }
-  std::uint32_t low = 0;  // fits
-  std::uint32_t high = m.layers + 2;  // does not fit (one past every slot)
-  while (high - low > 1) {
-    const std::uint32_t mid = low + (high - low) / 2;
-    if (auto s = fits(mid)) {
-      best = s;
-      low = mid;
-    } else {
-      high = mid;
-    }
-  }
+  // -ngl 0 fits; one past every slot (m.layers + 2) is taken not to: the largest -ngl that fits.
+  (void)detail::last_holding(0, m.layers + 2, [&](std::uint32_t n) {
+    std::optional<offload_split> s = fits(n);
+    best = s ? s : best;
+    return s.has_value();
+  });
   return best;
 }
 
@@ -345,19 +354,16 @@ struct cpu_moe_fit {
   if (!best.split.fits(device, margin)) {
     return std::nullopt;
   }
-  std::uint32_t low = 0;
   if (const offload_split none = at(0); none.fits(device, margin)) {
     return cpu_moe_fit{0, none};
   }
-  while (high - low > 1) {  // at(low) does not fit, at(high) does
-    const std::uint32_t mid = low + (high - low) / 2;
-    if (const offload_split s = at(mid); s.fits(device, margin)) {
-      best = {mid, s};
-      high = mid;
-    } else {
-      low = mid;
-    }
-  }
+  // N = 0 does not fit, N = n_layer does: the largest N that does not fit, one below the answer.
+  (void)detail::last_holding(0, high, [&](std::uint32_t n) {
+    const offload_split s = at(n);
+    const bool fits = s.fits(device, margin);
+    best = fits ? cpu_moe_fit{n, s} : best;
+    return !fits;
+  });
   return best;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <span>         // std::span
 #include <string_view>  // std::string_view
@@ -37,6 +38,18 @@ struct host_overrides {
   bool tied_copy = false;     ///< a tied output's copy of token_embd matched: it shares the host's tensor
   std::uint64_t tensors = 0;  ///< block and output-slot tensors matched (block, block_experts, output)
 };
+
+/// Every byte `kept` holds on the host: the output slot's and each block's, experts included.
+/// Throws overflow_error past 2^64 − 1.
+[[nodiscard]] inline auto kept_bytes(const host_overrides& kept) -> std::uint64_t {
+  using kvsize::detail::checked_add;
+  std::uint64_t total = kept.output;
+  for (std::size_t il = 0; il < kept.block.size(); ++il) {
+    total = checked_add(total, kept.block[il]);
+    total = checked_add(total, il < kept.block_experts.size() ? kept.block_experts[il] : std::uint64_t{0});
+  }
+  return total;
+}
 
 /// The bytes `keeps_on_host(name)` keeps on the host. `loaded_blocks`: each block's loaded bytes
 /// (loaded_blocks_of: a NextN block's are 0, and no override applies to a tensor never created);

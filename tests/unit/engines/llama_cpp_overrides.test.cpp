@@ -134,6 +134,7 @@ TEST_CASE("llama.cpp offload: -ot turns pipeline parallelism off, and bad overri
   w = overridden();
   w.output_override = 201_MiB;
   CHECK_THROWS_AS(split_layers(m, o, w, requested(1)), kvsize::invalid_argument);
+  CHECK_THROWS_AS(split_layers(m, o, w, requested(0)), kvsize::invalid_argument);  // the output slot on the host too
 }
 
 TEST_CASE("llama.cpp offload: the smallest --n-cpu-moe that fits with every layer on the GPU",
@@ -182,6 +183,7 @@ TEST_CASE("GGUF: the bytes a name rule keeps on the host, by slot", "[gguf][offl
   CHECK(everything.output == 1);  // output_norm; token_embd and position_embd are the input layer's
   CHECK(everything.tied_copy);    // the output layer's copy of token_embd: off the GPU, shared on the host
   CHECK(everything.tensors == 5);
+  CHECK(kvsize::gguf::kept_bytes(everything) == 1 + 10 + 2 + 20 + 30);
   CHECK(asked.size() == 7);  // blk.2's tensor is never created, so never matched
   const std::regex exps{"exps"};
   const auto expert_only = kvsize::gguf::host_overrides_of(
@@ -189,6 +191,11 @@ TEST_CASE("GGUF: the bytes a name rule keeps on the host, by slot", "[gguf][offl
   CHECK(expert_only.block == std::vector<std::uint64_t>{0, 0, 0});
   CHECK(expert_only.block_experts == std::vector<std::uint64_t>{20, 30, 0});
   CHECK(expert_only.output == 0);
+  CHECK(kvsize::gguf::kept_bytes(expert_only) == 50);
+  kvsize::gguf::host_overrides huge;
+  huge.block = {~std::uint64_t{0}};
+  huge.block_experts = {1};
+  CHECK_THROWS_AS(kvsize::gguf::kept_bytes(huge), kvsize::overflow_error);
   // Untied, a token_embd match keeps only the input layer's tensor, which is on the host anyway.
   const auto untied = kvsize::gguf::host_overrides_of(table, loaded, false, [](std::string_view name) {
     return name == "token_embd.weight";
