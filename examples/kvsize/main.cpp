@@ -165,11 +165,11 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, vllm_utilization_words())
       ->check(memory_fraction);
   engine.add_flag("--enforce-eager", o.enforce_eager,
-                  "vLLM: no CUDA graphs (vLLM 0.20 then subtracts no CUDA-graph estimate)")
+                  "vLLM: no CUDA graphs (vLLM 0.20 and 0.21 then subtract no CUDA-graph estimate)")
       ->disable_flag_override();
   engine.add_option("--cuda-graph-memory", o.cuda_graph_memory,
-                    "vLLM 0.20: the \"Estimated CUDA graph memory\" of a start-up log, which 0.20 subtracts from "
-                    "the KV budget, e.g. 0.55GiB (0 for VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0)");
+                    "vLLM 0.20 and 0.21: the \"Estimated CUDA graph memory\" of a start-up log, which they subtract "
+                    "from the KV budget, e.g. 0.55GiB (0 for VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0)");
   auto* prefix_on = engine
                         .add_flag("--enable-prefix-caching", o.enable_prefix_caching,
                                   "vLLM: cache prompt prefixes (its default, but off for models with recurrent "

@@ -117,7 +117,7 @@ auto plan_point_of(const sizing& s) -> point_result {
                                   "start-up logs)",
                                   pf.inputs.options.tp);
   q.buffers_words = "rotary cos/sin cache and vocabulary padding, loaded with the weights";
-  q.cuda_graphs_words = "vLLM 0.20's estimate, as given by --cuda-graph-memory";
+  q.cuda_graphs_words = "vLLM's estimate (0.20 and 0.21), as given by --cuda-graph-memory";
   q.reserve_words = reserve_rule(s);
   q.context_limit = r.context_limit;
   return q;

@@ -862,11 +862,12 @@ void check_cuda_graph_term(const options& opts, const sizing& s, const device_ch
   }
   if (d.memory && !opts.kv_memory && !vllm::cuda_graph_refusal(s.engine_opts).empty()) {
     throw usage_error{fmt::format(
-        "{} {}: vLLM 0.20 subtracts from the KV budget a CUDA-graph estimate that it measures by capturing graphs, "
+        "{} {}: vLLM {} subtracts from the KV budget a CUDA-graph estimate that it measures by capturing graphs, "
         "which a config cannot give (docs/research/vllm-cudagraph-estimate.md); pass {} (vLLM's own flag: no "
         "graphs, no estimate), or {} SIZE with the \"Estimated CUDA graph memory\" of a start-up log of the same "
         "model, device and flags, or {} 0.19",
-        opts.flag("--engine-version"), opts.engine_version.value_or(""), opts.flag("--enforce-eager"),
+        opts.flag("--engine-version"), opts.engine_version.value_or(""), vllm::release_name(release),
+        opts.flag("--enforce-eager"),
         opts.flag("--cuda-graph-memory"), opts.flag("--engine-version"))};
   }
 }

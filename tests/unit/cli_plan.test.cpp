@@ -440,7 +440,7 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK(json_of(llama_vllm).at("budget").at("engine_version") == "0.19");
   CHECK_THAT(run_cli(llama_vllm).out, ContainsSubstring("0.19 at gpu_memory_utilization 0.9"));
   // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
-  for (const std::string bad : {"0.21", "0.21.0", "0.9.2", "1.0", "latest", "0.99999"}) {
+  for (const std::string bad : {"0.22", "0.22.0", "0.9.2", "1.0", "latest", "0.99999"}) {
     CAPTURE(bad);
     require_refused(run_cli(llama_vllm + " --engine-version " + bad), "--engine-version");
   }
@@ -455,7 +455,7 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
                             "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu-memory 79.18GiB --context 16000";
   const std::string v20 = llama + " --engine vllm --engine-version 0.20";
   // With a device and no way to know the estimate: exit 2 naming the options that give it.
-  for (const std::string release : {"0.20", "v0.20.0", "0.20.2"}) {
+  for (const std::string release : {"0.20", "v0.20.0", "0.20.2", "0.21", "0.21.0"}) {
     CAPTURE(release);
     const auto r = run_cli(llama + " --engine vllm --engine-version " + release);
     require_refused(r, "--enforce-eager");
@@ -472,6 +472,15 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
   CHECK(eager.at("budget").at("cuda_graphs_bytes") == 0);
   const auto v19 = json_of(llama + " --engine vllm --gpu-memory-utilization 0.92");
   CHECK(eager.at("kv_budget_bytes") == v19.at("kv_budget_bytes"));
+  // 0.21 keeps 0.20's rule (vllm_startup.hpp: the budget's text is unchanged, and its two sampler warm-ups
+  // run one after the other at 0.19's 12 B an element), under its own name.
+  const std::string v21 = llama + " --engine vllm --engine-version 0.21";
+  const auto eager21 = json_of(v21 + " --enforce-eager");
+  CHECK(eager21.at("budget").at("engine_version") == "0.21");
+  CHECK(eager21.at("kv_budget_bytes") == eager.at("kv_budget_bytes"));
+  CHECK(json_of(v21 + " --cuda-graph-memory 0.55GiB").at("kv_budget_bytes") ==
+        json_of(v20 + " --cuda-graph-memory 0.55GiB").at("kv_budget_bytes"));
+  CHECK_THAT(run_cli(v21).err, ContainsSubstring("vLLM 0.21 subtracts"));
   const auto eager_text = run_cli(v20 + " --enforce-eager");
   CHECK_THAT(eager_text.out, ContainsSubstring("0.20 at gpu_memory_utilization 0.92"));
   CHECK_THAT(eager_text.out, ContainsSubstring("--enforce-eager"));  // in the engine's command line

@@ -37,10 +37,10 @@ struct vllm_knobs {
   vllm_prefix_caching prefix_caching = vllm_prefix_caching::automatic;
   bool a100 = false;                 ///< the device is an A100 (vLLM gives it the small-device defaults)
   std::uint32_t release_minor = 0;   ///< the release 0.X whose start-up rules apply; 0 → 0.19 (vllm_startup.hpp)
-  bool enforce_eager = false;        ///< --enforce-eager: no CUDA graphs, so 0.20 measures no graph estimate
-  bool rocm = false;                 ///< the device is an AMD GPU (HIP): 0.20 measures no graph estimate there
-  /// The "Estimated CUDA graph memory: X GiB total" of a start-up log, which 0.20 subtracts from the
-  /// budget (none: not known, and 0.20 is refused unless enforce_eager or rocm makes it 0).
+  bool enforce_eager = false;        ///< --enforce-eager: no CUDA graphs, so 0.20+ measures no graph estimate
+  bool rocm = false;                 ///< the device is an AMD GPU (HIP): 0.20+ measures no graph estimate there
+  /// The "Estimated CUDA graph memory: X GiB total" of a start-up log, which 0.20 and 0.21 subtract
+  /// from the budget (none: not known, and they are refused unless enforce_eager or rocm makes it 0).
   std::optional<bytes> cuda_graph_estimate{};
 };
 

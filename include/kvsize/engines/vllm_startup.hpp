@@ -28,9 +28,16 @@
 // (cudagraph_mode NONE) and on ROCm the probe is skipped (gpu_worker.py determine_available_memory).
 // Read at upstream main 4d51588e2 (2026-04-26, the code of v0.20.0: its log line numbers
 // gpu_model_runner.py:5963/6042 and gpu_worker.py:440/455 match it exactly), where profile_run and
-// _dummy_sampler_run are as in 0.19. 0.18.1 – 0.19 measure the estimate and only log it. 0.21 is
-// not modelled: PR #40376 made FlashInfer's top-k/top-p sampler the default and PR #41375 added a
-// second sampler warm-up, and no public log checks the profile's peak after them.
+// _dummy_sampler_run are as in 0.19. 0.18.1 – 0.19 measure the estimate and only log it.
+// 0.21 (upstream main 0b272a6e0, 2026-05-10: the line numbers its logs print, gpu_model_runner.py:6063/6142
+// and gpu_worker.py:462/477, are that commit's) keeps 0.20's rule: determine_available_memory's text is
+// unchanged, and the sampler warm-up, though it now runs FlashInfer's top-k/top-p sampler (PR #40376,
+// the default since) and then forward_native a second time (PR #41375), runs them one after the other,
+// each at 0.19's 12 B per element (a float32 copy, the masked logits or the Triton path, the
+// probabilities), the first one's tensors freed before the second starts. 0.22 runs Qwen3ForCausalLM
+// dense models on Model Runner V2 (PR #39337, vllm/config/vllm.py use_v2_model_runner), whose profile
+// samples without top-k/top-p and whose CUDA-graph estimate is 0; 0.25.1 makes V2 the default for dense
+// models: not modelled (docs/research/vllm-cudagraph-estimate.md §4b).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -48,19 +55,20 @@
 
 namespace kvsize::engines::vllm {
 
-/// The releases whose start-up rules kvsize models: 0.10 to 0.20 (vllm_knobs::release_minor).
+/// The releases whose start-up rules kvsize models: 0.10 to 0.21 (vllm_knobs::release_minor).
 inline constexpr std::uint32_t oldest_release_minor = 10;
-inline constexpr std::uint32_t newest_release_minor = 20;
+inline constexpr std::uint32_t newest_release_minor = 21;
 /// The release applied when none is given: 0.19, the newest whose budget follows from the config
-/// alone (0.20's needs the CUDA-graph estimate of a start-up log, or --enforce-eager).
+/// alone (0.20's and 0.21's need the CUDA-graph estimate of a start-up log, or --enforce-eager).
 inline constexpr std::uint32_t default_release_minor = 19;
-/// The first release that subtracts the CUDA-graph estimate and defaults to 0.92 of the device.
+/// The first release that subtracts the CUDA-graph estimate and defaults to 0.92 of the device (every
+/// modelled release after it too).
 inline constexpr std::uint32_t graph_estimate_since = 20;
 
-/// "0.10" … "0.20": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
+/// "0.10" … "0.21": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
 [[nodiscard]] constexpr auto release_name(std::uint32_t minor) -> std::string_view {
   constexpr std::array<std::string_view, newest_release_minor - oldest_release_minor + 1> names{
-      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"};
+      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20", "0.21"};
   if (minor < oldest_release_minor || minor > newest_release_minor) {
     return {};
   }
@@ -82,12 +90,12 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
 [[nodiscard]] constexpr auto release_refusal(std::uint32_t minor) -> std::string_view {
   if (minor < oldest_release_minor) {
     return "vLLM releases before 0.10 are not modelled (the V0 engine and 0.9's start-up rule differ); "
-           "modelled: 0.10 to 0.19";
+           "modelled: 0.10 to 0.21";
   }
   if (minor > newest_release_minor) {
-    return "vLLM 0.21 and later are not modelled: their profile run's sampler warm-up differs (FlashInfer's "
-           "top-k/top-p sampler by default, PR #40376, and a second warm-up through forward_native, PR #41375) and "
-           "no public start-up log checks kvsize against it; modelled: 0.10 to 0.20";
+    return "vLLM 0.22 and later are not modelled: 0.22 runs Qwen3ForCausalLM dense models on Model Runner V2 "
+           "(PR #39337), whose profile run and CUDA-graph estimate differ, 0.25.1 makes it the default for dense "
+           "models, and no public start-up log of a later release settles its budget; modelled: 0.10 to 0.21";
   }
   return {};
 }
@@ -122,7 +130,7 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
   if (cuda_graph_memory(o)) {
     return {};
   }
-  return "vLLM 0.20 subtracts a CUDA-graph estimate that it measures by capturing graphs and that a config cannot "
+  return "vLLM 0.20 and 0.21 subtract a CUDA-graph estimate that they measure by capturing graphs and that a config cannot "
          "give: set enforce_eager (vLLM's --enforce-eager; no graphs, no estimate), or give the \"Estimated CUDA "
          "graph memory\" of a start-up log";
 }

@@ -227,17 +227,24 @@ TEST_CASE("vllm_budget: releases", "[vllm_budget]") {
   CHECK(parse_release("0.019") == std::nullopt);  // a leading zero names no release (SGLang's rule too)
   CHECK(parse_release("V0.12") == 12U);
   CHECK(release_refusal(9).size() > 0);
-  // 0.21 changed the sampler's warm-up (PRs #40376, #41375): refused, not over-predicted.
-  CHECK(release_refusal(21).find("#40376") != std::string_view::npos);
+  // 0.22 runs Qwen3 dense models on Model Runner V2 (PR #39337), whose profile differs: refused, not
+  // over-predicted. 0.21 keeps 0.20's rule (vllm_startup.hpp).
+  CHECK(release_refusal(22).find("#39337") != std::string_view::npos);
+  CHECK(release_refusal(21).empty());
+  CHECK(release_name(21) == "0.21");
   CHECK(release_refusal(20).empty());
   CHECK(release_name(20) == "0.20");
+  CHECK(release_name(22).empty());
   CHECK(release_refusal(19).empty());
   CHECK(release_refusal(10).empty());
   CHECK(release_name(release_of(engine_options{})) == "0.19");
   engine_options o{};
-  o.vllm.release_minor = 21;
+  o.vllm.release_minor = 22;
   CHECK_THROWS_AS(kvsize::engine_workspace(config("Qwen__Qwen3-0.6B.config.json"), engine_kind::vllm, o),
                   kvsize::invalid_argument);
+  o.vllm.release_minor = 21;
+  o.vllm.enforce_eager = true;  // 0.21, like 0.20, needs the CUDA-graph estimate, here 0
+  CHECK_NOTHROW(kvsize::engine_workspace(config("Qwen__Qwen3-0.6B.config.json"), engine_kind::vllm, o));
 }
 
 TEST_CASE("vllm_budget: the start-up lines as vLLM logs them", "[vllm_budget]") {
