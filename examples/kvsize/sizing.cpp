@@ -525,6 +525,16 @@ void compute_sweeps(const options& opts, engine_kind engine, const model_spec& m
   p.sweep_users = users_list;
 }
 
+/// Why the weights are unknown, as the end of a sentence: the malformed key a config.json's weights
+/// need (file and JSON pointer), else that kvsize cannot size them (a GGUF without its tensors, a
+/// quantization scheme it does not know: the report's notes say which).
+auto weights_unknown_words(const sizing& s) -> std::string {
+  if (!s.config.weights_unknown_because.empty()) {
+    return fmt::format("are not counted ({}:{})", s.config_path, s.config.weights_unknown_because);
+  }
+  return "cannot be sized yet (see the notes of the report)";
+}
+
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
 /// `served`: the model as the engine serves it (activations and logits in its serving dtype: vLLM
 /// runs a float32 config in bf16).
@@ -550,9 +560,8 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   }
   if (!s.weights) {
     if (wants_plan_output) {
-      throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet (see the notes of the "
-                                    "report), so no plan can be made",
-                                    flag)};
+      throw usage_error{fmt::format("{}: the weights of this model {}, so no plan can be made", flag,
+                                    weights_unknown_words(s))};
     }
     s.notes.push_back("plan: the weights of this model are unknown, so the planner (fit, options, decode cost) "
                       "is not shown");
@@ -700,8 +709,15 @@ void compare_checkpoint(sizing& s) {
   }
 }
 
-void set_weights(const options& opts, sizing& s) {
+void set_weights(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
   const model_spec& m = s.config.spec;
+  if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
+    s.parameters.reset();
+    s.parameter_terms = parameter_breakdown{};
+    stderr_warnings.push_back(fmt::format("{}:{}; the weights are not counted (the KV cache is)", s.config_path,
+                                          s.config.weights_unknown_because));
+    return;
+  }
   s.parameter_terms = parameters(m);
   s.parameters = s.parameter_terms.total;
   std::optional<weights_format> format;
@@ -900,9 +916,10 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     c.device_memory = d.memory;
     c.source = d.source;
     if (!s.weights) {
-      throw usage_error{fmt::format("{}: the weights of this model cannot be sized yet, so the memory left for "
-                                    "the KV cache is unknown; give --kv-memory SIZE instead",
-                                    opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"))};
+      throw usage_error{fmt::format("{}: the weights of this model {}, so the memory left for the KV cache is "
+                                    "unknown; give {} SIZE instead",
+                                    opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"), weights_unknown_words(s),
+                                    opts.flag("--kv-memory"))};
     }
     // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
     // last stage a little heavier in reality), or, for llama.cpp's layer split, its heaviest GPU's.
@@ -983,7 +1000,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   set_cache_types(opts, s);
   set_context(opts, s, stderr_warnings);
   check_attention_and_offload(opts, s);
-  set_weights(opts, s);
+  set_weights(opts, s, stderr_warnings);
   const device_choice device = device_of(opts, stderr_warnings);
   const workspace_overrides overrides = workspace_overrides_of(opts);
   const std::optional<bytes> kv_memory = kv_memory_of(opts, device);

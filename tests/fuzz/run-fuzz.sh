@@ -18,7 +18,7 @@ mkdir -p "$out/corpus" "$out/artifacts"
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" "$root/tests/fuzz/hf_config.fuzz.cpp" -o "$out/hf_config_fuzz"
 # Seed: every real, quirk and invalid config (the fuzzer only adds to $out/corpus).
-cp -f "$root"/configs/*.json "$root"/configs/quirks/*.json "$root"/configs/invalid/*.json "$out/corpus/" 2>/dev/null || true
+cp -f "$root"/configs/*.json "$root"/configs/quirks/*.json "$root"/configs/invalid/*.json "$root"/configs/weights_unknown/*.json "$out/corpus/" 2>/dev/null || true
 if [ -d "$root/configs/synthetic" ]; then cp -f "$root"/configs/synthetic/*.json "$out/corpus/" 2>/dev/null || true; fi
 # ASAN_OPTIONS / UBSAN_OPTIONS from the caller are appended (e.g. malloc_context_size=0 for speed).
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \

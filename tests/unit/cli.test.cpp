@@ -225,6 +225,41 @@ TEST_CASE("kvsize: a bad config names the file and the JSON pointer", "[cli]") {
   CHECK_THAT(r.err, ContainsSubstring("-1"));
 }
 
+TEST_CASE("kvsize: a malformed key only the weights read never blocks the KV answer", "[cli]") {
+  // Mixtral-style routing with num_local_experts 0: the weights cannot be counted, the KV cache can.
+  const std::string bad = "'" + config("weights_unknown/num_local_experts_zero.json") + "'";
+  const auto r = run_cli(bad + " --context 4096");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring("KV cache"));
+  CHECK_THAT(r.out, ContainsSubstring("per sequence of 4,096 tokens"));
+  CHECK_THAT(r.err, ContainsSubstring(config("weights_unknown/num_local_experts_zero.json") +
+                                      ":/num_local_experts: expected a positive integer, got 0"));
+  const auto j = json_of(bad + " --context 4096");
+  CHECK(j.at("kv_bytes_per_token").get<std::uint64_t>() > 0);
+  CHECK(j.at("weights_bytes").is_null());
+  CHECK(j.at("parameters").is_null());
+  // The same figures as the document without the key, whose weights are unknown for the same reason.
+  std::ifstream in(config("weights_unknown/num_local_experts_zero.json"));
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["num_local_experts"] = 8;
+  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-cli-weights-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto fixed = dir / "config.json";
+  std::ofstream(fixed) << doc.dump();
+  const auto good = json_of("'" + fixed.string() + "' --context 4096");
+  std::filesystem::remove_all(dir);
+  CHECK(j.at("kv_bytes_per_token") == good.at("kv_bytes_per_token"));
+  CHECK(j.at("kv_bytes_per_sequence") == good.at("kv_bytes_per_sequence"));
+  CHECK(good.at("weights_bytes").get<std::uint64_t>() > 0);
+  // A device's KV budget needs the weights: exit 2 naming the file, the key and --kv-memory; with
+  // --kv-memory the capacity is answered.
+  const auto device = run_cli(bad + " --gpu h100-80gb --engine vllm");
+  require_refused(device, "--kv-memory");
+  CHECK_THAT(device.err, ContainsSubstring(":/num_local_experts: expected a positive integer, got 0"));
+  const auto budget = json_of(bad + " --gpu h100-80gb --kv-memory 20GiB --context 4096");
+  CHECK(budget.at("kv_bytes_per_token") == good.at("kv_bytes_per_token"));
+}
+
 TEST_CASE("kvsize: --engine llama.cpp prints the iSWA cache lines llama.cpp logs", "[cli][engines]") {
   // Gemma-3-27B, -c 131072, one slot, -ub 512 (docs/engines.md, llama.cpp iSWA cells): the 10 global layers
   // hold 131,072 cells × 16 KV heads × 128 × 2 (K,V) × 2 B = 10,240 MiB; the 52 sliding layers hold

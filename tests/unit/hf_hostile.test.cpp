@@ -38,6 +38,8 @@ namespace {
 using kvsize::hf::config_errc;
 using kvsize::hf::config_error;
 using kvsize::test::configs_dir;
+using kvsize::test::weights_unknown_of;
+using kvsize::test::weights_unknown_of_file;
 using kvsize::test::error_of;
 using kvsize::test::has_warning;
 
@@ -185,8 +187,6 @@ TEST_CASE("hostile: a non-finite number in a key kvsize reads is an error that n
   };
   for (const row& r : {row{"invalid/kv_lora_rank_nan.json", "/kv_lora_rank", "NaN"},
                        row{"invalid/sliding_window_nan.json", "/sliding_window", "NaN"},
-                       row{"invalid/intermediate_size_nan.json", "/intermediate_size", "NaN"},
-                       row{"invalid/num_local_experts_nan.json", "/num_local_experts", "NaN"},
                        row{"invalid/kv_heads_nan.json", "/num_key_value_heads", "NaN"},
                        row{"invalid/max_position_embeddings_minus_infinity.json", "/max_position_embeddings", "-Infinity"},
                        row{"invalid/layers_bare_infinity.json", "/num_hidden_layers", "Infinity"},
@@ -198,29 +198,29 @@ TEST_CASE("hostile: a non-finite number in a key kvsize reads is an error that n
     CHECK_FALSE(contains(e.message(), "null"));
     CHECK_FALSE(contains(e.message(), "absent"));
   }
+  // In a key only the weights read, the same words, and the config is read with its weights uncounted.
+  CHECK(weights_unknown_of_file("weights_unknown/intermediate_size_nan.json").starts_with("/intermediate_size: expected a positive integer, got NaN"));
+  CHECK(weights_unknown_of_file("weights_unknown/num_local_experts_nan.json").starts_with("/num_local_experts: expected a positive integer, got NaN"));
   CHECK(error_of_file("invalid/kv_heads_nan.json").message() ==
         "expected a positive integer, got NaN (a bare non-finite literal, Python's json extension)");
   // In the real configs: each was taken as absent before (DeepSeek-R1 41 times too large, Mistral
   // without its window, Mixtral dense, MHA instead of GQA).
   const std::string r1 = text_of("deepseek-ai__DeepSeek-R1.config.json");
   CHECK(error_of(replaced(r1, R"("kv_lora_rank": 512)", R"("kv_lora_rank": NaN)")).pointer() == "/kv_lora_rank");
-  CHECK(error_of(replaced(r1, R"("n_routed_experts": 256)", R"("n_routed_experts": Infinity)")).pointer() ==
-        "/n_routed_experts");
-  CHECK(error_of(replaced(r1, R"("q_lora_rank": 1536)", R"("q_lora_rank": NaN)")).pointer() == "/q_lora_rank");
+  CHECK(weights_unknown_of(replaced(r1, R"("n_routed_experts": 256)", R"("n_routed_experts": Infinity)")).starts_with("/n_routed_experts: "));
+  CHECK(weights_unknown_of(replaced(r1, R"("q_lora_rank": 1536)", R"("q_lora_rank": NaN)")).starts_with("/q_lora_rank: "));
   const std::string mistral = text_of("mistralai__Mistral-7B-v0.1.config.json");
   CHECK(error_of(replaced(mistral, R"("sliding_window": 4096)", R"("sliding_window": NaN)")).pointer() ==
         "/sliding_window");
-  CHECK(error_of(replaced(mistral, R"("intermediate_size": 14336)", R"("intermediate_size": NaN)")).pointer() ==
-        "/intermediate_size");
+  CHECK(weights_unknown_of(replaced(mistral, R"("intermediate_size": 14336)", R"("intermediate_size": NaN)")).starts_with("/intermediate_size: "));
   const std::string mixtral = text_of("mistralai__Mixtral-8x7B-v0.1.config.json");
-  const config_error experts = error_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": NaN)"));
-  CHECK(experts.pointer() == "/num_local_experts");
-  CHECK(contains(experts.message(), "got NaN"));
+  CHECK(weights_unknown_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": NaN)"))
+            .starts_with("/num_local_experts: expected a positive integer, got NaN"));
   CHECK(error_of(replaced(mixtral, R"("num_key_value_heads": 8)", R"("num_key_value_heads": -Infinity)")).pointer() ==
         "/num_key_value_heads");
   // An optional key that null would switch off: NaN is not null.
-  CHECK(error_of(replaced(llama, R"("tie_word_embeddings": false)", R"("tie_word_embeddings": NaN)")).message() ==
-        "expected true or false, got NaN");
+  CHECK(weights_unknown_of(replaced(llama, R"("tie_word_embeddings": false)", R"("tie_word_embeddings": NaN)")) ==
+        "/tie_word_embeddings: expected true or false, got NaN");
   CHECK(error_of(replaced(llama, R"("torch_dtype": "bfloat16")", R"("torch_dtype": Infinity)")).message() ==
         "expected a string, got Infinity");
   // The nlohmann ADL hook: a document built in code may hold a NaN double; the same check applies.
@@ -266,19 +266,20 @@ TEST_CASE("hostile: a window no layer uses must still be a window size", "[hf][h
   CHECK(kvsize::hf::parse_config(qwen).spec.sliding_window == 0);
 }
 
-TEST_CASE("hostile: 0 routed experts where the architecture routes is refused", "[hf][hostile]") {
-  CHECK(error_of_file("invalid/num_local_experts_zero.json").message() == "expected a positive integer, got 0");
-  CHECK(error_of_file("invalid/n_routed_experts_zero.json").pointer() == "/n_routed_experts");
-  // No expert count at all: sized as dense it would count one MLP per layer instead of eight, so it is refused.
-  CHECK(error_of_file("invalid/num_local_experts_missing.json").message() ==
-        "expected the number of routed experts (num_local_experts, num_experts or n_routed_experts) as "
-        "model_type mixtral routes tokens to experts, got nothing");
+TEST_CASE("hostile: 0 routed experts where the architecture routes leaves the weights uncounted", "[hf][hostile]") {
+  CHECK(weights_unknown_of_file("weights_unknown/num_local_experts_zero.json") ==
+        "/num_local_experts: expected a positive integer, got 0");
+  CHECK(weights_unknown_of_file("weights_unknown/n_routed_experts_zero.json").starts_with("/n_routed_experts: "));
+  // No expert count at all: sized as dense it would count one MLP per layer instead of eight, so the
+  // weights are not counted (the KV cache does not read the key).
+  CHECK(weights_unknown_of_file("weights_unknown/num_local_experts_missing.json") ==
+        "/num_local_experts: expected the number of routed experts (num_local_experts, num_experts or n_routed_experts) "
+        "as model_type mixtral routes tokens to experts, got nothing");
   const std::string mixtral = text_of("mistralai__Mixtral-8x7B-v0.1.config.json");
-  CHECK(error_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": 0)")).pointer() ==
-        "/num_local_experts");
+  CHECK(weights_unknown_of(replaced(mixtral, R"("num_local_experts": 8)", R"("num_local_experts": 0)")).starts_with("/num_local_experts: "));
   const std::string qwen_moe = text_of("Qwen__Qwen3-30B-A3B.config.json");
-  CHECK(error_of(replaced(qwen_moe, R"("num_experts": 128)", R"("num_experts": 0)")).pointer() == "/num_experts");
-  CHECK(error_of(replaced(qwen_moe, R"("num_experts": 128,)", "")).pointer() == "/num_experts");
+  CHECK(weights_unknown_of(replaced(qwen_moe, R"("num_experts": 128)", R"("num_experts": 0)")).starts_with("/num_experts: "));
+  CHECK(weights_unknown_of(replaced(qwen_moe, R"("num_experts": 128,)", "")).starts_with("/num_experts: "));
   // Granite 4 builds no MoE block for num_local_experts 0 (a dense model), Jamba none for 0 or 1.
   const std::string granite = R"({"model_type": "granitemoehybrid", "num_hidden_layers": 4, "num_attention_heads": 32,
     "num_key_value_heads": 8, "hidden_size": 2048, "vocab_size": 100352, "intermediate_size": 8192,
@@ -294,10 +295,9 @@ TEST_CASE("hostile: 0 routed experts where the architecture routes is refused", 
     const auto dense = kvsize::hf::parse_config(replaced(jamba, R"("num_experts": 16)", std::string(R"("num_experts": )") + n));
     CHECK(dense.spec.weights.moe.experts == 0);
   }
-  // A Nemotron-H pattern with MoE blocks needs its experts.
-  const config_error e = error_of_file("invalid/hybrid_pattern_moe_without_experts.json");
-  CHECK(e.code() == config_errc::missing_key);
-  CHECK(e.pointer() == "/n_routed_experts");
+  // A Nemotron-H pattern with MoE blocks needs its experts to count its weights; its KV and state stand.
+  CHECK(weights_unknown_of_file("weights_unknown/hybrid_pattern_moe_without_experts.json")
+            .starts_with("/n_routed_experts: expected the number of routed experts"));
 }
 
 TEST_CASE("hostile: Mamba2 groups must divide the heads", "[hf][hostile]") {
@@ -335,7 +335,9 @@ TEST_CASE("hostile: a key written twice with different values is refused where i
   CHECK(e.message() ==
         "expected the key once, got it more than once with different values (16, then 32); Python's json keeps the "
         "last, some readers the first: remove the wrong ones");
-  CHECK(error_of_file("invalid/duplicate_key_nested_conflict.json").pointer() == "/quantization_config/bits");
+  // In a key only the weights read (quantization_config): the weights are not counted, the config is read.
+  CHECK(weights_unknown_of_file("weights_unknown/duplicate_key_nested_conflict.json")
+            .starts_with("/quantization_config/bits: expected the key once"));
   // Three values; an escaped spelling of the same key; inside text_config; a whole sub-object twice.
   CHECK(contains(error_of(with_members(llama, R"("num_key_value_heads": 1, "num_key_value_heads": 4)")).message(),
                  "(1, then 4, then 2)"));
@@ -343,8 +345,7 @@ TEST_CASE("hostile: a key written twice with different values is refused where i
   const std::string gemma = text_of("google__gemma-3-4b-it.config.json");
   CHECK(error_of(replaced(gemma, R"("sliding_window": 1024)", R"("sliding_window": 1024, "sliding_window": 512)")).pointer() ==
         "/text_config/sliding_window");
-  CHECK(error_of(with_members(llama, R"("quantization_config": {"quant_method": "gptq"}, "quantization_config": {"quant_method": "awq"})"))
-            .pointer() == "/quantization_config");
+  CHECK(weights_unknown_of(with_members(llama, R"("quantization_config": {"quant_method": "gptq"}, "quantization_config": {"quant_method": "awq"})")).starts_with("/quantization_config: "));
   // A key kvsize never reads may be written twice (a warning); so may a key with the same value.
   const auto harmless = kvsize::hf::load_config(configs_dir() / "quirks" / "duplicate_keys_harmless.json");
   CHECK(harmless.spec.kv_heads == 8);

@@ -42,6 +42,26 @@ inline auto error_of_file(const std::filesystem::path& path) -> hf::config_error
   return hf::config_error(hf::config_errc::io, "", "", "");
 }
 
+/// The reason loading `path` leaves the weights unknown (parsed_config::weights_unknown_because: a
+/// malformed key only the weights read); FAILs where the config is refused or its weights were read.
+inline auto weights_unknown_of_file(const std::filesystem::path& path) -> std::string {
+  const std::filesystem::path full = path.is_absolute() ? path : configs_dir() / path;
+  const hf::parsed_config c = hf::load_config(full);
+  if (c.weights_unknown_because.empty()) {
+    FAIL("the weights of " << full << " were read");
+  }
+  return c.weights_unknown_because;
+}
+
+/// The same for a config.json's text.
+inline auto weights_unknown_of(std::string_view text) -> std::string {
+  const hf::parsed_config c = hf::parse_config(text);
+  if (c.weights_unknown_because.empty()) {
+    FAIL("the weights were read");
+  }
+  return c.weights_unknown_because;
+}
+
 inline auto has_warning(const hf::parsed_config& c, std::string_view part) -> bool {
   return std::any_of(c.warnings.begin(), c.warnings.end(),
                      [&](const std::string& w) { return w.find(part) != std::string::npos; });

@@ -463,6 +463,15 @@ int main(int argc, char** argv) {
   std::string header;
   try {
     const kvsize::hf::parsed_config c = kvsize::hf::load_config(a.config);
+    if (!c.weights_unknown_because.empty()) {
+      // The spec it emits carries the weights, which a static_assert on a device's fit reads: a
+      // spec whose weights are incomplete would pass that check wrongly, so none is emitted.
+      std::fputs(("kvsize-codegen: " + a.config + ":" + c.weights_unknown_because +
+                  "; the weights cannot be counted, and the model_spec it would emit carries them\n")
+                     .c_str(),
+                 stderr);
+      return 2;
+    }
     const nlohmann::json root = read_json(a.config);
     header = generate(a, c, !root.is_discarded() && dense_parameters_apply(c, root));
   } catch (const kvsize::hf::config_error& e) {

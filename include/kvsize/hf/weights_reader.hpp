@@ -12,6 +12,7 @@
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::forward, std::move
 #include <vector>       // std::vector
 
 #include "../detail/checked.hpp"
@@ -206,20 +207,43 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   }
 }
 
+/// Runs `read`, a reader of keys only the weights need. A malformed key there does not refuse the
+/// config (a weights-only problem never blocks the KV answer): the KV cache, the recurrent state and
+/// the logits read none of those keys, so they stand, and the weights are unknown
+/// (parsed_config::weights_unknown_because names the first such key); a warning names each. The
+/// readers whose results the KV side also reads (the recurrent mixer's kind, each layer's query heads)
+/// are not run through this: their errors still refuse the config.
+template <class Read>
+void read_weights_only(parsed_config& out, Read&& read) {
+  try {
+    std::forward<Read>(read)();
+  } catch (const config_error& e) {
+    std::string because = e.pointer() + ": " + e.message();
+    out.warnings.push_back(because + "; a key only the weights read, so the weights are not counted (the parameter "
+                                     "count and the weight bytes are unknown, and with them a device's KV budget); "
+                                     "the KV cache per token and per sequence do not read it");
+    if (out.weights_unknown_because.empty()) {
+      out.weights_unknown_because = std::move(because);
+    }
+  }
+}
+
 inline void read_weights_shape(const json& root, const config_view& v, const std::string& mt,
                                const std::string& top_type, const layer_plan& plan, parsed_config& out) {
   using namespace weights_detail;
   auto& m = out.spec;
   auto& w = m.weights;
-  read_norms_and_block(v, w);
-  read_learned_positions(v, w, out.warnings);
-  read_linear_biases(v, m, w);
-  read_attention_extras(v, m, w);
-  read_moe(v, plan, mt, out);
+  read_weights_only(out, [&] {
+    read_norms_and_block(v, w);
+    read_learned_positions(v, w, out.warnings);
+    read_linear_biases(v, m, w);
+    read_attention_extras(v, m, w);
+  });
+  read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
   read_per_layer_blocks(plan, m);
   read_recurrent_mixers(v, out);
-  read_mtp(v, out);
-  warn_uncounted_weights(v, out.warnings);
+  read_weights_only(out, [&] { read_mtp(v, out); });
+  read_weights_only(out, [&] { warn_uncounted_weights(v, out.warnings); });
 
   w.vision = read_vision(root, m.hidden_size, top_type, out.warnings);
 }
