@@ -296,7 +296,11 @@ void compute_offload(const options& opts, sizing& s, std::optional<bytes> device
                                   opts.flag("--override-tensor"))};
   }
   if (!table && !formula) {
-    if (asked) {
+    if (asked && !s.config.weights_unknown_because.empty()) {
+      stderr_warnings.push_back(fmt::format("the offload split needs the weights of each layer, which are not counted "
+                                            "({}:{}); the report sizes every layer on the device",
+                                            s.config_path, s.config.weights_unknown_because));
+    } else if (asked) {
       stderr_warnings.push_back("the offload split needs the weights of each layer: a GGUF file's tensor table, or a "
                                 "config.json whose weights format is known (--weights-dtype); the report sizes every "
                                 "layer on the device");

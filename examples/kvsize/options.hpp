@@ -53,7 +53,7 @@ struct options {
   bool enable_prefix_caching = false;     ///< vLLM --enable-prefix-caching (a hybrid's Mamba cache mode)
   bool no_enable_prefix_caching = false;  ///< vLLM --no-enable-prefix-caching
   bool enforce_eager = false;             ///< vLLM --enforce-eager: no CUDA graphs
-  std::optional<std::string> cuda_graph_memory;  ///< --cuda-graph-memory SIZE: a start-up log's graph estimate (vLLM 0.20)
+  std::optional<std::string> cuda_graph_memory;  ///< --cuda-graph-memory SIZE: a start-up log's graph estimate (vLLM 0.20, 0.21)
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

@@ -711,21 +711,12 @@ void compare_checkpoint(sizing& s) {
 
 void set_weights(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
   const model_spec& m = s.config.spec;
-  if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
-    s.parameters.reset();
-    s.parameter_terms = parameter_breakdown{};
-    stderr_warnings.push_back(fmt::format("{}:{}; the weights are not counted (the KV cache is)", s.config_path,
-                                          s.config.weights_unknown_because));
-    return;
-  }
-  s.parameter_terms = parameters(m);
-  s.parameters = s.parameter_terms.total;
   std::optional<weights_format> format;
   if (opts.weights_dtype && s.config.checkpoint && s.config.checkpoint->as_loaded) {
     throw usage_error{fmt::format("{}: a GGUF file states its weights tensor by tensor; the option applies to a "
                                   "config.json", opts.flag("--weights-dtype"))};
   }
-  if (opts.weights_dtype) {
+  if (opts.weights_dtype) {  // checked whatever follows: a bad value is exit 2 even where nothing reads it
     if (*opts.weights_dtype == "auto") {
       format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
     } else {
@@ -736,7 +727,20 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
                                     "bf16 or fp8, or a GGUF preset such as q8_0, q4_0 or q4_K_M)",
                                     *opts.weights_dtype)};
     }
-  } else if (s.config.checkpoint && s.config.checkpoint->as_loaded) {  // a GGUF file: its tensor table
+  }
+  if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
+    s.parameters.reset();
+    s.parameter_terms = parameter_breakdown{};
+    stderr_warnings.push_back(fmt::format("{}:{}; the weights are not counted (the KV cache is){}", s.config_path,
+                                          s.config.weights_unknown_because,
+                                          opts.weights_dtype ? fmt::format(", and {} has no effect",
+                                                                           opts.flag("--weights-dtype"))
+                                                             : std::string{}));
+    return;
+  }
+  s.parameter_terms = parameters(m);
+  s.parameters = s.parameter_terms.total;
+  if (!opts.weights_dtype && s.config.checkpoint && s.config.checkpoint->as_loaded) {  // a GGUF file: its table
     const hf::checkpoint_weights& w = *s.config.checkpoint;
     if (!w.unknown_because.empty()) {
       s.parameters.reset();
@@ -751,6 +755,9 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
     s.parameter_terms.total = w.parameters;
     s.parameter_terms.active = w.active_parameters;
     return;
+  }
+  if (opts.weights_dtype) {
+    // the option's format, read above
   } else if (s.config.quantization) {
     format = s.config.quantization->format;
     if (!format) {
@@ -775,7 +782,7 @@ struct device_choice {
   std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
   bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
-  bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20 measures no CUDA-graph estimate there)
+  bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20+ measures no CUDA-graph estimate there)
   std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
 };
 
@@ -861,7 +868,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   }
 }
 
-/// vLLM 0.20's CUDA-graph estimate: a budget from the device needs it (--cuda-graph-memory), or needs
+/// vLLM 0.20 and 0.21's CUDA-graph estimate: a budget from the device needs it (--cuda-graph-memory), or needs
 /// to know it is 0 (--enforce-eager, an AMD GPU); before 0.20 --cuda-graph-memory changes nothing.
 void check_cuda_graph_term(const options& opts, const sizing& s, const device_choice& d,
                            std::vector<std::string>& warnings) {
@@ -872,7 +879,7 @@ void check_cuda_graph_term(const options& opts, const sizing& s, const device_ch
   const std::uint32_t release = vllm::release_of(s.engine_opts);
   if (opts.cuda_graph_memory && release < vllm::graph_estimate_since) {
     warnings.push_back(fmt::format("{} has no effect under vLLM {}: releases before 0.20 log the CUDA-graph estimate "
-                                   "but do not subtract it (give {} 0.20 for the release that does)",
+                                   "but do not subtract it (give {} 0.20 or 0.21 for a release that does)",
                                    opts.flag("--cuda-graph-memory"), vllm::release_name(release),
                                    opts.flag("--engine-version")));
   }

@@ -280,7 +280,7 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   read_attention_shape(v, mt, out.spec, facts, kv_notes);
   read_max_context(v, out);
   read_dtype(root, text, out);
-  read_weights_only(out, [&] { read_weights_facts(root, v, out); });
+  read_weights_facts(root, v, out);  // the MLP width (activations read it); biases and tying weights-only
   const layer_plan plan = plan_layers(v, facts);
   apply_plan(plan, out.spec);
   read_weights_shape(root, v, mt, top_type, plan, out);

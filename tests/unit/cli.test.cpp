@@ -238,7 +238,7 @@ TEST_CASE("kvsize: a malformed key only the weights read never blocks the KV ans
   CHECK(j.at("kv_bytes_per_token").get<std::uint64_t>() > 0);
   CHECK(j.at("weights_bytes").is_null());
   CHECK(j.at("parameters").is_null());
-  // The same figures as the document without the key, whose weights are unknown for the same reason.
+  // The same KV figures as the document with a valid expert count, whose weights are counted.
   std::ifstream in(config("weights_unknown/num_local_experts_zero.json"));
   nlohmann::json doc = nlohmann::json::parse(in);
   doc["num_local_experts"] = 8;
@@ -247,10 +247,25 @@ TEST_CASE("kvsize: a malformed key only the weights read never blocks the KV ans
   const auto fixed = dir / "config.json";
   std::ofstream(fixed) << doc.dump();
   const auto good = json_of("'" + fixed.string() + "' --context 4096");
+  // Under every engine the KV figures and the engine's own log lines (llama.cpp's compute buffers
+  // included) are the valid config's.
+  for (const std::string engine : {"vllm", "sglang", "llama.cpp", "trtllm", "transformers"}) {
+    CAPTURE(engine);
+    const auto b = json_of(bad + " --context 4096 --engine " + engine);
+    const auto g = json_of("'" + fixed.string() + "' --context 4096 --engine " + engine);
+    CHECK(b.at("kv_bytes_per_sequence") == g.at("kv_bytes_per_sequence"));
+    CHECK(b.at("log_lines") == g.at("log_lines"));
+    CHECK(b.at("k_dtype") == g.at("k_dtype"));
+  }
   std::filesystem::remove_all(dir);
   CHECK(j.at("kv_bytes_per_token") == good.at("kv_bytes_per_token"));
   CHECK(j.at("kv_bytes_per_sequence") == good.at("kv_bytes_per_sequence"));
   CHECK(good.at("weights_bytes").get<std::uint64_t>() > 0);
+  // --weights-dtype is still checked (exit 2 for a bad one) and, a good one, said to have no effect.
+  require_refused(run_cli(bad + " --weights-dtype q9_Z"), "--weights-dtype");
+  const auto dtype_given = run_cli(bad + " --weights-dtype bf16");
+  CHECK(dtype_given.exit_code == 0);
+  CHECK_THAT(dtype_given.err, ContainsSubstring("--weights-dtype has no effect"));
   // A device's KV budget needs the weights: exit 2 naming the file, the key and --kv-memory; with
   // --kv-memory the capacity is answered.
   const auto device = run_cli(bad + " --gpu h100-80gb --engine vllm");

@@ -180,9 +180,10 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
 ///               scratch. The measured peaks of the public vLLM 0.11 profiles in
 ///               docs/research/vllm-budget.md, less the model-dtype logits and the hidden states kept
 ///               beside them, are 36.20 – 36.30 B/element; 37 is that rounded up, so the budget errs low
-///   0.17 – 0.20 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
+///   0.17 – 0.21 Triton top-k/top-p in place (PR #33538, topk_topp_triton.py): float32 copy 4 +
 ///               probs 4 + the exponential draws 4 = 12, plus a float32 scratch of min(R, SMs) rows
-///               (sampler_scratch_rows); below 8 rows the PyTorch path (as 0.11 – 0.16)
+///               (sampler_scratch_rows); below 8 rows the PyTorch path (as 0.11 – 0.16). 0.21 runs
+///               FlashInfer's sampler (12) first and this path after it, the first freed: the same peak
 [[nodiscard]] constexpr auto sampler_element_bytes(std::uint32_t release, std::uint64_t rows) -> std::uint32_t {
   if (release <= 10) {
     return 12;

@@ -19,6 +19,7 @@
 #include "families.hpp"
 #include "layer_plan.hpp"
 #include "parsed_config.hpp"
+#include "weights_only.hpp"
 
 namespace kvsize::hf::detail {
 
@@ -170,25 +171,10 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
   out.spec.max_context = best;
 }
 
-inline void read_weights_facts(const json& root, const config_view& v, parsed_config& out) {
+/// The Q/K/V bias and tied embeddings: weights only (read_weights_only).
+inline void read_bias_and_tie(const json& root, const config_view& v, parsed_config& out) {
   const family& facts = v.facts();
   auto& m = out.spec;
-  const std::uint32_t hidden = m.hidden_size;
-  const slot inter = v.get_first(keys::intermediate);
-  if (inter.set()) {
-    m.intermediate_size = read_u32(inter, 1);
-  } else if (facts.ffn_4x_hidden) {
-    m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
-    out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
-                           " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
-  } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
-    m.intermediate_size = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
-  } else {
-    out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") +
-                           ": intermediate_size left 0 (per-layer or MoE widths are not read)");
-  }
-  m.gated_mlp = facts.gated_mlp;
   if (facts.qkv_bias_fixed) {
     m.qkv_bias = facts.qkv_bias;
   } else if (const slot b = v.get_first(keys::qkv_bias); b.set()) {
@@ -210,6 +196,29 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
                            ", the default of " + std::string(facts.source));
   }
 }
+
+inline void read_weights_facts(const json& root, const config_view& v, parsed_config& out) {
+  const family& facts = v.facts();
+  auto& m = out.spec;
+  const std::uint32_t hidden = m.hidden_size;
+  const slot inter = v.get_first(keys::intermediate);
+  if (inter.set()) {
+    m.intermediate_size = read_u32(inter, 1);
+  } else if (facts.ffn_4x_hidden) {
+    m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
+    out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
+                           " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
+  } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
+    m.intermediate_size = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
+  } else {
+    out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") +
+                           ": intermediate_size left 0 (per-layer or MoE widths are not read)");
+  }
+  m.gated_mlp = facts.gated_mlp;
+  read_weights_only(out, [&] { read_bias_and_tie(root, v, out); });  // weights only, unlike the MLP width
+}
+
 
 /// Latent attention (DeepSeek-V2/V3/R1, Kimi-K2): kv_lora_rank set and not null (vLLM is_deepseek_mla).
 [[nodiscard]] inline auto read_latent(const config_view& v, const std::string& mt, kvsize::model_spec& m,

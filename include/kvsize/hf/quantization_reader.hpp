@@ -151,6 +151,9 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
     return s.set() ? std::optional<bool>(read_bool(s)) : std::nullopt;
   };
   c.method = str("quant_method");
+  if (key("quant_method").set()) {
+    out.quantization_method = c.method;  // before any other key: the KV dtype rule reads it (mxfp4)
+  }
   const slot bits = lookup_first(*q.value, q.pointer(), keys::quant_bits);
   if (bits.set()) {
     c.bits = read_u32(bits, 1, 64);
@@ -198,9 +201,6 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
                            "\": a scheme kvsize does not size; weights_format left unset");
   }
   c.format = f;
-  if (key("quant_method").set()) {
-    out.quantization_method = c.method;
-  }
   out.quantization_bits = c.bits;
   out.quantization = std::move(c);
 }

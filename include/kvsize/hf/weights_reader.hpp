@@ -2,7 +2,7 @@
 // model_spec::weights from config.json, in named steps: attention and block facts
 // (attention_weights.hpp), the mixture of experts (moe_weights.hpp), the per-layer blocks and
 // recurrent mixers (mixer_weights.hpp), multi-token prediction, and the vision tower (here:
-// read_vision). quantization_config is read by quantization_reader.hpp. Sources per family are
+// read_vision_tower). quantization_config is read by quantization_reader.hpp. Sources per family are
 // the transformers modeling files (models/<family>/modeling_<family>.py) and the remote code the
 // checkpoints ship; the family rows (families.hpp) and each step name their own.
 #pragma once
@@ -27,6 +27,7 @@
 #include "moe_weights.hpp"
 #include "parsed_config.hpp"
 #include "quantization_reader.hpp"
+#include "weights_only.hpp"
 
 namespace kvsize::hf::detail {
 
@@ -135,21 +136,6 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower_kind kind, k
   }
 }
 
-/// read_vision_tower, where a vision_config kvsize cannot read is a warning that names the key and
-/// leaves the tower uncounted (0): the tower is weights only, so the KV per token and per sequence
-/// stand; the weights, and a device's KV budget after them, are off by the tower, as the warning says.
-[[nodiscard]] inline auto read_vision(const json& root, std::uint32_t text_hidden, const std::string& top_type,
-                                      std::vector<std::string>& warnings) -> std::uint64_t {
-  try {
-    return read_vision_tower(root, text_hidden, top_type, warnings);
-  } catch (const config_error& e) {
-    warnings.push_back(e.pointer() + ": " + e.message() +
-                       "; the vision tower's parameters are not counted: the weights are that much low, and an "
-                       "engine's KV budget on a device that much high (the KV per token is not affected)");
-    return 0;
-  }
-}
-
 namespace weights_detail {
 
 /// Multi-token prediction: num_nextn_predict_layers (Qwen3.5: mtp_num_hidden_layers), or the
@@ -194,6 +180,10 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   add(v.get("latent_moe_use_norm"), "routed_expert_norm, routed_expert_hidden_size elements per MoE layer");
   add(v.get("mla_use_output_gate"), "g_proj, heads × v_head_dim × hidden_size per MLA layer");
   add(v.get("attn_res_block_size"), "attention-residual norms and projections, 4 × hidden_size per layer");
+  if (v.facts().model_type.starts_with("ernie4_5")) {  // transformers Ernie4_5Attention / Ernie4_5MLP / _MoeMLP
+    add(v.get("use_bias"), "q/k/v/o, MLP, shared and routed expert biases (bias=config.use_bias), and ERNIE MoE's "
+                           "LM head bias");
+  }
   if (v.facts().sparse_attention_keys) {  // MiniMax-M3: false in every published config; its shape is not read
     add(v.get("attention_output_gate"), "an attention output gate's projection on every layer");
   }
@@ -204,27 +194,6 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   if (!list.empty()) {
     warnings.push_back("weights not counted yet: " + list +
                        "; the parameter count and the weight bytes are off by these (the KV cache is not affected)");
-  }
-}
-
-/// Runs `read`, a reader of keys only the weights need. A malformed key there does not refuse the
-/// config (a weights-only problem never blocks the KV answer): the KV cache, the recurrent state and
-/// the logits read none of those keys, so they stand, and the weights are unknown
-/// (parsed_config::weights_unknown_because names the first such key); a warning names each. The
-/// readers whose results the KV side also reads (the recurrent mixer's kind, each layer's query heads)
-/// are not run through this: their errors still refuse the config.
-template <class Read>
-void read_weights_only(parsed_config& out, Read&& read) {
-  try {
-    std::forward<Read>(read)();
-  } catch (const config_error& e) {
-    std::string because = e.pointer() + ": " + e.message();
-    out.warnings.push_back(because + "; a key only the weights read, so the weights are not counted (the parameter "
-                                     "count and the weight bytes are unknown, and with them a device's KV budget); "
-                                     "the KV cache per token and per sequence do not read it");
-    if (out.weights_unknown_because.empty()) {
-      out.weights_unknown_because = std::move(because);
-    }
   }
 }
 
@@ -241,11 +210,13 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
   });
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
   read_per_layer_blocks(plan, m);
-  read_recurrent_mixers(v, out);
+  read_weights_only(out, [&] { read_recurrent_mixers(v, out); });
   read_weights_only(out, [&] { read_mtp(v, out); });
   read_weights_only(out, [&] { warn_uncounted_weights(v, out.warnings); });
 
-  w.vision = read_vision(root, m.hidden_size, top_type, out.warnings);
+  // A vision_config kvsize cannot read leaves the weights unknown, as any weights-only key does (a tower
+  // of a kind it does not know is a warning, and not counted: vision_tower.hpp lists the kinds).
+  read_weights_only(out, [&] { w.vision = read_vision_tower(root, m.hidden_size, top_type, out.warnings); });
 }
 
 }  // namespace kvsize::hf::detail
