@@ -219,7 +219,6 @@ inline void read_weights_facts(const json& root, const config_view& v, parsed_co
   read_weights_only(out, [&] { read_bias_and_tie(root, v, out); });  // weights only, unlike the MLP width
 }
 
-
 /// Latent attention (DeepSeek-V2/V3/R1, Kimi-K2): kv_lora_rank set and not null (vLLM is_deepseek_mla).
 [[nodiscard]] inline auto read_latent(const config_view& v, const std::string& mt, kvsize::model_spec& m,
                                       layer_reason& reason) -> bool {

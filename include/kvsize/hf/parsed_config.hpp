@@ -89,7 +89,7 @@ struct parsed_config {
   std::optional<quantization_config> quantization;  ///< quantization_config in full
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
   std::optional<checkpoint_weights> checkpoint;  ///< a GGUF input's tensor table; absent for config.json
-  /// Non-empty when a key that only the weights read is malformed (an expert count, an MLP width,
+  /// Non-empty when a key that only the weights read is malformed (an expert count, an expert width,
   /// quantization_config, ...): "<JSON pointer>: <what is wrong>", the first such key. The KV cache, the
   /// recurrent state and the logits do not read those keys and stand; the weights of `spec` are then
   /// incomplete, so parameters(spec) and weights_bytes(spec, ...) must not be used.
