@@ -301,19 +301,20 @@ TEST_CASE("hf: Step-3.5-Flash (step3p5): 96 query heads on sliding layers, a hea
   CHECK(p.active == 11'987'323'968);
   CHECK(warns_first(c, "/num_nextn_predict_layers: the MTP layers' weights are not counted"));
   const std::string text = config_text(name);
-  // moe_layers_enum decides: without it vLLM makes every layer but 0 MoE; a string it cannot read is a warning
-  // (weights only) and that default applies.
+  // moe_layers_enum decides: without it vLLM makes every layer but 0 MoE; a string it cannot read (vLLM's int()
+  // raises on "3,,") leaves the weights unknown (weights only), the KV answer standing.
   const auto by_default = kvsize::hf::parse_config(replaced(text, "\"moe_layers_enum\"", "\"unused_moe_layers_enum\""));
   CHECK(kvsize::ffn_of_layer(by_default.spec, 0) == kvsize::ffn_kind::dense);
   CHECK(kvsize::ffn_of_layer(by_default.spec, 1) == kvsize::ffn_kind::moe);
   const auto unreadable = kvsize::hf::parse_config(replaced(text, "\"moe_layers_enum\": \"3,", "\"moe_layers_enum\": \"3,,"));
-  CHECK(kvsize::ffn_of_layer(unreadable.spec, 1) == kvsize::ffn_kind::moe);
-  bool warned = false;
-  for (const auto& warning : unreadable.warnings) {
-    warned = warned || warning.find("/moe_layers_enum: expected a string of comma-separated layer indices") == 0;
-  }
-  CHECK(warned);
+  CHECK(unreadable.weights_unknown_because.starts_with("/moe_layers_enum: expected a string of comma-separated layer indices"));
   CHECK(unreadable.spec.kv_heads == c.spec.kv_heads);  // the KV answer stands
+  CHECK(kvsize::kv_token_bytes_of(unreadable.spec) == kvsize::kv_token_bytes_of(c.spec));
+  // The head gate's switch: a value that is not a bool leaves the weights unknown too.
+  const auto gate = kvsize::hf::parse_config(
+      replaced(text, "\"use_head_wise_attn_gate\": true", "\"use_head_wise_attn_gate\": \"yes\""));
+  CHECK(gate.weights_unknown_because.starts_with("/use_head_wise_attn_gate: expected true or false"));
+  CHECK(kvsize::kv_token_bytes_of(gate.spec) == kvsize::kv_token_bytes_of(c.spec));
   // The checkpoint's layer_types lists the 3 MTP layers too (48 entries); vLLM's Step3p5Config keeps the first 45,
   // and a config saved from it has 45: both read the same. Fewer than 45 is refused.
   auto json = nlohmann::json::parse(text);

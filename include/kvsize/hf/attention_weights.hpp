@@ -116,12 +116,9 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
   }
   w.output_gate = fam.output_gate;
   if (const slot g = v.get("use_head_wise_attn_gate"); fam.step_attention_keys && g.set()) {  // Step3p5Attention.g_proj
-    // Weights only: a value that is not a bool (vLLM tests its truthiness) is a warning, never a refusal.
-    w.head_gate = g.value->is_boolean() && read_bool(g);
-    if (!g.value->is_boolean()) {
-      v.warn(g.pointer() + ": expected true or false, got " + describe(*g.value) +
-             "; the head gate (g_proj, heads × hidden_size per layer) is not counted");
-    }
+    // Weights only: a value that is not a bool (vLLM tests its truthiness, so "false" would build the gate)
+    // is a config_error that read_weights_only turns into unknown weights, never a refusal.
+    w.head_gate = read_bool(g);
   }
   // MiniMax-M3's indexer query heads (vLLM MinimaxM3QKVParallelLinearWithIndexer asserts they equal the KV heads,
   // which is the value taken, with a warning, when the key is absent or not a count: weights only, never a refusal).

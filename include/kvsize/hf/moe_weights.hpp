@@ -221,8 +221,8 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
 /// Step-3.5's moe_layers_enum, one flag per layer: a string of comma-separated layer indices whose MLP is MoE
 /// (vLLM models/step3p5.py Step3p5DecoderLayer: [int(i) for i in moe_layers_enum.strip().split(",")], and
 /// every layer but 0 when the key is absent); indices past the decoder (MTP layers) are not the decoder's.
-/// Empty for the other families. The key is weights only: a string kvsize cannot read is a warning, and
-/// vLLM's default applies.
+/// Empty for the other families. The key is weights only: a value kvsize cannot read (vLLM's int() would
+/// raise on it) is a config_error that read_weights_only turns into unknown weights, never a refusal.
 [[nodiscard]] inline auto read_moe_layers_enum(const config_view& v, std::uint32_t L) -> std::vector<bool> {
   if (!v.facts().step_attention_keys) {
     return {};
@@ -263,9 +263,8 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
     }
   }
   if (!readable) {
-    v.warn(s.pointer() + ": expected a string of comma-separated layer indices, got " + describe(*s.value) +
-           "; the MoE layers are counted as vLLM's default (every layer but 0)");
-    return every_but_first();
+    fail(config_errc::wrong_type, s.pointer(),
+         "expected a string of comma-separated layer indices, got " + describe(*s.value));
   }
   return moe;
 }

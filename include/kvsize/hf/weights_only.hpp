@@ -22,7 +22,8 @@ namespace kvsize::hf::detail {
 /// buffer), each layer's query heads (the layer plan), and the keys the recurrent state shares with
 /// its mixer (d_state, the conv kernel, the heads: read, and refused if malformed, with the plan). The
 /// recurrent mixer's kind, which the engines read to page each kind's state, is set by each mixer
-/// reader before it reads a key.
+/// reader before it reads a key. tie_word_embeddings is read by vLLM's loaded buffers too, a term of a
+/// device's budget, which unknown weights refuse anyway.
 template <class Read>
 void read_weights_only(parsed_config& out, Read&& read) {
   try {

@@ -209,7 +209,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     read_attention_extras(v, m, w);
   });
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
-  read_per_layer_blocks(plan, m);
+  read_weights_only(out, [&] { read_per_layer_blocks(plan, m); });  // FFN kinds and widths (block_configs' ffn)
   read_weights_only(out, [&] { read_recurrent_mixers(v, out); });
   read_weights_only(out, [&] { read_mtp(v, out); });
   read_weights_only(out, [&] { warn_uncounted_weights(v, out.warnings); });
