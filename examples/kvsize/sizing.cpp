@@ -729,6 +729,10 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
     }
   }
   if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
+    if (!s.config.mlp_width_unknown_because.empty() && s.engine == engine_kind::llama_cpp) {
+      s.notes.push_back("llama.cpp's compute buffer lines are left out: they read the MLP width, which is unknown "
+                        "(the note above)");
+    }
     s.parameters.reset();
     s.parameter_terms = parameter_breakdown{};
     stderr_warnings.push_back(fmt::format("{}:{}; the weights are not counted (the KV cache is){}", s.config_path,

@@ -198,6 +198,7 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
       case recurrent_kind::gated_delta: emit_gated_delta(e); break;
       case recurrent_kind::kda: emit_kda(e); break;
       case recurrent_kind::lightning: emit_lightning(e); break;
+      case recurrent_kind::short_conv: emit_short_conv(e); break;
       case recurrent_kind::none: break;
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The tensors of one recurrent mixer (model_spec::weights.recurrent), a step of for_each_weight
-// (weights_enumeration.hpp): Mamba2, Mamba1, gated DeltaNet, Kimi Delta Attention, lightning attention.
+// (weights_enumeration.hpp): Mamba2, Mamba1, gated DeltaNet, Kimi Delta Attention, lightning attention,
+// LFM2's short convolution.
 // Part of <kvsize/weights.hpp>.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
@@ -129,6 +130,29 @@ constexpr void emit_lightning(const layer_emitter<F>& e) {
   e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, hidden);
   e.vector(weight_part::recurrent, tensor_role::norm, p);
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, p);
+}
+
+/// LFM2's gated short convolution (transformers models/lfm2 Lfm2ShortConv; vLLM layers/mamba/short_conv.py
+/// ShortConv), C = head_dim channels: in_proj (3C × hidden: the B, C and x gates), a depthwise conv of
+/// conv_kernel taps (C × conv_kernel), out_proj (hidden × C); all three carry a bias when conv_bias is set
+/// (conv_bias and proj_bias are the config's one conv_bias).
+template <class F>
+constexpr void emit_short_conv(const layer_emitter<F>& e) {
+  const recurrent_shape& r = e.m.weights.recurrent;
+  const std::uint64_t hidden = e.m.hidden_size;
+  const std::uint64_t channels = r.head_dim;
+  e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(3, channels), hidden);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(3, channels));
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_conv, channels, r.conv_kernel);
+  if (r.conv_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, channels);
+  }
+  e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, channels);
+  if (r.proj_bias) {
+    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+  }
 }
 
 }  // namespace kvsize::detail

@@ -42,6 +42,7 @@ enum class recurrent_kind : std::uint8_t {
   kda,          ///< Kimi Delta Attention (Kimi-Linear): heads × head_dim, short convs of conv_kernel
   mamba1,       ///< Mamba1 mixer with Jamba's dt/B/C norms (Jamba); head_dim is d_inner, heads unused
   lightning,    ///< lightning attention (MiniMax-Text-01 / M1): heads × head_dim, an output gate, no conv
+  short_conv,   ///< LFM2's gated short convolution: head_dim channels (conv_dim), a conv of conv_kernel taps
 };
 
 /// Per-layer exceptions for the weights.

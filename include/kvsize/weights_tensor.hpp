@@ -22,7 +22,7 @@ enum class weight_part : std::uint8_t {
   experts_shared,  ///< shared (always-on) experts, and a latent MoE's projections around the routed ones
   router,          ///< routers, their biases, shared-expert gates
   norms,           ///< every normalization weight and bias (layer, final, Q/K, MLA's)
-  recurrent,       ///< Mamba2 / gated-delta mixers (their gated norm included)
+  recurrent,       ///< recurrent mixers: Mamba, gated delta, KDA, lightning, short conv (their norms included)
   mtp,             ///< multi-token-prediction modules (not in total)
   mtp_embeddings,  ///< the embedding and head copies MTP modules store (not in total)
   vision,          ///< vision tower and projector (not in total)

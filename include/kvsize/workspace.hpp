@@ -28,6 +28,7 @@
 #include "detail/checked.hpp"
 #include "dtype.hpp"
 #include "engine.hpp"
+#include "layer_widths.hpp"
 #include "model_spec.hpp"
 
 namespace kvsize {
@@ -71,16 +72,6 @@ struct workspace_terms {
   [[nodiscard]] constexpr auto total() const -> bytes { return peak() + runtime + non_torch + buffers + cuda_graphs; }
 };
 
-/// The most query heads any layer has: its own (layer_weights::query_heads: Step-3.5's sliding layers have 96,
-/// its full layers the model's 64) or the model's. The activation peak is that layer's.
-[[nodiscard]] constexpr auto widest_query_heads(const model_spec& m) -> std::uint32_t {
-  std::uint32_t most = m.attention_heads;
-  for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
-    most = std::max(most, m.weights.layer[il].query_heads);
-  }
-  return most;
-}
-
 /// Elements live per token at the peak of one decoder layer, on one of `tp` ranks.
 ///
 /// The model (inference, no autograd: a layer's activations are freed when the next layer runs, so
@@ -91,9 +82,9 @@ struct workspace_terms {
 ///   MLP phase        residual h + normed input h + gate and up (2·I) + act(gate)·up (I) + down output h
 ///                    = 3h + 3I  (an ungated MLP: 3h + 2I)
 ///   peak             max(attention, MLP)
-/// heads (the widest layer's, widest_query_heads), kv and I are split over tp ranks (heads and I rounded up, kv at
-/// least 1), h is not.
-/// Mixture-of-experts layers are counted with `intermediate_size` as one expert's width (each token's
+/// heads (the widest layer's, widest_query_heads), kv and I (the widest layer's, widest_mlp_width) are split over
+/// tp ranks (heads and I rounded up, kv at least 1), h is not.
+/// Mixture-of-experts layers are counted with one expert's width (the widest of intermediate_size and moe.expert_width; each token's
 /// experts run one after another: a lower bound); latent attention with the expanded head sizes.
 [[nodiscard]] constexpr auto activation_peak_elements(const model_spec& m, std::uint32_t tp = 1) -> std::uint64_t {
   using detail::ceil_div;
@@ -108,7 +99,7 @@ struct workspace_terms {
   const std::uint64_t dv = effective_head_dim_v(m);
   const std::uint64_t heads = ceil_div(widest_query_heads(m), tp);
   const std::uint64_t kv = std::max<std::uint64_t>(1, effective_kv_heads(m) / tp);
-  const std::uint64_t inter = ceil_div(m.intermediate_size, tp);
+  const std::uint64_t inter = ceil_div(widest_mlp_width(m), tp);
   const std::uint64_t attention =
       checked_add(checked_mul(3, h), checked_add(checked_mul(heads, d + dv), checked_mul(kv, d + dv)));
   const std::uint64_t mlp = checked_add(checked_mul(3, h), checked_mul(m.gated_mlp ? 3U : 2U, inter));

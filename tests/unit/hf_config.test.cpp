@@ -44,7 +44,7 @@ auto llama_with(const std::string& extra) -> std::string {
   static const std::pair<const char*, const char*> base[] = {
       {"model_type", R"("llama")"}, {"num_hidden_layers", "8"}, {"num_attention_heads", "8"},
       {"num_key_value_heads", "2"}, {"hidden_size", "1024"},     {"vocab_size", "32000"},
-      {"torch_dtype", R"("bfloat16")"}};
+      {"intermediate_size", "2816"},  {"torch_dtype", R"("bfloat16")"}};
   std::string out = "{";
   for (const auto& [key, value] : base) {
     if (extra.find("\"" + std::string(key) + "\"") == std::string::npos) {
@@ -693,6 +693,9 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"index_head_dim_negative", out_of_range, "/index_head_dim"},
       {"index_head_dim_string", wrong_type, "/index_head_dim"},
       {"index_head_dim_zero", out_of_range, "/index_head_dim"},
+      {"lfm2_block_ff_dim_zero_after_adjust", out_of_range, "/block_ff_dim"},
+      {"lfm2_block_ffn_dim_multiplier_string", wrong_type, "/block_ffn_dim_multiplier"},
+      {"lfm2_block_multiple_of_zero", out_of_range, "/block_multiple_of"},
       {"lfm2_conv_L_cache_one", out_of_range, "/conv_L_cache"},
       {"lfm2_full_attn_idxs_duplicate", inconsistent, "/full_attn_idxs/5"},
       {"lfm2_full_attn_idxs_not_array", wrong_type, "/full_attn_idxs"},

@@ -62,6 +62,8 @@ TEST_CASE("parameters: published module-parameter counts equal total", "[weights
       {"openai__gpt-oss-20b", 20'914'757'184, "GGUF general.parameter_count (Ollama); S2, S3; card 20.9B"},
       {"openai__gpt-oss-120b", 116'829'156'672, "GGUF general.parameter_count (Ollama); S2, S3; card 116.8B"},
       {"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 31'577'940'288, "llama-bench model_n_params; llama-server n_params"},
+      // Tied by Lfm2Config's default; short-conv mixers and the adjusted MLP width 8,192 (param-counts.md).
+      {"LiquidAI__LFM2-1.2B", 1'170'340'608, "model card table 'Parameters 1,170,340,608'"},
   };
   for (const auto& r : rows) {
     INFO(r.config << " — " << r.source);

@@ -236,6 +236,7 @@ struct field_list {
                                               : r.kind == kvsize::recurrent_kind::mamba1      ? "mamba1"
                                               : r.kind == kvsize::recurrent_kind::kda         ? "kda"
                                               : r.kind == kvsize::recurrent_kind::lightning   ? "lightning"
+                                              : r.kind == kvsize::recurrent_kind::short_conv  ? "short_conv"
                                                                                               : "none") +
                                   ", .heads = " + n(r.heads) + ", .head_dim = " + n(r.head_dim) + ", .groups = " +
                                   n(r.groups) + ", .state_dim = " + n(r.state_dim) + ", .conv_kernel = " +

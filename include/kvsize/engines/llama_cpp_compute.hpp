@@ -29,6 +29,7 @@
 #include "../bytes.hpp"
 #include "../detail/checked.hpp"
 #include "../model_spec.hpp"
+#include "../layer_widths.hpp"
 #include "engine_options.hpp"
 
 namespace kvsize::engines::llama_cpp {
@@ -59,7 +60,7 @@ struct compute_buffers {
   const std::uint64_t d = effective_head_dim(m);
   const std::uint64_t dv = effective_head_dim_v(m);
   const std::uint64_t heads = m.attention_heads;
-  const std::uint64_t n_ff = m.intermediate_size;
+  const std::uint64_t n_ff = widest_mlp_width(m);  // the widest layer's n_ff (hparams.n_ff(il))
   // The mask: per stream, its cells × the stream's tokens padded to 64.
   const std::uint64_t per_stream_cells = n_ctx / (streams == 0 ? 1 : streams);
   const std::uint64_t mask_elements =

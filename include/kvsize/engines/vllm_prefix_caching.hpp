@@ -46,13 +46,14 @@ inline constexpr std::uint32_t mamba_cache_modes_release = 15;
 }
 
 /// The mixer is known not to declare SupportsMambaPrefixCaching: gated DeltaNet (Qwen3-Next,
-/// Qwen3.5), KDA (Kimi-Linear), lightning attention (MiniMaxText01ForCausalLM), or a conv-only state
-/// (LFM2's short convolutions). A model read
-/// from a GGUF has no mixer kind and no conv-only state is neither this nor the above.
+/// Qwen3.5), KDA (Kimi-Linear), lightning attention (MiniMaxText01ForCausalLM), or LFM2's short
+/// convolutions (their kind from a config.json; a GGUF's model has no mixer kind, and its conv-only
+/// state says it). A model read from a GGUF with no mixer kind and no conv-only state is neither this
+/// nor the above.
 [[nodiscard]] constexpr auto aligned_state_mixer(const model_spec& m) -> bool {
   const recurrent_kind k = m.weights.recurrent.kind;
   return k == recurrent_kind::gated_delta || k == recurrent_kind::kda || k == recurrent_kind::lightning ||
-         (k == recurrent_kind::none && m.state.ssm_elements == 0 && m.state.conv_elements != 0);
+         k == recurrent_kind::short_conv || (k == recurrent_kind::none && m.state.ssm_elements == 0 && m.state.conv_elements != 0);
 }
 
 /// Whether vLLM caches prefixes for this model: the knob, else on unless it has recurrent layers.

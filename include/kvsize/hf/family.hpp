@@ -108,6 +108,7 @@ struct family {
   // MLP, embeddings.
   bool gated_mlp = true;          ///< gate + up + down; false for GELU/ReLU² two-matrix MLPs
   bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2Config n_inner None, FalconConfig)
+  bool lfm2_mlp = false;          ///< Lfm2MLP's width rule: block_ff_dim, adjusted (hf/mlp_width.hpp)
   bool tied = false;              ///< the config class's tie_word_embeddings default
   std::uint32_t learned_positions = 0;  ///< rows of a learned position table when no key says (0: none)
 

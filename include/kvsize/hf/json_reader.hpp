@@ -169,9 +169,11 @@ inline void refuse_conflict(const slot& s) {
   return value;
 }
 
+/// The largest count or width a model_spec field takes from a config: 2^31 − 1 (int32, as the engines hold it).
+inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
+
 /// read_integer for a field of model_spec (32 bits).
-[[nodiscard]] inline auto read_u32(const slot& s, std::uint32_t min = 1,
-                                   std::uint32_t max = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()),
+[[nodiscard]] inline auto read_u32(const slot& s, std::uint32_t min = 1, std::uint32_t max = max_count,
                                    config_errc over = config_errc::out_of_range) -> std::uint32_t {
   return static_cast<std::uint32_t>(read_integer(s, min, max, over));  // range-checked just above
 }

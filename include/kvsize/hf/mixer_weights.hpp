@@ -159,6 +159,20 @@ inline void read_lightning_mixer(const kvsize::model_spec& m, kvsize::recurrent_
   r.head_dim = kvsize::effective_head_dim(m);
 }
 
+/// Lfm2ShortConv: in_proj (hidden → 3 × C), a depthwise conv of conv_L_cache taps, out_proj (C → hidden),
+/// C = conv_dim, else hidden_size (as read_short_conv_state reads the state), each with a bias when
+/// conv_bias (default false) is set.
+inline void read_short_conv_mixer(const json& o, const std::string& base, std::uint32_t hidden,
+                                  kvsize::recurrent_shape& r) {
+  r.kind = recurrent_kind::short_conv;
+  const slot dim = lookup(o, base, "conv_dim");
+  r.heads = 1;
+  r.head_dim = dim.set() ? read_u32(dim, 1, 1U << 20U) : hidden;
+  r.conv_kernel = read_u32(lookup(o, base, "conv_L_cache"), 2, 1U << 10U);
+  r.conv_bias = read_bool_or(lookup(o, base, "conv_bias"), false);
+  r.proj_bias = r.conv_bias;
+}
+
 /// The recurrent mixers' projections, when some layer keeps state: the family's mixer, or gated
 /// delta wherever its keys are set.
 inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
@@ -179,11 +193,7 @@ inline void read_recurrent_mixers(const config_view& v, parsed_config& out) {
   } else if (mixer == mixer_rule::mamba1) {
     read_mamba1_mixer(o, base, m.hidden_size, r);
   } else if (mixer == mixer_rule::short_conv) {
-    // Lfm2ShortConv: in_proj (hidden → 3 × conv_dim), a depthwise conv, out_proj; no parameter term
-    // for it yet: the KV and the state are exact, the parameter count leaves these layers out.
-    out.warnings.push_back((base.empty() ? std::string("the config") : base) +
-                           ": the short-convolution mixers' weights are not counted (LFM2's parameter count is low; "
-                           "the KV cache and the conv state are not affected)");
+    read_short_conv_mixer(o, base, m.hidden_size, r);
   } else {
     read_mamba2_mixer(o, base, r, out.warnings);
   }

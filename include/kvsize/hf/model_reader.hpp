@@ -6,7 +6,6 @@
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <algorithm>    // std::min
-#include <limits>       // std::numeric_limits
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -18,12 +17,11 @@
 #include "config_view.hpp"
 #include "families.hpp"
 #include "layer_plan.hpp"
+#include "mlp_width.hpp"
 #include "parsed_config.hpp"
 #include "weights_only.hpp"
 
 namespace kvsize::hf::detail {
-
-inline constexpr std::uint32_t max_count = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
 
 /// A required count under any of `aliases`; missing_key names every alias and the model_type.
 [[nodiscard]] inline auto require_count(const config_view& v, std::span<const std::string_view> aliases,
@@ -200,21 +198,7 @@ inline void read_bias_and_tie(const json& root, const config_view& v, parsed_con
 inline void read_weights_facts(const json& root, const config_view& v, parsed_config& out) {
   const family& facts = v.facts();
   auto& m = out.spec;
-  const std::uint32_t hidden = m.hidden_size;
-  const slot inter = v.get_first(keys::intermediate);
-  if (inter.set()) {
-    m.intermediate_size = read_u32(inter, 1);
-  } else if (facts.ffn_4x_hidden) {
-    m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
-    out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
-                           " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
-  } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
-    m.intermediate_size = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
-  } else {
-    out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") +
-                           ": intermediate_size left 0 (per-layer or MoE widths are not read)");
-  }
+  read_mlp_width(v, out);
   m.gated_mlp = facts.gated_mlp;
   read_weights_only(out, [&] { read_bias_and_tie(root, v, out); });  // weights only, unlike the MLP width
 }

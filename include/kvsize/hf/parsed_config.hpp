@@ -94,6 +94,11 @@ struct parsed_config {
   /// recurrent state and the logits do not read those keys and stand; the weights of `spec` are then
   /// incomplete, so parameters(spec) and weights_bytes(spec, ...) must not be used.
   std::string weights_unknown_because;
+  /// Non-empty when some layer's MLP width is unknown (no intermediate key and no class default while a
+  /// dense layer needs one, or a malformed per-layer width): "<JSON pointer>: <why>". The weights are
+  /// then unknown too (weights_unknown_because), and so is the MLP term of the activation peak and of
+  /// llama.cpp's compute buffer, which read the widths (the command leaves those figures out).
+  std::string mlp_width_unknown_because;
 };
 
 }  // namespace kvsize::hf

@@ -19,6 +19,7 @@
 #include "../model_spec.hpp"
 #include "../vision_tower.hpp"
 #include "../weights.hpp"
+#include "aliases.hpp"
 #include "attention_weights.hpp"
 #include "config_view.hpp"
 #include "json_reader.hpp"
@@ -197,6 +198,36 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   }
 }
 
+/// A dense layer whose MLP takes intermediate_size while the config gives none (and kvsize knows no
+/// class default, read_mlp_width): its width, the weights and the MLP term of the activation and
+/// compute-buffer estimates are unknown; the KV cache does not read it.
+inline void check_dense_widths(const config_view& v, parsed_config& out) {
+  const auto& m = out.spec;
+  if (m.intermediate_size != 0 || !out.mlp_width_unknown_because.empty()) {
+    return;
+  }
+  for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
+    const ffn_kind k = ffn_of_layer(m, il);
+    const bool needs = (k == ffn_kind::dense && ffn_width_of_layer(m, il) == 0) ||
+                       (k == ffn_kind::moe && m.weights.moe.expert_width == 0);
+    if (needs) {
+      const slot inter = v.get_first(keys::intermediate);
+      const std::string why = "expected the MLP width (layer " + std::to_string(il) +
+                              (k == ffn_kind::moe ? "'s experts take it" : " has a dense MLP") + "), got " +
+                              (inter.present() ? "null" : "nothing") + ", and kvsize knows no default for " +
+                              std::string(v.facts().source);
+      out.mlp_width_unknown_because = inter.pointer() + ": " + why;
+      out.warnings.push_back(out.mlp_width_unknown_because +
+                             "; the weights are not counted, nor the MLP term of the activation and llama.cpp "
+                             "compute-buffer estimates; the KV cache and the recurrent state do not read it");
+      if (out.weights_unknown_because.empty()) {
+        out.weights_unknown_because = out.mlp_width_unknown_because;
+      }
+      return;
+    }
+  }
+}
+
 inline void read_weights_shape(const json& root, const config_view& v, const std::string& mt,
                                const std::string& top_type, const layer_plan& plan, parsed_config& out) {
   using namespace weights_detail;
@@ -209,7 +240,15 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     read_attention_extras(v, m, w);
   });
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
-  read_weights_only(out, [&] { read_per_layer_blocks(plan, m); });  // FFN kinds and widths (block_configs' ffn)
+  read_weights_only(out, [&] {  // FFN kinds and widths (block_configs' ffn): the MLP width too
+    try {
+      read_per_layer_blocks(plan, m);
+    } catch (const config_error& e) {
+      out.mlp_width_unknown_because = e.pointer() + ": " + e.message();
+      throw;
+    }
+  });
+  check_dense_widths(v, out);
   read_weights_only(out, [&] { read_recurrent_mixers(v, out); });
   read_weights_only(out, [&] { read_mtp(v, out); });
   read_weights_only(out, [&] { warn_uncounted_weights(v, out.warnings); });

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// kvsize/hf/mlp_width.hpp and kvsize/layer_widths.hpp: the MLP width a config gives, LFM2's
+// adjusted width, the class default where the key is missing, and the widest layer's width that
+// the activation peak and llama.cpp's compute buffer read.
+#include <kvsize/engines/llama_cpp_compute.hpp>
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
+#include <kvsize/workspace.hpp>
+
+#include "hf_support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+
+using kvsize::test::configs_dir;
+using kvsize::test::has_warning;
+
+namespace {
+
+auto document(const std::string& file) -> nlohmann::json {
+  std::ifstream in(configs_dir() / file);
+  return nlohmann::json::parse(in);
+}
+
+auto read(const nlohmann::json& doc) -> kvsize::hf::parsed_config { return kvsize::hf::parse_config(doc.dump()); }
+
+}  // namespace
+
+TEST_CASE("LFM2: Lfm2MLP's adjusted width, the short-conv mixers and the tied head", "[hf][lfm2][weights]") {
+  // LFM2-1.2B: block_ff_dim 12,288 → int(2 × 12,288 / 3) = 8,192 → × 1.0 → a multiple of 256: 8,192
+  // (transformers models/lfm2/modeling_lfm2.py Lfm2MLP; vLLM and SGLang models/lfm2.py Lfm2MLP).
+  const auto lfm2 = kvsize::hf::load_config(configs_dir() / "LiquidAI__LFM2-1.2B.config.json");
+  CHECK(lfm2.spec.intermediate_size == 8'192);
+  CHECK(lfm2.spec.tied_embeddings);  // Lfm2Config.__init__: tie_word_embeddings=True; the file has no key
+  CHECK(lfm2.spec.weights.recurrent.kind == kvsize::recurrent_kind::short_conv);
+  CHECK(lfm2.spec.weights.recurrent.head_dim == 2'048);
+  CHECK(lfm2.spec.weights.recurrent.conv_kernel == 3);
+  CHECK(lfm2.weights_unknown_because.empty());
+  CHECK_FALSE(has_warning(lfm2, "not counted"));
+
+  nlohmann::json doc = document("LiquidAI__LFM2-1.2B.config.json");
+  SECTION("a null multiplier: int(2w/3) and no rounding") {
+    doc["block_ff_dim"] = 12'000;
+    doc["block_ffn_dim_multiplier"] = nullptr;
+    CHECK(read(doc).spec.intermediate_size == 8'000);
+  }
+  SECTION("a multiplier truncates, then rounds up to block_multiple_of") {
+    doc["block_ffn_dim_multiplier"] = 1.3;  // int(1.3 × 8,192) = 10,649 → 10,752 (42 × 256)
+    CHECK(read(doc).spec.intermediate_size == 10'752);
+    doc["block_multiple_of"] = 1'000;  // → 11,000
+    CHECK(read(doc).spec.intermediate_size == 11'000);
+  }
+  SECTION("auto-adjust off: the width as given") {
+    doc["block_auto_adjust_ff_dim"] = false;
+    CHECK(read(doc).spec.intermediate_size == 12'288);
+  }
+  SECTION("block_ff_dim first, then intermediate_size (Lfm2Config), then 12,288") {
+    doc["intermediate_size"] = 6'144;
+    CHECK(read(doc).spec.intermediate_size == 8'192);
+    doc.erase("block_ff_dim");
+    CHECK(read(doc).spec.intermediate_size == 4'096);
+    doc.erase("intermediate_size");
+    const auto defaulted = read(doc);
+    CHECK(defaulted.spec.intermediate_size == 8'192);
+    CHECK(has_warning(defaulted, "took 12288, the default of Lfm2Config"));
+  }
+  SECTION("conv_bias: every projection and the conv carry a bias") {
+    const std::uint64_t before = kvsize::parameters(read(doc).spec).total;
+    doc["conv_bias"] = true;
+    // 10 conv layers × (3 × 2,048 + 2,048 + 2,048) bias elements
+    CHECK(kvsize::parameters(read(doc).spec).total == before + 10 * 5 * 2'048);
+  }
+}
+
+TEST_CASE("a missing intermediate_size takes the config class's default, or leaves the width unknown", "[hf][weights]") {
+  SECTION("Llama: LlamaConfig's 11,008 (what transformers, and so vLLM, would build)") {
+    nlohmann::json doc = document("meta-llama__Llama-3.1-8B.config.json");
+    const auto full = read(doc);
+    doc.erase("intermediate_size");
+    const auto c = read(doc);
+    CHECK(c.spec.intermediate_size == 11'008);
+    CHECK(has_warning(c, "/intermediate_size is absent: took 11008, the default of LlamaConfig"));
+    CHECK(c.weights_unknown_because.empty());
+    CHECK(c.mlp_width_unknown_because.empty());
+    CHECK(kvsize::kv_bytes_per_token(c.spec) == kvsize::kv_bytes_per_token(full.spec));
+  }
+  SECTION("Mistral: no default known, a dense layer needs one: width and weights unknown, the KV stands") {
+    nlohmann::json doc = document("mistralai__Mistral-7B-v0.1.config.json");
+    const auto full = read(doc);
+    nlohmann::json null_width = doc;
+    null_width["intermediate_size"] = nullptr;
+    doc.erase("intermediate_size");
+    for (const auto& variant : {doc, null_width}) {
+      const auto c = read(variant);
+      CHECK(c.spec.intermediate_size == 0);
+      CHECK(c.mlp_width_unknown_because.starts_with("/intermediate_size: expected the MLP width (layer 0 has a dense MLP)"));
+      CHECK(c.weights_unknown_because == c.mlp_width_unknown_because);
+      CHECK(kvsize::kv_bytes_per_token(c.spec) == kvsize::kv_bytes_per_token(full.spec));
+    }
+  }
+  SECTION("Qwen3.5-MoE: every layer's experts have their own width, so none is needed") {
+    const auto c = kvsize::hf::load_config(configs_dir() / "Qwen__Qwen3.5-35B-A3B.config.json");
+    CHECK(c.spec.intermediate_size == 0);
+    CHECK(c.mlp_width_unknown_because.empty());
+    CHECK(c.weights_unknown_because.empty());
+    CHECK(kvsize::widest_mlp_width(c.spec) == 512);  // moe_intermediate_size
+  }
+  SECTION("a malformed block_configs width leaves the MLP width unknown with the weights") {
+    const auto c = kvsize::hf::load_config(configs_dir() / "weights_unknown" / "decilm_ffn_mult_string.json");
+    CHECK(c.mlp_width_unknown_because.starts_with("/block_configs/"));
+    CHECK_FALSE(c.weights_unknown_because.empty());
+  }
+}
+
+TEST_CASE("the activation peak and llama.cpp's compute buffer read the widest layer's MLP", "[workspace][hf]") {
+  // Llama-3.3-Nemotron-Super-49B: intermediate_size null; block_configs' ffn_mult gives each layer's width,
+  // find_multiple(int(2 × mult × 8,192 / 3), 256), the widest 28,672 (mult 5.25).
+  const auto super = kvsize::hf::load_config(configs_dir() / "nvidia__Llama-3_3-Nemotron-Super-49B-v1.config.json");
+  CHECK(super.spec.intermediate_size == 0);
+  CHECK(super.mlp_width_unknown_because.empty());
+  CHECK(kvsize::widest_mlp_width(super.spec) == 28'672);
+  // MLP phase 3 × 8,192 + 3 × 28,672 = 110,592 elements a token (the attention phase, 3 × 8,192 + 64 × 256 +
+  // 8 × 256 = 43,008, is smaller); it read 3 × 8,192 = 24,576 for the MLP before.
+  CHECK(kvsize::activation_peak_elements(super.spec) == 110'592);
+  // llama.cpp's MLP term: ubatch 512 × (2 × 8,192 + 3 × 28,672) × 4 B + the mask.
+  const auto b = kvsize::engines::llama_cpp::compute_buffers_of(super.spec, 4'096, 1, 1, 512, true);
+  const std::uint64_t mask = 4'096ULL * 512 * 4;
+  CHECK(b.mlp.count() == 512ULL * (2 * 8'192 + 3 * 28'672) * 4 + mask);
+
+  // A model whose intermediate_size is its widest MLP reads the same as before (Llama-3.1-8B: 14,336).
+  const auto llama = kvsize::hf::load_config(configs_dir() / "meta-llama__Llama-3.1-8B.config.json");
+  CHECK(kvsize::widest_mlp_width(llama.spec) == 14'336);
+  CHECK(kvsize::activation_peak_elements(llama.spec) == 3 * 4'096 + 3 * 14'336);
+}
