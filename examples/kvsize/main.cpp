@@ -135,6 +135,23 @@ void device_options(CLI::App& app, kvsize::cli::options& o) {
   device.add_option("--bandwidth", o.bandwidth, "peak memory bandwidth of one device, e.g. 936GB/s (overrides --gpu's)");
 }
 
+/// vLLM's start-up options beyond the scheduler's: the CUDA-graph estimate (0.20 – 0.22) and 0.22's
+/// model runner.
+void vllm_start_up_knobs(CLI::Option_group& engine, kvsize::cli::options& o) {
+  engine.add_flag("--enforce-eager", o.enforce_eager,
+                  "vLLM: no CUDA graphs (vLLM 0.20 to 0.22 then subtract no CUDA-graph estimate)")
+      ->disable_flag_override();
+  engine.add_option("--cuda-graph-memory", o.cuda_graph_memory,
+                    "vLLM 0.20 to 0.22 (V1): the \"Estimated CUDA graph memory\" of a start-up log, which they subtract "
+                    "from the KV budget, e.g. 0.55GiB (0 for VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0)");
+  engine.add_option("--model-runner", o.model_runner,
+                    "vLLM 0.22: v2 or v1 as VLLM_USE_V2_MODEL_RUNNER=1 or 0 sets it; auto (the default): 0.22's rule, "
+                    "Model Runner V2 for an unquantized dense Qwen3ForCausalLM served without a reasoning parser")
+      ->check(CLI::IsMember({"auto", "v1", "v2"}));
+  engine.add_option("--reasoning-parser", o.reasoning_parser,
+                    "vLLM's flag, read for one thing: with a reasoning parser vLLM 0.22 runs the model on Model Runner V1");
+}
+
 /// "Engine": which engine, its parallelism and its knobs; the help names the library's defaults.
 void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   const kvsize::engine_options defaults;
@@ -164,12 +181,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
       ->check(positive_integer(max_u32));
   engine.add_option("--gpu-memory-utilization", o.gpu_memory_utilization, vllm_utilization_words())
       ->check(memory_fraction);
-  engine.add_flag("--enforce-eager", o.enforce_eager,
-                  "vLLM: no CUDA graphs (vLLM 0.20 and 0.21 then subtract no CUDA-graph estimate)")
-      ->disable_flag_override();
-  engine.add_option("--cuda-graph-memory", o.cuda_graph_memory,
-                    "vLLM 0.20 and 0.21: the \"Estimated CUDA graph memory\" of a start-up log, which they subtract "
-                    "from the KV budget, e.g. 0.55GiB (0 for VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0)");
+  vllm_start_up_knobs(engine, o);
   auto* prefix_on = engine
                         .add_flag("--enable-prefix-caching", o.enable_prefix_caching,
                                   "vLLM: cache prompt prefixes (its default, but off for models with recurrent "

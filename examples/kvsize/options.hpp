@@ -53,7 +53,9 @@ struct options {
   bool enable_prefix_caching = false;     ///< vLLM --enable-prefix-caching (a hybrid's Mamba cache mode)
   bool no_enable_prefix_caching = false;  ///< vLLM --no-enable-prefix-caching
   bool enforce_eager = false;             ///< vLLM --enforce-eager: no CUDA graphs
-  std::optional<std::string> cuda_graph_memory;  ///< --cuda-graph-memory SIZE: a start-up log's graph estimate (vLLM 0.20, 0.21)
+  std::optional<std::string> cuda_graph_memory;  ///< --cuda-graph-memory SIZE: a start-up log's graph estimate (vLLM 0.20 – 0.22)
+  std::optional<std::string> model_runner;       ///< --model-runner auto|v1|v2: vLLM 0.22's VLLM_USE_V2_MODEL_RUNNER
+  std::optional<std::string> reasoning_parser;   ///< --reasoning-parser NAME: vLLM's flag (0.22: Model Runner V1)
   bool kv_unified = false;
   bool swa_full = false;
   bool list_gpus = false;

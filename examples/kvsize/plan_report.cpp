@@ -85,6 +85,11 @@ auto sampler_words(const sizing& s, const workspace_terms& w, const workspace_ov
   if (o.sampler) {
     return "--sampler";
   }
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::uses_model_runner_v2(s.config.spec, s.engine_opts)) {
+    return fmt::format("{} rows × vocab, float32, and the Gumbel scratch (Model Runner V2's sampler warm-up), beside "
+                       "the forward pass's output",
+                       grouped(w.sampler_rows));
+  }
   if (w.sampler_rows == 0 || w.sampler_element_bytes == 4) {
     return fmt::format("{} rows × vocab, float32", grouped(w.sampler_rows));
   }
@@ -117,7 +122,7 @@ auto plan_point_of(const sizing& s) -> point_result {
                                   "start-up logs)",
                                   pf.inputs.options.tp);
   q.buffers_words = "rotary cos/sin cache and vocabulary padding, loaded with the weights";
-  q.cuda_graphs_words = "vLLM's estimate (0.20 and 0.21), as given by --cuda-graph-memory";
+  q.cuda_graphs_words = "vLLM's estimate (0.20 to 0.22 on V1), as given by --cuda-graph-memory; 0 on Model Runner V2";
   q.reserve_words = reserve_rule(s);
   q.context_limit = r.context_limit;
   return q;

@@ -84,7 +84,7 @@ struct point_result {
   bytes runtime{0};
   bytes non_torch{0};     ///< memory outside the engine's allocator (vLLM: non_torch_increase)
   bytes buffers{0};       ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
-  bytes cuda_graphs{0};   ///< CUDA-graph memory the engine subtracts (vLLM 0.20 and 0.21's estimate)
+  bytes cuda_graphs{0};   ///< CUDA-graph memory the engine subtracts (vLLM 0.20 – 0.22's estimate)
   bytes workspace{0};     ///< the allocator's peak (logits, activations, sampler) + runtime + non-torch + buffers
                           ///< + CUDA graphs
   bytes reserve{0};       ///< kept from the KV cache by the engine's budget rule

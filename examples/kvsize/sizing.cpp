@@ -268,6 +268,16 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                                        : kvsize::vllm_prefix_caching::disabled;
   }
   o.vllm.enforce_eager = opts.enforce_eager;
+  if (opts.model_runner) {
+    o.vllm.model_runner = *opts.model_runner == "v2"   ? kvsize::vllm_model_runner::v2
+                          : *opts.model_runner == "v1" ? kvsize::vllm_model_runner::v1
+                                                       : kvsize::vllm_model_runner::automatic;
+  }
+  o.vllm.reasoning_parser = opts.reasoning_parser.has_value();
+  // VllmConfig._is_default_v2_model_runner_model, as far as config.json says (architectures[0]; the
+  // expert count is the spec's, read by uses_model_runner_v2).
+  o.vllm.v2_default_checkpoint = s.config.architecture == "Qwen3ForCausalLM" && !s.config.quantization_method &&
+                                 !s.config.quantization && !s.config.checkpoint;
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
   }
@@ -312,6 +322,8 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.engine_version.has_value(), "--engine-version", reads(engine_knob::engine_version)},
       {opts.enforce_eager, "--enforce-eager", reads(engine_knob::cuda_graphs)},
       {opts.cuda_graph_memory.has_value(), "--cuda-graph-memory", reads(engine_knob::cuda_graphs)},
+      {opts.model_runner.has_value(), "--model-runner", reads(engine_knob::model_runner)},
+      {opts.reasoning_parser.has_value(), "--reasoning-parser", reads(engine_knob::model_runner)},
   };
   for (const auto& k : knobs) {
     if (k.given && !k.used) {
@@ -872,8 +884,9 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   }
 }
 
-/// vLLM 0.20 and 0.21's CUDA-graph estimate: a budget from the device needs it (--cuda-graph-memory), or needs
-/// to know it is 0 (--enforce-eager, an AMD GPU); before 0.20 --cuda-graph-memory changes nothing.
+/// vLLM 0.20 – 0.22's CUDA-graph estimate: a budget from the device needs it (--cuda-graph-memory), or needs
+/// to know it is 0 (--enforce-eager, an AMD GPU, 0.22's Model Runner V2); before 0.20 --cuda-graph-memory
+/// changes nothing.
 void check_cuda_graph_term(const options& opts, const sizing& s, const device_choice& d,
                            std::vector<std::string>& warnings) {
   namespace vllm = kvsize::engines::vllm;
@@ -881,11 +894,26 @@ void check_cuda_graph_term(const options& opts, const sizing& s, const device_ch
     return;  // warn_unused_knobs has said that the options have no effect
   }
   const std::uint32_t release = vllm::release_of(s.engine_opts);
+  for (const auto& [given, flag] : {std::pair{opts.model_runner.has_value(), "--model-runner"},
+                                    std::pair{opts.reasoning_parser.has_value(), "--reasoning-parser"}}) {
+    if (given && release < vllm::model_runner_v2_since) {
+      warnings.push_back(fmt::format("{} has no effect under vLLM {}: releases before 0.22 have one model runner",
+                                     opts.flag(flag), vllm::release_name(release)));
+    }
+  }
   if (opts.cuda_graph_memory && release < vllm::graph_estimate_since) {
     warnings.push_back(fmt::format("{} has no effect under vLLM {}: releases before 0.20 log the CUDA-graph estimate "
-                                   "but do not subtract it (give {} 0.20 or 0.21 for a release that does)",
+                                   "but do not subtract it (give {} 0.20, 0.21 or 0.22 for a release that does)",
                                    opts.flag("--cuda-graph-memory"), vllm::release_name(release),
                                    opts.flag("--engine-version")));
+  }
+  if (vllm::uses_model_runner_v2(s.config.spec, s.engine_opts)) {  // profile_cudagraph_memory returns 0 on V2
+    if (opts.cuda_graph_memory) {
+      warnings.push_back(fmt::format("{} has no effect on vLLM 0.22's Model Runner V2, which subtracts no CUDA-graph "
+                                     "estimate (pass {} v1 for the V1 runner)",
+                                     opts.flag("--cuda-graph-memory"), opts.flag("--model-runner")));
+    }
+    return;
   }
   if (d.memory && !opts.kv_memory && !vllm::cuda_graph_refusal(s.engine_opts).empty()) {
     throw usage_error{fmt::format(
@@ -1017,6 +1045,16 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   const std::optional<bytes> kv_memory = kv_memory_of(opts, device);
   size_request(opts, s, device, overrides);
   check_cuda_graph_term(opts, s, device, stderr_warnings);
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::uses_model_runner_v2(s.config.spec, s.engine_opts)) {
+    s.notes.push_back(fmt::format(
+        "vLLM {} runs this model on Model Runner V2 ({}: vllm/config/vllm.py use_v2_model_runner): its profile "
+        "samples without top-k/top-p and subtracts no CUDA-graph estimate; {} v1 gives the V1 runner "
+        "(VLLM_USE_V2_MODEL_RUNNER=0)",
+        kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(s.engine_opts)),
+        opts.model_runner == "v2" ? "--model-runner v2"
+                                  : "an unquantized dense Qwen3ForCausalLM served without a reasoning parser",
+        opts.flag("--model-runner")));
+  }
   model_spec served = m;  // activations and logits in the dtype the engine computes in
   served.compute_dtype = serving_dtype(s.engine, s.dtype_facts);
   set_per_token_figures(opts, s, served);

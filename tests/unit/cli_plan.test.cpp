@@ -440,7 +440,7 @@ TEST_CASE("kvsize --engine-version: vLLM's release picks its start-up rules", "[
   CHECK(json_of(llama_vllm).at("budget").at("engine_version") == "0.19");
   CHECK_THAT(run_cli(llama_vllm).out, ContainsSubstring("0.19 at gpu_memory_utilization 0.9"));
   // Releases not modelled, and text that is no release: exit 2, the option named, nothing on stdout.
-  for (const std::string bad : {"0.22", "0.22.0", "0.9.2", "1.0", "latest", "0.99999"}) {
+  for (const std::string bad : {"0.23", "0.25.1", "0.9.2", "1.0", "latest", "0.99999"}) {
     CAPTURE(bad);
     require_refused(run_cli(llama_vllm + " --engine-version " + bad), "--engine-version");
   }
@@ -455,7 +455,7 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
                             "/configs/meta-llama__Llama-3.1-8B.config.json' --gpu-memory 79.18GiB --context 16000";
   const std::string v20 = llama + " --engine vllm --engine-version 0.20";
   // With a device and no way to know the estimate: exit 2 naming the options that give it.
-  for (const std::string release : {"0.20", "v0.20.0", "0.20.2", "0.21", "0.21.0"}) {
+  for (const std::string release : {"0.20", "v0.20.0", "0.20.2", "0.21", "0.21.0", "0.22"}) {
     CAPTURE(release);
     const auto r = run_cli(llama + " --engine vllm --engine-version " + release);
     require_refused(r, "--enforce-eager");
@@ -513,6 +513,44 @@ TEST_CASE("kvsize --engine-version 0.20: the CUDA-graph estimate, from --enforce
   CHECK(other.exit_code == 0);
   CHECK_THAT(other.err, ContainsSubstring("--enforce-eager has no effect with --engine sglang"));
   CHECK_THAT(other.err, ContainsSubstring("--cuda-graph-memory has no effect with --engine sglang"));
+}
+
+TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCausalLM", "[cli][plan]") {
+  // engines/vllm_runner_v2.hpp; docs/research/vllm-model-runner-v2.md. Qwen3-8B on an H100 80 GB (T 8192,
+  // R 1024): V2's profile peak is its sampler phase, 1,010,823,168 B, and it subtracts no CUDA-graph estimate.
+  const std::string qwen3 = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                            "/configs/Qwen__Qwen3-8B.config.json' --gpu-memory 79.18GiB --context 16000 --engine vllm "
+                            "--engine-version 0.22";
+  const auto v2 = json_of(qwen3);
+  CHECK(v2.at("budget").at("engine_version") == "0.22");
+  CHECK(v2.at("budget").at("cuda_graphs_bytes") == 0);
+  CHECK(v2.at("budget").at("fraction").get<double>() == 0.92);
+  CHECK(v2.at("budget").at("activation_peak_bytes") == 1'010'823'168ULL);
+  CHECK_THAT(run_cli(qwen3).out, ContainsSubstring("Model Runner V2"));
+  // A reasoning parser (vLLM's flag) or --model-runner v1 sends it to V1, which needs the graph estimate.
+  require_refused(run_cli(qwen3 + " --reasoning-parser qwen3"), "--enforce-eager");
+  require_refused(run_cli(qwen3 + " --model-runner v1"), "--enforce-eager");
+  const auto v1 = json_of(qwen3 + " --model-runner v1 --enforce-eager");
+  CHECK(v1.at("kv_budget_bytes").get<std::uint64_t>() < v2.at("kv_budget_bytes").get<std::uint64_t>());
+  // On V2 a given graph estimate changes nothing, and says so.
+  const auto given = run_cli(qwen3 + " --cuda-graph-memory 0.55GiB");
+  CHECK(given.exit_code == 0);
+  CHECK_THAT(given.err, ContainsSubstring("--cuda-graph-memory has no effect on vLLM 0.22's Model Runner V2"));
+  // A MoE (Qwen3MoeForCausalLM) stays on V1 unless forced; a bad runner name is refused.
+  const std::string moe = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                          "/configs/Qwen__Qwen3-30B-A3B.config.json' --gpu-memory 79.18GiB --engine vllm "
+                          "--engine-version 0.22";
+  require_refused(run_cli(moe), "--enforce-eager");
+  CHECK(run_cli(moe + " --model-runner v2").exit_code == 0);
+  require_refused(run_cli(qwen3 + " --model-runner v3"), "--model-runner");
+  const std::string qwen3_alone = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/Qwen__Qwen3-8B.config.json'";
+  const auto other = run_cli(qwen3_alone + " --engine sglang --model-runner v2 --reasoning-parser qwen3");
+  CHECK(other.exit_code == 0);
+  CHECK_THAT(other.err, ContainsSubstring("--model-runner has no effect with --engine sglang"));
+  CHECK_THAT(other.err, ContainsSubstring("--reasoning-parser has no effect with --engine sglang"));
+  const auto older = run_cli(qwen3_alone + " --engine vllm --model-runner v2");
+  CHECK(older.exit_code == 0);
+  CHECK_THAT(older.err, ContainsSubstring("--model-runner has no effect under vLLM 0.19"));
 }
 
 TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid model", "[cli][plan]") {

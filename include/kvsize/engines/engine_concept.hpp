@@ -56,7 +56,7 @@ struct workspace_defaults {
                            ///< the peak is max(activations, logits + sampler), not their sum
   bytes non_torch{0};      ///< memory outside the framework's allocator (CUDA context, NCCL, cuBLAS)
   bytes buffers{0};        ///< device buffers loaded with the weights (vLLM: rotary cos/sin cache, vocab padding)
-  bytes cuda_graphs{0};    ///< CUDA-graph memory the engine subtracts from the budget (vLLM 0.20 and 0.21's estimate)
+  bytes cuda_graphs{0};    ///< CUDA-graph memory the engine subtracts from the budget (vLLM 0.20 – 0.22's estimate)
   /// The engine's own figures for the forward pass's peak and the logits' (llama.cpp's graph
   /// allocator: engines/llama_cpp_compute.hpp), in place of the generic per-layer formulas.
   std::optional<bytes> activations_bytes{};
@@ -82,7 +82,8 @@ enum class engine_knob : std::uint32_t {
   gpu_layers = 1U << 12,               ///< llama.cpp -ngl
   engine_version = 1U << 13,           ///< --engine-version: the release whose rules apply (vLLM, SGLang)
   prefix_caching = 1U << 14,           ///< vLLM --enable-prefix-caching / --no-enable-prefix-caching
-  cuda_graphs = 1U << 15,              ///< vLLM --enforce-eager / --cuda-graph-memory (0.20 and 0.21's graph estimate)
+  cuda_graphs = 1U << 15,              ///< vLLM --enforce-eager / --cuda-graph-memory (0.20 – 0.22's graph estimate)
+  model_runner = 1U << 16,             ///< vLLM 0.22 --model-runner / --reasoning-parser (Model Runner V1 or V2)
 };
 [[nodiscard]] constexpr auto operator|(engine_knob a, engine_knob b) -> engine_knob {
   return static_cast<engine_knob>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));

@@ -26,6 +26,14 @@ enum class vllm_prefix_caching : std::uint8_t {
   disabled,   ///< --no-enable-prefix-caching: a shared prefix is stored once per request
 };
 
+/// Which model runner vLLM 0.22+ uses (VLLM_USE_V2_MODEL_RUNNER; vllm/config/vllm.py
+/// VllmConfig.use_v2_model_runner).
+enum class vllm_model_runner : std::uint8_t {
+  automatic,  ///< the environment variable unset: 0.22's rule (engines/vllm_runner_v2.hpp uses_model_runner_v2)
+  v1,         ///< VLLM_USE_V2_MODEL_RUNNER=0
+  v2,         ///< VLLM_USE_V2_MODEL_RUNNER=1
+};
+
 /// vLLM (v1) knobs: its engine arguments of the same names (vllm/engine/arg_utils.py EngineArgs).
 struct vllm_knobs {
   std::uint64_t max_num_batched_tokens = 0;  ///< 0 → the API server's default (8192; 2048 on devices under 70 GiB and A100s)
@@ -39,9 +47,17 @@ struct vllm_knobs {
   std::uint32_t release_minor = 0;   ///< the release 0.X whose start-up rules apply; 0 → 0.19 (vllm_startup.hpp)
   bool enforce_eager = false;        ///< --enforce-eager: no CUDA graphs, so 0.20+ measures no graph estimate
   bool rocm = false;                 ///< the device is an AMD GPU (HIP): 0.20+ measures no graph estimate there
-  /// The "Estimated CUDA graph memory: X GiB total" of a start-up log, which 0.20 and 0.21 subtract
+  /// The "Estimated CUDA graph memory: X GiB total" of a start-up log, which 0.20 – 0.22 (V1) subtract
   /// from the budget (none: not known, and they are refused unless enforce_eager or rocm makes it 0).
   std::optional<bytes> cuda_graph_estimate{};
+  vllm_model_runner model_runner = vllm_model_runner::automatic;  ///< 0.22+: V1 or Model Runner V2
+  /// The checkpoint is one that 0.22 runs on Model Runner V2 by default, as far as config.json says:
+  /// `architectures` holds Qwen3ForCausalLM and there is no `quantization_config`
+  /// (VllmConfig._is_default_v2_model_runner_model; the expert count is the spec's). The command
+  /// sets it from the config; a library caller sets it for such a checkpoint.
+  bool v2_default_checkpoint = false;
+  /// --reasoning-parser (or --reasoning-config) given: any reasoning config sends 0.22 to V1.
+  bool reasoning_parser = false;
 };
 
 /// SGLang knobs: its server arguments of the same names (python/sglang/srt/server_args.py ServerArgs).

@@ -16,6 +16,7 @@
 #include "common.hpp"
 #include "engine_concept.hpp"
 #include "vllm_prefix_caching.hpp"  // the Mamba cache mode
+#include "vllm_runner_v2.hpp"       // 0.22's Model Runner V2
 #include "vllm_startup.hpp"  // the release, the device-dependent defaults, the profile run
 
 namespace kvsize::engines::vllm {
@@ -417,7 +418,8 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::max_num_batched_tokens |
                                        engine_knob::max_num_seqs | engine_knob::gpu_memory_utilization |
                                        engine_knob::engine_version | engine_knob::prefix_caching |
-                                       engine_knob::cuda_graphs;
+                                       engine_knob::cuda_graphs |
+                                       engine_knob::model_runner;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }
@@ -464,13 +466,20 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// bytes per element, beside the forward pass's kept output); non-torch memory by tp; the rotary
   /// cache and vocabulary padding as buffers loaded with the weights. No runtime term: the 150 MiB of
   /// vLLM's suggested --kv-cache-memory is never subtracted from the budget. From 0.20 the CUDA-graph
-  /// estimate (cuda_graph_memory) is one more term; where it is not known the budget is refused.
+  /// estimate (cuda_graph_memory) is one more term; where it is not known the budget is refused. On
+  /// 0.22's Model Runner V2 (uses_model_runner_v2) the sampler holds a float32 copy and Gumbel scratch
+  /// (v2_sampler_phase_extra) and the graph term is 0 (profile_cudagraph_memory returns 0).
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     using namespace engines::vllm;
     if (const std::string_view why = release_refusal(release_of(o)); !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }
-    if (const std::string_view why = cuda_graph_refusal(o); !why.empty()) {
+    const bool v2 = uses_model_runner_v2(m, o);
+    if (v2 && recurrent_layers(m) != 0) {  // _validate_v2_model_runner raises on has_inner_state
+      throw kvsize::invalid_argument("vLLM's Model Runner V2 does not run models with recurrent layers "
+                                     "(VLLM_USE_V2_MODEL_RUNNER=1 fails at start-up): give model runner v1");
+    }
+    if (const std::string_view why = cuda_graph_refusal(o); !v2 && !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }
     const std::uint64_t rows = sampler_rows(o);
@@ -483,12 +492,12 @@ struct vllm_engine : engine_defaults<vllm_engine> {
             .runtime = bytes{0},
             .sequences = o.batch,
             .activation_tp = o.tp,
-            .sampler_element_bytes = sampler_element_bytes(release_of(o), rows),
-            .sampler_extra = sampler_phase_extra(m, o, served),
+            .sampler_element_bytes = v2 ? v2_sampler_element_bytes : sampler_element_bytes(release_of(o), rows),
+            .sampler_extra = v2 ? v2_sampler_phase_extra(m, o, served) : sampler_phase_extra(m, o, served),
             .phased = true,
             .non_torch = non_torch_memory(o),
             .buffers = loaded_buffers(m, o, served),
-            .cuda_graphs = cuda_graph_memory(o).value_or(bytes{0})};
+            .cuda_graphs = v2 ? bytes{0} : cuda_graph_memory(o).value_or(bytes{0})};
   }
   /// The release whose rules apply ("0.19"), for the budget and the report.
   [[nodiscard]] static constexpr auto version_name(const engine_options& o) -> std::string_view {

@@ -34,10 +34,11 @@
 // unchanged, and the sampler warm-up, though it now runs FlashInfer's top-k/top-p sampler (PR #40376,
 // the default since) and then forward_native a second time (PR #41375), runs them one after the other,
 // each at 0.19's 12 B per element (a float32 copy, the masked logits or the Triton path, the
-// probabilities), the first one's tensors freed before the second starts. 0.22 runs Qwen3ForCausalLM
-// dense models on Model Runner V2 (PR #39337, vllm/config/vllm.py use_v2_model_runner), whose profile
-// samples without top-k/top-p and whose CUDA-graph estimate is 0; 0.25.1 makes V2 the default for dense
-// models: not modelled (docs/research/vllm-cudagraph-estimate.md §4b).
+// probabilities), the first one's tensors freed before the second starts. 0.22 keeps that rule for the
+// models it runs on Model Runner V1 (determine_available_memory, profile_run and _dummy_run unchanged),
+// and runs Qwen3ForCausalLM dense models on Model Runner V2 (PR #39337), whose profile samples without
+// top-k/top-p and whose CUDA-graph estimate is 0 (vllm_runner_v2.hpp). 0.25.1 makes V2 the default for
+// dense models: not modelled (docs/research/vllm-model-runner-v2.md, vllm-cudagraph-estimate.md §4b).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -55,20 +56,21 @@
 
 namespace kvsize::engines::vllm {
 
-/// The releases whose start-up rules kvsize models: 0.10 to 0.21 (vllm_knobs::release_minor).
+/// The releases whose start-up rules kvsize models: 0.10 to 0.22 (vllm_knobs::release_minor).
 inline constexpr std::uint32_t oldest_release_minor = 10;
-inline constexpr std::uint32_t newest_release_minor = 21;
+inline constexpr std::uint32_t newest_release_minor = 22;
 /// The release applied when none is given: 0.19, the newest whose budget follows from the config
-/// alone (0.20's and 0.21's need the CUDA-graph estimate of a start-up log, or --enforce-eager).
+/// alone for every model (0.20 – 0.22's V1 runs need the CUDA-graph estimate of a start-up log, or
+/// --enforce-eager).
 inline constexpr std::uint32_t default_release_minor = 19;
 /// The first release that subtracts the CUDA-graph estimate and defaults to 0.92 of the device (every
 /// modelled release after it too).
 inline constexpr std::uint32_t graph_estimate_since = 20;
 
-/// "0.10" … "0.21": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
+/// "0.10" … "0.22": the name of release 0.`minor` (a static string, for startup_budget::engine_version).
 [[nodiscard]] constexpr auto release_name(std::uint32_t minor) -> std::string_view {
   constexpr std::array<std::string_view, newest_release_minor - oldest_release_minor + 1> names{
-      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20", "0.21"};
+      "0.10", "0.11", "0.12", "0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20", "0.21", "0.22"};
   if (minor < oldest_release_minor || minor > newest_release_minor) {
     return {};
   }
@@ -90,12 +92,12 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
 [[nodiscard]] constexpr auto release_refusal(std::uint32_t minor) -> std::string_view {
   if (minor < oldest_release_minor) {
     return "vLLM releases before 0.10 are not modelled (the V0 engine and 0.9's start-up rule differ); "
-           "modelled: 0.10 to 0.21";
+           "modelled: 0.10 to 0.22";
   }
   if (minor > newest_release_minor) {
-    return "vLLM 0.22 and later are not modelled: 0.22 runs Qwen3ForCausalLM dense models on Model Runner V2 "
-           "(PR #39337), whose profile run and CUDA-graph estimate differ, 0.25.1 makes it the default for dense "
-           "models, and no public start-up log of a later release settles its budget; modelled: 0.10 to 0.21";
+    return "vLLM 0.23 and later are not modelled: 0.25.1 makes Model Runner V2 the default for dense models, later "
+           "releases fold V2's CUDA-graph reservation into the budget, and no public start-up log of them settles "
+           "either; modelled: 0.10 to 0.22";
   }
   return {};
 }
@@ -130,7 +132,7 @@ inline constexpr std::uint32_t graph_estimate_since = 20;
   if (cuda_graph_memory(o)) {
     return {};
   }
-  return "vLLM 0.20 and 0.21 subtract a CUDA-graph estimate that they measure by capturing graphs and that a config cannot "
+  return "vLLM 0.20 to 0.22 (on Model Runner V1) subtract a CUDA-graph estimate that they measure by capturing graphs and that a config cannot "
          "give: set enforce_eager (vLLM's --enforce-eager; no graphs, no estimate), or give the \"Estimated CUDA "
          "graph memory\" of a start-up log";
 }

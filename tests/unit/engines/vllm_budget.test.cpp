@@ -227,24 +227,81 @@ TEST_CASE("vllm_budget: releases", "[vllm_budget]") {
   CHECK(parse_release("0.019") == std::nullopt);  // a leading zero names no release (SGLang's rule too)
   CHECK(parse_release("V0.12") == 12U);
   CHECK(release_refusal(9).size() > 0);
-  // 0.22 runs Qwen3 dense models on Model Runner V2 (PR #39337), whose profile differs: refused, not
-  // over-predicted. 0.21 keeps 0.20's rule (vllm_startup.hpp).
-  CHECK(release_refusal(22).find("#39337") != std::string_view::npos);
+  // 0.22 is modelled (Model Runner V2 for Qwen3 dense models, vllm_runner_v2.hpp); 0.23+ is refused,
+  // not over-predicted. 0.21 and 0.22's V1 runs keep 0.20's rule (vllm_startup.hpp).
+  CHECK(release_refusal(23).find("0.25.1") != std::string_view::npos);
+  CHECK(release_name(23).empty());
+  CHECK(release_refusal(22).empty());
+  CHECK(release_name(22) == "0.22");
   CHECK(release_refusal(21).empty());
   CHECK(release_name(21) == "0.21");
   CHECK(release_refusal(20).empty());
   CHECK(release_name(20) == "0.20");
-  CHECK(release_name(22).empty());
   CHECK(release_refusal(19).empty());
   CHECK(release_refusal(10).empty());
   CHECK(release_name(release_of(engine_options{})) == "0.19");
   engine_options o{};
-  o.vllm.release_minor = 22;
+  o.vllm.release_minor = 23;
   CHECK_THROWS_AS(kvsize::engine_workspace(config("Qwen__Qwen3-0.6B.config.json"), engine_kind::vllm, o),
                   kvsize::invalid_argument);
   o.vllm.release_minor = 21;
   o.vllm.enforce_eager = true;  // 0.21, like 0.20, needs the CUDA-graph estimate, here 0
   CHECK_NOTHROW(kvsize::engine_workspace(config("Qwen__Qwen3-0.6B.config.json"), engine_kind::vllm, o));
+}
+
+// vLLM 0.22's Model Runner V2 (engines/vllm_runner_v2.hpp; docs/research/vllm-model-runner-v2.md §1, §3,
+// §5, §7, read in upstream source at 3cb83c959). Derived from the source, not from a log: no public 0.22
+// start-up log of a V2 run was found.
+TEST_CASE("vllm_budget: 0.22 runs Qwen3 dense models on Model Runner V2", "[vllm_budget]") {
+  using namespace kvsize::engines::vllm;
+  const model_spec& qwen3 = config("Qwen__Qwen3-8B.config.json");
+  engine_options o = options(22, 0, 16'000, 1);
+  o.device_memory = centi_gib(7918);  // an H100 80 GB: T 8192, R 1024 (get_batch_defaults)
+  o.vllm.v2_default_checkpoint = true;  // architectures ∋ Qwen3ForCausalLM, no quantization_config
+  REQUIRE(uses_model_runner_v2(qwen3, o));
+  // No CUDA-graph estimate on V2 (profile_cudagraph_memory returns 0): no refusal without --enforce-eager.
+  CHECK_NOTHROW(kvsize::engine_workspace(qwen3, engine_kind::vllm, o));
+  const auto w = kvsize::engine_workspace(qwen3, engine_kind::vllm, o);
+  CHECK(w.cuda_graphs == bytes{0});
+  // §7's example. Forward: 8,192 tokens × (3 × 4,096 + 3 × 12,288) × 2 B = 805,306,368 (0.750 GiB).
+  CHECK(w.activations == bytes{805'306'368});
+  // Sampler phase: logits 1,024 × 151,936 × 2 B = 311,164,928; the float32 copy 1,024 × 151,936 × 4 =
+  // 622,329,856; Gumbel scratch 12 × 1,024 × ⌈151,936 / 1,024⌉ (149) = 1,830,912; kept hidden states
+  // (8,192 + 1,024) × 4,096 × 2 = 75,497,472. Sum 1,010,823,168 (0.941 GiB), the peak.
+  CHECK(w.logits == bytes{311'164'928});
+  CHECK(w.sampler == bytes{622'329'856 + 1'830'912 + 75'497'472});
+  CHECK(w.peak() == bytes{1'010'823'168});
+  // 0.21's V1 sampler phase on the same inputs (12 B an element, the Triton scratch, T + 2R hidden
+  // states): 2.18 GiB, so V2's KV budget is larger by the difference (and by the graph estimate).
+  engine_options v1 = o;
+  v1.vllm.model_runner = kvsize::vllm_model_runner::v1;
+  v1.vllm.enforce_eager = true;
+  const auto w1 = kvsize::engine_workspace(qwen3, engine_kind::vllm, v1);
+  CHECK(w1.peak().in(GiB) > 2.18);
+  CHECK(w1.peak().in(GiB) < 2.19);
+
+  // What sends 0.22 to V1: a reasoning parser (any reasoning_config), experts, an older release, the
+  // environment variable; V1 then needs the graph estimate again.
+  engine_options reasoning = o;
+  reasoning.vllm.reasoning_parser = true;
+  CHECK_FALSE(uses_model_runner_v2(qwen3, reasoning));
+  CHECK_THROWS_AS(kvsize::engine_workspace(qwen3, engine_kind::vllm, reasoning), kvsize::invalid_argument);
+  CHECK_FALSE(uses_model_runner_v2(config("Qwen__Qwen3-30B-A3B.config.json"), o));
+  engine_options v21 = o;
+  v21.vllm.release_minor = 21;
+  CHECK_FALSE(uses_model_runner_v2(qwen3, v21));
+  CHECK_FALSE(uses_model_runner_v2(qwen3, v1));
+  engine_options not_default = o;
+  not_default.vllm.v2_default_checkpoint = false;  // another architecture, or a quantized checkpoint
+  CHECK_FALSE(uses_model_runner_v2(qwen3, not_default));
+  not_default.vllm.model_runner = kvsize::vllm_model_runner::v2;  // VLLM_USE_V2_MODEL_RUNNER=1
+  CHECK(uses_model_runner_v2(qwen3, not_default));
+  // Forced onto V2, a hybrid model fails at vLLM's start-up: refused.
+  engine_options forced = o;
+  forced.vllm.model_runner = kvsize::vllm_model_runner::v2;
+  CHECK_THROWS_AS(kvsize::engine_workspace(config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json"), engine_kind::vllm,
+                                           forced),
+                  kvsize::invalid_argument);
 }
 
 TEST_CASE("vllm_budget: the start-up lines as vLLM logs them", "[vllm_budget]") {
