@@ -276,8 +276,12 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.vllm.reasoning_parser = opts.reasoning_parser.has_value();
   // VllmConfig._is_default_v2_model_runner_model, as far as config.json says (architectures[0]; the
   // expert count is the spec's, read by uses_model_runner_v2).
-  o.vllm.v2_default_checkpoint = s.config.architecture == "Qwen3ForCausalLM" && !s.config.quantization_method &&
-                                 !s.config.quantization && !s.config.checkpoint;
+  // A quantization_config kvsize cannot read is still one (weights unknown because of it); a folder's
+  // safetensors beside its config.json are the same checkpoint, a GGUF file is not (V2's GGUF path untraced).
+  const bool quantized = s.config.quantization_method || s.config.quantization ||
+                         s.config.weights_unknown_because.starts_with("/quantization_config");
+  o.vllm.v2_default_checkpoint = s.config.architecture == "Qwen3ForCausalLM" && !quantized &&
+                                 !(s.config.checkpoint && s.config.checkpoint->as_loaded);
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
   }
@@ -907,6 +911,9 @@ void check_cuda_graph_term(const options& opts, const sizing& s, const device_ch
                                    opts.flag("--cuda-graph-memory"), vllm::release_name(release),
                                    opts.flag("--engine-version")));
   }
+  if (const std::string_view why = vllm::forced_model_runner_v2_refusal(s.config.spec, s.engine_opts); !why.empty()) {
+    throw usage_error{fmt::format("{} v2: {}", opts.flag("--model-runner"), why)};
+  }
   if (vllm::uses_model_runner_v2(s.config.spec, s.engine_opts)) {  // profile_cudagraph_memory returns 0 on V2
     if (opts.cuda_graph_memory) {
       warnings.push_back(fmt::format("{} has no effect on vLLM 0.22's Model Runner V2, which subtracts no CUDA-graph "
@@ -988,7 +995,8 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
           "KV memory it reports as --kv-memory",
           fit.startup.engine_version,
           kvsize::engines::vllm::release_of(s.engine_opts) >= kvsize::engines::vllm::graph_estimate_since
-              ? " − the CUDA-graph estimate (--cuda-graph-memory; 0 with --enforce-eager or on ROCm)"
+              ? " − the CUDA-graph estimate (--cuda-graph-memory; 0 with --enforce-eager, on ROCm or on Model "
+                "Runner V2)"
               : ""));
     } else if (is_engine(s.engine)) {
       s.notes.push_back(fmt::format(

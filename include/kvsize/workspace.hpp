@@ -53,7 +53,7 @@ struct workspace_terms {
   bytes runtime{0};      ///< runtime / context overhead (engine constant or override)
   bytes non_torch{0};    ///< memory outside the framework's allocator (the engine's estimate)
   bytes buffers{0};      ///< device buffers loaded with the weights (vLLM: rotary cache, vocab padding)
-  bytes cuda_graphs{0};  ///< CUDA-graph memory the engine subtracts (vLLM 0.20 and 0.21's estimate)
+  bytes cuda_graphs{0};  ///< CUDA-graph memory the engine subtracts (vLLM 0.20 – 0.22's estimate, V1)
   bool phased = false;   ///< forward pass and sampler peak one after the other (see the header comment)
 
   logits_kept logits_positions = logits_kept::none;

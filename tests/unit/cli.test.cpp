@@ -538,3 +538,34 @@ TEST_CASE("kvsize: --version prints the project version", "[cli][version]") {
   CHECK(r.out == std::string{"kvsize "} + KVSIZE_EXPECTED_VERSION + "\n");
   CHECK(r.err.empty());
 }
+
+TEST_CASE("kvsize: an MLP width no key gives leaves the weights and llama.cpp's compute buffer out", "[cli][weights]") {
+  // Mistral-7B without intermediate_size: MistralConfig's default is not in kvsize's family table, and every
+  // layer has a dense MLP (hf/weights_reader.hpp check_dense_widths). The KV lines stand.
+  std::ifstream in(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "mistralai__Mistral-7B-v0.1.config.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  const auto full_dir = kvsize::test::temp_path("-mistral");
+  std::filesystem::create_directories(full_dir);
+  std::ofstream(full_dir / "full.json") << doc.dump();
+  doc.erase("intermediate_size");
+  std::ofstream(full_dir / "no_width.json") << doc.dump();
+  const std::string args = " --context 4096 --engine llama.cpp";
+  const auto full = json_of("'" + (full_dir / "full.json").string() + "'" + args);
+  const auto r = run_cli("'" + (full_dir / "no_width.json").string() + "'" + args + " --json");
+  CHECK(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("parameters").is_null());
+  CHECK(j.at("kv_bytes_per_sequence") == full.at("kv_bytes_per_sequence"));
+  for (const auto& line : j.at("log_lines")) {
+    CHECK(line.get<std::string>().find("compute buffer size") == std::string::npos);
+  }
+  bool full_has_compute = false;
+  for (const auto& line : full.at("log_lines")) {
+    full_has_compute = full_has_compute || line.get<std::string>().find("compute buffer size") != std::string::npos;
+  }
+  CHECK(full_has_compute);
+  CHECK_THAT(r.err, ContainsSubstring("/intermediate_size: expected the MLP width"));
+  const auto text = run_cli("'" + (full_dir / "no_width.json").string() + "'" + args);
+  CHECK_THAT(text.out, ContainsSubstring("llama.cpp's compute buffer lines are left out"));
+  std::filesystem::remove_all(full_dir);
+}

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -551,6 +552,33 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
   const auto older = run_cli(qwen3_alone + " --engine vllm --model-runner v2");
   CHECK(older.exit_code == 0);
   CHECK_THAT(older.err, ContainsSubstring("--model-runner has no effect under vLLM 0.19"));
+  // Forced onto V2, what vLLM's _validate_v2_model_runner refuses at start-up: exit 2 naming the option,
+  // with or without a device.
+  const std::string next = "'" + std::string{KVSIZE_SOURCE_DIR} +
+                           "/configs/Qwen__Qwen3-Next-80B-A3B-Thinking.config.json' --engine vllm --engine-version 0.22 "
+                           "--model-runner v2";
+  require_refused(run_cli(next), "--model-runner");
+  require_refused(run_cli(next + " --gpu-memory 79.18GiB"), "--model-runner");
+  require_refused(run_cli(qwen3 + " --model-runner v2 --reasoning-parser qwen3"), "--model-runner");
+  // A model folder (config.json beside its safetensors) is the same checkpoint: V2 too.
+  const auto folder = kvsize::test::temp_path("-qwen3");
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "Qwen__Qwen3-8B.config.json",
+                             folder / "config.json");
+  {
+    const std::string header = R"({"lm_head.weight":{"dtype":"BF16","shape":[1,1],"data_offsets":[0,2]}})";
+    std::ofstream st(folder / "model.safetensors", std::ios::binary);
+    const std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) {
+      st.put(static_cast<char>((n >> (8 * i)) & 0xFFU));
+    }
+    st << header << std::string(2, '\0');
+  }
+  const auto from_folder = json_of("'" + folder.string() + "' --gpu-memory 79.18GiB --context 16000 --engine vllm "
+                                   "--engine-version 0.22");
+  CHECK(from_folder.at("budget").at("cuda_graphs_bytes") == 0);
+  CHECK(from_folder.at("budget").at("activation_peak_bytes") == 1'010'823'168ULL);
+  std::filesystem::remove_all(folder);
 }
 
 TEST_CASE("kvsize --enable-prefix-caching: vLLM's Mamba cache mode for a hybrid model", "[cli][plan]") {

@@ -31,7 +31,7 @@ auto read(const nlohmann::json& doc) -> kvsize::hf::parsed_config { return kvsiz
 
 TEST_CASE("LFM2: Lfm2MLP's adjusted width, the short-conv mixers and the tied head", "[hf][lfm2][weights]") {
   // LFM2-1.2B: block_ff_dim 12,288 → int(2 × 12,288 / 3) = 8,192 → × 1.0 → a multiple of 256: 8,192
-  // (transformers models/lfm2/modeling_lfm2.py Lfm2MLP; vLLM and SGLang models/lfm2.py Lfm2MLP).
+  // (transformers models/lfm2/modeling_lfm2.py Lfm2MLP; SGLang models/lfm2.py Lfm2MLP; vLLM's the same at 1.0).
   const auto lfm2 = kvsize::hf::load_config(configs_dir() / "LiquidAI__LFM2-1.2B.config.json");
   CHECK(lfm2.spec.intermediate_size == 8'192);
   CHECK(lfm2.spec.tied_embeddings);  // Lfm2Config.__init__: tie_word_embeddings=True; the file has no key

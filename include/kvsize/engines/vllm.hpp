@@ -475,9 +475,8 @@ struct vllm_engine : engine_defaults<vllm_engine> {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }
     const bool v2 = uses_model_runner_v2(m, o);
-    if (v2 && recurrent_layers(m) != 0) {  // _validate_v2_model_runner raises on has_inner_state
-      throw kvsize::invalid_argument("vLLM's Model Runner V2 does not run models with recurrent layers "
-                                     "(VLLM_USE_V2_MODEL_RUNNER=1 fails at start-up): give model runner v1");
+    if (const std::string_view why = forced_model_runner_v2_refusal(m, o); !why.empty()) {
+      throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }
     if (const std::string_view why = cuda_graph_refusal(o); !v2 && !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated

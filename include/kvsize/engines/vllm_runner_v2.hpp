@@ -9,7 +9,8 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint32_t, std::uint64_t
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <string_view>  // std::string_view
 
 #include "../bytes.hpp"
 #include "../detail/checked.hpp"
@@ -41,6 +42,26 @@ inline constexpr std::uint32_t model_runner_v2_since = 22;
   }
   return o.vllm.v2_default_checkpoint && m.weights.moe.experts == 0 && recurrent_layers(m) == 0 &&
          !o.vllm.reasoning_parser;
+}
+
+/// Why V2, forced by VLLM_USE_V2_MODEL_RUNNER=1, cannot run `m` as `o` serves it, in words; empty when it
+/// can or when V2 is not forced. _validate_v2_model_runner raises at start-up on the features
+/// _get_v2_model_runner_unsupported_features lists; kvsize knows two of them: recurrent layers
+/// (has_inner_state) and a reasoning config.
+[[nodiscard]] constexpr auto forced_model_runner_v2_refusal(const model_spec& m, const engine_options& o)
+    -> std::string_view {
+  if (release_of(o) < model_runner_v2_since || o.vllm.model_runner != vllm_model_runner::v2) {
+    return {};
+  }
+  if (recurrent_layers(m) != 0) {
+    return "vLLM's Model Runner V2 does not run models with recurrent layers: VLLM_USE_V2_MODEL_RUNNER=1 fails at "
+           "start-up (give model runner v1)";
+  }
+  if (o.vllm.reasoning_parser) {
+    return "vLLM's Model Runner V2 does not support a reasoning parser: VLLM_USE_V2_MODEL_RUNNER=1 with one fails "
+           "at start-up (give model runner v1, or no reasoning parser)";
+  }
+  return {};
 }
 
 /// V2's sampler holds, per element of the R × vocab logits and beyond the logits in the model dtype,

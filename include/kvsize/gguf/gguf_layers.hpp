@@ -32,6 +32,11 @@ inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
   m.max_context = k.required_u32(k.arch_key("context_length"));
   if (const auto ff = k.per_layer(k.arch_key("feed_forward_length"), layers)) {
     m.intermediate_size = (*ff)[0];
+    for (std::uint32_t il = 1; il < layers; ++il) {  // a layer of its own width (deci, nemotron_h): widest_mlp_width
+      if ((*ff)[il] != 0 && (*ff)[il] != (*ff)[0]) {
+        m.weights.layer[il].ffn_width = (*ff)[il];
+      }
+    }
   }
   const auto heads = k.per_layer(k.arch_key("attention.head_count"), layers);
   std::uint32_t h0 = 0;  // the first attention layer's heads: load_hparams' n_head(0) rule

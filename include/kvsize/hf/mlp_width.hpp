@@ -36,12 +36,13 @@ namespace kvsize::hf::detail {
   return it->get<std::uint32_t>();
 }
 
-/// LFM2's MLP width (Lfm2MLP: transformers models/lfm2/modeling_lfm2.py, vLLM and SGLang
-/// models/lfm2.py): w = block_ff_dim, else intermediate_size (Lfm2Config takes block_ff_dim first),
-/// else the class's 12288. With block_auto_adjust_ff_dim (default true) w becomes int(2w / 3), and
-/// then, only when block_ffn_dim_multiplier is not null (default 1.0), int(multiplier × w) rounded up
-/// to a multiple of block_multiple_of (default 256), in double as Python evaluates it.
-/// LFM2-1.2B: 12288 → 8192.
+/// LFM2's MLP width (Lfm2MLP: transformers models/lfm2/modeling_lfm2.py, SGLang models/lfm2.py):
+/// w = block_ff_dim, else intermediate_size (Lfm2Config takes block_ff_dim first), else the class's
+/// 12288. With block_auto_adjust_ff_dim (default true) w becomes int(2w / 3), and then, only when
+/// block_ffn_dim_multiplier is not null (default 1.0), int(multiplier × w) rounded up to a multiple of
+/// block_multiple_of (default 256), in double as Python evaluates it. LFM2-1.2B: 12288 → 8192.
+/// vLLM's models/lfm2.py rounds to the multiple even with a null multiplier: the same width for every
+/// published config (all give 1.0), so kvsize keeps the one rule.
 [[nodiscard]] inline auto read_lfm2_mlp_width(const config_view& v, parsed_config& out) -> std::uint32_t {
   slot raw = v.get("block_ff_dim");
   if (!raw.set()) {
