@@ -108,6 +108,17 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
     CHECK(c.weights_unknown_because.empty());
     CHECK(kvsize::widest_mlp_width(c.spec) == 512);  // moe_intermediate_size
   }
+  SECTION("a weights-only key that fails elsewhere leaves the width alone where no layer needs intermediate_size") {
+    nlohmann::json doc = document("Qwen__Qwen3.5-35B-A3B.config.json");
+    doc["text_config"]["tie_word_embeddings"] = "x";  // weights unknown; the experts' width is still 512
+    const auto tie = read(doc);
+    CHECK(tie.weights_unknown_because.starts_with("/text_config/tie_word_embeddings"));
+    CHECK(tie.mlp_width_unknown_because.empty());
+    doc = document("Qwen__Qwen3.5-35B-A3B.config.json");
+    doc["text_config"]["moe_intermediate_size"] = "wide";  // the experts' width itself: named, not /intermediate_size
+    const auto moe = read(doc);
+    CHECK(moe.mlp_width_unknown_because.starts_with("/text_config/moe_intermediate_size"));
+  }
   SECTION("a malformed block_configs width leaves the MLP width unknown with the weights") {
     const auto c = kvsize::hf::load_config(configs_dir() / "weights_unknown" / "decilm_ffn_mult_string.json");
     CHECK(c.mlp_width_unknown_because.starts_with("/block_configs/"));

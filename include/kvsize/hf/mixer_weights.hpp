@@ -33,8 +33,7 @@ namespace kvsize::hf::detail::weights_detail {
   }
   const double raw = 2 * mult * static_cast<double>(hidden) / 3;
   const auto i = static_cast<std::uint64_t>(raw);  // Python int(): truncation
-  const std::uint64_t width = (i % 256 == 0) ? i : i + 256 - i % 256;
-  return static_cast<std::uint32_t>(width);  // < 2^31: hidden < 2^24, mult <= 64
+  return static_cast<std::uint32_t>(kvsize::detail::round_up(i, 256));  // < 2^31: hidden < 2^24, mult <= 64
 }
 /// DeciLM: an FFN block is absent if no_op, else of width from ffn_mult. The plan checked that
 /// block_configs is an array of L objects.

@@ -11,6 +11,7 @@
 #include <optional>   // std::optional
 #include <string>     // std::string, std::to_string
 
+#include "../detail/checked.hpp"
 #include "../model_spec.hpp"
 #include "aliases.hpp"
 #include "config_view.hpp"
@@ -74,7 +75,7 @@ namespace kvsize::hf::detail {
     const slot multiple_of = v.get("block_multiple_of");
     const std::uint64_t multiple = multiple_of.set() ? read_u32(multiple_of, 1, 1U << 20U) : 256U;
     width = static_cast<std::uint64_t>(factor * static_cast<double>(width));  // int(): truncation; < 2^38
-    width = (width + multiple - 1) / multiple * multiple;
+    width = kvsize::detail::round_up(width, multiple);
   }
   if (width == 0 || width > max_count) {
     fail(config_errc::out_of_range, raw.set() ? raw.pointer() : v.base() + "/block_ff_dim",

@@ -206,14 +206,14 @@ inline void check_dense_widths(const config_view& v, parsed_config& out) {
   if (m.intermediate_size != 0 || !out.mlp_width_unknown_because.empty()) {
     return;
   }
-  if (!out.weights_unknown_because.empty()) {  // a reader failed first (an expert width, a layer rule): its key
-    out.mlp_width_unknown_because = out.weights_unknown_because;  // is the one to name, and widths may be unset
-    return;
-  }
   for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
     const ffn_kind k = ffn_of_layer(m, il);
     const bool needs = (k == ffn_kind::dense && ffn_width_of_layer(m, il) == 0) ||
                        (k == ffn_kind::moe && m.weights.moe.expert_width == 0);
+    if (needs && !out.weights_unknown_because.empty()) {  // a reader failed first (an expert width, a layer
+      out.mlp_width_unknown_because = out.weights_unknown_because;  // rule), leaving widths unset: name its key
+      return;
+    }
     if (needs) {
       const slot inter = v.get_first(keys::intermediate);
       const std::string why = "expected the MLP width (layer " + std::to_string(il) +
