@@ -431,6 +431,8 @@ auto budget_json(const startup_budget& b) -> nlohmann::ordered_json {
   j["kv_bytes"] = b.kv.count();
   j["engine_version"] = b.engine_version.empty() ? nlohmann::ordered_json(nullptr)
                                                   : nlohmann::ordered_json(std::string{b.engine_version});
+  j["model_runner"] = b.model_runner.empty() ? nlohmann::ordered_json(nullptr)
+                                              : nlohmann::ordered_json(std::string{b.model_runner});
   return j;
 }
 

@@ -274,13 +274,14 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                                        : kvsize::vllm_model_runner::automatic;
   }
   o.vllm.reasoning_parser = opts.reasoning_parser.has_value();
-  // VllmConfig._is_default_v2_model_runner_model, as far as config.json says (architectures[0]; the
-  // expert count is the spec's, read by uses_model_runner_v2).
-  // A quantization_config kvsize cannot read is still one (weights unknown because of it); a folder's
-  // safetensors beside its config.json are the same checkpoint, a GGUF file is not (V2's GGUF path untraced).
-  const bool quantized = s.config.quantization_method || s.config.quantization ||
-                         s.config.weights_unknown_because.starts_with("/quantization_config");
-  o.vllm.v2_default_checkpoint = s.config.architecture == "Qwen3ForCausalLM" && !quantized &&
+  // VllmConfig._is_default_v2_model_runner_model, as far as config.json says (any entry of
+  // `architectures`; the expert count is the spec's, read by uses_model_runner_v2).
+  // A quantization_config kvsize cannot read is still one; a folder's safetensors beside its config.json
+  // are the same checkpoint, a GGUF file is not (V2's GGUF path untraced).
+  const bool quantized = s.config.quantization_config_given;
+  o.vllm.v2_default_checkpoint = std::ranges::find(s.config.architectures, "Qwen3ForCausalLM") !=
+                                     s.config.architectures.end() &&
+                                 !quantized &&
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
@@ -861,6 +862,7 @@ auto kv_memory_of(const options& opts, const device_choice& d) -> std::optional<
 void size_request(const options& opts, sizing& s, const device_choice& d, const workspace_overrides& overrides) {
   const model_spec& m = s.config.spec;
   s.engine_opts = engine_options_of(opts, s);
+  s.reasoning_parser = opts.reasoning_parser.value_or("");
   s.engine_opts.engine_overhead = overrides.runtime.value_or(bytes{0});  // --reserve: outside the KV budget
   if (d.memory) {
     s.engine_opts.device_memory = *d.memory;

@@ -82,6 +82,7 @@ struct sizing {
   /// -ts as given, parsed once (llama.cpp only; another engine warns that it has no effect).
   std::optional<tensor_split_option> tensor_split;
   engine_options engine_opts;
+  std::string reasoning_parser;       ///< --reasoning-parser's name, for the printed vLLM command (else empty)
   engine_sizing cache;                ///< what the engine allocates, per device
   kv_dtypes kv;
   std::uint64_t context = 0;

@@ -103,6 +103,9 @@ template <engine E>
   f.budget.reserve = detail::saturating_sub(device_memory, weights_per_device + f.budget.workspace + f.budget.kv);
   f.capacity = E::capacity(s, o, f.budget.kv);
   f.startup = detail::startup_of(f.budget, f.workspace, engine_version_of<E>(o));
+  if constexpr (requires { E::runner_name(m, o); }) {
+    f.startup.model_runner = E::runner_name(m, o);
+  }
   return f;
 }
 

@@ -43,39 +43,59 @@ template <class T>
   return o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8";
 }
 
+/// The names a command line needs beyond the options: the model (a Hugging Face id, a path, or a
+/// placeholder such as "<model>") and vLLM's --reasoning-parser, printed when
+/// `o.vllm.reasoning_parser` is set ("<reasoning-parser>" when empty).
+struct command_names {
+  std::string_view model;
+  std::string_view reasoning_parser{};
+};
+
 template <engine E>
 [[nodiscard]] inline auto command_of(E /*engine*/, const engine_options& /*o*/, const budget_rule& /*rule*/,
-                                     std::string_view /*model*/)
+                                     const command_names& /*names*/)
     -> std::string {
   return {};
 }
 
+/// "VLLM_USE_V2_MODEL_RUNNER=1 " or "=0 " where the runner is forced on a release that reads the
+/// variable (0.22+, vllm/envs.py); "" where vLLM's own default choice applies.
+[[nodiscard]] inline auto vllm_runner_prefix(const engine_options& o) -> std::string_view {
+  if (engines::vllm::release_of(o) < engines::vllm::model_runner_v2_since ||
+      o.vllm.model_runner == vllm_model_runner::automatic) {
+    return "";
+  }
+  return o.vllm.model_runner == vllm_model_runner::v2 ? "VLLM_USE_V2_MODEL_RUNNER=1 " : "VLLM_USE_V2_MODEL_RUNNER=0 ";
+}
+
 /// `o.batch` users of `o.context` tokens: --max-num-seqs caps the running requests at the users.
 [[nodiscard]] inline auto command_of(vllm_engine /*engine*/, const engine_options& o, const budget_rule& rule,
-                                     std::string_view model)
+                                     const command_names& names)
     -> std::string {
   const std::string_view kv = vllm_cache_dtype(o);
   const vllm_prefix_caching pc = o.vllm.prefix_caching;
-  return fmt::format("vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}", model,
-                     o.context, o.batch, fraction_text(rule),
+  const std::string_view parser = names.reasoning_parser.empty() ? "<reasoning-parser>" : names.reasoning_parser;
+  return fmt::format("{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",
+                     vllm_runner_prefix(o), names.model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size),
                      pc == vllm_prefix_caching::enabled    ? " --enable-prefix-caching"
                      : pc == vllm_prefix_caching::disabled ? " --no-enable-prefix-caching"
                                                            : "",
-                     o.vllm.enforce_eager ? " --enforce-eager" : "");
+                     o.vllm.enforce_eager ? " --enforce-eager" : "",
+                     flag_if(o.vllm.reasoning_parser, "--reasoning-parser", parser));
 }
 
 /// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).
 [[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, const budget_rule& rule,
-                                     std::string_view model)
+                                     const command_names& names)
     -> std::string {
   const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}",
-      model, o.context, o.batch, fraction_text(rule), flag_if(o.tp > 1, "--tp-size", o.tp),
+      names.model, o.context, o.batch, fraction_text(rule), flag_if(o.tp > 1, "--tp-size", o.tp),
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8, "--kv-cache-dtype", o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
       flag_if(o.block_size > 1, "--page-size", o.block_size));
@@ -85,7 +105,7 @@ template <engine E>
 /// -ts the shares of the tp × pp devices when given (llama.cpp's default splits by free memory).
 /// A GGUF file, not a Hugging Face id: `model` stands for it.
 [[nodiscard]] inline auto command_of(llama_cpp_engine /*engine*/, const engine_options& o, const budget_rule& /*rule*/,
-                                     std::string_view model)
+                                     const command_names& names)
     -> std::string {
   const llama_cpp_knobs& k = o.llama_cpp;
   std::string types;
@@ -101,16 +121,16 @@ template <engine E>
     split += fmt::format("{}{}", d == 0 ? " -ts " : ",", k.split.shares[d]);
   }
   const bool even = std::all_of(k.split.shares.begin(), k.split.shares.end(), [](float x) { return x == 0.0F; });
-  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ngl 999{}{}{}{}{}", model, o.context, k.parallel, types,
+  return fmt::format("llama-server -m {}.gguf -c {} -np {} -ngl 999{}{}{}{}{}", names.model, o.context, k.parallel, types,
                      k.kv_unified ? " -kvu" : "", k.swa_full ? " --swa-full" : "",
                      flag_if(k.ubatch != llama_cpp_knobs{}.ubatch, "-ub", k.ubatch), even ? "" : split);
 }
 
 [[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, const budget_rule& rule,
-                                     std::string_view model)
+                                     const command_names& names)
     -> std::string {
   return fmt::format("trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
-                     model, o.context, o.batch, fraction_text(rule),
+                     names.model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tp_size", o.tp), flag_if(o.pp > 1, "--pp_size", o.pp));
 }
 
@@ -122,10 +142,14 @@ template <engine E>
 /// without a server command (exact, transformers). The fraction flag is `rule`'s: the rule the fit
 /// applied (plan_point::rule, device_fit::budget.rule), which knows the model (SGLang's default
 /// fraction depends on MLA and DSA) where `o` alone may not. llama.cpp has no fraction flag: any
-/// rule does (budget_rule{}).
+/// rule does (budget_rule{}). vLLM 0.22+: a runner forced by `o.vllm.model_runner` is set by
+/// VLLM_USE_V2_MODEL_RUNNER before the command; `o.vllm.reasoning_parser` adds --reasoning-parser
+/// `reasoning_parser` (a placeholder when empty), which is what sends 0.22 to V1.
 [[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, const budget_rule& rule,
-                                              std::string_view model) -> std::string {
-  return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, rule, model); });
+                                              std::string_view model, std::string_view reasoning_parser = {})
+    -> std::string {
+  const detail::command_names names{.model = model, .reasoning_parser = reasoning_parser};
+  return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, rule, names); });
 }
 
 }  // namespace kvsize

@@ -54,12 +54,8 @@ inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<s
   const slot root_type = lookup(root, "", "model_type");
   std::string top_type = root_type.set() ? read_string(root_type) : std::string{};
   if (const slot arch = lookup(root, "", "architectures"); arch.set()) {
-    if (!arch.value->is_array()) {
-      fail(config_errc::wrong_type, arch.pointer(), "expected an array of strings, got " + describe(*arch.value));
-    }
-    if (!arch.value->empty()) {
-      out.architecture = read_string(element(arch, 0));
-    }
+    out.architectures = read_strings(arch);
+    out.architecture = out.architectures.empty() ? std::string{} : out.architectures.front();
   }
   const slot text = find_text_config(root);
   std::string mt = top_type;

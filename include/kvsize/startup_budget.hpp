@@ -36,6 +36,7 @@ struct startup_budget {
   bytes unused{0};           ///< what the rule leaves to nobody ((1 − fraction) of the device or of the free)
   bytes kv{0};               ///< what is left for the KV cache: the one KV budget of the device
   std::string_view engine_version{};  ///< the release whose rules were applied ("0.19")
+  std::string_view model_runner{};    ///< the engine's runner that profiled ("v1", "v2": vLLM 0.22+); else empty
 
   /// The terms that are not KV: everything on the device the cache cannot use.
   [[nodiscard]] constexpr auto overhead() const -> bytes {

@@ -20,6 +20,7 @@
 #include "cli_support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 using kvsize::test::json_of;
 using kvsize::test::run_cli;
@@ -527,12 +528,26 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
   CHECK(v2.at("budget").at("cuda_graphs_bytes") == 0);
   CHECK(v2.at("budget").at("fraction").get<double>() == 0.92);
   CHECK(v2.at("budget").at("activation_peak_bytes") == 1'010'823'168ULL);
+  CHECK(v2.at("budget").at("model_runner") == "v2");
   CHECK_THAT(run_cli(qwen3).out, ContainsSubstring("Model Runner V2"));
+  // vLLM's default choice: the printed command sets no runner.
+  const auto command_of = [](const nlohmann::json& j) { return j.at("plan").at("command_line").get<std::string>(); };
+  CHECK(command_of(v2).starts_with("vllm serve <model> --max-model-len 16000"));
   // A reasoning parser (vLLM's flag) or --model-runner v1 sends it to V1, which needs the graph estimate.
   require_refused(run_cli(qwen3 + " --reasoning-parser qwen3"), "--enforce-eager");
   require_refused(run_cli(qwen3 + " --model-runner v1"), "--enforce-eager");
   const auto v1 = json_of(qwen3 + " --model-runner v1 --enforce-eager");
   CHECK(v1.at("kv_budget_bytes").get<std::uint64_t>() < v2.at("kv_budget_bytes").get<std::uint64_t>());
+  CHECK(v1.at("budget").at("model_runner") == "v1");
+  // The command that realises the plan runs the runner that was sized: the variable set where the runner
+  // was forced (vllm/envs.py VLLM_USE_V2_MODEL_RUNNER), the reasoning parser passed on as typed.
+  CHECK(command_of(v1).starts_with("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve <model> "));
+  const auto parsed = json_of(qwen3 + " --reasoning-parser qwen3 --enforce-eager");
+  CHECK(parsed.at("budget").at("model_runner") == "v1");
+  CHECK(command_of(parsed).starts_with("vllm serve <model> "));
+  CHECK_THAT(command_of(parsed), EndsWith("--enforce-eager --reasoning-parser qwen3"));
+  CHECK_THAT(run_cli(qwen3 + " --reasoning-parser deepseek_r1 --enforce-eager").out,
+             ContainsSubstring("--reasoning-parser deepseek_r1"));
   // On V2 a given graph estimate changes nothing, and says so.
   const auto given = run_cli(qwen3 + " --cuda-graph-memory 0.55GiB");
   CHECK(given.exit_code == 0);
@@ -543,6 +558,7 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
                           "--engine-version 0.22";
   require_refused(run_cli(moe), "--enforce-eager");
   CHECK(run_cli(moe + " --model-runner v2").exit_code == 0);
+  CHECK(command_of(json_of(moe + " --model-runner v2")).starts_with("VLLM_USE_V2_MODEL_RUNNER=1 vllm serve <model> "));
   require_refused(run_cli(qwen3 + " --model-runner v3"), "--model-runner");
   const std::string qwen3_alone = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/Qwen__Qwen3-8B.config.json'";
   const auto other = run_cli(qwen3_alone + " --engine sglang --model-runner v2 --reasoning-parser qwen3");
@@ -552,6 +568,9 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
   const auto older = run_cli(qwen3_alone + " --engine vllm --model-runner v2");
   CHECK(older.exit_code == 0);
   CHECK_THAT(older.err, ContainsSubstring("--model-runner has no effect under vLLM 0.19"));
+  const auto older_json = json_of(qwen3_alone + " --engine vllm --model-runner v2 --gpu-memory 79.18GiB");
+  CHECK(older_json.at("budget").at("model_runner").is_null());
+  CHECK(command_of(older_json).starts_with("vllm serve <model> "));
   // Forced onto V2, what vLLM's _validate_v2_model_runner refuses at start-up: exit 2 naming the option,
   // with or without a device.
   const std::string next = "'" + std::string{KVSIZE_SOURCE_DIR} +
@@ -578,6 +597,35 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
                                    "--engine-version 0.22");
   CHECK(from_folder.at("budget").at("cuda_graphs_bytes") == 0);
   CHECK(from_folder.at("budget").at("activation_peak_bytes") == 1'010'823'168ULL);
+  // vLLM looks for Qwen3ForCausalLM in every entry of `architectures`, not only the first.
+  {
+    std::ifstream in(folder / "config.json");
+    auto config = nlohmann::json::parse(in);
+    config["architectures"] = nlohmann::json::array({"Qwen3Model", "Qwen3ForCausalLM"});
+    std::ofstream(folder / "second.json") << config.dump();
+  }
+  const auto second = json_of("'" + (folder / "second.json").string() +
+                              "' --gpu-memory 79.18GiB --context 16000 --engine vllm --engine-version 0.22");
+  CHECK(second.at("budget").at("model_runner") == "v2");
+  // A quantized checkpoint stays on V1 (ModelConfig.is_quantized), even one whose quantization_config kvsize
+  // cannot read (its weights are then unknown, so only --kv-memory sizes it: the report names no V2).
+  const auto with_quantization = [&](const char* name, const nlohmann::json& quantization) {
+    std::ifstream in(folder / "config.json");
+    auto config = nlohmann::json::parse(in);
+    config["quantization_config"] = quantization;
+    std::ofstream(folder / name) << config.dump();
+    return "'" + (folder / name).string() + "' --context 16000 --engine vllm --engine-version 0.22";
+  };
+  const std::string fp8 =
+      with_quantization("fp8.json", {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}}) + " --gpu-memory 79.18GiB";
+  require_refused(run_cli(fp8), "--enforce-eager");
+  CHECK(json_of(fp8 + " --enforce-eager").at("budget").at("model_runner") == "v1");
+  const std::string unreadable = with_quantization("unreadable.json", 5) + " --kv-memory 10GiB";
+  CHECK_THAT(run_cli(qwen3_alone + " --engine vllm --engine-version 0.22 --kv-memory 10GiB").out,
+             ContainsSubstring("Model Runner V2"));
+  const auto unreadable_run = run_cli(unreadable);
+  CHECK(unreadable_run.exit_code == 0);
+  CHECK_FALSE(unreadable_run.out.find("Model Runner V2") != std::string::npos);
   std::filesystem::remove_all(folder);
 }
 

@@ -657,6 +657,7 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
   }
   using enum config_errc;
   const std::vector<expectation> table{
+      {"architectures_entry_not_string", wrong_type, "/architectures/1"},
       {"architectures_not_array", wrong_type, "/architectures"},
       {"attention_chunk_size_zero", out_of_range, "/attention_chunk_size"},
       {"block_config_attention_missing", missing_key, "/block_configs/0/attention"},

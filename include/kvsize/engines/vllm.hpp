@@ -502,6 +502,15 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   [[nodiscard]] static constexpr auto version_name(const engine_options& o) -> std::string_view {
     return engines::vllm::release_name(engines::vllm::release_of(o));
   }
+  /// The model runner whose profile run gives the budget: "v2" or "v1" from 0.22 (uses_model_runner_v2:
+  /// VLLM_USE_V2_MODEL_RUNNER, else vllm/config/vllm.py use_v2_model_runner's default); empty before
+  /// 0.22, where V1 is the only runner.
+  [[nodiscard]] static constexpr auto runner_name(const model_spec& m, const engine_options& o) -> std::string_view {
+    if (engines::vllm::release_of(o) < engines::vllm::model_runner_v2_since) {
+      return {};
+    }
+    return engines::vllm::uses_model_runner_v2(m, o) ? "v2" : "v1";
+  }
   /// Its context terms follow from the sizing's parts (engines::vllm::with_context).
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {

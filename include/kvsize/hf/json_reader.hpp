@@ -11,6 +11,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
+#include <vector>       // std::vector
 
 #include <nlohmann/json.hpp>
 
@@ -272,6 +273,20 @@ inline void require_array(const slot& s, std::size_t size, std::string_view size
   s.index = i;
   s.value = &(*array.value)[i];
   return s;
+}
+
+/// An array of strings of any length (`architectures`): each entry checked, named by its pointer.
+[[nodiscard]] inline auto read_strings(const slot& array) -> std::vector<std::string> {
+  if (array.value == nullptr || !array.value->is_array()) {
+    fail(array.value == nullptr ? config_errc::missing_key : config_errc::wrong_type, array.pointer(),
+         "expected an array of strings, got " + (array.value == nullptr ? std::string("nothing") : describe(*array.value)));
+  }
+  std::vector<std::string> out;
+  out.reserve(array.value->size());
+  for (std::size_t i = 0; i < array.value->size(); ++i) {
+    out.push_back(read_string(element(array, i)));
+  }
+  return out;
 }
 
 }  // namespace kvsize::hf::detail

@@ -81,10 +81,14 @@ struct parsed_config {
   kvsize::model_spec spec;            ///< validated (kvsize::validate passed)
   std::string model_type;             ///< the language model's: "qwen2", "gemma3_text"; "" if absent
   std::string architecture;           ///< architectures[0], or ""
+  std::vector<std::string> architectures;  ///< every entry of `architectures` (vLLM's runner choice reads them all)
   std::string text_config_pointer;    ///< "" or "/text_config": where the language model was read
   std::vector<std::string> warnings;  ///< every assumption or default applied, one sentence each
   std::vector<layer_group_note> layers;             ///< all layers, grouped
   std::optional<std::string> quantization_method;   ///< quantization_config.quant_method
+  /// quantization_config (or mlx-lm's `quantization`) is in the config, whether or not kvsize could read it:
+  /// the checkpoint is quantized (vLLM ModelConfig.is_quantized).
+  bool quantization_config_given = false;
   std::optional<std::uint32_t> quantization_bits;   ///< quantization_config.bits / weight_bits / num_bits
   std::optional<quantization_config> quantization;  ///< quantization_config in full
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted

@@ -138,6 +138,7 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
   if (!q.set()) {
     return;
   }
+  out.quantization_config_given = true;  // before any check: a config kvsize cannot read is still quantized
   require_object(q);
   quantization_config c;
   c.pointer = q.pointer();

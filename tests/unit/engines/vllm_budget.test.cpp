@@ -279,6 +279,19 @@ TEST_CASE("vllm_budget: 0.22 runs Qwen3 dense models on Model Runner V2", "[vllm
   const auto w1 = kvsize::engine_workspace(qwen3, engine_kind::vllm, v1);
   CHECK(w1.peak().in(GiB) > 2.18);
   CHECK(w1.peak().in(GiB) < 2.19);
+  // The budget names the runner that profiled it; before 0.22 there is one runner, and no name.
+  const auto weights = bytes{16'381'470'720};
+  CHECK(kvsize::fit_on_device(qwen3, engine_kind::vllm, kvsize::size_cache(qwen3, engine_kind::vllm, o), o,
+                              o.device_memory, weights)
+            .startup.model_runner == "v2");
+  CHECK(kvsize::fit_on_device(qwen3, engine_kind::vllm, kvsize::size_cache(qwen3, engine_kind::vllm, v1), v1,
+                              v1.device_memory, weights)
+            .startup.model_runner == "v1");
+  engine_options v19 = v1;
+  v19.vllm.release_minor = 19;
+  CHECK(kvsize::fit_on_device(qwen3, engine_kind::vllm, kvsize::size_cache(qwen3, engine_kind::vllm, v19), v19,
+                              v19.device_memory, weights)
+            .startup.model_runner.empty());
 
   // What sends 0.22 to V1: a reasoning parser (any reasoning_config), experts, an older release, the
   // environment variable; V1 then needs the graph estimate again.
