@@ -540,11 +540,13 @@ TEST_CASE("kvsize: --version prints the project version", "[cli][version]") {
 }
 
 TEST_CASE("kvsize: an MLP width no key gives leaves the weights and llama.cpp's compute buffer out", "[cli][weights]") {
-  // Mistral-7B without intermediate_size: MistralConfig's default is not in kvsize's family table, and every
-  // layer has a dense MLP (hf/weights_reader.hpp check_dense_widths). The KV lines stand.
-  std::ifstream in(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "mistralai__Mistral-7B-v0.1.config.json");
+  // Kimi-Linear without intermediate_size: KimiLinearConfig's default differs between transformers (9,216)
+  // and vLLM / SGLang (11,008), so kvsize takes none, and layer 0 has a dense MLP
+  // (hf/weights_reader.hpp check_dense_widths). The KV lines stand.
+  std::ifstream in(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                   "moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json");
   nlohmann::json doc = nlohmann::json::parse(in);
-  const auto full_dir = kvsize::test::temp_path("-mistral");
+  const auto full_dir = kvsize::test::temp_path("-kimi-linear");
   std::filesystem::create_directories(full_dir);
   std::ofstream(full_dir / "full.json") << doc.dump();
   doc.erase("intermediate_size");

@@ -87,8 +87,56 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
     CHECK(c.mlp_width_unknown_because.empty());
     CHECK(kvsize::kv_bytes_per_token(c.spec) == kvsize::kv_bytes_per_token(full.spec));
   }
-  SECTION("Mistral: no default known, a dense layer needs one: width and weights unknown, the KV stands") {
-    nlohmann::json doc = document("mistralai__Mistral-7B-v0.1.config.json");
+  SECTION("each family's class default (docs/research/intermediate-size-defaults.md), named in a warning") {
+    struct row {
+      const char* file;
+      std::uint32_t width;  // the config class's __init__ / field default
+      const char* source;   // family::source, as the warning names it
+    };
+    for (const row& r : {row{"mistralai__Mistral-7B-v0.1.config.json", 14'336, "MistralConfig"},
+                         row{"Qwen__Qwen2.5-7B.config.json", 22'016, "Qwen2Config"},
+                         row{"Qwen__Qwen3-8B.config.json", 22'016, "Qwen3Config"},
+                         row{"Qwen__Qwen3-30B-A3B.config.json", 6'144, "Qwen3MoeConfig"},
+                         row{"Qwen__Qwen3-Next-80B-A3B-Thinking.config.json", 5'632, "Qwen3NextConfig"},
+                         row{"microsoft__Phi-3-mini-4k-instruct.config.json", 8'192, "Phi3Config"},
+                         row{"google__gemma-2b-it.config.json", 24'576, "GemmaConfig"},
+                         row{"HuggingFaceTB__SmolLM3-3B.config.json", 11'008, "SmolLM3Config"},
+                         row{"baidu__ERNIE-4.5-0.3B-Base-PT.config.json", 3'072, "Ernie4_5Config"},
+                         row{"baidu__ERNIE-4.5-21B-A3B-Thinking.config.json", 12'288, "Ernie4_5_MoeConfig"},
+                         row{"CohereForAI__c4ai-command-r-v01.config.json", 22'528, "CohereConfig"},
+                         row{"deepseek-ai__DeepSeek-R1.config.json", 18'432, "DeepseekV3Config"},
+                         row{"zai-org__GLM-4.5.config.json", 10'944, "Glm4MoeConfig"},
+                         row{"zai-org__GLM-5.config.json", 12'288, "GlmMoeDsaConfig"},
+                         row{"XiaomiMiMo__MiMo-V2-Flash.config.json", 16'384, "MiMoV2FlashConfig"},
+                         row{"ai21labs__Jamba-v0.1.config.json", 14'336, "JambaConfig"},
+                         row{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.config.json", 21'504, "NemotronHConfig"},
+                         row{"togethercomputer__RedPajama-INCITE-7B-Base.config.json", 24'576, "GPTNeoXConfig"}}) {
+      INFO(r.file);
+      nlohmann::json doc = document(r.file);
+      const auto full = read(doc);
+      REQUIRE(doc.contains("intermediate_size"));
+      doc.erase("intermediate_size");
+      const auto c = read(doc);
+      CHECK(c.spec.intermediate_size == r.width);
+      CHECK(has_warning(c, "/intermediate_size is absent: took " + std::to_string(r.width) + ", the default of " +
+                               r.source));
+      CHECK(c.mlp_width_unknown_because.empty());
+      CHECK(kvsize::kv_bytes_per_token(c.spec) == kvsize::kv_bytes_per_token(full.spec));
+    }
+  }
+  SECTION("GPTBigCode: a null n_inner is 4 × hidden_size (GPTBigCodeBlock), as for GPT-2") {
+    nlohmann::json doc = document("openai-community__gpt2-xl.config.json");
+    doc["model_type"] = "gpt_bigcode";
+    doc["multi_query"] = true;
+    doc["n_inner"] = nullptr;
+    const auto c = read(doc);
+    CHECK(c.spec.intermediate_size == 4 * 1'600);
+    CHECK(has_warning(c, "took 4 × hidden_size = 6400, as GPTBigCodeConfig does"));
+    CHECK(c.weights_unknown_because.empty());
+  }
+  SECTION("Kimi-Linear: engines disagree on the default, a dense layer needs one: width and weights unknown") {
+    // KimiLinearConfig: transformers 9,216, vLLM's and SGLang's own classes 11,008; no default is taken.
+    nlohmann::json doc = document("moonshotai__Kimi-Linear-48B-A3B-Instruct.config.json");
     const auto full = read(doc);
     nlohmann::json null_width = doc;
     null_width["intermediate_size"] = nullptr;

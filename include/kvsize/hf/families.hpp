@@ -60,22 +60,29 @@ inline constexpr family families[] = {
     // NoPE layers (no RoPE, no weights of their own), tied embeddings by default, no biases; a window only
     // with use_sliding_window, on the NoPE layers.
     {.model_type = "smollm3", .source = "SmolLM3Config (models/smollm3/configuration_smollm3.py)",
-     .window = window_rule::nope_slides, .tied = true},
-    {.model_type = "mistral", .source = "MistralConfig (models/mistral/configuration_mistral.py)"},
+     .window = window_rule::nope_slides, .tied = true,
+     .nested_defaults = R"({"intermediate_size":11008})"},
+    {.model_type = "mistral", .source = "MistralConfig (models/mistral/configuration_mistral.py)",
+     .nested_defaults = R"({"intermediate_size":14336})"},
     {.model_type = "mixtral", .source = "MixtralConfig (models/mixtral/configuration_mixtral.py)", .experts_key = "num_local_experts"},
-    {.model_type = "ministral", .source = "MinistralConfig"},
+    {.model_type = "ministral", .source = "MinistralConfig",
+     .nested_defaults = R"({"intermediate_size":14336})"},
     // Phi3DecoderLayer: qkv_proj and gate_up_proj are fused.
-    {.model_type = "phi3", .source = "Phi3Config (models/phi3/configuration_phi3.py)", .fused_qkv = true, .fused_gate_up = true},
+    {.model_type = "phi3", .source = "Phi3Config (models/phi3/configuration_phi3.py)", .fused_qkv = true, .fused_gate_up = true,
+     .nested_defaults = R"({"intermediate_size":8192})"},
     // PhiDecoderLayer: one LayerNorm feeds attention and a GELU fc1/fc2 MLP in parallel.
     {.model_type = "phi", .source = "PhiConfig (models/phi/configuration_phi.py)", .gated_mlp = false,
-     .norm = norm_rule::layer_norm, .block = block_rule::parallel, .qkv_bias = true},
+     .norm = norm_rule::layer_norm, .block = block_rule::parallel, .qkv_bias = true,
+     .nested_defaults = R"({"intermediate_size":8192})"},
     {.model_type = "nemotron-nas", .source = "DeciLMConfig (nvidia remote code)"},
     // Qwen: Qwen2Attention has bias=True on q/k/v regardless of attention_bias; Qwen3 reads attention_bias.
     {.model_type = "qwen2", .source = "Qwen2Config (models/qwen2/configuration_qwen2.py)", .window = window_rule::qwen,
-     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
+     .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored,
+     .nested_defaults = R"({"intermediate_size":22016})"},
     {.model_type = "qwen2_moe", .source = "Qwen2MoeConfig (models/qwen2_moe/configuration_qwen2_moe.py)", .window = window_rule::qwen,
      .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored,
-     .experts_key = "num_experts", .shared_expert_gate = true},
+     .experts_key = "num_experts", .shared_expert_gate = true,
+     .nested_defaults = R"({"intermediate_size":5632})"},
     {.model_type = "qwen2_vl", .source = "Qwen2VLConfig (models/qwen2_vl/configuration_qwen2_vl.py)", .window = window_rule::qwen,
      .qkv_bias = true, .qkv_bias_fixed = true, .attention_bias = attention_bias_rule::ignored},
     {.model_type = "qwen2_5_vl", .source = "Qwen2_5_VLConfig (models/qwen2_5_vl/configuration_qwen2_5_vl.py)", .window = window_rule::qwen,
@@ -85,9 +92,10 @@ inline constexpr family families[] = {
     // Qwen3Config: head_dim 128 by default (transformers @008e5743), whatever hidden_size / heads is;
     // Qwen3MoeConfig has no head_dim field (hidden_size / heads).
     {.model_type = "qwen3", .source = "Qwen3Config (models/qwen3/configuration_qwen3.py)", .window = window_rule::qwen,
-     .qk_norm = qk_norm_rule::head, .nested_defaults = R"({"head_dim":128})"},
+     .qk_norm = qk_norm_rule::head, .nested_defaults = R"({"head_dim":128,"intermediate_size":22016})"},
     {.model_type = "qwen3_moe", .source = "Qwen3MoeConfig (models/qwen3_moe/configuration_qwen3_moe.py)", .window = window_rule::qwen,
-     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts"},
+     .qk_norm = qk_norm_rule::head, .experts_key = "num_experts",
+     .nested_defaults = R"({"intermediate_size":6144})"},
     // Qwen3NextAttention: q_proj → 2 × heads × head_dim (query and gate). Qwen3-Next checkpoints
     // hold one MTP module (mtp.*), which vLLM's Qwen3NextMTP loads.
     {.model_type = "qwen3_next", .source = "Qwen3NextConfig (models/qwen3_next/configuration_qwen3_next.py)",
@@ -95,7 +103,8 @@ inline constexpr family families[] = {
      .qk_norm = qk_norm_rule::head, .output_gate = true, .experts_key = "num_experts", .shared_expert_gate = true,
      .mtp_default = 1,
      .mtp_default_note = "Qwen3-Next checkpoints hold one MTP module (mtp.*), which vLLM's Qwen3NextMTP loads for "
-                         "speculative decoding; it is in parameters().mtp, not in total"},
+                         "speculative decoding; it is in parameters().mtp, not in total",
+     .nested_defaults = R"({"intermediate_size":5632})"},
     // Qwen3.5 (transformers models/qwen3_5, models/qwen3_5_moe @008e5743): Qwen3-Next's text model in a
     // text_config, layer_types written out (else full_attention_interval, default 4); the gated
     // delta projections split (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a: the same elements as
@@ -120,7 +129,8 @@ inline constexpr family families[] = {
      .qk_norm = qk_norm_rule::head, .experts_key = "num_experts",
      .nested_defaults = R"({"vocab_size":151936,"hidden_size":2048,"intermediate_size":5632,"num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16,"max_position_embeddings":128000,"moe_intermediate_size":1408,"num_experts_per_tok":4,"num_experts":60})"},
     // Gemma: tie_word_embeddings defaults to True in every Gemma config class.
-    {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true},
+    {.model_type = "gemma", .source = "GemmaConfig (models/gemma/configuration_gemma.py)", .tied = true,
+     .nested_defaults = R"({"intermediate_size":24576})"},
     // Gemma2Config (checked against transformers models/gemma2/configuration_gemma2.py @008e5743,
     // and @19f53461 before layer_types existed): vocab 256000, hidden 2304, intermediate 9216,
     // 26 layers, 8 heads, 4 KV heads, head_dim 256, max_position_embeddings 8192, sliding_window
@@ -192,14 +202,16 @@ inline constexpr family families[] = {
                       "norms and a head of its own, which kvsize's MTP module does not describe"},
     // ERNIE 4.5 (Ernie4_5Config, transformers models/ernie4_5; vLLM models/ernie45.py runs it as Llama): head_dim
     // its own key (the 0.3B's 128, where hidden_size / heads is 64), tied embeddings by default.
-    {.model_type = "ernie4_5", .source = "Ernie4_5Config (models/ernie4_5/configuration_ernie4_5.py)", .tied = true},
+    {.model_type = "ernie4_5", .source = "Ernie4_5Config (models/ernie4_5/configuration_ernie4_5.py)", .tied = true,
+     .nested_defaults = R"({"intermediate_size":3072})"},
     // ERNIE 4.5 MoE (Ernie4_5_MoeConfig; vLLM models/ernie45_moe.py Ernie4_5_MoeDecoderLayer): moe_num_experts
     // routed experts of moe_intermediate_size, top moe_k, moe_num_shared_experts of that width as one shared MLP,
     // Ernie4_5_MoeStatics' e_score_correction_bias; MoE on the layers moe_layer_start_index (1) <= il <=
     // moe_layer_end_index (-1: the last) with (il + 1) % moe_layer_interval (1) == 0, a dense MLP of
     // intermediate_size on the others.
     {.model_type = "ernie4_5_moe", .source = "Ernie4_5_MoeConfig (models/ernie4_5_moe/configuration_ernie4_5_moe.py)",
-     .tied = true, .experts_key = "moe_num_experts", .moe_layer_range = true, .score_correction_bias = true},
+     .tied = true, .experts_key = "moe_num_experts", .moe_layer_range = true, .score_correction_bias = true,
+     .nested_defaults = R"({"intermediate_size":12288})"},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -207,10 +219,12 @@ inline constexpr family families[] = {
     // moe_layer_freq[i] is 1 (no shared expert); MiMoV2MoE's gate has e_score_correction_bias.
     {.model_type = "mimo_v2_flash", .source = "MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py)",
      .window = window_rule::hybrid_layer_pattern, .experts_key = "n_routed_experts", .score_correction_bias = true,
-     .swa_attention_keys = true},
+     .swa_attention_keys = true,
+     .nested_defaults = R"({"intermediate_size":16384})"},
     // CohereDecoderLayer: one CohereLayerNorm (weight only) feeds attention and MLP in parallel.
     {.model_type = "cohere", .source = "CohereConfig (models/cohere/configuration_cohere.py)", .tied = true,
-     .norm = norm_rule::layer_norm_no_bias, .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key},
+     .norm = norm_rule::layer_norm_no_bias, .block = block_rule::parallel, .qk_norm = qk_norm_rule::full_if_use_key,
+     .nested_defaults = R"({"intermediate_size":22528})"},
     // Cohere2Config (transformers models/cohere2/configuration_cohere2.py @008e5743; @eab64a0e had
     // sliding_window_pattern as an attribute, now it is read from the kwargs for old configs, default
     // 4 in both): vocab 256000, hidden 8192, intermediate 22528, 40 layers, 64 heads,
@@ -240,14 +254,18 @@ inline constexpr family families[] = {
      .qkv_bias = true, .experts_key = "num_local_experts", .expert_biases = true},
     // Latent attention: vLLM's MLA list (config/model.py is_deepseek_mla). DeepseekV3Config,
     // NemotronHConfig and Glm4MoeConfig spell the expert count n_routed_experts.
-    {.model_type = "deepseek_v2", .source = "DeepseekV2Config", .latent = true, .experts_key = "n_routed_experts"},
+    {.model_type = "deepseek_v2", .source = "DeepseekV2Config", .latent = true, .experts_key = "n_routed_experts",
+     .nested_defaults = R"({"intermediate_size":11008})"},
     {.model_type = "deepseek_v3", .source = "DeepseekV3Config (models/deepseek_v3/configuration_deepseek_v3.py)", .latent = true,
-     .experts_key = "n_routed_experts", .mtp_embeddings = true},
+     .experts_key = "n_routed_experts", .mtp_embeddings = true,
+     .nested_defaults = R"({"intermediate_size":18432})"},
     {.model_type = "deepseek_v32", .source = "DeepseekV32Config", .latent = true, .experts_key = "n_routed_experts",
-     .mtp_embeddings = true},
+     .mtp_embeddings = true,
+     .nested_defaults = R"({"intermediate_size":18432})"},
     {.model_type = "kimi_k2", .source = "DeepseekV3Config (Kimi-K2 remote code)", .latent = true,
      .experts_key = "n_routed_experts", .mtp_embeddings = true},
-    {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true},
+    {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true,
+     .nested_defaults = R"({"intermediate_size":12288})"},
     // Kimi-K3 (the same model_type, configuration_kimi_k3.py; SGLang models/kimi_k3.py KimiK3MoE): the routed
     // experts work on routed_expert_hidden_size (routed_expert_down_proj / _up_proj around them).
     // KimiLinearConfig (moonshotai remote code configuration_kimi.py): MLA on the 1-based
@@ -262,7 +280,8 @@ inline constexpr family families[] = {
     same_as(hunyuan_family, "hunyuan_v1_moe", "HunYuanMoEV1Config (models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py)"),
     // HunYuanDenseV1Config: the same attention, a dense MLP.
     {.model_type = "hunyuan_v1_dense", .source = "HunYuanDenseV1Config (models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py)",
-     .qk_norm = qk_norm_rule::head_if_use_key, .cross_layer_kv = true},
+     .qk_norm = qk_norm_rule::head_if_use_key, .cross_layer_kv = true,
+     .nested_defaults = R"({"intermediate_size":11008})"},
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by
     // layer_types ("conv") or, in the launch configs, full_attn_idxs; the MLP width is block_ff_dim
     // after Lfm2MLP's adjustment (read_lfm2_mlp_width); q_layernorm / k_layernorm of head_dim; tied by
@@ -272,10 +291,12 @@ inline constexpr family families[] = {
     // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
     // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
     {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",
-     .latent = true, .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true},
+     .latent = true, .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true,
+     .nested_defaults = R"({"intermediate_size":12288})"},
     {.model_type = "glm4_moe", .source = "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)",
      .qk_norm = qk_norm_rule::head_if_use_key, .attention_bias = attention_bias_rule::no_o_bias,
-     .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true},
+     .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true,
+     .nested_defaults = R"({"intermediate_size":10944})"},
     // ChatGLM (THUDM remote code, modeling_chatglm.py): query_key_value and dense_h_to_4h fused;
     // add_bias_linear for dense and the MLP; add_qkv_bias for query_key_value.
     {.model_type = "chatglm", .source = "ChatGLMConfig (THUDM remote code)", .kv_heads = kv_heads_rule::chatglm,
@@ -286,10 +307,13 @@ inline constexpr family families[] = {
     {.model_type = "gpt2", .source = "GPT2Config (models/gpt2/configuration_gpt2.py)", .gated_mlp = false, .ffn_4x_hidden = true,
      .tied = true, .learned_positions = 1024, .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true,
      .linear_bias = linear_bias_rule::always},
-    {.model_type = "gpt_bigcode", .source = "GPTBigCodeConfig", .gated_mlp = false, .tied = true, .learned_positions = 2048,
+    // GPTBigCodeBlock: inner_dim = n_inner, or 4 × hidden_size when None (transformers modeling_gpt_bigcode.py).
+    {.model_type = "gpt_bigcode", .source = "GPTBigCodeConfig", .gated_mlp = false, .ffn_4x_hidden = true, .tied = true,
+     .learned_positions = 2048,
      .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always},
     {.model_type = "gpt_neox", .source = "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py)", .gated_mlp = false,
-     .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always},
+     .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always,
+     .nested_defaults = R"({"intermediate_size":24576})"},
     // Falcon: FalconConfig (transformers) and RWConfig (tiiuae remote code, "RefinedWeb" = the
     // 40B/180B new decoder architecture, "RefinedWebModel" = 7B). multi_query defaults to true.
     {.model_type = "falcon", .source = "FalconConfig (models/falcon/configuration_falcon.py)",
@@ -311,15 +335,19 @@ inline constexpr family families[] = {
     // (recurrent_state::ssm_dtype_defaulted) and engines/vllm.hpp stage_types replaces it from 0.20.
     {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)",
      .one_block_per_layer = true, .gated_mlp = false, .score_correction_bias = true, .expert_latent_key = "moe_latent_size",
+     .nested_defaults = R"({"intermediate_size":21504})",
      .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
      .ssm_dtype_source = "vLLM 0.13 to 0.19's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype "
                          "(vllm/model_executor/models/config.py; float16 when absent, vllm-project/vllm PR #29978; "
                          "float32 from 0.20, PR #39032)"},
     // Hybrids with Mamba state.
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
-     .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true},
-    {.model_type = "granitemoehybrid", .source = "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)"},
-    {.model_type = "falcon_h1", .source = "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", .layers = layer_rule::falcon_h1},
+     .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true,
+     .nested_defaults = R"({"intermediate_size":14336})"},
+    {.model_type = "granitemoehybrid", .source = "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)",
+     .nested_defaults = R"({"intermediate_size":11008})"},
+    {.model_type = "falcon_h1", .source = "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", .layers = layer_rule::falcon_h1,
+     .nested_defaults = R"({"intermediate_size":14336})"},
 };
 // clang-format on
 

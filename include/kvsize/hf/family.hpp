@@ -107,7 +107,7 @@ struct family {
 
   // MLP, embeddings.
   bool gated_mlp = true;          ///< gate + up + down; false for GELU/ReLU² two-matrix MLPs
-  bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2Config n_inner None, FalconConfig)
+  bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2, GPTBigCode n_inner None; Falcon)
   bool lfm2_mlp = false;          ///< Lfm2MLP's width rule: block_ff_dim, adjusted (hf/mlp_width.hpp)
   bool tied = false;              ///< the config class's tie_word_embeddings default
   std::uint32_t learned_positions = 0;  ///< rows of a learned position table when no key says (0: none)
@@ -173,7 +173,10 @@ struct family {
   /// Non-empty: the MTP layers are not counted, and this says why (their shape is not the main layers').
   std::string_view mtp_uncounted = {};
 
-  std::string_view nested_defaults = {};  ///< JSON: class defaults for keys a nested text_config omits
+  /// JSON: class defaults for keys a nested text_config omits; its "intermediate_size" also stands in
+  /// for an absent MLP width at the top level (mlp_width.hpp; values in
+  /// docs/research/intermediate-size-defaults.md).
+  std::string_view nested_defaults = {};
 
   // Recurrent state.
   std::string_view ssm_dtype_key = {};      ///< the key naming the SSM state dtype (recurrent_state::ssm_dtype)

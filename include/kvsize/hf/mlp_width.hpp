@@ -26,10 +26,11 @@ namespace kvsize::hf::detail {
 /// attribute): the family's class defaults (family::nested_defaults, written from that __init__), or
 /// nothing where kvsize has none.
 [[nodiscard]] inline auto class_default_mlp_width(const family& facts) -> std::optional<std::uint32_t> {
-  if (facts.nested_defaults.empty()) {
+  json own;
+  const json& defaults = nested_defaults(facts, own);  // parsed once per process (config_view.hpp)
+  if (!defaults.is_object()) {
     return std::nullopt;
   }
-  const json defaults = json::parse(facts.nested_defaults);  // kvsize's own text (families.hpp)
   const auto it = defaults.find("intermediate_size");
   if (it == defaults.end() || !it->is_number_unsigned()) {
     return std::nullopt;
@@ -102,7 +103,7 @@ inline void read_mlp_width(const config_view& v, parsed_config& out) {
   } else if (facts.ffn_4x_hidden) {
     m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
     out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
-                           " (GPT2Config n_inner None / FalconConfig ffn_hidden_size default)");
+                           ", as " + std::string(facts.source) + " does (n_inner None / ffn_hidden_size absent)");
   } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
     m.intermediate_size = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
