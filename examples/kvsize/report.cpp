@@ -336,11 +336,7 @@ auto log_lines(const sizing& s) -> std::vector<std::string> {
     capacity_for_log = s.capacity->figures;
     startup = s.capacity->startup;
   }
-  auto lines = engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log, startup);
-  if (!s.config.mlp_width_unknown_because.empty()) {  // llama.cpp's compute buffer reads the widest MLP
-    std::erase_if(lines, [](const std::string& l) { return l.find(" compute buffer size = ") != std::string::npos; });
-  }
-  return lines;
+  return engine_log_lines(s.config.spec, s.engine, s.engine_opts, s.cache, capacity_for_log, startup);
 }
 
 void log_section(fmt::memory_buffer& out, const sizing& s) {

@@ -746,7 +746,8 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
     }
   }
   if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
-    if (!s.config.mlp_width_unknown_because.empty() && s.engine == engine_kind::llama_cpp) {
+    // engine_log_lines leaves them out (engines_fmt.hpp); say why.
+    if (!kvsize::engines::llama_cpp::compute_buffer_known(s.config.spec) && s.engine == engine_kind::llama_cpp) {
       s.notes.push_back("llama.cpp's compute buffer lines are left out: they read the MLP width, which is unknown "
                         "(the note above)");
     }

@@ -151,10 +151,14 @@ inline void llama_cpp_size_line(std::vector<std::string>& out, const cache_part&
 
 /// llama_context's buffer lines (src/llama-context.cpp: "%10s compute buffer size = %8.2f MiB", the
 /// output buffer's "%10s output buffer size = %8.2f MiB"), for a CUDA device with its pinned host.
+/// Without an MLP width (engines::llama_cpp::compute_buffer_known) only the output buffer's line.
 inline void llama_cpp_buffer_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o) {
   const auto b = engines::llama_cpp::compute_buffers_for(m, o);
   out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
                             llama_mib(b.output_buffer)));
+  if (!engines::llama_cpp::compute_buffer_known(m)) {
+    return;
+  }
   out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA0", llama_mib(b.device)));
   out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
 }
@@ -239,7 +243,7 @@ inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spe
     if (g.blocks != 0) {
       out.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", name, llama_mib(g.kv)));
     }
-    if (g.compute != bytes{0}) {
+    if (g.compute != bytes{0} && engines::llama_cpp::compute_buffer_known(m)) {
       compute.push_back(
           fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", name, llama_mib(g.compute)));
     }
@@ -247,7 +251,9 @@ inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spe
   out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
                             llama_mib(b.output_buffer)));
   out.insert(out.end(), compute.begin(), compute.end());
-  out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
+  if (engines::llama_cpp::compute_buffer_known(m)) {
+    out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
+  }
 }
 
 inline void lines_of(llama_cpp_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
@@ -268,7 +274,8 @@ inline void lines_of(trtllm_engine /*engine*/, std::vector<std::string>& out, co
 }  // namespace detail
 
 /// The lines `e` would log about this cache (vLLM, SGLang and TRT-LLM figures need the
-/// capacity; llama.cpp's need only the sizing; `exact` and transformers log nothing). With the
+/// capacity; llama.cpp's need only the sizing, and leave out the compute-buffer lines where the
+/// spec holds no MLP width: engines::llama_cpp::compute_buffer_known; `exact` and transformers log nothing). With the
 /// start-up budget the capacity came from, vLLM's, SGLang's and TensorRT-LLM's lines begin with
 /// their load and profile lines.
 [[nodiscard]] inline auto engine_log_lines(const model_spec& m, engine_kind e, const engine_options& o,

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-// kvsize::widest_query_heads, kvsize::widest_mlp_width: the widest layer of a model_spec, whose
-// activations set the peak of a forward pass (workspace.hpp) and of llama.cpp's compute buffer
-// (engines/llama_cpp_compute.hpp).
+// Each layer's MLP kind and width (ffn_of_layer, ffn_width_of_layer, first_layer_without_mlp_width) and
+// the widest layer of a model_spec (widest_query_heads, widest_mlp_width), whose activations set the
+// peak of a forward pass (workspace.hpp) and of llama.cpp's compute buffer (engines/llama_cpp_compute.hpp).
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <algorithm>  // std::max
 #include <cstdint>    // std::uint32_t
 
 #include "model_spec.hpp"
@@ -17,7 +16,8 @@ namespace kvsize {
 [[nodiscard]] constexpr auto widest_query_heads(const model_spec& m) -> std::uint32_t {
   std::uint32_t most = m.attention_heads;
   for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
-    most = std::max(most, m.weights.layer[il].query_heads);
+    const std::uint32_t own = m.weights.layer[il].query_heads;
+    most = own > most ? own : most;
   }
   return most;
 }
@@ -29,9 +29,42 @@ namespace kvsize {
 [[nodiscard]] constexpr auto widest_mlp_width(const model_spec& m) -> std::uint32_t {
   std::uint32_t most = m.intermediate_size;
   for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
-    most = std::max(most, m.weights.layer[il].ffn_width);
+    const std::uint32_t own = m.weights.layer[il].ffn_width;
+    most = own > most ? own : most;
   }
-  return m.weights.moe.experts != 0 ? std::max(most, m.weights.moe.expert_width) : most;
+  const std::uint32_t experts = m.weights.moe.experts != 0 ? m.weights.moe.expert_width : 0U;
+  return experts > most ? experts : most;
+}
+
+/// The feed-forward kind of layer `il`, with `inherit` resolved.
+[[nodiscard]] constexpr auto ffn_of_layer(const model_spec& m, std::uint32_t il) -> ffn_kind {
+  const ffn_kind k = il < max_layers ? m.weights.layer[il].ffn : ffn_kind::inherit;
+  if (k != ffn_kind::inherit) {
+    return k;
+  }
+  return (m.weights.moe.experts != 0 && il >= m.weights.moe.first_dense_layers) ? ffn_kind::moe : ffn_kind::dense;
+}
+
+/// Width of layer `il`'s dense MLP.
+[[nodiscard]] constexpr auto ffn_width_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
+  const std::uint32_t own = il < max_layers ? m.weights.layer[il].ffn_width : 0U;
+  return own != 0 ? own : m.intermediate_size;
+}
+
+/// The first layer whose MLP width the spec does not hold: a dense MLP with neither its own width nor
+/// intermediate_size, or experts without expert_width; `m.layers` when every layer's is known. A config
+/// reader leaves a width 0 where the config gives none and no class default applies
+/// (hf::parsed_config::mlp_width_unknown_because names the key); what reads the width (the weights,
+/// llama.cpp's compute buffer) is then unknown, while the KV cache, which never reads it, is not.
+[[nodiscard]] constexpr auto first_layer_without_mlp_width(const model_spec& m) -> std::uint32_t {
+  for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
+    const ffn_kind k = ffn_of_layer(m, il);
+    if ((k == ffn_kind::dense && ffn_width_of_layer(m, il) == 0) ||
+        (k == ffn_kind::moe && m.weights.moe.expert_width == 0)) {
+      return il;
+    }
+  }
+  return m.layers;
 }
 
 }  // namespace kvsize

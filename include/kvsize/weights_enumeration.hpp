@@ -12,6 +12,7 @@
 #include <cstdint>  // std::uint32_t, std::uint64_t
 
 #include "detail/checked.hpp"
+#include "layer_widths.hpp"  // ffn_of_layer, ffn_width_of_layer
 #include "model_spec.hpp"
 #include "weights_shape.hpp"
 #include "weights_emitter.hpp"
@@ -230,21 +231,6 @@ constexpr void emit_mtp_module(const model_spec& m, std::uint32_t il, layer_kind
 }
 
 }  // namespace detail
-
-/// The feed-forward kind of layer `il`, with `inherit` resolved.
-[[nodiscard]] constexpr auto ffn_of_layer(const model_spec& m, std::uint32_t il) -> ffn_kind {
-  const ffn_kind k = il < max_layers ? m.weights.layer[il].ffn : ffn_kind::inherit;
-  if (k != ffn_kind::inherit) {
-    return k;
-  }
-  return (m.weights.moe.experts != 0 && il >= m.weights.moe.first_dense_layers) ? ffn_kind::moe : ffn_kind::dense;
-}
-
-/// Width of layer `il`'s dense MLP.
-[[nodiscard]] constexpr auto ffn_width_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
-  const std::uint32_t own = il < max_layers ? m.weights.layer[il].ffn_width : 0U;
-  return own != 0 ? own : m.intermediate_size;
-}
 
 /// Calls f(const weight_tensor&) for every weight tensor: embeddings, each layer in order, the
 /// final norm, the LM head, the MTP modules, the vision count.

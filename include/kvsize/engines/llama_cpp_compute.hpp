@@ -84,4 +84,12 @@ struct compute_buffers {
   return b;
 }
 
+/// Whether compute_buffers_of can be estimated for `m`: it reads the widest layer's MLP, which a spec
+/// read from a config that gives no width does not hold (first_layer_without_mlp_width). Where
+/// intermediate_size is given it stands in for an expert width a malformed config left out (as in
+/// Mixtral, whose experts are that wide), as hf::detail::check_dense_widths takes it.
+[[nodiscard]] constexpr auto compute_buffer_known(const model_spec& m) -> bool {
+  return m.intermediate_size != 0 || first_layer_without_mlp_width(m) >= m.layers;
+}
+
 }  // namespace kvsize::engines::llama_cpp

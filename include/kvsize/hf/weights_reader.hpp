@@ -206,29 +206,25 @@ inline void check_dense_widths(const config_view& v, parsed_config& out) {
   if (m.intermediate_size != 0 || !out.mlp_width_unknown_because.empty()) {
     return;
   }
-  for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
-    const ffn_kind k = ffn_of_layer(m, il);
-    const bool needs = (k == ffn_kind::dense && ffn_width_of_layer(m, il) == 0) ||
-                       (k == ffn_kind::moe && m.weights.moe.expert_width == 0);
-    if (needs && !out.weights_unknown_because.empty()) {  // a reader failed first (an expert width, a layer
-      out.mlp_width_unknown_because = out.weights_unknown_because;  // rule), leaving widths unset: name its key
-      return;
-    }
-    if (needs) {
-      const slot inter = v.get_first(keys::intermediate);
-      const std::string why = "expected the MLP width (layer " + std::to_string(il) +
-                              (k == ffn_kind::moe ? "'s experts take it" : " has a dense MLP") + "), got " +
-                              (inter.present() ? "null" : "nothing") + ", and kvsize knows no default for " +
-                              std::string(v.facts().source);
-      out.mlp_width_unknown_because = inter.pointer() + ": " + why;
-      out.warnings.push_back(out.mlp_width_unknown_because +
-                             "; the weights are not counted, nor the MLP term of the activation and llama.cpp "
-                             "compute-buffer estimates; the KV cache and the recurrent state do not read it");
-      if (out.weights_unknown_because.empty()) {
-        out.weights_unknown_because = out.mlp_width_unknown_because;
-      }
-      return;
-    }
+  const std::uint32_t il = first_layer_without_mlp_width(m);
+  if (il >= m.layers) {
+    return;
+  }
+  if (!out.weights_unknown_because.empty()) {  // a reader failed first (an expert width, a layer rule),
+    out.mlp_width_unknown_because = out.weights_unknown_because;  // leaving widths unset: name its key
+    return;
+  }
+  const slot inter = v.get_first(keys::intermediate);
+  const std::string why = "expected the MLP width (layer " + std::to_string(il) +
+                          (ffn_of_layer(m, il) == ffn_kind::moe ? "'s experts take it" : " has a dense MLP") +
+                          "), got " + (inter.present() ? "null" : "nothing") + ", and kvsize knows no default for " +
+                          std::string(v.facts().source);
+  out.mlp_width_unknown_because = inter.pointer() + ": " + why;
+  out.warnings.push_back(out.mlp_width_unknown_because +
+                         "; the weights are not counted, nor the MLP term of the activation and llama.cpp "
+                         "compute-buffer estimates; the KV cache and the recurrent state do not read it");
+  if (out.weights_unknown_because.empty()) {
+    out.weights_unknown_because = out.mlp_width_unknown_because;
   }
 }
 
