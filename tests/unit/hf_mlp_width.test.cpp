@@ -67,6 +67,16 @@ TEST_CASE("LFM2: Lfm2MLP's adjusted width, the short-conv mixers and the tied he
     CHECK(defaulted.spec.intermediate_size == 8'192);
     CHECK(has_warning(defaulted, "took 12288, the default of Lfm2Config"));
   }
+  SECTION("tie_embedding, read before tie_word_embeddings (Lfm2Config: kwargs.get(\"tie_embedding\", ...))") {
+    const std::uint64_t tied = kvsize::parameters(read(doc).spec).total;
+    doc["tie_word_embeddings"] = true;
+    doc["tie_embedding"] = false;
+    const auto untied = read(doc);
+    CHECK_FALSE(untied.spec.tied_embeddings);
+    CHECK(kvsize::parameters(untied.spec).total == tied + 65'536ULL * 2'048);  // lm_head: vocab × hidden
+    doc["tie_embedding"] = nullptr;  // null: as absent, tie_word_embeddings decides
+    CHECK(read(doc).spec.tied_embeddings);
+  }
   SECTION("conv_bias: every projection and the conv carry a bias") {
     const std::uint64_t before = kvsize::parameters(read(doc).spec).total;
     doc["conv_bias"] = true;
@@ -147,6 +157,11 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
       CHECK(c.mlp_width_unknown_because.starts_with("/intermediate_size: expected the MLP width (layer 0 has a dense MLP)"));
       CHECK(c.weights_unknown_because == c.mlp_width_unknown_because);
       CHECK(kvsize::kv_bytes_per_token(c.spec) == kvsize::kv_bytes_per_token(full.spec));
+      // The library says the same from the spec alone, and leaves llama.cpp's compute buffer out.
+      CHECK(kvsize::first_layer_without_mlp_width(c.spec) == 0);
+      CHECK_FALSE(kvsize::engines::llama_cpp::compute_buffer_known(c.spec));
+      CHECK(kvsize::first_layer_without_mlp_width(full.spec) == full.spec.layers);
+      CHECK(kvsize::engines::llama_cpp::compute_buffer_known(full.spec));
     }
   }
   SECTION("Qwen3.5-MoE: every layer's experts have their own width, so none is needed") {
@@ -155,6 +170,8 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
     CHECK(c.mlp_width_unknown_because.empty());
     CHECK(c.weights_unknown_because.empty());
     CHECK(kvsize::widest_mlp_width(c.spec) == 512);  // moe_intermediate_size
+    CHECK(kvsize::first_layer_without_mlp_width(c.spec) == c.spec.layers);
+    CHECK(kvsize::engines::llama_cpp::compute_buffer_known(c.spec));
   }
   SECTION("a weights-only key that fails elsewhere leaves the width alone where no layer needs intermediate_size") {
     nlohmann::json doc = document("Qwen__Qwen3.5-35B-A3B.config.json");

@@ -285,9 +285,9 @@ inline constexpr family families[] = {
     // LFM2 (Lfm2Config, models/lfm2): short-convolution layers beside attention layers, given by
     // layer_types ("conv") or, in the launch configs, full_attn_idxs; the MLP width is block_ff_dim
     // after Lfm2MLP's adjustment (read_lfm2_mlp_width); q_layernorm / k_layernorm of head_dim; tied by
-    // default (tie_word_embeddings True in Lfm2Config.__init__).
+    // default (tie_word_embeddings True in Lfm2Config.__init__, which takes a "tie_embedding" key first).
     {.model_type = "lfm2", .source = "Lfm2Config (models/lfm2/configuration_lfm2.py)", .mixer = mixer_rule::short_conv,
-     .lfm2_mlp = true, .tied = true, .qk_norm = qk_norm_rule::head},
+     .lfm2_mlp = true, .tied = true, .tie_alias = "tie_embedding", .qk_norm = qk_norm_rule::head},
     // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
     // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
     {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",

@@ -110,6 +110,9 @@ struct family {
   bool ffn_4x_hidden = false;     ///< no intermediate key: 4 × hidden (GPT2, GPTBigCode n_inner None; Falcon)
   bool lfm2_mlp = false;          ///< Lfm2MLP's width rule: block_ff_dim, adjusted (hf/mlp_width.hpp)
   bool tied = false;              ///< the config class's tie_word_embeddings default
+  /// A key the config class reads before tie_word_embeddings (Lfm2Config: "tie_embedding", "to fit
+  /// original config keys"); empty: none.
+  std::string_view tie_alias = {};
   std::uint32_t learned_positions = 0;  ///< rows of a learned position table when no key says (0: none)
 
   // Block layout, norms.

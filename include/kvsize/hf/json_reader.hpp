@@ -224,6 +224,20 @@ inline void require_divisor(const slot& s, std::uint64_t n, const std::string& w
   return s.value->get_ref<const std::string&>();
 }
 
+/// A multiplier of an MLP width (LFM2's block_ffn_dim_multiplier, DeciLM's ffn_mult): a finite number
+/// in (0, 64], which the width formulas then evaluate in double as Python does.
+[[nodiscard]] inline auto read_width_multiplier(const slot& s) -> double {
+  if (!s.set() || !s.value->is_number()) {
+    fail(s.set() ? config_errc::wrong_type : config_errc::missing_key, s.pointer(),
+         "expected a positive number, got " + (s.set() ? describe(*s.value) : std::string("nothing")));
+  }
+  const double factor = s.value->get<double>();
+  if (!std::isfinite(factor) || factor <= 0 || factor > 64) {
+    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 64], got " + describe(*s.value));
+  }
+  return factor;
+}
+
 /// One flag of a per-layer 0/1 list (moe_layer_freq, sparse_attention_freq): true, false, 0 or 1.
 [[nodiscard]] inline auto read_flag(const slot& entry) -> bool {
   return entry.value->is_boolean() ? read_bool(entry) : read_u32(entry, 0, 1) == 1;

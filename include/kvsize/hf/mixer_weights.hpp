@@ -5,7 +5,6 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cmath>        // std::isfinite
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <string>       // std::string
 
@@ -23,14 +22,7 @@ namespace kvsize::hf::detail::weights_detail {
 /// DeciLM (Nemotron-NAS) FFN width: _ffn_mult_to_intermediate_size(mult, hidden) =
 /// find_multiple(int(2 * mult * hidden / 3), 256), evaluated in double as Python does.
 [[nodiscard]] inline auto decilm_ffn_width(const slot& mult_slot, std::uint32_t hidden) -> std::uint32_t {
-  if (!mult_slot.set() || !mult_slot.value->is_number()) {
-    fail(mult_slot.set() ? config_errc::wrong_type : config_errc::missing_key, mult_slot.pointer(),
-         "expected a positive number, got " + (mult_slot.set() ? describe(*mult_slot.value) : std::string("nothing")));
-  }
-  const double mult = mult_slot.value->get<double>();
-  if (!std::isfinite(mult) || mult <= 0 || mult > 64) {
-    fail(config_errc::out_of_range, mult_slot.pointer(), "expected a number in (0, 64], got " + describe(*mult_slot.value));
-  }
+  const double mult = read_width_multiplier(mult_slot);
   const double raw = 2 * mult * static_cast<double>(hidden) / 3;
   const auto i = static_cast<std::uint64_t>(raw);  // Python int(): truncation
   return static_cast<std::uint32_t>(kvsize::detail::round_up(i, 256));  // < 2^31: hidden < 2^24, mult <= 64

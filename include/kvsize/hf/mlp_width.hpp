@@ -6,7 +6,6 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <algorithm>  // std::min
-#include <cmath>      // std::isfinite
 #include <cstdint>    // std::uint32_t, std::uint64_t
 #include <optional>   // std::optional
 #include <string>     // std::string, std::to_string
@@ -63,16 +62,7 @@ namespace kvsize::hf::detail {
   width = 2 * width / 3;  // int(2 * w / 3): exact in double for any 32-bit w, so the integer quotient
   const slot mult = v.get("block_ffn_dim_multiplier");
   if (!mult.present() || mult.set()) {  // absent: the default 1.0; null: no multiplier and no rounding
-    double factor = 1.0;
-    if (mult.set()) {
-      if (!mult.value->is_number()) {
-        fail(config_errc::wrong_type, mult.pointer(), "expected a number or null, got " + describe(*mult.value));
-      }
-      factor = mult.value->get<double>();
-      if (!std::isfinite(factor) || factor <= 0 || factor > 64) {
-        fail(config_errc::out_of_range, mult.pointer(), "expected a number in (0, 64], got " + describe(*mult.value));
-      }
-    }
+    const double factor = mult.set() ? read_width_multiplier(mult) : 1.0;
     const slot multiple_of = v.get("block_multiple_of");
     const std::uint64_t multiple = multiple_of.set() ? read_u32(multiple_of, 1, 1U << 20U) : 256U;
     width = static_cast<std::uint64_t>(factor * static_cast<double>(width));  // int(): truncation; < 2^38

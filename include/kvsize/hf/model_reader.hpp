@@ -182,7 +182,10 @@ inline void read_bias_and_tie(const json& root, const config_view& v, parsed_con
   } else {
     m.qkv_bias = facts.qkv_bias;
   }
-  slot tie = v.get("tie_word_embeddings");
+  slot tie = facts.tie_alias.empty() ? slot{} : v.get(facts.tie_alias);  // Lfm2Config's kwargs.get first
+  if (!tie.set()) {
+    tie = v.get("tie_word_embeddings");
+  }
   if (!tie.set() && !v.base().empty()) {
     tie = lookup(root, "", "tie_word_embeddings");
   }
