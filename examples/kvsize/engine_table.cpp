@@ -119,6 +119,8 @@ auto json_table(const options& opts, const std::vector<engine_row>& rows) -> std
     e["refused"] = nullptr;
     e["engine_version"] = release_of(s).empty() ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(std::string{release_of(s)});
+    const std::string_view runner = s.capacity && s.capacity->startup ? s.capacity->startup->model_runner : "";
+    e["model_runner"] = runner.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string{runner});
     e["context"] = s.context;
     e["batch"] = s.batch;
     e["kv_bytes_per_token"] = s.cache.kv_bytes_per_token.count();

@@ -354,7 +354,15 @@ TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's
     CHECK(row.at("command_line") == one.at("plan").at("command_line"));
     CHECK(row.at("fits") == true);
     CHECK(row.at("engine_version") == one.at("budget").at("engine_version"));  // the release whose rules sized it
+    CHECK(row.at("model_runner") == one.at("budget").at("model_runner"));
   }
+  CHECK(table.at(1).at("model_runner").is_null());  // vLLM 0.19 has one runner
+  // 0.22: Qwen3-8B runs on Model Runner V2 (vllm/config/vllm.py use_v2_model_runner); its row says so.
+  const auto v22 = json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                           "' --gpu-memory 79.18GiB --context 16000 --engine all --engine-version 0.22")
+                       .at("engines");
+  CHECK(v22.at(1).at("model_runner") == "v2");
+  CHECK(v22.at(3).at("model_runner").is_null());  // llama.cpp
   CHECK(table.at(1).at("engine_version") == "0.19");
   CHECK(table.at(2).at("engine_version") == "0.5.15-0.5.19");
   CHECK(table.at(0).at("engine_version").is_null());  // exact names no release
