@@ -58,6 +58,23 @@ template <engine E>
   return {};
 }
 
+/// `word` as one shell word: as is when it holds only letters, digits and `_.-/:+`, else in single
+/// quotes (a quote inside as '\''), so that a printed command line runs as typed.
+[[nodiscard]] inline auto shell_word(std::string_view word) -> std::string {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view{"_.-/:+"}.find(c) != std::string_view::npos;
+  });
+  if (plain) {
+    return std::string{word};
+  }
+  std::string quoted = "'";
+  for (const char c : word) {
+    quoted += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+  }
+  return quoted + "'";
+}
+
 /// "VLLM_USE_V2_MODEL_RUNNER=1 " or "=0 " where the runner is forced on a release that reads the
 /// variable (0.22+, vllm/envs.py); "" where vLLM's own default choice applies.
 [[nodiscard]] inline auto vllm_runner_prefix(const engine_options& o) -> std::string_view {
@@ -74,7 +91,10 @@ template <engine E>
     -> std::string {
   const std::string_view kv = vllm_cache_dtype(o);
   const vllm_prefix_caching pc = o.vllm.prefix_caching;
-  const std::string_view parser = names.reasoning_parser.empty() ? "<reasoning-parser>" : names.reasoning_parser;
+  // --reasoning-parser only where it decided the runner (0.22+); a placeholder for a caller without the name.
+  const bool parser_flag = o.vllm.reasoning_parser && engines::vllm::release_of(o) >= engines::vllm::model_runner_v2_since;
+  const std::string parser =
+      names.reasoning_parser.empty() ? std::string{"<reasoning-parser>"} : shell_word(names.reasoning_parser);
   return fmt::format("{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",
                      vllm_runner_prefix(o), names.model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
@@ -84,7 +104,7 @@ template <engine E>
                      : pc == vllm_prefix_caching::disabled ? " --no-enable-prefix-caching"
                                                            : "",
                      o.vllm.enforce_eager ? " --enforce-eager" : "",
-                     flag_if(o.vllm.reasoning_parser, "--reasoning-parser", parser));
+                     flag_if(parser_flag, "--reasoning-parser", parser));
 }
 
 /// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).

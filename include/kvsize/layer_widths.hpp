@@ -52,7 +52,8 @@ namespace kvsize {
 }
 
 /// The first layer whose MLP width the spec does not hold: a dense MLP with neither its own width nor
-/// intermediate_size, or experts without expert_width; `m.layers` when every layer's is known. A config
+/// intermediate_size, or experts with neither expert_width nor intermediate_size (an expert_width of 0
+/// means intermediate_size, as in Mixtral); `m.layers` when every layer's is known. A config
 /// reader leaves a width 0 where the config gives none and no class default applies
 /// (hf::parsed_config::mlp_width_unknown_because names the key); what reads the width (the weights,
 /// llama.cpp's compute buffer) is then unknown, while the KV cache, which never reads it, is not.
@@ -60,7 +61,7 @@ namespace kvsize {
   for (std::uint32_t il = 0; il < m.layers && il < max_layers; ++il) {
     const ffn_kind k = ffn_of_layer(m, il);
     if ((k == ffn_kind::dense && ffn_width_of_layer(m, il) == 0) ||
-        (k == ffn_kind::moe && m.weights.moe.expert_width == 0)) {
+        (k == ffn_kind::moe && m.weights.moe.expert_width == 0 && m.intermediate_size == 0)) {
       return il;
     }
   }

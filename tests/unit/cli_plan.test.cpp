@@ -548,6 +548,11 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
   CHECK_THAT(command_of(parsed), EndsWith("--enforce-eager --reasoning-parser qwen3"));
   CHECK_THAT(run_cli(qwen3 + " --reasoning-parser deepseek_r1 --enforce-eager").out,
              ContainsSubstring("--reasoning-parser deepseek_r1"));
+  // A name a shell would split is quoted; an empty one, or one with a control character, is refused.
+  CHECK_THAT(command_of(json_of(qwen3 + " --reasoning-parser \"my parser's\" --enforce-eager")),
+             EndsWith("--reasoning-parser 'my parser'\\''s'"));
+  require_refused(run_cli(qwen3 + " --reasoning-parser ''"), "--reasoning-parser");
+  require_refused(run_cli(qwen3 + " --reasoning-parser \"$(printf 'a\\tb')\""), "--reasoning-parser");
   // On V2 a given graph estimate changes nothing, and says so.
   const auto given = run_cli(qwen3 + " --cuda-graph-memory 0.55GiB");
   CHECK(given.exit_code == 0);
@@ -568,9 +573,12 @@ TEST_CASE("kvsize --engine-version 0.22: Model Runner V2 for a dense Qwen3ForCau
   const auto older = run_cli(qwen3_alone + " --engine vllm --model-runner v2");
   CHECK(older.exit_code == 0);
   CHECK_THAT(older.err, ContainsSubstring("--model-runner has no effect under vLLM 0.19"));
-  const auto older_json = json_of(qwen3_alone + " --engine vllm --model-runner v2 --gpu-memory 79.18GiB");
+  const auto older_json =
+      json_of(qwen3_alone + " --engine vllm --model-runner v2 --reasoning-parser qwen3 --gpu-memory 79.18GiB");
   CHECK(older_json.at("budget").at("model_runner").is_null());
   CHECK(command_of(older_json).starts_with("vllm serve <model> "));
+  // Before 0.22 the parser decides nothing kvsize sizes: not in the printed line (vLLM would warn it is unused).
+  CHECK(command_of(older_json).find("--reasoning-parser") == std::string::npos);
   // Forced onto V2, what vLLM's _validate_v2_model_runner refuses at start-up: exit 2 naming the option,
   // with or without a device.
   const std::string next = "'" + std::string{KVSIZE_SOURCE_DIR} +

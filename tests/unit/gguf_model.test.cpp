@@ -3,6 +3,7 @@
 // architecture's load_arch_hparams read them (docs/research/gguf-arch-defaults.md), and the
 // command line on GGUF files. Each expected figure's derivation is beside it.
 #include <kvsize/engine.hpp>
+#include <kvsize/engines_fmt.hpp>
 #include <kvsize/gguf.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kv_cache.hpp>
@@ -17,6 +18,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +180,30 @@ void require_same_as_config(const kvsize::gguf::gguf_model& g, const std::string
   CHECK(a.state_bytes_per_sequence == b.state_bytes_per_sequence);
 }
 }  // namespace
+
+TEST_CASE("GGUF: a layer of feed_forward_length 0 has no MLP, so llama.cpp's compute buffer is known",
+          "[gguf][model][compute]") {
+  // llama.cpp builds no dense FFN where n_ff(il) is 0 (nemotron_h's Mamba and attention blocks): such a layer
+  // is not a dense MLP of unknown width, and the compute-buffer lines stay (engines_fmt.hpp).
+  auto w = kvsize_test::model_header("llama", {.layers = 4, .context = 8'192, .vocab = 128'256});
+  w.kv_ints("llama.feed_forward_length", 5, {0, 14'336, 0, 14'336});
+  const auto g = model(w);
+  CHECK(g.spec.weights.layer[0].ffn == kvsize::ffn_kind::none);
+  CHECK(g.spec.weights.layer[1].ffn_width == 14'336);
+  CHECK(kvsize::widest_mlp_width(g.spec) == 14'336);
+  CHECK(kvsize::first_layer_without_mlp_width(g.spec) == 4);
+  CHECK(kvsize::engines::llama_cpp::compute_buffer_known(g.spec));
+  kvsize::engine_options o;
+  o.context = 4'096;
+  const auto lines = kvsize::engine_log_lines(g.spec, kvsize::engine_kind::llama_cpp, o);
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+          return l.find(" compute buffer size = ") != std::string::npos;
+        }) == 2);
+  // No feed_forward_length at all (a MoE architecture whose experts have their own key): no dense MLP either.
+  const auto bare = model(kvsize_test::model_header("llama", {.layers = 2, .vocab = 32'000}));
+  CHECK(bare.spec.weights.layer[1].ffn == kvsize::ffn_kind::none);
+  CHECK(kvsize::engines::llama_cpp::compute_buffer_known(bare.spec));
+}
 
 TEST_CASE("GGUF Gated DeltaNet (qwen3next, qwen35, qwen35moe): every fourth layer attends", "[gguf][model]") {
   // Qwen3-Next-80B-A3B as convert_hf_to_gguf.py writes it: the linear-attention sizes as Mamba-2

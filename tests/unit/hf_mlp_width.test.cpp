@@ -141,7 +141,7 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
     doc["n_inner"] = nullptr;
     const auto c = read(doc);
     CHECK(c.spec.intermediate_size == 4 * 1'600);
-    CHECK(has_warning(c, "took 4 × hidden_size = 6400, as GPTBigCodeConfig does"));
+    CHECK(has_warning(c, "took 4 × hidden_size = 6400, the width a GPTBigCodeConfig model builds"));
     CHECK(c.weights_unknown_because.empty());
   }
   SECTION("Kimi-Linear: engines disagree on the default, a dense layer needs one: width and weights unknown") {
@@ -172,6 +172,15 @@ TEST_CASE("a missing intermediate_size takes the config class's default, or leav
     CHECK(kvsize::widest_mlp_width(c.spec) == 512);  // moe_intermediate_size
     CHECK(kvsize::first_layer_without_mlp_width(c.spec) == c.spec.layers);
     CHECK(kvsize::engines::llama_cpp::compute_buffer_known(c.spec));
+  }
+  SECTION("Mixtral: experts of intermediate_size (expert_width 0 means it) are known") {
+    const auto c = kvsize::hf::load_config(configs_dir() / "mistralai__Mixtral-8x7B-v0.1.config.json");
+    REQUIRE(c.spec.weights.moe.experts == 8);
+    CHECK(kvsize::first_layer_without_mlp_width(c.spec) == c.spec.layers);
+    CHECK(kvsize::engines::llama_cpp::compute_buffer_known(c.spec));
+    kvsize::model_spec no_width = c.spec;
+    no_width.intermediate_size = 0;  // neither width: layer 0's experts have none
+    CHECK(kvsize::first_layer_without_mlp_width(no_width) == 0);
   }
   SECTION("a weights-only key that fails elsewhere leaves the width alone where no layer needs intermediate_size") {
     nlohmann::json doc = document("Qwen__Qwen3.5-35B-A3B.config.json");

@@ -85,11 +85,10 @@ struct compute_buffers {
 }
 
 /// Whether compute_buffers_of can be estimated for `m`: it reads the widest layer's MLP, which a spec
-/// read from a config that gives no width does not hold (first_layer_without_mlp_width). Where
-/// intermediate_size is given it stands in for an expert width a malformed config left out (as in
-/// Mixtral, whose experts are that wide), as hf::detail::check_dense_widths takes it.
+/// read from a config that gives no width does not hold (first_layer_without_mlp_width). A GGUF's
+/// layers of feed_forward_length 0 have no MLP (ffn_kind::none), so a GGUF's buffer is always known.
 [[nodiscard]] constexpr auto compute_buffer_known(const model_spec& m) -> bool {
-  return m.intermediate_size != 0 || first_layer_without_mlp_width(m) >= m.layers;
+  return first_layer_without_mlp_width(m) >= m.layers;
 }
 
 }  // namespace kvsize::engines::llama_cpp

@@ -30,12 +30,17 @@ inline void read_shape(const key_reader& k, kvsize::model_spec& m) {
   m.layers = layers;
   m.hidden_size = k.required_u32(k.arch_key("embedding_length"));
   m.max_context = k.required_u32(k.arch_key("context_length"));
-  if (const auto ff = k.per_layer(k.arch_key("feed_forward_length"), layers)) {
-    m.intermediate_size = (*ff)[0];
-    for (std::uint32_t il = 1; il < layers; ++il) {  // a layer of its own width (deci, nemotron_h): widest_mlp_width
-      if ((*ff)[il] != 0 && (*ff)[il] != (*ff)[0]) {
-        m.weights.layer[il].ffn_width = (*ff)[il];
-      }
+  // n_ff(il) 0 (hparams.n_ff_arr): llama.cpp builds no dense FFN there (nemotron_h's Mamba and attention
+  // blocks, deci's no-op blocks, a MoE architecture without the key): ffn_kind::none, so that no layer is
+  // taken for a dense MLP of unknown width (first_layer_without_mlp_width).
+  const auto ff = k.per_layer(k.arch_key("feed_forward_length"), layers);
+  m.intermediate_size = ff ? (*ff)[0] : 0U;
+  for (std::uint32_t il = 0; il < layers; ++il) {  // a layer of its own width (deci, nemotron_h): widest_mlp_width
+    const std::uint32_t n_ff = ff ? (*ff)[il] : 0U;
+    if (n_ff == 0) {
+      m.weights.layer[il].ffn = ffn_kind::none;
+    } else if (n_ff != m.intermediate_size) {
+      m.weights.layer[il].ffn_width = n_ff;
     }
   }
   const auto heads = k.per_layer(k.arch_key("attention.head_count"), layers);

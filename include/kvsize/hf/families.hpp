@@ -344,8 +344,9 @@ inline constexpr family families[] = {
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
      .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true,
      .nested_defaults = R"({"intermediate_size":14336})"},
-    {.model_type = "granitemoehybrid", .source = "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)",
-     .nested_defaults = R"({"intermediate_size":11008})"},
+    // No intermediate_size default: GraniteMoeHybridDecoderLayer gives it to the experts only; the MLP every
+    // layer has is shared_mlp, of shared_intermediate_size.
+    {.model_type = "granitemoehybrid", .source = "GraniteMoeHybridConfig (models/granitemoehybrid/configuration_granitemoehybrid.py)"},
     {.model_type = "falcon_h1", .source = "FalconH1Config (models/falcon_h1/configuration_falcon_h1.py)", .layers = layer_rule::falcon_h1,
      .nested_defaults = R"({"intermediate_size":14336})"},
 };

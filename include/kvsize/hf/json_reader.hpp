@@ -225,11 +225,13 @@ inline void require_divisor(const slot& s, std::uint64_t n, const std::string& w
 }
 
 /// A multiplier of an MLP width (LFM2's block_ffn_dim_multiplier, DeciLM's ffn_mult): a finite number
-/// in (0, 64], which the width formulas then evaluate in double as Python does.
-[[nodiscard]] inline auto read_width_multiplier(const slot& s) -> double {
+/// in (0, 64], which the width formulas then evaluate in double as Python does. `expected` names what the
+/// key may hold, for the error ("a positive number", "a number or null").
+[[nodiscard]] inline auto read_width_multiplier(const slot& s, std::string_view expected = "a positive number")
+    -> double {
   if (!s.set() || !s.value->is_number()) {
     fail(s.set() ? config_errc::wrong_type : config_errc::missing_key, s.pointer(),
-         "expected a positive number, got " + (s.set() ? describe(*s.value) : std::string("nothing")));
+         "expected " + std::string(expected) + ", got " + (s.set() ? describe(*s.value) : std::string("nothing")));
   }
   const double factor = s.value->get<double>();
   if (!std::isfinite(factor) || factor <= 0 || factor > 64) {

@@ -62,7 +62,7 @@ namespace kvsize::hf::detail {
   width = 2 * width / 3;  // int(2 * w / 3): exact in double for any 32-bit w, so the integer quotient
   const slot mult = v.get("block_ffn_dim_multiplier");
   if (!mult.present() || mult.set()) {  // absent: the default 1.0; null: no multiplier and no rounding
-    const double factor = mult.set() ? read_width_multiplier(mult) : 1.0;
+    const double factor = mult.set() ? read_width_multiplier(mult, "a number or null") : 1.0;
     const slot multiple_of = v.get("block_multiple_of");
     const std::uint64_t multiple = multiple_of.set() ? read_u32(multiple_of, 1, 1U << 20U) : 256U;
     width = static_cast<std::uint64_t>(factor * static_cast<double>(width));  // int(): truncation; < 2^38
@@ -93,7 +93,8 @@ inline void read_mlp_width(const config_view& v, parsed_config& out) {
   } else if (facts.ffn_4x_hidden) {
     m.intermediate_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{4} * hidden, max_count));
     out.warnings.push_back("no intermediate size key: took 4 × hidden_size = " + std::to_string(m.intermediate_size) +
-                           ", as " + std::string(facts.source) + " does (n_inner None / ffn_hidden_size absent)");
+                           ", the width a " + std::string(facts.source) + " model builds without one (n_inner None, "
+                           "ffn_hidden_size absent)");
   } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
     m.intermediate_size = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));

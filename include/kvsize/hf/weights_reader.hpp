@@ -16,6 +16,7 @@
 #include <vector>       // std::vector
 
 #include "../detail/checked.hpp"
+#include "../layer_widths.hpp"  // ffn_of_layer, first_layer_without_mlp_width
 #include "../model_spec.hpp"
 #include "../vision_tower.hpp"
 #include "../weights.hpp"
