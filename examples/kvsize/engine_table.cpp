@@ -36,6 +36,12 @@ auto release_of(const sizing& s) -> std::string_view {
   return s.capacity && s.capacity->startup ? s.capacity->startup->engine_version : std::string_view{};
 }
 
+/// The vLLM model runner that sized the row ("v1", "v2": vLLM 0.22+), or empty where there is no choice of
+/// runner or no device was given.
+auto runner_of(const sizing& s) -> std::string_view {
+  return s.capacity && s.capacity->startup ? s.capacity->startup->model_runner : std::string_view{};
+}
+
 /// "fits", or "no: " and what limits the request ("no: memory"); "—" without a plan.
 auto plan_words(const sizing& s) -> std::string {
   if (!s.plan) {
@@ -119,8 +125,8 @@ auto json_table(const options& opts, const std::vector<engine_row>& rows) -> std
     e["refused"] = nullptr;
     e["engine_version"] = release_of(s).empty() ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(std::string{release_of(s)});
-    const std::string_view runner = s.capacity && s.capacity->startup ? s.capacity->startup->model_runner : "";
-    e["model_runner"] = runner.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(std::string{runner});
+    e["model_runner"] = runner_of(s).empty() ? nlohmann::ordered_json(nullptr)
+                                             : nlohmann::ordered_json(std::string{runner_of(s)});
     e["context"] = s.context;
     e["batch"] = s.batch;
     e["kv_bytes_per_token"] = s.cache.kv_bytes_per_token.count();

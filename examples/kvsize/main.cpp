@@ -29,6 +29,7 @@
 #include "report.hpp"
 #include "engine_table.hpp"
 #include "sizing.hpp"
+#include "text.hpp"
 
 namespace {
 
@@ -75,6 +76,18 @@ const CLI::Validator memory_fraction(
       return {};
     },
     "FRACTION");
+
+/// A name kvsize prints back in the run-it line (vLLM's --reasoning-parser): not empty, no control character.
+/// Checked here, once, not per engine row of --engine all.
+const CLI::Validator printed_name(
+    [](const std::string& text) -> std::string {
+      if (text.empty() || kvsize::cli::has_control_character(text)) {
+        return "expected a parser name (vLLM's --reasoning-parser, e.g. qwen3), got an empty value or one with a "
+               "control character";
+      }
+      return {};
+    },
+    "NAME");
 
 /// The --help footer: every engine flag and the kvsize option it is read as.
 auto engine_flags_footer() -> std::string {
@@ -149,7 +162,8 @@ void vllm_start_up_knobs(CLI::Option_group& engine, kvsize::cli::options& o) {
                     "Model Runner V2 for an unquantized dense Qwen3ForCausalLM served without a reasoning parser")
       ->check(CLI::IsMember({"auto", "v1", "v2"}));
   engine.add_option("--reasoning-parser", o.reasoning_parser,
-                    "vLLM's flag, read for one thing: with a reasoning parser vLLM 0.22 runs the model on Model Runner V1");
+                    "vLLM's flag, read for one thing: with a reasoning parser vLLM 0.22 runs the model on Model Runner V1")
+      ->check(printed_name);
 }
 
 /// "Engine": which engine, its parallelism and its knobs; the help names the library's defaults.

@@ -13,6 +13,7 @@
 #include <kvsize/gguf/gguf_overrides.hpp>
 
 #include "sizing.hpp"
+#include "text.hpp"
 
 namespace kvsize::cli {
 
@@ -84,7 +85,7 @@ auto parse_overrides(const options& opts) -> std::vector<tensor_override> {
       ;
   std::vector<tensor_override> out;
   for (const std::string& value : opts.override_tensor) {
-    if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20U; })) {
+    if (has_control_character(value)) {
       throw usage_error{fmt::format("{}: a value with a control character (a newline, a tab) is not a pattern", flag)};
     }
     for (std::size_t at = 0;;) {

@@ -864,13 +864,6 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   const model_spec& m = s.config.spec;
   s.engine_opts = engine_options_of(opts, s);
   s.reasoning_parser = opts.reasoning_parser.value_or("");
-  if (opts.reasoning_parser &&
-      (s.reasoning_parser.empty() || std::any_of(s.reasoning_parser.begin(), s.reasoning_parser.end(), [](char c) {
-         return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
-       }))) {  // the name is printed back in the run-it line
-    throw usage_error{"--reasoning-parser: expected a parser name (vLLM's --reasoning-parser, e.g. qwen3), got an "
-                      "empty value or one with a control character"};
-  }
   s.engine_opts.engine_overhead = overrides.runtime.value_or(bytes{0});  // --reserve: outside the KV budget
   if (d.memory) {
     s.engine_opts.device_memory = *d.memory;
@@ -910,7 +903,7 @@ void check_cuda_graph_term(const options& opts, const sizing& s, const device_ch
   const std::uint32_t release = vllm::release_of(s.engine_opts);
   for (const auto& [given, flag] : {std::pair{opts.model_runner.has_value(), "--model-runner"},
                                     std::pair{opts.reasoning_parser.has_value(), "--reasoning-parser"}}) {
-    if (given && release < vllm::model_runner_v2_since) {
+    if (given && !vllm::chooses_model_runner(s.engine_opts)) {
       warnings.push_back(fmt::format("{} has no effect under vLLM {}: releases before 0.22 have one model runner",
                                      opts.flag(flag), vllm::release_name(release)));
     }

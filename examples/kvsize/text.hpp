@@ -60,6 +60,14 @@ inline auto columns(std::string_view text) -> std::size_t {
   }));
 }
 
+/// Whether `text` holds a control character (C0: newline, tab, escape, ...; or DEL). A value kvsize prints
+/// back in a command line (a -ot pattern, a reasoning parser's name) may hold none: it would break the line.
+inline auto has_control_character(std::string_view text) -> bool {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20U || static_cast<unsigned char>(c) == 0x7FU;
+  });
+}
+
 namespace detail {
 /// Whether a line may break at the space between `before` and `after`: never between a number and
 /// its unit ("2.875 GiB", "34.67 ms"), around "×" ("256 rows × vocab"), or between an option and its

@@ -78,8 +78,7 @@ template <engine E>
 /// "VLLM_USE_V2_MODEL_RUNNER=1 " or "=0 " where the runner is forced on a release that reads the
 /// variable (0.22+, vllm/envs.py); "" where vLLM's own default choice applies.
 [[nodiscard]] inline auto vllm_runner_prefix(const engine_options& o) -> std::string_view {
-  if (engines::vllm::release_of(o) < engines::vllm::model_runner_v2_since ||
-      o.vllm.model_runner == vllm_model_runner::automatic) {
+  if (!engines::vllm::chooses_model_runner(o) || o.vllm.model_runner == vllm_model_runner::automatic) {
     return "";
   }
   return o.vllm.model_runner == vllm_model_runner::v2 ? "VLLM_USE_V2_MODEL_RUNNER=1 " : "VLLM_USE_V2_MODEL_RUNNER=0 ";
@@ -92,7 +91,7 @@ template <engine E>
   const std::string_view kv = vllm_cache_dtype(o);
   const vllm_prefix_caching pc = o.vllm.prefix_caching;
   // --reasoning-parser only where it decided the runner (0.22+); a placeholder for a caller without the name.
-  const bool parser_flag = o.vllm.reasoning_parser && engines::vllm::release_of(o) >= engines::vllm::model_runner_v2_since;
+  const bool parser_flag = o.vllm.reasoning_parser && engines::vllm::chooses_model_runner(o);
   const std::string parser =
       names.reasoning_parser.empty() ? std::string{"<reasoning-parser>"} : shell_word(names.reasoning_parser);
   return fmt::format("{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",

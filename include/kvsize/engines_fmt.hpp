@@ -236,6 +236,7 @@ inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spe
   every_slot.split = o.llama_cpp.split;
   const auto b = lc::compute_buffers_for(m, o);
   const lc::offload_split split = lc::detail::place_slots(m, o, lc::slot_weights{}, every_slot, b);
+  const bool compute_known = lc::compute_buffer_known(m);
   std::vector<std::string> compute;
   for (std::uint32_t d = 0; d < devices; ++d) {
     const lc::device_share& g = split.device.at(d);
@@ -243,7 +244,7 @@ inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spe
     if (g.blocks != 0) {
       out.push_back(fmt::format("llama_kv_cache: {:>10} KV buffer size = {:8.2f} MiB", name, llama_mib(g.kv)));
     }
-    if (g.compute != bytes{0} && engines::llama_cpp::compute_buffer_known(m)) {
+    if (g.compute != bytes{0} && compute_known) {
       compute.push_back(
           fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", name, llama_mib(g.compute)));
     }
@@ -251,7 +252,7 @@ inline void llama_cpp_split_lines(std::vector<std::string>& out, const model_spe
   out.push_back(fmt::format("llama_context: {:>10}  output buffer size = {:8.2f} MiB", "CUDA_Host",
                             llama_mib(b.output_buffer)));
   out.insert(out.end(), compute.begin(), compute.end());
-  if (engines::llama_cpp::compute_buffer_known(m)) {
+  if (compute_known) {
     out.push_back(fmt::format("llama_context: {:>10} compute buffer size = {:8.2f} MiB", "CUDA_Host", llama_mib(b.host)));
   }
 }

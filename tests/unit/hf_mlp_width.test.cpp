@@ -76,6 +76,10 @@ TEST_CASE("LFM2: Lfm2MLP's adjusted width, the short-conv mixers and the tied he
     CHECK(kvsize::parameters(untied.spec).total == tied + 65'536ULL * 2'048);  // lm_head: vocab × hidden
     doc["tie_embedding"] = nullptr;  // null: as absent, tie_word_embeddings decides
     CHECK(read(doc).spec.tied_embeddings);
+    doc["tie_embedding"] = "no";  // malformed: only the weights need it, so the KV answer stands
+    const auto malformed = read(doc);
+    CHECK(malformed.weights_unknown_because.rfind("/tie_embedding: ", 0) == 0);
+    CHECK(malformed.spec.kv_heads == 8);
   }
   SECTION("conv_bias: every projection and the conv carry a bias") {
     const std::uint64_t before = kvsize::parameters(read(doc).spec).total;

@@ -506,7 +506,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// VLLM_USE_V2_MODEL_RUNNER, else vllm/config/vllm.py use_v2_model_runner's default); empty before
   /// 0.22, where V1 is the only runner.
   [[nodiscard]] static constexpr auto runner_name(const model_spec& m, const engine_options& o) -> std::string_view {
-    if (engines::vllm::release_of(o) < engines::vllm::model_runner_v2_since) {
+    if (!engines::vllm::chooses_model_runner(o)) {
       return {};
     }
     return engines::vllm::uses_model_runner_v2(m, o) ? "v2" : "v1";

@@ -25,6 +25,12 @@ namespace kvsize::engines::vllm {
 /// https://github.com/vllm-project/vllm/pull/39337, merged 2026-05-14).
 inline constexpr std::uint32_t model_runner_v2_since = 22;
 
+/// Whether the release release_of(o) has a choice of model runner (0.22+: VLLM_USE_V2_MODEL_RUNNER, a
+/// reasoning parser and the checkpoint decide it); before 0.22 V1 is the only runner.
+[[nodiscard]] constexpr auto chooses_model_runner(const engine_options& o) -> bool {
+  return release_of(o) >= model_runner_v2_since;
+}
+
 /// Whether release release_of(o) runs `m` on Model Runner V2 (vllm/config/vllm.py
 /// VllmConfig.use_v2_model_runner): before 0.22 never; else VLLM_USE_V2_MODEL_RUNNER where set
 /// (o.vllm.model_runner), else V2 for a default-V2 checkpoint (o.vllm.v2_default_checkpoint:
@@ -34,7 +40,7 @@ inline constexpr std::uint32_t model_runner_v2_since = 22;
 /// eagle/eagle3/mtp, pooling and the rest of _get_v2_model_runner_unsupported_features, which
 /// kvsize does not model: with them, give model_runner v1).
 [[nodiscard]] constexpr auto uses_model_runner_v2(const model_spec& m, const engine_options& o) -> bool {
-  if (release_of(o) < model_runner_v2_since) {
+  if (!chooses_model_runner(o)) {
     return false;
   }
   if (o.vllm.model_runner != vllm_model_runner::automatic) {
@@ -50,7 +56,7 @@ inline constexpr std::uint32_t model_runner_v2_since = 22;
 /// (has_inner_state) and a reasoning config.
 [[nodiscard]] constexpr auto forced_model_runner_v2_refusal(const model_spec& m, const engine_options& o)
     -> std::string_view {
-  if (release_of(o) < model_runner_v2_since || o.vllm.model_runner != vllm_model_runner::v2) {
+  if (!chooses_model_runner(o) || o.vllm.model_runner != vllm_model_runner::v2) {
     return {};
   }
   if (recurrent_layers(m) != 0) {
