@@ -711,7 +711,7 @@ void compare_checkpoint(sizing& s) {
   s.checkpoint_source = w.source;
   const model_spec& m = s.config.spec;
   const std::optional<weights_format> stored =
-      s.config.quantization ? s.config.quantization->format : std::optional{uniform_weights(s.stored_dtype)};
+      s.config.quantization ? s.config.quantization->format : std::optional{published_weights(s.stored_dtype)};
   if (!stored) {
     return;
   }
@@ -735,7 +735,7 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
   }
   if (opts.weights_dtype) {  // checked whatever follows: a bad value is exit 2 even where nothing reads it
     if (*opts.weights_dtype == "auto") {
-      format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
+      format = published_weights(default_weights_dtype(s.engine, s.dtype_facts));
     } else {
       format = parse_weights_format(*opts.weights_dtype);
     }
@@ -788,7 +788,7 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
                                     s.config.quantization_method.value_or("?")));
     }
   } else {  // unquantized: the dtype the engine loads it in (vLLM serves a float32 config in bf16)
-    format = uniform_weights(default_weights_dtype(s.engine, s.dtype_facts));
+    format = published_weights(default_weights_dtype(s.engine, s.dtype_facts));
   }
   if (format) {
     s.weights_format = weights_format_name(*format);

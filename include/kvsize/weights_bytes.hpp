@@ -161,15 +161,22 @@ struct packed_bytes {
   return t.part != weight_part::vision || f.include_vision;
 }
 
+/// Whether a checkpoint keeps tensor `t` of `m` in float32 whatever its dtype: e_score_correction_bias (a
+/// float32 buffer in every checkpoint) and the router of a moe_shape::router_f32 model.
+[[nodiscard]] constexpr auto stored_f32(const model_spec& m, const weight_tensor& t) -> bool {
+  return t.role == tensor_role::correction_bias || (t.role == tensor_role::router && m.weights.moe.router_f32);
+}
+
 /// Adds tensor `t` to `sum` under format `f`; `rest` is the type of what the scheme leaves
-/// unquantized, `g` the GGUF counters (unused by the other schemes).
+/// unquantized, `f32` whether the checkpoint keeps `t` float32 (stored_f32), `g` the GGUF counters
+/// (unused by the other schemes).
 constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weights_format& f, dtype rest, bool tied,
-                          gguf_state& g) {
+                          bool f32, gguf_state& g) {
   if (f.scheme == weights_scheme::uniform) {
-    sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, f.type));
+    sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, f32 && f.keeps_f32_tensors ? dtype::f32 : f.type));
     return;
   }
-  if (t.role == tensor_role::correction_bias) {  // a float32 buffer in every checkpoint
+  if (t.role == tensor_role::correction_bias) {
     sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, dtype::f32));
     return;
   }
@@ -179,8 +186,8 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
     into = checked_add(into, b.bytes);
     return;
   }
-  if (!quantizes(f, t)) {
-    sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, rest));
+  if (!quantizes(f, t)) {  // a float32 router stays float32 beside the scheme's unquantized type
+    sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, f32 ? dtype::f32 : rest));
     return;
   }
   const packed_bytes p = packed_bytes_of(f, t, rest);
@@ -197,7 +204,7 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
   for_each_weight(m, [&](const weight_tensor& t) {
     if (stores(f, t)) {
       weights_sum one;
-      add_tensor(one, t, f, rest, m.tied_embeddings, g);
+      add_tensor(one, t, f, rest, m.tied_embeddings, stored_f32(m, t), g);
       visit(t, one);
     }
   });
@@ -253,7 +260,9 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
 ///            norms, biases and conv1d unquantized; a tied lm_head is not stored. Checked against a
 ///            published MLX index total_size (docs/research/mlx-folders.md).
 ///
-/// Everywhere but `uniform`, e_score_correction_bias is float32 (a float32 buffer in the checkpoints).
+/// Everywhere but `uniform`, e_score_correction_bias is float32 (a float32 buffer in the checkpoints), and so is a
+/// moe_shape::router_f32 router the scheme leaves unquantized; `uniform` keeps both float32 only with
+/// keeps_f32_tensors (published_weights), and is otherwise the what-if "every tensor in `type`".
 [[nodiscard]] constexpr auto weights_bytes_detail(const model_spec& m, const weights_format& f) -> weights_bytes_breakdown {
   using detail::checked_add;
   detail::weights_sum sum;

@@ -91,12 +91,23 @@ struct weights_format {
   std::uint16_t unquantized_parts = 0;
   bool include_mtp = false;    ///< count the MTP modules (and their copies): a checkpoint's bytes, or speculative decoding
   bool include_vision = true;  ///< count the vision tower (a GGUF keeps it in a separate mmproj file; counted at f16)
+  /// uniform: the tensors a checkpoint keeps in float32 whatever its dtype (e_score_correction_bias, the routers of
+  /// moe_shape::router_f32) stay float32, 4 B an element: a published checkpoint (published_weights), not the
+  /// what-if "every tensor in `type`". The other schemes always keep them float32.
+  bool keeps_f32_tensors = false;
   friend constexpr auto operator==(const weights_format&, const weights_format&) -> bool = default;
 };
 
 [[nodiscard]] constexpr auto uniform_weights(dtype t) -> weights_format {
   weights_format f;
   f.type = t;
+  return f;
+}
+/// An unquantized checkpoint as published (and as engines load it) in `t`: uniform_weights(t), but with the
+/// tensors every such checkpoint keeps in float32 at 4 B (weights_format::keeps_f32_tensors).
+[[nodiscard]] constexpr auto published_weights(dtype t) -> weights_format {
+  weights_format f = uniform_weights(t);
+  f.keeps_f32_tensors = true;
   return f;
 }
 [[nodiscard]] constexpr auto gguf_weights(gguf_ftype t) -> weights_format {

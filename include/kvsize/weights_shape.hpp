@@ -77,6 +77,7 @@ struct moe_shape {
   bool shared_gate = false;              ///< a hidden → 1 sigmoid gate on the shared expert (Qwen2-MoE, Qwen3-Next)
   bool router_bias = false;              ///< the router Linear has a bias (gpt-oss)
   bool score_correction_bias = false;    ///< e_score_correction_bias, experts floats (DeepSeek-V3 noaux_tc, GLM-4.5); float32 buffer
+  bool router_f32 = false;               ///< the checkpoint stores the router's weight in float32 (ERNIE-4.5-MoE, MiniMax-M2/M3)
   bool expert_bias = false;              ///< each expert's projections have biases (gpt-oss)
   friend constexpr auto operator==(const moe_shape&, const moe_shape&) -> bool = default;
 };

@@ -566,6 +566,20 @@ TEST_CASE("parse_config: real-world JSON quirks are accepted", "[hf][quirks]") {
   CHECK(has_warning(heads, "/sparse_attention_config/sparse_num_index_heads: expected a head count from 1 to 65,536, "
                            "got 0; took the KV heads (4)"));
   CHECK(heads.spec == load("MiniMaxAI__MiniMax-M3.config.json").spec);  // the published config's 4 heads
+  // MiniMax-M3's vision-language wrapper (minimax_m3_vl): its text_config, keys and values as nvidia/MiniMax-M3-NVFP4's
+  // config.json has them (ai-dynamo/aiconfigurator @095f58a51, model_configs/nvidia--MiniMax-M3-NVFP4_config.json;
+  // no model_type, the dense layers from moe_layer_freq alone, intermediate_size as the experts' width, dtype), with
+  // its vision_config and without its quantization_config. The language model is the published MiniMax-M3's: the same
+  // cache layer by layer, the same parameters (its MTP keys differ and are not counted either way).
+  const auto wrapped = load("quirks/minimax_m3_vl_text_config.json");
+  const auto text = load("MiniMaxAI__MiniMax-M3.config.json");
+  CHECK(wrapped.spec.layers == 60);
+  CHECK(kvsize::kv_bytes_per_token(wrapped.spec) == kvsize::kv_bytes_per_token(text.spec));
+  CHECK(kvsize::state_bytes_per_sequence(wrapped.spec) == kvsize::state_bytes_per_sequence(text.spec));
+  for (std::uint32_t il = 0; il < 60; ++il) {
+    CHECK(kvsize::kind_of_layer(wrapped.spec, il) == kvsize::kind_of_layer(text.spec, il));
+  }
+  CHECK(kvsize::parameters(wrapped.spec).total == kvsize::parameters(text.spec).total);
   // A vision_config kvsize cannot read leaves the weights unknown (configs/weights_unknown): the tower,
   // read last, is all that differs from the real config's spec.
   const auto bad_tower = load("weights_unknown/qwen3_5_vision_depth_zero.json");
@@ -755,7 +769,6 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"minimax_m3_use_sparse_string", wrong_type, "/sparse_attention_config/use_sparse_attention"},
       {"minimax_m3_sparse_block_size_64", unsupported, "/sparse_attention_config/sparse_block_size"},
       {"minimax_m3_disable_index_value_string", wrong_type, "/sparse_attention_config/sparse_disable_index_value/0"},
-      {"minimax_m3_vl_not_sized", unsupported, "/model_type"},
       {"minimax_attn_type_list_value_2", out_of_range, "/attn_type_list/3"},
       {"minimax_attn_type_list_short", inconsistent, "/attn_type_list"},
       {"mimo_hybrid_layer_pattern_short", inconsistent, "/hybrid_layer_pattern"},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kvsize/hf/weights_reader.hpp: the weights facts (norms, biases, MoE, MTP, mixers) the reader
 // takes from each family's config.
+#include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/kvsize.hpp>
 #include <kvsize/weights.hpp>
@@ -441,6 +442,19 @@ TEST_CASE("hf: ERNIE 4.5 (ernie4_5, ernie4_5_moe): moe_* keys, a dense first lay
   const auto p = kvsize::parameters(moe.spec);
   CHECK(p.total == 21'825'437'888);
   CHECK(p.active == 3'352'150'208);
+  // Bytes as published: the Hub counts F32 4,425,408 and BF16 21,821,012,480 elements (the record above). The F32
+  // ones are the 27 routers (64 × 2,560) and their e_score_correction_bias (64): 27 × 163,904 = 4,425,408
+  // (Ernie4_5_MoeForCausalLM._keep_in_fp32_modules_strict). 4 × 4,425,408 + 2 × 21,821,012,480 = 43,659,726,592.
+  CHECK(e.router_f32);
+  CHECK(kvsize::weights_bytes(moe.spec, kvsize::published_weights(kvsize::dtype::bf16)) == kvsize::bytes{43'659'726'592});
+  // The what-if "every tensor in bf16" stays 2 B an element; FP8 keeps the routers float32 beside the bf16 rest:
+  // 27 × 163,840 × 4 B, where 2 B would give 8,847,360 B less.
+  CHECK(kvsize::weights_bytes(moe.spec, kvsize::uniform_weights(kvsize::dtype::bf16)) == kvsize::bytes{2 * p.total});
+  kvsize::model_spec bf16_router = moe.spec;
+  bf16_router.weights.moe.router_f32 = false;
+  CHECK(kvsize::weights_bytes(moe.spec, kvsize::fp8_weights()) -
+            kvsize::weights_bytes(bf16_router, kvsize::fp8_weights()) ==
+        kvsize::bytes{27ULL * 163'840 * 2});
   // The range keys as Ernie4_5_MoeConfig reads them: an end index and an interval move the MoE layers.
   const std::string text = config_text("baidu__ERNIE-4.5-21B-A3B-Thinking");
   const auto ranged = kvsize::hf::parse_config(
@@ -470,4 +484,64 @@ TEST_CASE("hf: ERNIE 4.5 (ernie4_5, ernie4_5_moe): moe_* keys, a dense first lay
   CHECK(std::none_of(dense.warnings.begin(), dense.warnings.end(), [](const std::string& w) {
     return w.find("/use_bias") != std::string::npos;
   }));
+}
+
+TEST_CASE("hf: LFM2-MoE (lfm2_moe): LFM2's layers, leading dense MLPs, experts with a float32 expert_bias",
+          "[weights][hf][lfm2]") {
+  // Not a published file (no verbatim LFM2-8B-A1B config.json is in a public repository: docs/research/lfm2-moe.md
+  // §4): Lfm2MoeConfig's defaults (hidden 2,048, 32 heads, 8 KV heads, intermediate 7,168, moe_intermediate 1,792,
+  // 32 experts, top 4, conv_L_cache 3, vocab 65,536, tied) with LFM2-8B-A1B's 24 layers and its attention layers
+  // 2, 6, 10, 14, 18, 21 (§1, §4).
+  nlohmann::json doc = {{"architectures", {"Lfm2MoeForCausalLM"}}, {"model_type", "lfm2_moe"},
+                        {"hidden_size", 2'048}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                        {"intermediate_size", 7'168}, {"moe_intermediate_size", 1'792}, {"num_experts", 32},
+                        {"num_experts_per_tok", 4}, {"num_dense_layers", 2}, {"use_expert_bias", true},
+                        {"conv_L_cache", 3}, {"conv_bias", false}, {"vocab_size", 65'536},
+                        {"max_position_embeddings", 128'000}, {"num_hidden_layers", 24}, {"dtype", "bfloat16"},
+                        {"tie_word_embeddings", true}};
+  nlohmann::json types = nlohmann::json::array();
+  for (int il = 0; il < 24; ++il) {
+    const bool attention = il == 2 || il == 6 || il == 10 || il == 14 || il == 18 || il == 21;
+    types.push_back(attention ? "full_attention" : "conv");
+  }
+  doc["layer_types"] = types;
+  const auto c = kvsize::hf::parse_config(doc.dump());
+  CHECK(c.warnings.empty());
+  const auto& e = c.spec.weights.moe;
+  CHECK(e.experts == 32);
+  CHECK(e.experts_per_token == 4);
+  CHECK(e.expert_width == 1'792);
+  CHECK(e.first_dense_layers == 2);  // num_dense_layers
+  CHECK(e.score_correction_bias);    // expert_bias, a float32 buffer
+  CHECK(c.spec.intermediate_size == 7'168);  // no Lfm2MLP adjustment
+  CHECK(kvsize::ffn_of_layer(c.spec, 1) == kvsize::ffn_kind::dense);
+  CHECK(kvsize::ffn_of_layer(c.spec, 2) == kvsize::ffn_kind::moe);
+  // By hand (transformers modeling_lfm2_moe.py; vLLM models/lfm2_moe.py): embeddings 65,536 × 2,048 = 134,217,728
+  // (tied); 6 attention layers × (q, o 2 × 2,048² + k, v 2 × 512 × 2,048 + q/k norms 2 × 64) = 6 × 10,485,888;
+  // 18 conv layers × (in_proj 3 × 2,048² + conv 2,048 × 3 + out_proj 2,048²) = 18 × 16,783,360; 24 × 2 norms of
+  // 2,048; layers 0-1: 3 × 2,048 × 7,168 = 44,040,192 each; layers 2-23: router 32 × 2,048 + experts 32 × 3 ×
+  // 2,048 × 1,792 + expert_bias 32 = 352,387,104 each; embedding_norm 2,048. Total 8,339,930,560 (card: 8.3B).
+  const auto p = kvsize::parameters(c.spec);
+  CHECK(p.total == 8'339'930'560);
+  // Active: 4 of 32 experts, 22 × 28 × 3 × 2,048 × 1,792 fewer: 1,557,740,992 (card: 1.5B).
+  CHECK(p.active == 8'339'930'560 - 22ULL * 28 * 3 * 2'048 * 1'792);
+  CHECK(kvsize::weights_bytes(c.spec, kvsize::published_weights(kvsize::dtype::bf16)) ==
+        bytes{2 * (8'339'930'560 - 22 * 32) + 4 * 22 * 32});
+  // The cache: 6 attention layers × 2 × 8 × 64 × 2 B = 12,288 B a token; 18 conv layers of (3 − 1) × 2,048 channels
+  // (hidden_size: Lfm2MoeConfig has no conv_dim; vLLM short_conv_state_shape(intermediate_size=hidden_size)).
+  CHECK(kvsize::kv_bytes_per_token(c.spec) == bytes{12'288});
+  const kvsize::engine_options o{.context = 4'096};
+  CHECK(kvsize::size_cache(c.spec, kvsize::engine_kind::exact, o).state_bytes_per_sequence == bytes{18 * 4'096 * 2});
+  CHECK(kvsize::size_cache(c.spec, kvsize::engine_kind::llama_cpp, o).state_bytes_per_sequence ==
+        bytes{18 * 4'096 * 4});
+  // Without use_expert_bias no bias; without num_dense_layers the class's 2, with a warning.
+  doc["use_expert_bias"] = false;
+  doc.erase("num_dense_layers");
+  const auto defaulted = kvsize::hf::parse_config(doc.dump());
+  CHECK_FALSE(defaulted.spec.weights.moe.score_correction_bias);
+  CHECK(defaulted.spec.weights.moe.first_dense_layers == 2);
+  CHECK(std::any_of(defaulted.warnings.begin(), defaulted.warnings.end(), [](const std::string& w) {
+    return w.find("/num_dense_layers is absent: took 2, the default of Lfm2MoeConfig") != std::string::npos;
+  }));
+  CHECK(kvsize::parameters(defaulted.spec).total == 8'339'930'560 - 22 * 32);
 }

@@ -226,7 +226,8 @@ struct field_list {
                             ", .expert_width = " + n(e.expert_width) + ", .shared_width = " + n(e.shared_width) +
                             ", .latent_width = " + n(e.latent_width) + ", .first_dense_layers = " + n(e.first_dense_layers) + ", .shared_gate = " + b(e.shared_gate) +
                             ", .router_bias = " + b(e.router_bias) + ", .score_correction_bias = " +
-                            b(e.score_correction_bias) + ", .expert_bias = " + b(e.expert_bias) + "}");
+                            b(e.score_correction_bias) + ", .router_f32 = " + b(e.router_f32) +
+                            ", .expert_bias = " + b(e.expert_bias) + "}");
   }
   if (!(w.recurrent == d.recurrent)) {
     const auto& r = w.recurrent;

@@ -31,6 +31,10 @@ inline constexpr composite composites[] = {
     {"qwen3_vl_moe", "qwen3_vl_moe_text"},
     {"qwen3_5", "qwen3_5_text"},
     {"qwen3_5_moe", "qwen3_5_moe_text"},
+    // MiniMax-M3's vision-language checkpoints: a text_config with no model_type, spelled as minimax_m3's own config
+    // (sparse_attention_config, moe_layer_freq; checked on nvidia/MiniMax-M3-NVFP4's config.json, ai-dynamo/
+    // aiconfigurator @095f58a51 model_configs/nvidia--MiniMax-M3-NVFP4_config.json, blob 19e336f6).
+    {"minimax_m3_vl", "minimax_m3"},
 };
 
 /// The text model_type of composite `model_type`; empty when it is not a composite kvsize knows.

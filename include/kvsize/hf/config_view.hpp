@@ -4,8 +4,10 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <cstdint>      // std::uint32_t, std::uint64_t
 #include <functional>   // std::less
 #include <iterator>     // std::size, std::begin, std::end
+#include <optional>     // std::optional
 #include <set>          // std::set
 #include <span>         // std::span
 #include <string>       // std::string
@@ -42,6 +44,20 @@ namespace kvsize::hf::detail {
     return all;
   }();
   return parsed[static_cast<std::size_t>(&fam - families)];
+}
+
+/// The class default of `key` in `fam`'s nested_defaults, where it is a whole number of 32 bits.
+[[nodiscard]] inline auto class_default_u32(const family& fam, std::string_view key) -> std::optional<std::uint32_t> {
+  json own;
+  const json& defaults = nested_defaults(fam, own);
+  if (!defaults.is_object()) {
+    return std::nullopt;
+  }
+  const auto it = defaults.find(key);
+  if (it == defaults.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > 0xFFFF'FFFFULL) {
+    return std::nullopt;
+  }
+  return it->get<std::uint32_t>();
 }
 
 class config_view {

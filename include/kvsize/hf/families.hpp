@@ -174,17 +174,18 @@ inline constexpr family families[] = {
     // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every
     // layer (no window, unlike Mixtral), every layer MoE of num_local_experts (Mixtral's blocks);
     // MiniMaxM2Attention (FlexOlmoAttention) norms Q and K over all their heads; MiniMaxM2SparseMoeBlock
-    // registers e_score_correction_bias.
+    // registers e_score_correction_bias. The checkpoint's gate is float32 (NVIDIA-NeMo/Automodel PR #3674).
     {.model_type = "minimax_m2", .source = "MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py)",
-     .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true},
+     .qk_norm = qk_norm_rule::full, .experts_key = "num_local_experts", .score_correction_bias = true, .router_f32 = true},
     // MiniMax-M3 (vLLM models/minimax_m3/nvidia/model.py @90215894, MiniMaxM3SparseAttention; SGLang
     // models/minimax_m3.py; transformers models/minimax_m3_vl MiniMaxM3VLTextConfig): GQA on every layer, and on
     // the sparse_attention_freq layers one index key per token (hf/sparse_attention.hpp). Q/K RMSNorm per head;
     // dense MLP of dense_intermediate_size on the moe_layer_freq 0 layers, else num_local_experts experts, a
-    // shared MLP of shared_intermediate_size and a routing bias. The 7 MTP modules are in no checkpoint.
+    // shared MLP of shared_intermediate_size and a routing bias; routers "stored in fp32" (vLLM MiniMaxM3MoE @0443308a).
+    // The 7 MTP modules are in no checkpoint.
     {.model_type = "minimax_m3", .source = "MiniMaxM3Config (vLLM transformers_utils/configs/minimax_m3.py)",
      .qk_norm = qk_norm_rule::head, .experts_key = "num_local_experts", .dense_width_key = "dense_intermediate_size",
-     .score_correction_bias = true, .sparse_attention_keys = true,
+     .score_correction_bias = true, .router_f32 = true, .sparse_attention_keys = true,
      .mtp_uncounted = "the published checkpoints ship no MTP tensors, and vLLM, SGLang and TensorRT-LLM skip "
                       "model.mtp.* when they load one"},
     minimax_text_01_family,
@@ -206,12 +207,12 @@ inline constexpr family families[] = {
      .nested_defaults = R"({"intermediate_size":3072})"},
     // ERNIE 4.5 MoE (Ernie4_5_MoeConfig; vLLM models/ernie45_moe.py Ernie4_5_MoeDecoderLayer): moe_num_experts
     // routed experts of moe_intermediate_size, top moe_k, moe_num_shared_experts of that width as one shared MLP,
-    // Ernie4_5_MoeStatics' e_score_correction_bias; MoE on the layers moe_layer_start_index (1) <= il <=
+    // Ernie4_5_MoeStatics' e_score_correction_bias, router and bias float32 (_keep_in_fp32_modules_strict); MoE on the layers moe_layer_start_index (1) <= il <=
     // moe_layer_end_index (-1: the last) with (il + 1) % moe_layer_interval (1) == 0, a dense MLP of
     // intermediate_size on the others.
     {.model_type = "ernie4_5_moe", .source = "Ernie4_5_MoeConfig (models/ernie4_5_moe/configuration_ernie4_5_moe.py)",
      .tied = true, .experts_key = "moe_num_experts", .moe_layer_range = true, .score_correction_bias = true,
-     .nested_defaults = R"({"intermediate_size":12288})"},
+     .router_f32 = true, .nested_defaults = R"({"intermediate_size":12288})"},
     // MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py @019770dd) and vLLM
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
@@ -288,6 +289,13 @@ inline constexpr family families[] = {
     // default (tie_word_embeddings True in Lfm2Config.__init__, which takes a "tie_embedding" key first).
     {.model_type = "lfm2", .source = "Lfm2Config (models/lfm2/configuration_lfm2.py)", .mixer = mixer_rule::short_conv,
      .lfm2_mlp = true, .tied = true, .tie_alias = "tie_embedding", .qk_norm = qk_norm_rule::head},
+    // LFM2-MoE (Lfm2MoeConfig; vLLM models/lfm2_moe.py; docs/research/lfm2-moe.md): LFM2's layers over hidden_size
+    // channels; a dense MLP of intermediate_size, not adjusted, on the first num_dense_layers, else num_experts experts
+    // of moe_intermediate_size and a float32 expert_bias where use_expert_bias (a persistent buffer).
+    {.model_type = "lfm2_moe", .source = "Lfm2MoeConfig (models/lfm2_moe/configuration_lfm2_moe.py)",
+     .mixer = mixer_rule::short_conv, .tied = true, .tie_alias = "tie_embedding", .qk_norm = qk_norm_rule::head,
+     .experts_key = "num_experts", .first_dense_key = "num_dense_layers", .score_correction_bias = true,
+     .correction_bias_key = "use_expert_bias", .nested_defaults = R"({"intermediate_size":7168,"num_dense_layers":2})"},
     // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
     // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
     {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",
@@ -362,10 +370,6 @@ struct unmodelled_family {
 /// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
 /// the same architectures (gguf_arch.hpp).
 inline constexpr unmodelled_family unmodelled_families[] = {
-    {"minimax_m3_vl",
-     "MiniMax-M3's vision-language config is not read yet: no published copy was found to check how its text_config "
-     "spells the sparse layers (transformers' MiniMaxM3VLTextConfig turns sparse_attention_freq into layer_types "
-     "\"minimax_m3_sparse\"); a text config of model_type minimax_m3 is sized (docs/engines.md)"},
     {"deepseek_v4",
      "DeepSeek-V4's compressed attention (compress_ratios: a sliding window on every layer, entries compressed 4x "
      "or 128x, an indexer key on the 4x layers, a compressor state per sequence) is not modelled yet; as a "

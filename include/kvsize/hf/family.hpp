@@ -143,7 +143,13 @@ struct family {
   bool shared_expert_gate = false;   ///< shared_expert_gate: Linear(hidden, 1) on the shared expert
   bool shared_expert_is_mlp = false; ///< the shared expert is an MLP of intermediate_size (Llama4TextMoe)
   std::string_view dense_width_key = {};  ///< the width of the dense layers' MLP, when it is its own key
+  /// The count of leading dense layers (moe_shape::first_dense_layers); absent: nested_defaults' value for it,
+  /// else 0. LFM2-MoE spells it num_dense_layers (Lfm2MoeConfig default 2).
+  std::string_view first_dense_key = "first_k_dense_replace";
   bool score_correction_bias = false;  ///< e_score_correction_bias whatever topk_method says
+  bool router_f32 = false;  ///< the checkpoint stores the router's weight in float32 (moe_shape::router_f32)
+  /// A boolean key that turns score_correction_bias off when false (LFM2-MoE: use_expert_bias, true by default).
+  std::string_view correction_bias_key = {};
   std::string_view expert_latent_key = {};  ///< the latent MoE's width (moe_shape::latent_width), when the family has one
   /// HunYuan (vLLM models/hunyuan_v1.py): moe_topk, moe_intermediate_size and num_shared_expert may be one
   /// value per layer (an array); elsewhere an array there is a type error.

@@ -25,16 +25,7 @@ namespace kvsize::hf::detail {
 /// attribute): the family's class defaults (family::nested_defaults, written from that __init__), or
 /// nothing where kvsize has none.
 [[nodiscard]] inline auto class_default_mlp_width(const family& facts) -> std::optional<std::uint32_t> {
-  json own;
-  const json& defaults = nested_defaults(facts, own);  // parsed once per process (config_view.hpp)
-  if (!defaults.is_object()) {
-    return std::nullopt;
-  }
-  const auto it = defaults.find("intermediate_size");
-  if (it == defaults.end() || !it->is_number_unsigned()) {
-    return std::nullopt;
-  }
-  return it->get<std::uint32_t>();
+  return class_default_u32(facts, "intermediate_size");
 }
 
 /// LFM2's MLP width (Lfm2MLP: transformers models/lfm2/modeling_lfm2.py, SGLang models/lfm2.py):

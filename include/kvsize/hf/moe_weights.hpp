@@ -178,6 +178,12 @@ inline void read_expert_shape(const config_view& v, const kvsize::model_spec& m,
   if ((topk_method.set() && read_string(topk_method) == "noaux_tc") || fam.score_correction_bias) {
     e.score_correction_bias = true;
   }
+  if (!fam.correction_bias_key.empty()) {
+    if (const slot on = v.get(fam.correction_bias_key); on.set()) {
+      e.score_correction_bias = read_bool(on);
+    }
+  }
+  e.router_f32 = fam.router_f32;
 }
 
 /// Jamba: MoE iff il % expert_layer_period == expert_layer_offset (JambaConfig: 2 and 1); other
@@ -342,9 +348,13 @@ inline void read_moe(const config_view& v, const layer_plan& plan, std::string_v
   auto& e = w.moe;
   e.experts = routed;
   read_expert_shape(v, m, e, out.warnings);
-  const slot first = v.get("first_k_dense_replace");
+  const slot first = v.get(v.facts().first_dense_key);
   if (first.set()) {
     e.first_dense_layers = read_u32(first, 0, m.layers, config_errc::inconsistent);
+  } else if (const auto d = class_default_u32(v.facts(), v.facts().first_dense_key)) {
+    e.first_dense_layers = std::min(*d, m.layers);
+    out.warnings.push_back(first.pointer() + " is absent: took " + std::to_string(*d) + ", the default of " +
+                           std::string(v.facts().source));
   }
   read_dense_layers(v, m.layers, e, w);
 }
