@@ -92,6 +92,7 @@ auto weights_format_name(const weights_format& f) -> std::string {
     case weights_scheme::bnb_8bit: return "bnb-8bit";
     case weights_scheme::mlx:
       return fmt::format("mlx-{}-{}bit-g{}", mlx_mode_names[static_cast<std::uint8_t>(f.mlx)], f.bits, f.group_size);
+    case weights_scheme::packed_int: return fmt::format("pack-quantized-int{}-g{}", f.bits, f.group_size);
   }
   return "?";
 }

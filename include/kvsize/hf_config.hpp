@@ -39,6 +39,7 @@
 #include "hf/model_reader.hpp"
 #include "hf/parsed_config.hpp"
 #include "hf/quantization_reader.hpp"
+#include "hf/unmodelled.hpp"
 #include "hf/weights_reader.hpp"
 #include "model_spec.hpp"
 
@@ -72,12 +73,7 @@ inline auto read_model_type(const json& root, parsed_config& out) -> std::pair<s
                              top_type + "\"");
     }
   }
-  for (const auto& u : unmodelled_families) {
-    if (mt == u.model_type || top_type == u.model_type) {
-      fail(config_errc::unsupported, mt == u.model_type ? type_pointer : root_type.pointer(),
-           "model_type \"" + std::string(u.model_type) + "\" is known but not sized: " + std::string(u.reason));
-    }
-  }
+  refuse_unmodelled(root, text, mt, type_pointer, top_type, root_type.pointer());
   out.model_type = mt;
   return {std::move(top_type), text};
 }
@@ -280,7 +276,7 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   const layer_plan plan = plan_layers(v, facts);
   apply_plan(plan, out.spec);
   read_weights_shape(root, v, mt, top_type, plan, out);
-  read_weights_only(out, [&] { read_quantization_config(root, out); });
+  read_weights_only(out, [&] { read_quantization_config(root, text, out); });
   group_layers(plan, kv_notes, out);
   if (fam == nullptr) {
     note_generic_decoder(v, facts, kv_notes, first_assumption, out);

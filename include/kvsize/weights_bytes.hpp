@@ -72,6 +72,19 @@ struct packed_bytes {
   return {checked_mul(rows, cols), checked_mul(checked_mul(ceil_div(rows, br), ceil_div(cols, bc)), 4)};
 }
 
+/// compressed-tensors pack-quantized (compressed_tensors/compressors/pack_quantized: weight_packed, weight_scale,
+/// weight_shape), symmetric: each row's cols values of `bits` bits packed 32 / bits to an int32 word
+/// (rows × ⌈cols·bits/32⌉ × 4 B), a scale per group of group_size inputs in the weights' own type `rest`
+/// (rows × ⌈cols/group⌉), and the int32[2] original shape, 8 B, as the Kimi-K2 checkpoints store it. Kimi-K2.5,
+/// int4 g32 on the routed experts: 595,148,192,736 B with its vision tower, the index's total_size.
+[[nodiscard]] constexpr auto packed_int_bytes(const weights_format& f, std::uint64_t rows, std::uint64_t cols, dtype rest)
+    -> packed_bytes {
+  const std::uint64_t groups = f.group_size == 0 ? 1 : ceil_div(cols, f.group_size);
+  const std::uint64_t scale = traits(rest).block_bytes / traits(rest).block_elements;
+  return {checked_mul(checked_mul(ceil_div(checked_mul(cols, f.bits), 32), 4), rows),
+          checked_add(checked_mul(checked_mul(rows, groups), scale), 8)};
+}
+
 /// bitsandbytes Linear8bitLt: int8 values and one float32 scale (SCB) per output row.
 [[nodiscard]] constexpr auto bnb_8bit_bytes(std::uint64_t rows, std::uint64_t cols) -> packed_bytes {
   return {checked_mul(rows, cols), checked_mul(rows, 4)};
@@ -124,6 +137,9 @@ struct packed_bytes {
     case weights_scheme::gptq:
     case weights_scheme::awq:
     case weights_scheme::fp8: return t.is_block_linear();
+    case weights_scheme::packed_int:  // targets ["Linear"]: the block's and lm_head, less `ignore` (unquantized_parts);
+                                      // a DeepSeek-style MoEGate is no Linear, so routers are never packed
+      return t.is_block_linear() || t.role == tensor_role::output;
     case weights_scheme::mxfp4: return t.part == weight_part::experts_routed && !t.is_vector();
     case weights_scheme::mlx:  // nn.quantize: every leaf with to_quantized (Linear, Embedding, the expert and
                                // MLA stacks) whose input dim is a multiple of group_size; not conv1d
@@ -146,6 +162,7 @@ struct packed_bytes {
     case weights_scheme::bnb_4bit: return bnb_4bit_bytes(f, t.rows, t.cols);
     case weights_scheme::mxfp4: return mxfp4_bytes(t.rows, t.cols);
     case weights_scheme::mlx: return mlx_bytes(f, t.rows, t.cols, rest);
+    case weights_scheme::packed_int: return packed_int_bytes(f, t.rows, t.cols, rest);
     case weights_scheme::uniform:
     case weights_scheme::gguf: break;
   }

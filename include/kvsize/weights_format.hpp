@@ -65,6 +65,9 @@ enum class weights_scheme : std::uint8_t {
   bnb_4bit,  ///< bitsandbytes NF4/FP4 (Linear4bit), absmax per bnb_block
   bnb_8bit,  ///< bitsandbytes LLM.int8 (Linear8bitLt): int8 + one float32 scale per row
   mlx,       ///< MLX (mlx-lm): every Linear and Embedding packed in uint32, scales (and biases) per group
+  /// compressed-tensors "pack-quantized" (llm-compressor W4A16, Kimi-K2-Thinking / K2.5): symmetric integer
+  /// weights packed 32 / bits to an int32 word, one scale per group in the unquantized type, an int32[2] shape
+  packed_int,
 };
 
 /// MLX's quantization modes (mlx ops.cpp `quantize`): affine keeps a scale and a bias per group in
@@ -77,8 +80,8 @@ struct weights_format {
   weights_scheme scheme = weights_scheme::uniform;
   dtype type = dtype::bf16;                 ///< uniform: the type of every tensor
   gguf_ftype gguf = gguf_ftype::q8_0;       ///< gguf: the preset
-  std::uint32_t bits = 4;                   ///< gptq, awq, mlx
-  std::uint32_t group_size = 128;           ///< gptq, awq, mlx: input features per scale; 0: one group (group_size -1)
+  std::uint32_t bits = 4;                   ///< gptq, awq, mlx, packed_int
+  std::uint32_t group_size = 128;           ///< gptq, awq, mlx, packed_int: input features per scale; 0: one group (group_size -1)
   mlx_mode mlx = mlx_mode::affine;          ///< mlx: the mode
   std::uint32_t block_rows = 128;           ///< fp8: output features per scale; 0: all (per-tensor / per-channel)
   std::uint32_t block_cols = 128;           ///< fp8: input features per scale; 0: all
@@ -156,6 +159,12 @@ struct weights_format {
   f.bits = bits;
   f.group_size = group_size;
   f.mlx = mode;
+  return f;
+}
+/// compressed-tensors pack-quantized: `bits`-bit symmetric integers, one scale per `group_size` input features.
+[[nodiscard]] constexpr auto packed_int_weights(std::uint32_t bits, std::uint32_t group_size) -> weights_format {
+  weights_format f = gptq_weights(bits, group_size);  // the same two fields
+  f.scheme = weights_scheme::packed_int;
   return f;
 }
 [[nodiscard]] constexpr auto bnb_8bit_weights() -> weights_format {

@@ -680,6 +680,7 @@ TEST_CASE("parse_config: every file of configs/invalid fails with its code and p
       {"block_configs_not_array", wrong_type, "/block_configs"},
       {"block_configs_wrong_length", inconsistent, "/block_configs"},
       {"deepseek_v4_not_sized", unsupported, "/model_type"},
+      {"deepseek_v4_other_model_type", unsupported, "/compress_ratios"},
       {"dtype_newer_key_wrong_type", wrong_type, "/dtype"},
       {"dtype_unknown_string", unsupported, "/torch_dtype"},
       {"dtype_wrong_type", wrong_type, "/torch_dtype"},

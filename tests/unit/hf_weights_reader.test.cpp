@@ -545,3 +545,99 @@ TEST_CASE("hf: LFM2-MoE (lfm2_moe): LFM2's layers, leading dense MLPs, experts w
   }));
   CHECK(kvsize::parameters(defaulted.spec).total == 8'339'930'560 - 22 * 32);
 }
+
+TEST_CASE("hf: quantization_config inside a composite's text_config; modules_to_not_convert's norms and sub-modules",
+          "[weights][hf][quantization]") {
+  // Kimi-K2.5 (model_type kimi_k25) keeps its quantization_config in text_config, beside the text model's keys
+  // (moonshotai/Kimi-K2.5's config.json; ai-dynamo/aiconfigurator @095f58a51
+  // model_configs/moonshotai--Kimi-K2.5_config.json). The bundled Kimi-K2-Instruct config wrapped the same way reads
+  // its FP8 blocks from there: the same weights as the unwrapped file, not bf16.
+  const std::string text = config_text("moonshotai__Kimi-K2-Instruct");
+  const auto plain = kvsize::hf::parse_config(text);
+  nlohmann::json wrapped = {{"architectures", {"KimiK25ForConditionalGeneration"}}, {"model_type", "kimi_k25"},
+                            {"text_config", nlohmann::json::parse(text)}};
+  const auto c = kvsize::hf::parse_config(wrapped.dump());
+  REQUIRE(c.quantization);
+  CHECK(c.quantization->pointer == "/text_config/quantization_config");
+  CHECK(c.quantization_config_given);
+  CHECK(c.quantization_method == std::optional<std::string>{"fp8"});
+  REQUIRE(c.quantization->format);
+  CHECK(kvsize::weights_bytes(c.spec, *c.quantization->format) ==
+        kvsize::weights_bytes(plain.spec, *plain.quantization->format));
+  // modules_to_not_convert as GLM-5-FP8 writes it (zai-org/GLM-5-FP8: 712 entries, every layer's norms, its
+  // indexer's k_norm and indexers_proj, the router and its e_score_correction_bias): the norms and biases need
+  // nothing, the sub-module of self_attn does not keep the whole attention in bf16, and each pattern is named once.
+  nlohmann::json doc = nlohmann::json::parse(config_text("deepseek-ai__DeepSeek-R1"));
+  const auto r1 = kvsize::hf::parse_config(doc.dump());
+  nlohmann::json kept = nlohmann::json::array();
+  for (int il = 0; il < 3; ++il) {
+    const std::string layer = "model.layers." + std::to_string(il) + ".";
+    for (const char* module : {"input_layernorm", "post_attention_layernorm", "self_attn.kv_a_layernorm",
+                               "self_attn.indexer.k_norm.bias", "mlp.gate.e_score_correction_bias",
+                               "self_attn.indexers_proj"}) {
+      kept.push_back(layer + module);
+    }
+  }
+  kept.push_back("model.layers.61.eh_proj");
+  kept.push_back("model.layers.61.shared_head.norm");
+  doc["quantization_config"]["modules_to_not_convert"] = kept;
+  const auto listed = kvsize::hf::parse_config(doc.dump());
+  REQUIRE(listed.quantization->format);
+  CHECK(listed.quantization->format->unquantized_parts == 0);
+  CHECK(kvsize::weights_bytes(listed.spec, *listed.quantization->format) ==
+        kvsize::weights_bytes(r1.spec, *r1.quantization->format));
+  const auto named = std::count_if(listed.warnings.begin(), listed.warnings.end(), [](const std::string& w) {
+    return w.find("indexers_proj") != std::string::npos;
+  });
+  CHECK(named == 1);
+  CHECK(std::none_of(listed.warnings.begin(), listed.warnings.end(), [](const std::string& w) {
+    return w.find("layernorm") != std::string::npos || w.find("e_score_correction_bias") != std::string::npos;
+  }));
+  // The whole attention named: kept unquantized, as before.
+  doc["quantization_config"]["modules_to_not_convert"] = {"model.layers.0.self_attn"};
+  const auto whole = kvsize::hf::parse_config(doc.dump());
+  CHECK(whole.quantization->format->unquantized_parts == kvsize::part_bit(kvsize::weight_part::attention));
+}
+
+TEST_CASE("hf: compressed-tensors pack-quantized (Kimi-K2.5's int4 experts), its ignore list", "[weights][hf][quantization]") {
+  // Kimi-K2.5's text model has Kimi-K2-Instruct's shape (hidden 7,168, 61 layers, 384 experts of 2,048, vocab
+  // 163,840); its quantization_config (text_config of moonshotai/Kimi-K2.5's config.json; ai-dynamo/aiconfigurator
+  // @095f58a51 model_configs/moonshotai--Kimi-K2.5_config.json) packs int4, group 32, symmetric, every Linear but
+  // lm_head, the attention, the shared experts and the dense MLP: the 60 × 384 routed experts' three matrices.
+  nlohmann::json doc = nlohmann::json::parse(config_text("moonshotai__Kimi-K2-Instruct"));
+  doc["quantization_config"] = nlohmann::json::parse(R"({"config_groups": {"group_0": {"input_activations": null,
+      "output_activations": null, "targets": ["Linear"], "weights": {"actorder": null, "block_structure": null,
+      "dynamic": false, "group_size": 32, "num_bits": 4, "observer": "minmax", "observer_kwargs": {},
+      "strategy": "group", "symmetric": true, "type": "int"}}}, "format": "pack-quantized",
+      "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"],
+      "kv_cache_scheme": null, "quant_method": "compressed-tensors", "quantization_status": "compressed"})");
+  const auto c = kvsize::hf::parse_config(doc.dump());
+  REQUIRE(c.quantization);
+  REQUIRE(c.quantization->format);
+  const weights_format& f = *c.quantization->format;
+  CHECK(f.scheme == kvsize::weights_scheme::packed_int);
+  CHECK(f.bits == 4);
+  CHECK(f.group_size == 32);
+  using kvsize::part_bit;
+  using kvsize::weight_part;
+  CHECK(f.unquantized_parts == (part_bit(weight_part::lm_head) | part_bit(weight_part::attention) |
+                                part_bit(weight_part::experts_shared) | part_bit(weight_part::mlp)));
+  // By hand: each expert matrix of 2,048 × 7,168 (or 7,168 × 2,048) packs to 7,340,032 B (rows × cols / 2) plus
+  // rows × cols / 32 bf16 scales (917,504 B) and an int32[2] shape (8 B): 8,257,544 B; 60 × 384 × 3 of them
+  // (570,761,441,280 B). The rest in bf16 (router weights too: MoEGate is no Linear), the 23,040 routing biases in
+  // float32: 2 × (1,026,408,232,448 − 60 × 384 × 3 × 14,680,064 − 23,040) + 4 × 23,040 = 23,444,463,616 B.
+  // Total 594,205,904,896 B: Kimi-K2.5's model.safetensors.index.json total_size, 595,148,192,736 B
+  // (https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/model.safetensors.index.json; Kimi-K2.6's the same, as
+  // https://ollama.com/api/tags lists kimi-k2.6), less its MoonViT tower and projector, 471,143,920 bf16
+  // parameters derived from its vision_config (docs/research/compressed-tensors.md).
+  CHECK(kvsize::parameters(c.spec).total == 1'026'408'232'448);
+  CHECK(kvsize::weights_bytes(c.spec, f) == bytes{594'205'904'896});
+  CHECK(bytes{595'148'192'736} - kvsize::weights_bytes(c.spec, f) == bytes{2 * 471'143'920ULL});
+  // A form kvsize does not size yet (asymmetric: a packed zero point per group) leaves the format unset, the
+  // method named; the KV cache is read as before.
+  doc["quantization_config"]["config_groups"]["group_0"]["weights"]["symmetric"] = false;
+  const auto asymmetric = kvsize::hf::parse_config(doc.dump());
+  CHECK_FALSE(asymmetric.quantization->format);
+  CHECK(asymmetric.quantization_method == std::optional<std::string>{"compressed-tensors"});
+  CHECK(kvsize::kv_bytes_per_token(asymmetric.spec) == kvsize::kv_bytes_per_token(c.spec));
+}

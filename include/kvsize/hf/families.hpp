@@ -360,22 +360,6 @@ inline constexpr family families[] = {
 };
 // clang-format on
 
-/// A model_type whose cache kvsize knows to differ from everything it models, and why.
-struct unmodelled_family {
-  std::string_view model_type;
-  std::string_view reason;
-};
-
-/// Refused by name (unsupported, at /model_type) rather than sized as a generic decoder: for these the
-/// generic figure is known to be wrong, as the research notes named measure. The GGUF reader refuses
-/// the same architectures (gguf_arch.hpp).
-inline constexpr unmodelled_family unmodelled_families[] = {
-    {"deepseek_v4",
-     "DeepSeek-V4's compressed attention (compress_ratios: a sliding window on every layer, entries compressed 4x "
-     "or 128x, an indexer key on the 4x layers, a compressor state per sequence) is not modelled yet; as a "
-     "sliding-window decoder it would be off by up to 19x (docs/research/deepseek-v4-plan.md)"},
-};
-
 /// The row of `model_type` in `table` (the built-in one unless a caller brings its own), or null.
 [[nodiscard]] constexpr auto find_family(std::string_view model_type, std::span<const family> table = families)
     -> const family* {

@@ -5,6 +5,7 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <algorithm>    // std::find
 #include <array>        // std::array
 #include <cstdint>      // std::uint16_t, std::uint32_t, std::int64_t
 #include <optional>     // std::optional
@@ -20,7 +21,27 @@
 
 namespace kvsize::hf::detail {
 
-/// modules_to_not_convert / llm_int8_skip_modules patterns → weights_format::unquantized_parts.
+/// `name` with each run of digits after a '.' replaced by "N": one spelling for every layer's copy
+/// ("model.layers.N.input_layernorm").
+[[nodiscard]] inline auto layer_pattern(const std::string& name) -> std::string {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] >= '0' && name[i] <= '9' && i != 0 && name[i - 1] == '.') {
+      out += 'N';
+      while (i + 1 < name.size() && name[i + 1] >= '0' && name[i + 1] <= '9') {
+        ++i;
+      }
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
+/// modules_to_not_convert / llm_int8_skip_modules patterns → weights_format::unquantized_parts. A norm or a
+/// bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs nothing: no scheme quantizes a vector.
+/// A module inside the attention (self_attn.indexers_proj) keeps only itself unquantized, which the parts cannot
+/// say: the attention stays quantized, with one warning per pattern ("model.layers.N.…"), not one per layer.
 [[nodiscard]] inline auto parts_of_patterns(const slot& s, std::vector<std::string>& names,
                                             std::vector<std::string>& warnings) -> std::uint16_t {
   std::uint16_t bits = 0;
@@ -30,13 +51,40 @@ namespace kvsize::hf::detail {
   if (!s.value->is_array()) {
     fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
   }
+  std::vector<std::string> warned;  // layer patterns already named
   for (std::size_t i = 0; i < s.value->size(); ++i) {
-    const std::string name = read_string(element(s, i));
-    names.push_back(name);
+    const std::string raw = read_string(element(s, i));
+    names.push_back(raw);
+    // compressed-tensors' "re:" patterns are matched as the names they spell: ".*mlp.gate$" ends in ".gate".
+    const bool regex = raw.starts_with("re:");
+    std::string name = regex ? raw.substr(3) : raw;
+    std::erase(name, '\\');
+    if (regex && name.ends_with('$')) {
+      name.pop_back();
+    }
     const auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
     const auto ends = [&](std::string_view tail) {
       return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
     };
+    const std::string leaf = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    const auto inside = [&](std::string_view module) {  // a sub-module of `module`, not the module itself
+      const std::size_t at = name.find(module);
+      return at != std::string::npos && at + module.size() < name.size() && name[at + module.size()] == '.';
+    };
+    if (leaf.find("norm") != std::string::npos || leaf == "bias" || ends("_bias")) {
+      continue;  // a vector: never quantized
+    }
+    if (!regex && (inside("self_attn") || inside("attention"))) {  // "re:.*self_attn.*" names the whole part
+      const std::string pattern = layer_pattern(name);
+      if (std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
+        warned.push_back(pattern);
+        warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
+                           (pattern != name ? " (and the same module of other layers)" : "") +
+                           ": a module inside the attention, which kvsize sizes as one part; the attention is "
+                           "taken as quantized");
+      }
+      continue;
+    }
     if (has("lm_head")) {
       bits |= part_bit(weight_part::lm_head);
     } else if (has("embed")) {
@@ -47,14 +95,61 @@ namespace kvsize::hf::detail {
       bits |= part_bit(weight_part::router);
     } else if (has("shared_expert")) {
       bits |= part_bit(weight_part::experts_shared);
+    } else if (has("mlp") && !has("expert") && (has("gate") || has("up") || has("down"))) {
+      bits |= part_bit(weight_part::mlp);  // the dense MLP (Kimi: "re:.*mlp\\.(gate|up|gate_up|down)_proj.*")
     } else if (has("vision") || has("visual") || has("multi_modal_projector")) {
       bits |= part_bit(weight_part::vision);
-    } else {
-      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) +
-                         "\": not a module kvsize can map to a part of the model; assumed quantized");
+    } else if (has("eh_proj") || has("shared_head")) {
+      // a DeepSeek-style MTP module's projection and head copy, which no scheme here quantizes
+    } else if (const std::string pattern = layer_pattern(name);
+               std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
+      warned.push_back(pattern);
+      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
+                         (pattern != name ? " (and the same module of other layers)" : "") +
+                         ": not a module kvsize can map to a part of the model; assumed quantized");
     }
   }
   return bits;
+}
+
+/// compressed-tensors (quant_method "compressed-tensors"): the pack-quantized form of one config group of
+/// symmetric "int" weights with strategy "group" (or "channel": one group) and no activation order; nullopt for
+/// the rest (float-quantized, asymmetric, several groups), which kvsize does not size yet.
+[[nodiscard]] inline auto compressed_tensors_format(const slot& q) -> std::optional<weights_format> {
+  const slot format = lookup(*q.value, q.pointer(), "format");
+  const slot groups = lookup(*q.value, q.pointer(), "config_groups");
+  if (!format.set() || read_string(format) != "pack-quantized" || !groups.set()) {
+    return std::nullopt;
+  }
+  require_object(groups);
+  if (groups.value->size() != 1) {
+    return std::nullopt;
+  }
+  const slot group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
+  require_object(group);
+  const slot w = lookup(*group.value, group.pointer(), "weights");
+  if (!w.set()) {
+    return std::nullopt;
+  }
+  require_object(w);
+  const auto field = [&](std::string_view k) { return lookup(*w.value, w.pointer(), k); };
+  const slot type = field("type");
+  const slot strategy = field("strategy");
+  const slot symmetric = field("symmetric");
+  const slot actorder = field("actorder");
+  if (!type.set() || read_string(type) != "int" || !symmetric.set() || !read_bool(symmetric) ||
+      (actorder.set() && !(actorder.value->is_boolean() && !actorder.value->get<bool>())) || !strategy.set()) {
+    return std::nullopt;
+  }
+  const std::string how = read_string(strategy);
+  const std::uint32_t bits = read_u32(field("num_bits"), 1, 32);
+  if (how == "channel") {
+    return packed_int_weights(bits, 0);
+  }
+  if (how != "group") {
+    return std::nullopt;
+  }
+  return packed_int_weights(bits, read_u32(field("group_size"), 1, 1U << 24U));
 }
 
 /// The weights_format a quantization_config is sized with; nullopt for a scheme kvsize does not size.
@@ -126,15 +221,26 @@ inline auto mlx_format_of(const slot& q, const quantization_config& c, std::vect
   return mlx_weights(bits, group, *m);
 }
 
-/// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
-/// object. parsed_config::quantization_method and quantization_bits are its method and bits.
-inline void read_quantization_config(const json& root, parsed_config& out) {
-  // mlx-lm writes "quantization" and a copy of it as "quantization_config" (without quant_method);
-  // a folder converted by an older mlx-lm may have only the first.
+/// Where the quantization settings are: quantization_config; mlx-lm's "quantization" (it writes that and a copy
+/// as "quantization_config" without quant_method; an older mlx-lm only the first); else the language model's
+/// sub-config `text`'s quantization_config (Kimi-K2.5). Not set where none is.
+[[nodiscard]] inline auto find_quantization_config(const json& root, const slot& text) -> slot {
   slot q = lookup(root, "", "quantization_config");
   if (!q.set()) {
     q = lookup(root, "", "quantization");
   }
+  if (!q.set() && text.set() && text.value->is_object()) {
+    q = lookup(*text.value, text.pointer(), "quantization_config");
+  }
+  return q;
+}
+
+/// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
+/// object. parsed_config::quantization_method and quantization_bits are its method and bits. A composite
+/// (multimodal) config may keep it in its language model's sub-config `text` instead (Kimi-K2.5:
+/// text_config.quantization_config, compressed-tensors on the text model only).
+inline void read_quantization_config(const json& root, const slot& text, parsed_config& out) {
+  const slot q = find_quantization_config(root, text);
   if (!q.set()) {
     return;
   }
@@ -180,12 +286,15 @@ inline void read_quantization_config(const json& root, parsed_config& out) {
   }
   std::uint16_t kept = parts_of_patterns(key("modules_to_not_convert"), c.modules_to_not_convert, out.warnings);
   kept |= parts_of_patterns(key("llm_int8_skip_modules"), c.modules_to_not_convert, out.warnings);
+  if (c.method == "compressed-tensors") {
+    kept |= parts_of_patterns(key("ignore"), c.modules_to_not_convert, out.warnings);  // beside targets ["Linear"]
+  }
   c.load_in_4bit = boolean("load_in_4bit").value_or(false);
   c.load_in_8bit = boolean("load_in_8bit").value_or(false);
   c.bnb_4bit_quant_type = str("bnb_4bit_quant_type");
   c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
 
-  std::optional<weights_format> f = weights_format_of(c);
+  std::optional<weights_format> f = c.method == "compressed-tensors" ? compressed_tensors_format(q) : weights_format_of(c);
   const bool mlx = !f && c.method.empty() && (c.bits || c.group_size || key("mode").set());
   if (mlx) {
     f = mlx_format_of(q, c, out.warnings);
