@@ -276,7 +276,8 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   const layer_plan plan = plan_layers(v, facts);
   apply_plan(plan, out.spec);
   read_weights_shape(root, v, mt, top_type, plan, out);
-  read_weights_only(out, [&] { read_quantization_config(root, text, out); });
+  const slot& text_config = text;  // a lambda cannot capture a structured binding before Clang 16
+  read_weights_only(out, [&] { read_quantization_config(root, text_config, out); });
   group_layers(plan, kv_notes, out);
   if (fam == nullptr) {
     note_generic_decoder(v, facts, kv_notes, first_assumption, out);
