@@ -80,9 +80,8 @@ struct packed_bytes {
 [[nodiscard]] constexpr auto packed_int_bytes(const weights_format& f, std::uint64_t rows, std::uint64_t cols, dtype rest)
     -> packed_bytes {
   const std::uint64_t groups = f.group_size == 0 ? 1 : ceil_div(cols, f.group_size);
-  const std::uint64_t scale = traits(rest).block_bytes / traits(rest).block_elements;
   return {checked_mul(checked_mul(ceil_div(checked_mul(cols, f.bits), 32), 4), rows),
-          checked_add(checked_mul(checked_mul(rows, groups), scale), 8)};
+          checked_add(storage_bytes(rest, checked_mul(rows, groups)).count(), 8)};
 }
 
 /// bitsandbytes Linear8bitLt: int8 values and one float32 scale (SCB) per output row.
@@ -117,9 +116,9 @@ struct packed_bytes {
     -> packed_bytes {
   const std::uint64_t words = ceil_div(checked_mul(cols, f.bits), 32);
   const std::uint64_t groups = checked_mul(rows, cols / f.group_size);
-  const bool affine = f.mlx == mlx_mode::affine;
-  const std::uint64_t scale_bytes = affine ? 2 * traits(rest).block_bytes / traits(rest).block_elements : 1;
-  return {checked_mul(checked_mul(rows, words), 4), checked_mul(groups, scale_bytes)};
+  const bool affine = f.mlx == mlx_mode::affine;  // a scale and a bias in `rest`, else one uint8 scale
+  return {checked_mul(checked_mul(rows, words), 4),
+          affine ? checked_mul(storage_bytes(rest, groups).count(), 2) : groups};
 }
 
 /// Whether scheme `f` quantizes tensor `t`: the Linear weights inside the decoder blocks for
@@ -203,7 +202,11 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
     into = checked_add(into, b.bytes);
     return;
   }
-  if (!quantizes(f, t)) {  // a float32 router stays float32 beside the scheme's unquantized type
+  // A float32 router stays float32 beside the scheme's unquantized type. bitsandbytes converts routers, but not
+  // a module the model class keeps in float32 (transformers quantizers/base.py get_modules_to_not_convert adds
+  // _keep_in_fp32_modules(_strict); ERNIE-4.5-MoE lists its gate.weight there).
+  const bool bnb = f.scheme == weights_scheme::bnb_4bit || f.scheme == weights_scheme::bnb_8bit;
+  if (!quantizes(f, t) || (f32 && bnb)) {
     sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, f32 ? dtype::f32 : rest));
     return;
   }
@@ -276,6 +279,11 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
 ///            scale and a bias in the model dtype (affine) or one uint8 scale (mxfp4, nvfp4, mxfp8);
 ///            norms, biases and conv1d unquantized; a tied lm_head is not stored. Checked against a
 ///            published MLX index total_size (docs/research/mlx-folders.md).
+///  packed_int compressed-tensors pack-quantized, symmetric int (targets ["Linear"]): every Linear of the blocks
+///            and lm_head, less the parts of its `ignore` list; bits packed into int32 words per row, a scale per
+///            group of group_size inputs in the model dtype, an int32[2] weight_shape (8 B); embeddings, norms,
+///            biases and the routers (MoEGate is no Linear) unquantized. Checked against Kimi-K2.5's index
+///            total_size (docs/research/compressed-tensors.md).
 ///
 /// Everywhere but `uniform`, e_score_correction_bias is float32 (a float32 buffer in the checkpoints), and so is a
 /// moe_shape::router_f32 router the scheme leaves unquantized; `uniform` keeps both float32 only with

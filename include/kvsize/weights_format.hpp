@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // kvsize::weights_format: how a checkpoint stores its weights (a uniform element type, a llama.cpp
-// GGUF preset, GPTQ, AWQ, FP8, MXFP4, bitsandbytes) and which tensors it leaves unquantized; the
-// llama.cpp presets (gguf_ftype) and the --weights-dtype spellings. What each scheme costs per
-// tensor is weights_bytes.hpp; the GGUF per-tensor rules are weights_gguf.hpp. Part of
-// <kvsize/weights.hpp>.
+// GGUF preset, GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors packed int) and which
+// tensors it leaves unquantized; the llama.cpp presets (gguf_ftype) and the --weights-dtype
+// spellings. What each scheme costs per tensor is weights_bytes.hpp; the GGUF per-tensor rules are
+// weights_gguf.hpp. Part of <kvsize/weights.hpp>.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -184,13 +184,14 @@ struct weights_format {
 }
 
 /// A --weights-dtype choice: a llama.cpp preset (q8_0, q4_0, q4_K_M, ...: GGUF layout with its
-/// float32 norms and per-tensor rules), else an element type for every tensor (bf16, fp8, int4).
+/// float32 norms and per-tensor rules), else an element type for every tensor (bf16, fp8, int4) but those a
+/// checkpoint keeps in float32 whatever its dtype (published_weights): "bf16" is the published bf16 checkpoint.
 [[nodiscard]] constexpr auto parse_weights_format(std::string_view text) -> std::optional<weights_format> {
   if (const auto g = parse_gguf_ftype(text); g && *g != gguf_ftype::f32 && *g != gguf_ftype::f16 && *g != gguf_ftype::bf16) {
     return gguf_weights(*g);
   }
   if (const auto t = parse_dtype(text)) {
-    return uniform_weights(*t);
+    return published_weights(*t);
   }
   return std::nullopt;
 }

@@ -869,6 +869,12 @@ TEST_CASE("parse_config: every file of configs/weights_unknown is read, the weig
       {"nemotron_h_use_conv_bias_string", "/use_conv_bias"},
       {"decilm_ffn_mult_infinity", "/block_configs/0/ffn/ffn_mult"},
       {"decilm_ffn_mult_string", "/block_configs/4/ffn/ffn_mult"},
+      {"lfm2_moe_num_dense_layers_past_layers", "/num_dense_layers"},
+      {"lfm2_moe_use_expert_bias_string", "/use_expert_bias"},
+      {"compressed_tensors_config_groups_not_object", "/quantization_config/config_groups"},
+      {"compressed_tensors_group_size_zero", "/quantization_config/config_groups/group_0/weights/group_size"},
+      {"compressed_tensors_num_bits_sixteen", "/quantization_config/config_groups/group_0/weights/num_bits"},
+      {"compressed_tensors_num_bits_string", "/quantization_config/config_groups/group_0/weights/num_bits"},
   };
   std::set<std::string> covered;
   for (const auto& row : table) {

@@ -403,3 +403,20 @@ TEST_CASE("hostile: the kvsize program on hostile files: right numbers or exit 2
   std::filesystem::remove(nan);
 }
 #endif
+
+TEST_CASE("hostile: DeepSeek-V4's compress_ratios under an unknown model_type is refused, the name printed safely",
+          "[hf][hostile]") {
+  std::ifstream in(configs_dir() / "invalid" / "deepseek_v4_other_model_type.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["model_type"] = "deepseek_ref\x1b[2J";  // a terminal escape in the value
+  const config_error e = error_of(doc.dump());
+  CHECK(e.code() == config_errc::unsupported);
+  CHECK(e.pointer() == "/compress_ratios");
+  const std::string what = e.what();
+  CHECK(what.find("\"deepseek_ref\\x1b[2J\" with compress_ratios") != std::string::npos);
+  CHECK(what.find('\x1b') == std::string::npos);
+  // compress_ratios null says no compression, as if absent: no refusal (a generic decoder, with a warning).
+  doc["compress_ratios"] = nullptr;
+  const auto c = kvsize::hf::parse_config(doc.dump());
+  CHECK(c.spec.layers == 4);
+}

@@ -455,6 +455,14 @@ TEST_CASE("hf: ERNIE 4.5 (ernie4_5, ernie4_5_moe): moe_* keys, a dense first lay
   CHECK(kvsize::weights_bytes(moe.spec, kvsize::fp8_weights()) -
             kvsize::weights_bytes(bf16_router, kvsize::fp8_weights()) ==
         kvsize::bytes{27ULL * 163'840 * 2});
+  // bitsandbytes packs the routers of other models (every nn.Linear but lm_head), not ERNIE's: transformers leaves
+  // the modules of _keep_in_fp32_modules_strict unconverted (quantizers/base.py get_modules_to_not_convert), so the
+  // gate stays float32, 4 B an element, where a bf16 router would be packed.
+  const auto bnb = kvsize::bnb_4bit_weights();
+  const auto packed_router = kvsize::weights_bytes_detail(bf16_router, bnb);
+  const auto f32_router = kvsize::weights_bytes_detail(moe.spec, bnb);
+  CHECK(f32_router.unquantized - packed_router.unquantized == kvsize::bytes{27ULL * 163'840 * 4});
+  CHECK(packed_router.quantized - f32_router.quantized == kvsize::bytes{27ULL * 163'840 / 2});
   // The range keys as Ernie4_5_MoeConfig reads them: an end index and an interval move the MoE layers.
   const std::string text = config_text("baidu__ERNIE-4.5-21B-A3B-Thinking");
   const auto ranged = kvsize::hf::parse_config(
@@ -599,6 +607,54 @@ TEST_CASE("hf: quantization_config inside a composite's text_config; modules_to_
   CHECK(whole.quantization->format->unquantized_parts == kvsize::part_bit(kvsize::weight_part::attention));
 }
 
+TEST_CASE("hf: modules_to_not_convert names the attention by its projections; a vision tower's modules are vision",
+          "[weights][hf][quantization]") {
+  using kvsize::part_bit;
+  using kvsize::weight_part;
+  nlohmann::json doc = nlohmann::json::parse(config_text("deepseek-ai__DeepSeek-R1"));
+  const auto parts_and_warnings = [&](const nlohmann::json& kept) {
+    doc["quantization_config"]["modules_to_not_convert"] = kept;
+    const auto c = kvsize::hf::parse_config(doc.dump());
+    REQUIRE(c.quantization->format);
+    const auto inside = std::count_if(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
+      return w.find("a module inside the attention") != std::string::npos;
+    });
+    return std::pair{c.quantization->format->unquantized_parts, inside};
+  };
+  const auto attention = part_bit(weight_part::attention);
+  // Each projection listed, layer by layer (MLA's, Llama's, InternLM2's, Falcon's): the attention, no warning.
+  nlohmann::json listed = nlohmann::json::array();
+  for (int il = 0; il < 3; ++il) {
+    const std::string layer = "model.layers." + std::to_string(il) + ".self_attn.";
+    for (const char* p : {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}) {
+      listed.push_back(layer + p);
+    }
+  }
+  CHECK(parts_and_warnings(listed) == std::pair{attention, std::ptrdiff_t{0}});
+  for (const char* one : {"model.layers.0.self_attn.q_proj", "model.layers.0.attention.wqkv",
+                          "transformer.h.0.self_attention.dense", "model.layers.*.self_attn.*", "re:.*self_attn.*",
+                          "re:.*self_attn\\.(q|k|v|o)_proj$", "re:.*self_attn.q_proj.*"}) {
+    INFO(one);
+    CHECK(parts_and_warnings({one}) == std::pair{attention, std::ptrdiff_t{0}});
+  }
+  // Another module inside the attention, as a name or a regex (DSA's indexer): the attention stays quantized and
+  // each pattern is named once.
+  for (const char* one : {"model.layers.0.self_attn.indexers_proj", "re:.*self_attn.indexers_proj",
+                          "model.layers.0.self_attn.indexer.wk", "re:.*self_attn\\.(q_proj|indexers_proj)"}) {
+    INFO(one);
+    CHECK(parts_and_warnings({one}) == std::pair{std::uint16_t{0}, std::ptrdiff_t{1}});
+  }
+  // A vision tower's attention and MLP are the tower's, not the text model's (Qwen2.5-VL "visual.blocks", LLaVA's
+  // "multi_modal_projector", "mm_projector").
+  for (const char* one : {"model.visual.blocks.0.mlp.gate_proj", "visual.blocks.3.attn.qkv",
+                          "vision_tower.vision_model.encoder.layers.0.self_attn.k_proj",
+                          "vision_tower.vision_model.encoder.layers.0.self_attn.indexers_proj",
+                          "multi_modal_projector.linear_1", "re:.*mm_projector.*"}) {
+    INFO(one);
+    CHECK(parts_and_warnings({one}) == std::pair{part_bit(weight_part::vision), std::ptrdiff_t{0}});
+  }
+}
+
 TEST_CASE("hf: compressed-tensors pack-quantized (Kimi-K2.5's int4 experts), its ignore list", "[weights][hf][quantization]") {
   // Kimi-K2.5's text model has Kimi-K2-Instruct's shape (hidden 7,168, 61 layers, 384 experts of 2,048, vocab
   // 163,840); its quantization_config (text_config of moonshotai/Kimi-K2.5's config.json; ai-dynamo/aiconfigurator
@@ -640,4 +696,21 @@ TEST_CASE("hf: compressed-tensors pack-quantized (Kimi-K2.5's int4 experts), its
   CHECK_FALSE(asymmetric.quantization->format);
   CHECK(asymmetric.quantization_method == std::optional<std::string>{"compressed-tensors"});
   CHECK(kvsize::kv_bytes_per_token(asymmetric.spec) == kvsize::kv_bytes_per_token(c.spec));
+  // Nor one whose group targets more than every Linear (an Embedding too: its packing is not this one); its
+  // `ignore` list then warns about nothing.
+  doc["quantization_config"]["config_groups"]["group_0"]["weights"]["symmetric"] = true;
+  doc["quantization_config"]["config_groups"]["group_0"]["targets"] = {"Linear", "Embedding"};
+  doc["quantization_config"]["ignore"].push_back("model.layers.0.self_attn.indexers_proj");
+  const auto embedding = kvsize::hf::parse_config(doc.dump());
+  CHECK_FALSE(embedding.quantization->format);
+  CHECK(std::none_of(embedding.warnings.begin(), embedding.warnings.end(), [](const std::string& w) {
+    return w.find("indexers_proj") != std::string::npos;
+  }));
+  doc["quantization_config"]["config_groups"]["group_0"]["targets"] = {"Linear"};
+  const auto linear = kvsize::hf::parse_config(doc.dump());
+  REQUIRE(linear.quantization->format);
+  CHECK(kvsize::weights_bytes(linear.spec, *linear.quantization->format) == bytes{594'205'904'896});
+  CHECK(std::count_if(linear.warnings.begin(), linear.warnings.end(), [](const std::string& w) {
+          return w.find("indexers_proj") != std::string::npos;
+        }) == 1);
 }

@@ -151,6 +151,9 @@ TEST_CASE("weights_bytes: GGUF presets with llama.cpp's per-tensor rules", "[wei
   // --weights-dtype: GGML names are llama.cpp presets; other names a uniform element type.
   CHECK(kvsize::parse_weights_format("q8_0")->scheme == kvsize::weights_scheme::gguf);
   CHECK(kvsize::parse_weights_format("bf16")->scheme == kvsize::weights_scheme::uniform);
+  // An element type is the published checkpoint in it: --weights-dtype bf16 gives the default bf16 figure.
+  CHECK(kvsize::parse_weights_format("bf16") == kvsize::published_weights(kvsize::dtype::bf16));
+  CHECK(kvsize::parse_weights_format("fp8") == kvsize::published_weights(kvsize::dtype::fp8_e4m3));
   CHECK_FALSE(kvsize::parse_weights_format("q9_K"));
 }
 

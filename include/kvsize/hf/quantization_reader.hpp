@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // quantization_config, read once: the scheme as written (parsed_config::quantization) and the
-// weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes), plus which parts of
-// the model modules_to_not_convert keeps unquantized.
+// weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors
+// pack-quantized int), plus which parts of the model modules_to_not_convert (or `ignore`) keeps unquantized.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -38,10 +38,51 @@ namespace kvsize::hf::detail {
   return out;
 }
 
-/// modules_to_not_convert / llm_int8_skip_modules patterns → weights_format::unquantized_parts. A norm or a
-/// bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs nothing: no scheme quantizes a vector.
-/// A module inside the attention (self_attn.indexers_proj) keeps only itself unquantized, which the parts cannot
-/// say: the attention stays quantized, with one warning per pattern ("model.layers.N.…"), not one per layer.
+/// The attention's own projections as the families name them (Llama q/k/v/o_proj, DeepSeek's MLA q_a/q_b/kv_a/kv_b,
+/// InternLM2 wqkv/wo, Falcon query_key_value/dense, GPT-2 c_attn/c_proj): a list of them keeps the attention
+/// unquantized, as "self_attn" does.
+inline constexpr std::array<std::string_view, 19> attention_projections{
+    "q_proj", "k_proj",    "v_proj", "o_proj", "qkv_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj",
+    "wqkv",   "wq",        "wk",     "wv",     "wo",       "query_key_value", "dense", "out_proj", "c_attn", "c_proj"};
+
+/// Whether `rest`, what follows "self_attn." (or "attention.") in a pattern, names the attention itself: a
+/// wildcard ("*", regex ".*"), one of its projections, or a regex group of them ("(q|k|v)_proj"). Anything else
+/// (DSA's "indexers_proj", an indexer's "indexer.wk") is a module inside it.
+[[nodiscard]] inline auto names_attention(std::string_view rest) -> bool {
+  if (rest.ends_with(".*")) {
+    rest.remove_suffix(2);
+  }
+  const auto projection = [](std::string_view n) {
+    return std::find(attention_projections.begin(), attention_projections.end(), n) != attention_projections.end();
+  };
+  const std::size_t open = rest.find('(');
+  const std::size_t close = rest.find(')');
+  if (rest.empty() || rest == "*" || projection(rest)) {
+    return true;
+  }
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return false;
+  }
+  const std::string_view prefix = rest.substr(0, open);
+  const std::string_view suffix = rest.substr(close + 1);
+  std::string_view alternatives = rest.substr(open + 1, close - open - 1);
+  while (true) {  // each alternative of the group, with what surrounds it, a projection
+    const std::size_t bar = alternatives.find('|');
+    if (!projection(std::string(prefix) + std::string(alternatives.substr(0, bar)) + std::string(suffix))) {
+      return false;
+    }
+    if (bar == std::string_view::npos) {
+      return true;
+    }
+    alternatives.remove_prefix(bar + 1);
+  }
+}
+
+/// modules_to_not_convert / llm_int8_skip_modules / compressed-tensors' ignore → weights_format::unquantized_parts.
+/// A norm or a bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs nothing: no scheme quantizes a
+/// vector. The attention's projections, listed one by one, are the attention; another module inside it
+/// (self_attn.indexers_proj) keeps only itself unquantized, which the parts cannot say: the attention stays
+/// quantized, with one warning per pattern ("model.layers.N.…"), not one per layer.
 [[nodiscard]] inline auto parts_of_patterns(const slot& s, std::vector<std::string>& names,
                                             std::vector<std::string>& warnings) -> std::uint16_t {
   std::uint16_t bits = 0;
@@ -52,6 +93,14 @@ namespace kvsize::hf::detail {
     fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
   }
   std::vector<std::string> warned;  // layer patterns already named
+  const auto warn_once = [&](std::size_t i, const std::string& name, std::string_view why) {
+    const std::string pattern = layer_pattern(name);
+    if (std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
+      warned.push_back(pattern);
+      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
+                         (pattern != name ? " (and the same module of other layers)" : "") + ": " + std::string(why));
+    }
+  };
   for (std::size_t i = 0; i < s.value->size(); ++i) {
     const std::string raw = read_string(element(s, i));
     names.push_back(raw);
@@ -63,29 +112,25 @@ namespace kvsize::hf::detail {
       name.pop_back();
     }
     const auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
-    const auto ends = [&](std::string_view tail) {
-      return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
-    };
+    const auto ends = [&](std::string_view tail) { return std::string_view(name).ends_with(tail); };
     const std::string leaf = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
-    const auto inside = [&](std::string_view module) {  // a sub-module of `module`, not the module itself
+    const auto below = [&](std::string_view module) -> std::optional<std::string_view> {  // what follows "module."
       const std::size_t at = name.find(module);
-      return at != std::string::npos && at + module.size() < name.size() && name[at + module.size()] == '.';
+      if (at == std::string::npos || at + module.size() >= name.size() || name[at + module.size()] != '.') {
+        return std::nullopt;
+      }
+      return std::string_view(name).substr(at + module.size() + 1);
     };
+    const auto in_attention = below("self_attn") ? below("self_attn") : below("attention");
     if (leaf.find("norm") != std::string::npos || leaf == "bias" || ends("_bias")) {
       continue;  // a vector: never quantized
     }
-    if (!regex && (inside("self_attn") || inside("attention"))) {  // "re:.*self_attn.*" names the whole part
-      const std::string pattern = layer_pattern(name);
-      if (std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
-        warned.push_back(pattern);
-        warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
-                           (pattern != name ? " (and the same module of other layers)" : "") +
-                           ": a module inside the attention, which kvsize sizes as one part; the attention is "
-                           "taken as quantized");
-      }
-      continue;
-    }
-    if (has("lm_head")) {
+    if (has("vision") || has("visual") || has("multi_modal_projector") || has("mm_projector")) {
+      bits |= part_bit(weight_part::vision);  // first: a tower has attention and MLP modules of its own
+    } else if (in_attention && !names_attention(*in_attention)) {
+      warn_once(i, name, "a module inside the attention, which kvsize sizes as one part; the attention is taken "
+                         "as quantized");
+    } else if (has("lm_head")) {
       bits |= part_bit(weight_part::lm_head);
     } else if (has("embed")) {
       bits |= part_bit(weight_part::embeddings);
@@ -97,16 +142,8 @@ namespace kvsize::hf::detail {
       bits |= part_bit(weight_part::experts_shared);
     } else if (has("mlp") && !has("expert") && (has("gate") || has("up") || has("down"))) {
       bits |= part_bit(weight_part::mlp);  // the dense MLP (Kimi: "re:.*mlp\\.(gate|up|gate_up|down)_proj.*")
-    } else if (has("vision") || has("visual") || has("multi_modal_projector")) {
-      bits |= part_bit(weight_part::vision);
-    } else if (has("eh_proj") || has("shared_head")) {
-      // a DeepSeek-style MTP module's projection and head copy, which no scheme here quantizes
-    } else if (const std::string pattern = layer_pattern(name);
-               std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
-      warned.push_back(pattern);
-      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
-                         (pattern != name ? " (and the same module of other layers)" : "") +
-                         ": not a module kvsize can map to a part of the model; assumed quantized");
+    } else if (!has("eh_proj") && !has("shared_head")) {  // (a DeepSeek-style MTP module's, never quantized)
+      warn_once(i, name, "not a module kvsize can map to a part of the model; assumed quantized");
     }
   }
   return bits;
@@ -128,8 +165,9 @@ namespace kvsize::hf::detail {
   const slot group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
   require_object(group);
   const slot w = lookup(*group.value, group.pointer(), "weights");
-  if (!w.set()) {
-    return std::nullopt;
+  const slot targets = lookup(*group.value, group.pointer(), "targets");
+  if (!w.set() || !targets.set() || !targets.value->is_array() || *targets.value != json::array({"Linear"})) {
+    return std::nullopt;  // the group quantizes other modules than every Linear less `ignore`
   }
   require_object(w);
   const auto field = [&](std::string_view k) { return lookup(*w.value, w.pointer(), k); };
@@ -142,7 +180,8 @@ namespace kvsize::hf::detail {
     return std::nullopt;
   }
   const std::string how = read_string(strategy);
-  const std::uint32_t bits = read_u32(field("num_bits"), 1, 32);
+  // compressed-tensors' pack_to_int32 packs at most 8 bits into each int32 word: a larger num_bits is no packed form.
+  const std::uint32_t bits = read_u32(field("num_bits"), 1, 8);
   if (how == "channel") {
     return packed_int_weights(bits, 0);
   }
@@ -286,15 +325,19 @@ inline void read_quantization_config(const json& root, const slot& text, parsed_
   }
   std::uint16_t kept = parts_of_patterns(key("modules_to_not_convert"), c.modules_to_not_convert, out.warnings);
   kept |= parts_of_patterns(key("llm_int8_skip_modules"), c.modules_to_not_convert, out.warnings);
-  if (c.method == "compressed-tensors") {
-    kept |= parts_of_patterns(key("ignore"), c.modules_to_not_convert, out.warnings);  // beside targets ["Linear"]
-  }
   c.load_in_4bit = boolean("load_in_4bit").value_or(false);
   c.load_in_8bit = boolean("load_in_8bit").value_or(false);
   c.bnb_4bit_quant_type = str("bnb_4bit_quant_type");
   c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
 
   std::optional<weights_format> f = c.method == "compressed-tensors" ? compressed_tensors_format(q) : weights_format_of(c);
+  if (c.method == "compressed-tensors") {  // beside targets ["Linear"]; its warnings only where the format is sized
+    std::vector<std::string> ignore_warnings;
+    kept |= parts_of_patterns(key("ignore"), c.modules_to_not_convert, ignore_warnings);
+    if (f) {
+      out.warnings.insert(out.warnings.end(), ignore_warnings.begin(), ignore_warnings.end());
+    }
+  }
   const bool mlx = !f && c.method.empty() && (c.bits || c.group_size || key("mode").set());
   if (mlx) {
     f = mlx_format_of(q, c, out.warnings);

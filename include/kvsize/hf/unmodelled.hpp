@@ -55,9 +55,9 @@ inline void refuse_unmodelled(const json& root, const slot& text, const std::str
   if (find_family(mt) == nullptr) {
     const slot ratios = text.present() ? lookup(*text.value, text.pointer(), "compress_ratios")
                                        : lookup(root, "", "compress_ratios");
-    if (ratios.present()) {
+    if (ratios.set()) {  // (null: no compression, as if absent)
       fail(config_errc::unsupported, ratios.pointer(),
-           "model_type \"" + mt + "\" with compress_ratios: " + std::string(unmodelled_reason("deepseek_v4")));
+           "model_type \"" + printable(mt) + "\" with compress_ratios: " + std::string(unmodelled_reason("deepseek_v4")));
     }
   }
 }
