@@ -23,6 +23,23 @@ namespace kvsize {
 
 namespace detail {
 
+/// DeepSeek sparse attention's lightning indexer in a latent layer (DeepSeek-V3.2, GLM-5; vLLM models/deepseek_v2.py
+/// Indexer.__init__, SGLang layers/attention/nsa/nsa_indexer.py Indexer): wq_b (index_n_heads × index_head_dim rows
+/// over the q_lora_rank latent) and wk (index_head_dim × hidden), quantized like the attention; k_norm, a LayerNorm
+/// (weight and bias); weights_proj (index_n_heads × hidden), never quantized. DeepSeek-V3.2: 13,959,424 a layer.
+template <class F>
+constexpr void emit_dsa_indexer(const layer_emitter<F>& e) {
+  const model_spec& m = e.m;
+  const std::uint64_t d = m.latent.index_head_dim;
+  const std::uint64_t heads = m.weights.dsa_index_heads;
+  const std::uint64_t q_in = m.weights.q_lora_rank != 0 ? m.weights.q_lora_rank : m.hidden_size;
+  e.matrix(weight_part::attention, tensor_role::attn_q_b, checked_mul(heads, d), q_in);
+  e.matrix(weight_part::attention, tensor_role::attn_k, d, m.hidden_size);
+  e.vector(weight_part::norms, tensor_role::norm, d);
+  e.vector(weight_part::norms, tensor_role::norm, d);
+  e.matrix(weight_part::attention, tensor_role::attn_index_weights, heads, m.hidden_size);
+}
+
 /// MLA (DeepSeek-V2/V3): Q directly or through the q_lora_rank bottleneck with its norm, the joint
 /// KV down-projection (kv_lora_rank + rope) with its norm, the up-projection to heads × (nope + v), O.
 template <class F>
@@ -48,6 +65,9 @@ constexpr void emit_latent_attention(const layer_emitter<F>& e) {
   e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, vd));
   if (m.weights.o_bias) {
     e.vector(weight_part::attention, tensor_role::vector, hidden);
+  }
+  if (m.latent.index_head_dim != 0 && m.weights.dsa_index_heads != 0) {
+    emit_dsa_indexer(e);
   }
 }
 

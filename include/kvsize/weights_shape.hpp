@@ -121,6 +121,9 @@ struct weights_shape {
   /// An indexed layer's indexer query heads (MiniMax-M3 sparse_num_index_heads): index_q_proj of these heads and
   /// index_k_proj of one, each of model_spec::sparse_index_dim, with a norm each
   std::uint32_t sparse_index_heads = 0;
+  /// DeepSeek sparse attention's indexer heads (index_n_heads; DeepSeek-V3.2 64, GLM-5 32) in a latent layer with
+  /// latent.index_head_dim: wq_b, wk, k_norm and weights_proj (weights_enumeration.hpp emit_dsa_indexer)
+  std::uint32_t dsa_index_heads = 0;
   bool fused_qkv = false;          ///< Q, K and V are one matrix in the checkpoint (Falcon, GPT-2, Phi-3, ChatGLM); quantization only
   bool fused_gate_up = false;      ///< gate and up are one matrix in the checkpoint (Phi-3, ChatGLM); quantization only
   std::uint32_t q_lora_rank = 0;   ///< MLA: Q through a rank-q_lora_rank bottleneck with its norm; 0 → a full Q projection

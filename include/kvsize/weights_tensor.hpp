@@ -50,6 +50,10 @@ enum class tensor_role : std::uint8_t {
   attn_kv_a,  ///< MLA: hidden → kv_lora_rank + rope
   attn_kv_b,  ///< MLA: kv_lora_rank → heads × (nope + v)
   attn_head_gate,  ///< heads × hidden: one sigmoid gate per query head on the attention output (Step-3.5's g_proj)
+  /// index_n_heads × hidden: DSA's indexer weights_proj, one weight per indexer head; GPTQ, AWQ, FP8, bitsandbytes
+  /// and compressed-tensors leave it unquantized (vLLM and SGLang build it with quant_config=None; DeepSeek-V3.2's
+  /// and GLM-5's FP8 checkpoints keep it bf16); MLX, which quantizes every Linear, packs it
+  attn_index_weights,
   ffn_gate,
   ffn_up,
   ffn_gate_up,  ///< fused gate and up (weights_shape::fused_gate_up)

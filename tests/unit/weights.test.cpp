@@ -94,6 +94,42 @@ TEST_CASE("weights_bytes: FP8 block scales reproduce DeepSeek-R1's published per
   CHECK(kvsize::weights_bytes(k2.spec, *k2.quantization->format) == bytes{1'029'173'256'720ULL - 2 * 3'416});
 }
 
+TEST_CASE("parameters: DeepSeek sparse attention's indexer weights give DeepSeek-V3.2's and GLM-5's Hub totals",
+          "[weights][parameters][fp8]") {
+  // The Hub's safetensors totals (https://huggingface.co/api/models/<repo>?expand[]=safetensors, as quoted in a
+  // public table of MoE variants; docs/research/param-counts.md): deepseek-ai/DeepSeek-V3.2 685,355,329,792,
+  // DeepSeek-V3.2-Exp 685,396,921,376; zai-org/GLM-5 753,864,139,008, GLM-5-FP8 753,910,024,032.
+  // By hand, DeepSeek-V3.2: DeepSeek-R1's 671,026,419,200 + its MTP layer 13,463,426,304 + the indexer in 62
+  // layers (61 + MTP): wq_b 64 × 128 × 1,536 = 12,582,912, wk 128 × 7,168 = 917,504, k_norm 2 × 128, weights_proj
+  // 64 × 7,168 = 458,752: 13,959,424 a layer, 865,484,288 in all.
+  const auto v32 = load("deepseek-ai__DeepSeek-V3.2");
+  CHECK(v32.spec.weights.dsa_index_heads == 64);  // index_n_heads
+  const auto p = kvsize::parameters(v32.spec);
+  CHECK(p.total == 671'026'419'200 + 61ULL * 13'959'424);
+  CHECK(p.with_extras == 671'026'419'200 + 13'463'426'304 + 62ULL * 13'959'424);
+  CHECK(p.with_extras == 685'355'329'792);
+  // -Exp's total also counts one scale per 128 × 128 block of the FP8 matrices: R1's 41,540,496 and, per layer,
+  // wq_b's 64 × 12 and wk's 1 × 56 (824; weights_proj stays bf16): 51,088.
+  weights_format f = *v32.quantization->format;
+  f.include_mtp = true;
+  const auto b = kvsize::weights_bytes_detail(v32.spec, f);
+  CHECK(b.scales == bytes{4 * (41'540'496ULL + 62 * 824)});
+  CHECK(p.with_extras + b.scales.count() / 4 == 685'396'921'376);
+  // GLM-5: 78 layers and an MTP layer with no embedding or head of its own (eh_proj, its norms and a decoder
+  // layer); the indexer: wq_b 32 × 128 × 2,048 = 8,388,608, wk 128 × 6,144 = 786,432, k_norm 256, weights_proj
+  // 32 × 6,144 = 196,608: 9,371,904 a layer, in 79.
+  const auto glm5 = load("zai-org__GLM-5");
+  CHECK(glm5.spec.weights.dsa_index_heads == 32);
+  const auto g = kvsize::parameters(glm5.spec);
+  CHECK(g.mtp_embeddings == 0);
+  CHECK(g.with_extras == 753'864'139'008);
+  // GLM-5-FP8 counts the parameters and one scale per 128 × 128 block: 45,885,024 blocks, over every attention
+  // (indexer wq_b and wk included), MLP and expert matrix of the 79 layers.
+  weights_format g8 = kvsize::fp8_weights(128, 128);
+  g8.include_mtp = true;
+  CHECK(g.with_extras + kvsize::weights_bytes_detail(glm5.spec, g8).scales.count() / 4 == 753'910'024'032);
+}
+
 TEST_CASE("weights_bytes: MXFP4 reproduces gpt-oss's index total_size", "[weights][bytes][mxfp4]") {
   // Routed experts: 16 B of 4-bit values + 1 E8M0 scale per 32 input features; the rest bf16.
   // gpt-oss-20b: expert weights 24 × 32 × 3 × 2880 × 2880 = 19,110,297,600 elements →

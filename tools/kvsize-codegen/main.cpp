@@ -216,6 +216,7 @@ struct field_list {
   f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
   f.add("head_gate", w.head_gate, d.head_gate, b(w.head_gate));
   f.add("sparse_index_heads", w.sparse_index_heads, d.sparse_index_heads, n(w.sparse_index_heads));
+  f.add("dsa_index_heads", w.dsa_index_heads, d.dsa_index_heads, n(w.dsa_index_heads));
   f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));
   f.add("fused_gate_up", w.fused_gate_up, d.fused_gate_up, b(w.fused_gate_up));
   f.add("q_lora_rank", w.q_lora_rank, d.q_lora_rank, n(w.q_lora_rank));

@@ -137,6 +137,18 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
   if (const slot ql = v.get("q_lora_rank"); ql.set() && m.latent.kv_lora_rank != 0) {
     w.q_lora_rank = read_u32(ql, 1, 1U << 20U);
   }
+  // DeepSeek sparse attention (index_head_dim read with the cache): the indexer's heads, index_n_heads; absent, the
+  // class default (DeepseekV32Config 64, GlmMoeDsaConfig 32) with a warning, else the weights are unknown.
+  if (m.latent.index_head_dim != 0) {
+    const slot heads = v.get("index_n_heads");
+    if (const auto d = class_default_u32(v.facts(), "index_n_heads"); !heads.set() && d) {
+      w.dsa_index_heads = *d;
+      v.warn(heads.pointer() + (heads.present() ? " is null" : " is absent") + ": took " + std::to_string(*d) + ", the default of " +
+             std::string(v.facts().source) + ", for the sparse-attention indexer's weights");
+    } else {
+      w.dsa_index_heads = read_u32(heads, 1, 1U << 16U);
+    }
+  }
 }
 
 }  // namespace kvsize::hf::detail::weights_detail

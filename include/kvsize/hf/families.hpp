@@ -262,7 +262,7 @@ inline constexpr family families[] = {
      .nested_defaults = R"({"intermediate_size":18432})"},
     {.model_type = "deepseek_v32", .source = "DeepseekV32Config", .latent = true, .experts_key = "n_routed_experts",
      .mtp_embeddings = true,
-     .nested_defaults = R"({"intermediate_size":18432})"},
+     .nested_defaults = R"({"intermediate_size":18432,"index_n_heads":64})"},
     {.model_type = "kimi_k2", .source = "DeepseekV3Config (Kimi-K2 remote code)", .latent = true,
      .experts_key = "n_routed_experts", .mtp_embeddings = true},
     {.model_type = "longcat_flash", .source = "LongcatFlashConfig", .latent = true,
@@ -297,10 +297,11 @@ inline constexpr family families[] = {
      .experts_key = "num_experts", .first_dense_key = "num_dense_layers", .score_correction_bias = true,
      .correction_bias_key = "use_expert_bias", .nested_defaults = R"({"intermediate_size":7168,"num_dense_layers":2})"},
     // GLM-5: DeepSeek-V3.2's sparse attention (latent + the indexer's key, index_head_dim) in a GLM-4.5
-    // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py).
+    // MoE (GlmMoeDsaForCausalLM; vLLM runs it through models/deepseek_v2.py). Its MTP layer stores no embedding
+    // or head of its own: the Hub's total, 753,864,139,008, has none (docs/research/param-counts.md).
     {.model_type = "glm_moe_dsa", .source = "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py)",
-     .latent = true, .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true,
-     .nested_defaults = R"({"intermediate_size":12288})"},
+     .latent = true, .experts_key = "n_routed_experts", .score_correction_bias = true,
+     .nested_defaults = R"({"intermediate_size":12288,"index_n_heads":32})"},
     {.model_type = "glm4_moe", .source = "Glm4MoeConfig (models/glm4_moe/configuration_glm4_moe.py)",
      .qk_norm = qk_norm_rule::head_if_use_key, .attention_bias = attention_bias_rule::no_o_bias,
      .experts_key = "n_routed_experts", .score_correction_bias = true, .mtp_embeddings = true,
