@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // quantization_config, read once: the scheme as written (parsed_config::quantization) and the
 // weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors
-// pack-quantized int), plus which parts of the model modules_to_not_convert (or `ignore`) keeps unquantized.
+// pack-quantized int), plus which parts of the model modules_to_not_convert (or `ignore`) keeps unquantized
+// (module_patterns.hpp).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -17,137 +18,10 @@
 #include "../weights.hpp"
 #include "aliases.hpp"
 #include "json_reader.hpp"
+#include "module_patterns.hpp"
 #include "parsed_config.hpp"
 
 namespace kvsize::hf::detail {
-
-/// `name` with each run of digits after a '.' replaced by "N": one spelling for every layer's copy
-/// ("model.layers.N.input_layernorm").
-[[nodiscard]] inline auto layer_pattern(const std::string& name) -> std::string {
-  std::string out;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] >= '0' && name[i] <= '9' && i != 0 && name[i - 1] == '.') {
-      out += 'N';
-      while (i + 1 < name.size() && name[i + 1] >= '0' && name[i + 1] <= '9') {
-        ++i;
-      }
-    } else {
-      out += name[i];
-    }
-  }
-  return out;
-}
-
-/// The attention's own projections as the families name them (Llama q/k/v/o_proj, DeepSeek's MLA q_a/q_b/kv_a/kv_b,
-/// InternLM2 wqkv/wo, Falcon query_key_value/dense, GPT-2 c_attn/c_proj): a list of them keeps the attention
-/// unquantized, as "self_attn" does.
-inline constexpr std::array<std::string_view, 19> attention_projections{
-    "q_proj", "k_proj",    "v_proj", "o_proj", "qkv_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj",
-    "wqkv",   "wq",        "wk",     "wv",     "wo",       "query_key_value", "dense", "out_proj", "c_attn", "c_proj"};
-
-/// Whether `rest`, what follows "self_attn." (or "attention.") in a pattern, names the attention itself: a
-/// wildcard ("*", regex ".*"), one of its projections, or a regex group of them ("(q|k|v)_proj"). Anything else
-/// (DSA's "indexers_proj", an indexer's "indexer.wk") is a module inside it.
-[[nodiscard]] inline auto names_attention(std::string_view rest) -> bool {
-  if (rest.ends_with(".*")) {
-    rest.remove_suffix(2);
-  }
-  const auto projection = [](std::string_view n) {
-    return std::find(attention_projections.begin(), attention_projections.end(), n) != attention_projections.end();
-  };
-  const std::size_t open = rest.find('(');
-  const std::size_t close = rest.find(')');
-  if (rest.empty() || rest == "*" || projection(rest)) {
-    return true;
-  }
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return false;
-  }
-  const std::string_view prefix = rest.substr(0, open);
-  const std::string_view suffix = rest.substr(close + 1);
-  std::string_view alternatives = rest.substr(open + 1, close - open - 1);
-  while (true) {  // each alternative of the group, with what surrounds it, a projection
-    const std::size_t bar = alternatives.find('|');
-    if (!projection(std::string(prefix) + std::string(alternatives.substr(0, bar)) + std::string(suffix))) {
-      return false;
-    }
-    if (bar == std::string_view::npos) {
-      return true;
-    }
-    alternatives.remove_prefix(bar + 1);
-  }
-}
-
-/// modules_to_not_convert / llm_int8_skip_modules / compressed-tensors' ignore → weights_format::unquantized_parts.
-/// A norm or a bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs nothing: no scheme quantizes a
-/// vector. The attention's projections, listed one by one, are the attention; another module inside it
-/// (self_attn.indexers_proj) keeps only itself unquantized, which the parts cannot say: the attention stays
-/// quantized, with one warning per pattern ("model.layers.N.…"), not one per layer.
-[[nodiscard]] inline auto parts_of_patterns(const slot& s, std::vector<std::string>& names,
-                                            std::vector<std::string>& warnings) -> std::uint16_t {
-  std::uint16_t bits = 0;
-  if (!s.set()) {
-    return 0;
-  }
-  if (!s.value->is_array()) {
-    fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
-  }
-  std::vector<std::string> warned;  // layer patterns already named
-  const auto warn_once = [&](std::size_t i, const std::string& name, std::string_view why) {
-    const std::string pattern = layer_pattern(name);
-    if (std::find(warned.begin(), warned.end(), pattern) == warned.end()) {
-      warned.push_back(pattern);
-      warnings.push_back(element(s, i).pointer() + " = \"" + printable(name) + "\"" +
-                         (pattern != name ? " (and the same module of other layers)" : "") + ": " + std::string(why));
-    }
-  };
-  for (std::size_t i = 0; i < s.value->size(); ++i) {
-    const std::string raw = read_string(element(s, i));
-    names.push_back(raw);
-    // compressed-tensors' "re:" patterns are matched as the names they spell: ".*mlp.gate$" ends in ".gate".
-    const bool regex = raw.starts_with("re:");
-    std::string name = regex ? raw.substr(3) : raw;
-    std::erase(name, '\\');
-    if (regex && name.ends_with('$')) {
-      name.pop_back();
-    }
-    const auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
-    const auto ends = [&](std::string_view tail) { return std::string_view(name).ends_with(tail); };
-    const std::string leaf = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
-    const auto below = [&](std::string_view module) -> std::optional<std::string_view> {  // what follows "module."
-      const std::size_t at = name.find(module);
-      if (at == std::string::npos || at + module.size() >= name.size() || name[at + module.size()] != '.') {
-        return std::nullopt;
-      }
-      return std::string_view(name).substr(at + module.size() + 1);
-    };
-    const auto in_attention = below("self_attn") ? below("self_attn") : below("attention");
-    if (leaf.find("norm") != std::string::npos || leaf == "bias" || ends("_bias")) {
-      continue;  // a vector: never quantized
-    }
-    if (has("vision") || has("visual") || has("multi_modal_projector") || has("mm_projector")) {
-      bits |= part_bit(weight_part::vision);  // first: a tower has attention and MLP modules of its own
-    } else if (in_attention && !names_attention(*in_attention)) {
-      warn_once(i, name, "a module inside the attention, which kvsize sizes as one part; the attention is taken "
-                         "as quantized");
-    } else if (has("lm_head")) {
-      bits |= part_bit(weight_part::lm_head);
-    } else if (has("embed")) {
-      bits |= part_bit(weight_part::embeddings);
-    } else if (has("self_attn") || has("attention") || ends("attn")) {
-      bits |= part_bit(weight_part::attention);
-    } else if (has("router") || ends(".gate") || name == "gate" || has("shared_expert_gate")) {
-      bits |= part_bit(weight_part::router);
-    } else if (has("shared_expert")) {
-      bits |= part_bit(weight_part::experts_shared);
-    } else if (has("mlp") && !has("expert") && (has("gate") || has("up") || has("down"))) {
-      bits |= part_bit(weight_part::mlp);  // the dense MLP (Kimi: "re:.*mlp\\.(gate|up|gate_up|down)_proj.*")
-    } else if (!has("eh_proj") && !has("shared_head")) {  // (a DeepSeek-style MTP module's, never quantized)
-      warn_once(i, name, "not a module kvsize can map to a part of the model; assumed quantized");
-    }
-  }
-  return bits;
-}
 
 /// compressed-tensors (quant_method "compressed-tensors"): the pack-quantized form of one config group of
 /// symmetric "int" weights with strategy "group" (or "channel": one group) and no activation order; nullopt for
