@@ -123,16 +123,19 @@ struct packed_bytes {
 
 /// Whether scheme `f` quantizes tensor `t`: the Linear weights inside the decoder blocks for
 /// GPTQ, AWQ and FP8, the routers and shared-expert gates too for bitsandbytes (it replaces every
-/// nn.Linear but lm_head), the routed experts' matrices only for MXFP4; never a part in
-/// f.unquantized_parts.
-[[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t) -> bool {
+/// nn.Linear but lm_head, and but a module the model class keeps in float32: `stored_f32`, see
+/// stored_f32()), the routed experts' matrices only for MXFP4; never a part in f.unquantized_parts.
+[[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t, bool stored_f32 = false)
+    -> bool {
   if ((f.unquantized_parts & part_bit(t.part)) != 0) {
     return false;
   }
   switch (f.scheme) {
     case weights_scheme::bnb_4bit:
-    case weights_scheme::bnb_8bit:
-      return t.is_block_linear() || t.role == tensor_role::router || t.role == tensor_role::shared_expert_gate;
+    case weights_scheme::bnb_8bit:  // transformers quantizers/base.py get_modules_to_not_convert adds the class's
+                                    // _keep_in_fp32_modules(_strict): ERNIE-4.5-MoE's float32 gate.weight stays f32
+      return !stored_f32 &&
+             (t.is_block_linear() || t.role == tensor_role::router || t.role == tensor_role::shared_expert_gate);
     case weights_scheme::gptq:
     case weights_scheme::awq:
     case weights_scheme::fp8: return t.is_block_linear();
@@ -202,11 +205,8 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
     into = checked_add(into, b.bytes);
     return;
   }
-  // A float32 router stays float32 beside the scheme's unquantized type. bitsandbytes converts routers, but not
-  // a module the model class keeps in float32 (transformers quantizers/base.py get_modules_to_not_convert adds
-  // _keep_in_fp32_modules(_strict); ERNIE-4.5-MoE lists its gate.weight there).
-  const bool bnb = f.scheme == weights_scheme::bnb_4bit || f.scheme == weights_scheme::bnb_8bit;
-  if (!quantizes(f, t) || (f32 && bnb)) {
+  // A float32 router that the scheme leaves unquantized stays float32 beside the scheme's unquantized type.
+  if (!quantizes(f, t, f32)) {
     sum.unquantized = checked_add(sum.unquantized, tensor_bytes(t, f32 ? dtype::f32 : rest));
     return;
   }
@@ -263,13 +263,15 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
 ///            int32 [groups, out·bits/32], scales f16 [groups, out]; no g_idx.
 ///  fp8       the same tensors in e4m3 (1 B) with float32 weight_scale_inv
 ///            [ceil(out/block_rows), ceil(in/block_cols)] (DeepSeek-V3 quantization_config
-///            weight_block_size [128, 128]); routers, the MTP eh_proj, embeddings, head and norms
-///            stay bf16: checked against DeepSeek-V3's published safetensors totals per dtype.
+///            weight_block_size [128, 128]); routers, the MTP eh_proj, the DSA indexer's weights_proj,
+///            embeddings, head and norms stay bf16: checked against DeepSeek-V3's published safetensors
+///            totals per dtype (and DeepSeek-V3.2-Exp's, GLM-5-FP8's for the indexer).
 ///  mxfp4     routed experts only (gpt-oss modules_to_not_convert: self_attn, router, embed_tokens,
 ///            lm_head): 16 B of 4-bit values + 1 B E8M0 scale per 32 input features (*_blocks,
 ///            *_scales tensors); expert biases and everything else unquantized.
 ///  bnb_4bit  every Linear weight in the decoder blocks, routers included (transformers replaces
-///            each nn.Linear but lm_head): packed 4-bit ceil(n/2) B, absmax float32 per bnb_block
+///            each nn.Linear but lm_head, and but a router the class keeps float32, ERNIE-4.5-MoE's:
+///            quantizes()): packed 4-bit ceil(n/2) B, absmax float32 per bnb_block
 ///            (double_quant: uint8 per block + float32 per 256 blocks + a 256-entry float32 code
 ///            + offset), a 16-entry float32 quant map per tensor. In memory; a file adds a small
 ///            JSON blob per tensor.

@@ -26,7 +26,8 @@ namespace detail {
 /// DeepSeek sparse attention's lightning indexer in a latent layer (DeepSeek-V3.2, GLM-5; vLLM models/deepseek_v2.py
 /// Indexer.__init__, SGLang layers/attention/nsa/nsa_indexer.py Indexer): wq_b (index_n_heads × index_head_dim rows
 /// over the q_lora_rank latent) and wk (index_head_dim × hidden), quantized like the attention; k_norm, a LayerNorm
-/// (weight and bias); weights_proj (index_n_heads × hidden), never quantized. DeepSeek-V3.2: 13,959,424 a layer.
+/// (weight and bias); weights_proj (index_n_heads × hidden), which only MLX quantizes (tensor_role::attn_index_weights).
+/// DeepSeek-V3.2: 13,959,424 a layer.
 template <class F>
 constexpr void emit_dsa_indexer(const layer_emitter<F>& e) {
   const model_spec& m = e.m;

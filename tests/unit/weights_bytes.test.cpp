@@ -44,6 +44,8 @@ constexpr weight_tensor expert{weight_part::experts_routed, tensor_role::ffn_up,
 static_assert(d::quantizes(kvsize::gptq_weights(4, 128), q));
 static_assert(!d::quantizes(kvsize::gptq_weights(4, 128), router));
 static_assert(d::quantizes(kvsize::bnb_4bit_weights(), router));  // bitsandbytes replaces every nn.Linear
+// ... but a module the class keeps in float32 (ERNIE-4.5-MoE's gate.weight, _keep_in_fp32_modules_strict)
+static_assert(!d::quantizes(kvsize::bnb_8bit_weights(), router, true) && d::quantizes(kvsize::fp8_weights(), q, true));
 static_assert(d::quantizes(kvsize::mxfp4_weights(), expert) && !d::quantizes(kvsize::mxfp4_weights(), q));
 constexpr kvsize::weights_format attention_kept = [] {
   kvsize::weights_format f = kvsize::fp8_weights();

@@ -141,10 +141,8 @@ inline void read_attention_extras(const config_view& v, const kvsize::model_spec
   // class default (DeepseekV32Config 64, GlmMoeDsaConfig 32) with a warning, else the weights are unknown.
   if (m.latent.index_head_dim != 0) {
     const slot heads = v.get("index_n_heads");
-    if (const auto d = class_default_u32(v.facts(), "index_n_heads"); !heads.set() && d) {
+    if (const auto d = unset_class_default(v, heads, "index_n_heads", ", for the sparse-attention indexer's weights")) {
       w.dsa_index_heads = *d;
-      v.warn(heads.pointer() + (heads.present() ? " is null" : " is absent") + ": took " + std::to_string(*d) + ", the default of " +
-             std::string(v.facts().source) + ", for the sparse-attention indexer's weights");
     } else {
       w.dsa_index_heads = read_u32(heads, 1, 1U << 16U);
     }

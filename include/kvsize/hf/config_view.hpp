@@ -133,4 +133,21 @@ class config_view {
   mutable std::set<std::string> warned_;
 };
 
+/// The class default where a top-level key is unset: `s` absent or null and `fam`'s class giving `class_key` a whole
+/// number (class_default_u32); then a warning names the key, whether it was absent or null, the value and the class
+/// (`what`: what the value is taken for, appended). nullopt where the key is set or the class gives no default: the
+/// caller reads the key (read_u32's error for a missing one) or keeps its own fallback.
+[[nodiscard]] inline auto unset_class_default(const config_view& v, const slot& s, std::string_view class_key,
+                                              std::string_view what = {}) -> std::optional<std::uint32_t> {
+  if (s.set()) {
+    return std::nullopt;
+  }
+  const std::optional<std::uint32_t> d = class_default_u32(v.facts(), class_key);
+  if (d) {
+    v.warn(s.pointer() + (s.present() ? " is null" : " is absent") + ": took " + std::to_string(*d) +
+           ", the default of " + std::string(v.facts().source) + std::string(what));
+  }
+  return d;
+}
+
 }  // namespace kvsize::hf::detail

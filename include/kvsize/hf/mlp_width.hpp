@@ -20,14 +20,6 @@
 
 namespace kvsize::hf::detail {
 
-/// The width a config class gives intermediate_size when config.json omits it (transformers fills
-/// the attribute from its __init__ default, and vLLM, SGLang and llama.cpp's converter read the
-/// attribute): the family's class defaults (family::nested_defaults, written from that __init__), or
-/// nothing where kvsize has none.
-[[nodiscard]] inline auto class_default_mlp_width(const family& facts) -> std::optional<std::uint32_t> {
-  return class_default_u32(facts, "intermediate_size");
-}
-
 /// LFM2's MLP width (Lfm2MLP: transformers models/lfm2/modeling_lfm2.py, SGLang models/lfm2.py):
 /// w = block_ff_dim, else intermediate_size (Lfm2Config takes block_ff_dim first), else the class's
 /// 12288. With block_auto_adjust_ff_dim (default true) w becomes int(2w / 3), and then, only when
@@ -89,10 +81,9 @@ inline void read_mlp_width(const config_view& v, parsed_config& out) {
   } else if (const slot ratio = v.get("expansion_ratio"); ratio.set()) {
     m.intermediate_size = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(std::uint64_t{read_u32(ratio, 1, 64)} * hidden, max_count));
-  } else if (const std::optional<std::uint32_t> d = class_default_mlp_width(facts)) {
-    m.intermediate_size = *d;
-    out.warnings.push_back(inter.pointer() + (inter.present() ? " is null" : " is absent") + ": took " +
-                           std::to_string(*d) + ", the default of " + std::string(facts.source));
+  } else if (const std::optional<std::uint32_t> d = unset_class_default(v, inter, "intermediate_size")) {
+    m.intermediate_size = *d;  // transformers fills the attribute from its __init__ default (family::nested_defaults),
+                               // and vLLM, SGLang and llama.cpp's converter read the attribute
   }  // else left 0: read_weights_shape's check_dense_widths says whether a layer needed it
 }
 

@@ -86,10 +86,10 @@ inline constexpr std::array<std::string_view, 9> whole_attention_sets{
     rest.remove_suffix(1);  // a glob "q_proj*"
   }
   std::uint32_t named = 0;
-  if (rest.empty() || rest == "*") {
+  if (rest.empty()) {
     return (1U << attention_projections.size()) - 1U;
   }
-  if (rest.starts_with('*')) {  // "*_proj": every projection with that ending
+  if (rest.starts_with('*')) {  // "*_proj": every projection with that ending ("*": every one)
     const std::string_view tail = rest.substr(1);
     for (std::string_view p : attention_projections) {
       named |= p.ends_with(tail) ? projection_bit(p) : 0U;
@@ -156,7 +156,8 @@ struct module_match {
     return std::string_view(name).substr(at + module.size() + 1);
   };
   const auto part = [](weight_part p) { return module_match{kind::parts, part_bit(p), {}, 0}; };
-  const auto in_attention = below("self_attn") ? below("self_attn") : below("attention");
+  const auto self_attn = below("self_attn");
+  const auto in_attention = self_attn ? self_attn : below("attention");
   if (leaf.find("norm") != std::string::npos || leaf == "bias" || ends("_bias")) {
     return {};  // a vector: never quantized
   }

@@ -351,10 +351,8 @@ inline void read_moe(const config_view& v, const layer_plan& plan, std::string_v
   const slot first = v.get(v.facts().first_dense_key);
   if (first.set()) {
     e.first_dense_layers = read_u32(first, 0, m.layers, config_errc::inconsistent);
-  } else if (const auto d = class_default_u32(v.facts(), v.facts().first_dense_key)) {
+  } else if (const auto d = unset_class_default(v, first, v.facts().first_dense_key)) {
     e.first_dense_layers = std::min(*d, m.layers);
-    out.warnings.push_back(first.pointer() + " is absent: took " + std::to_string(*d) + ", the default of " +
-                           std::string(v.facts().source));
   }
   read_dense_layers(v, m.layers, e, w);
 }
