@@ -170,6 +170,11 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
   }
   if (c.weights_per_device) {
     row(out, "weights per device", exact(*c.weights_per_device));
+    if (c.weights_whole_per_device && *c.weights_whole_per_device != bytes{0}) {
+      row(out, "", fmt::format("of which {} held whole on every tensor-parallel rank (norms, routers, MLA's "
+                               "down-projections: the engines' replicated layers)",
+                               exact(*c.weights_whole_per_device)));
+    }
     if (!c.weights_fit) {
       row(out, "", "the weights DO NOT FIT: nothing is left for the KV cache");
     }
@@ -401,6 +406,9 @@ auto capacity_json(const capacity_figures& c) -> nlohmann::ordered_json {
       c.device_memory ? nlohmann::ordered_json(c.device_memory->count()) : nlohmann::ordered_json(nullptr);
   cap["weights_per_device_bytes"] =
       c.weights_per_device ? nlohmann::ordered_json(c.weights_per_device->count()) : nlohmann::ordered_json(nullptr);
+  cap["weights_whole_per_device_bytes"] = c.weights_whole_per_device
+                                              ? nlohmann::ordered_json(c.weights_whole_per_device->count())
+                                              : nlohmann::ordered_json(nullptr);
   cap["weights_fit"] = c.weights_fit;
   cap["kv_budget_bytes"] = c.kv_budget.count();
   cap["max_tokens"] = c.figures.max_tokens;

@@ -589,6 +589,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
+  p.inputs.split = s.weights_shares;
   p.inputs.weights_per_device = s.layer_split_heaviest;
   p.inputs.device_memory = *device_memory;
   p.inputs.bandwidth = bandwidth;
@@ -793,7 +794,8 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
   }
   if (format) {
     s.weights_format = weights_format_name(*format);
-    s.weights = weights_bytes(m, *format);
+    s.weights_shares = weights_split_of(m, *format);
+    s.weights = s.weights_shares->total();
     s.formula_format = format;
   }
   compare_checkpoint(s);
@@ -971,10 +973,17 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
                                     opts.gpu ? opts.flag("--gpu") : opts.flag("--gpu-memory"), weights_unknown_words(s),
                                     opts.flag("--kv-memory"))};
     }
-    // Weights split evenly over the tp × pp devices (embeddings and LM head make the first and
-    // last stage a little heavier in reality), or, for llama.cpp's layer split, its heaviest GPU's.
-    c.weights_per_device = *s.weights / (std::uint64_t{s.engine_opts.tp} * s.engine_opts.pp);
+    // Weights shared out as tensor parallelism does (weights_split: what each rank holds whole, the rest split)
+    // and evenly over the pp stages (embeddings and LM head make the first and last stage a little heavier in
+    // reality); or, for llama.cpp's layer split, its heaviest GPU's.
+    const std::uint32_t tp = s.engine_opts.tp;
+    const std::uint32_t pp = s.engine_opts.pp;
+    c.weights_per_device = s.weights_shares ? s.weights_shares->per_device(tp, pp) : *s.weights / (std::uint64_t{tp} * pp);
+    if (s.weights_shares && tp > 1) {
+      c.weights_whole_per_device = s.weights_shares->whole / pp;
+    }
     if (const auto heaviest = s.layer_split_heaviest) {
+      c.weights_whole_per_device.reset();
       c.weights_per_device = *heaviest;
       s.notes.push_back(fmt::format("weights per device: llama.cpp's layer split puts {} on its heaviest GPU (every "
                                     "slot offloaded; token_embd on the host); the sections above size it with the "

@@ -22,7 +22,10 @@ namespace kvsize::cli {
 struct capacity_figures {
   std::string source;                 ///< "RTX 3060 (--gpu rtx-3060)", "--gpu-memory 24GiB", "--kv-memory 8GiB"
   std::optional<bytes> device_memory; ///< absent with --kv-memory
-  std::optional<bytes> weights_per_device;  ///< weights / (tp × pp), rounded up
+  std::optional<bytes> weights_per_device;  ///< weights_split::per_device(tp, pp), else weights / (tp × pp)
+  /// Of weights_per_device, what every tensor-parallel rank holds whole (weights_split::whole / pp); absent
+  /// where the weights are not known tensor by tensor (a GGUF's table) or split by layers (llama.cpp).
+  std::optional<bytes> weights_whole_per_device;
   bytes kv_budget;                    ///< the engine's budget rule applied to device memory, or --kv-memory
   engine_capacity figures;            ///< max tokens, sequences, concurrency, blocks, as the engine counts
   std::uint64_t max_context = 0;      ///< longest context at which --batch sequences fit (≤ the model's maximum)
@@ -100,6 +103,7 @@ struct sizing {
   std::optional<std::string> weights_format;  ///< "bf16", "q4_K_M", "gptq-4bit-g128", ...
   std::optional<bytes> weights;
   std::optional<kvsize::weights_format> formula_format;  ///< the format `weights` was sized in (absent for a GGUF's table)
+  std::optional<weights_split> weights_shares;  ///< `weights` by tensor-parallel share (with formula_format)
   std::optional<bytes> checkpoint_weights;  ///< a model folder's safetensors, summed (beside `weights`)
   std::string checkpoint_source;            ///< "safetensors, 4 shards"
   dtype stored_dtype = dtype::bf16;         ///< the config's dtype, before --dtype

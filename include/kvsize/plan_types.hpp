@@ -14,13 +14,18 @@
 #include "dtype.hpp"
 #include "engines/common.hpp"
 #include "engines/engine_concept.hpp"  // budget_rule
+#include "weights_split.hpp"
 #include "workspace.hpp"
 
 namespace kvsize {
 
 /// What the planner is asked.
 struct plan_inputs {
-  bytes weights{0};             ///< all the model's weights; each of tp × pp devices holds 1/(tp·pp), rounded up
+  bytes weights{0};             ///< all the model's weights; each of tp × pp devices holds 1/(tp·pp), rounded up,
+                                ///< unless `split` says how tensor parallelism shares them out
+  /// `weights` by how tensor-parallel ranks share them (weights_split_of): a device holds split.per_device(tp, pp),
+  /// which keeps what every rank holds whole (norms, routers, MLA's q_a/kv_a, DSA's indexer) whole.
+  std::optional<weights_split> split{};
   /// The weights of the device that holds the most, where the engine's split is not even (llama.cpp's
   /// layer split, -ts): used instead of weights / (tp·pp) at the options' own tp and pp.
   std::optional<bytes> weights_per_device{};
@@ -30,6 +35,15 @@ struct plan_inputs {
   engine_options options{};     ///< context (tokens per user), batch (users), tp, pp, kv dtypes, engine knobs
   workspace_overrides workspace{};
   std::uint64_t context_limit = 0;  ///< longest context searched; 0 → max(the model's maximum, options.context)
+
+  /// The weights one of tp × pp devices holds: weights_per_device at the options' own tp and pp, else `split`'s
+  /// share, else an even split.
+  [[nodiscard]] constexpr auto weights_on_device(std::uint32_t tp, std::uint32_t pp) const -> bytes {
+    if (weights_per_device && tp == options.tp && pp == options.pp) {
+      return *weights_per_device;
+    }
+    return split ? split->per_device(tp, pp) : weights / (std::uint64_t{tp} * pp);
+  }
 };
 
 /// What bounds a point that does not fit.

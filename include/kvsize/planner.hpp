@@ -83,8 +83,7 @@ template <engine E>
   p.tp = tp;
   p.pp = o.pp;
   p.device_memory = in.device_memory;
-  const bool as_given = tp == in.options.tp && o.pp == in.options.pp;
-  p.weights = in.weights_per_device && as_given ? *in.weights_per_device : in.weights / (std::uint64_t{tp} * o.pp);
+  p.weights = in.weights_on_device(tp, o.pp);
   const device_fit f = fit_on_device_as<E>(m, s, o, in.device_memory, p.weights, in.workspace);
   o.engine_overhead = f.budget.workspace;
   p.workspace = f.workspace;

@@ -35,5 +35,6 @@
 #include "vision_tower.hpp"
 #include "weights_format.hpp"
 #include "weights_gguf.hpp"
+#include "weights_split.hpp"
 #include "weights_bytes.hpp"
 #include "weights_by_layer.hpp"

@@ -14,6 +14,7 @@
 #include "weights_enumeration.hpp"
 #include "weights_format.hpp"
 #include "weights_gguf.hpp"
+#include "weights_split.hpp"
 #include "weights_tensor.hpp"
 
 namespace kvsize {
@@ -304,6 +305,23 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
   b.unquantized = bytes{sum.unquantized};
   b.total = b.quantized + b.scales + b.unquantized;
   return b;
+}
+
+/// weights_bytes(m, f), tensor by tensor, into the three shares of weights_split; total() is weights_bytes(m, f).
+[[nodiscard]] constexpr auto weights_split_of(const model_spec& m, const weights_format& f) -> weights_split {
+  weights_split s;
+  detail::for_each_stored_tensor(m, f, [&](const weight_tensor& t, const detail::weights_sum& one) {
+    const bytes b{detail::checked_add(detail::checked_add(one.quantized, one.scales), one.unquantized)};
+    if (t.tp_max_ways == 0) {
+      s.split += b;
+    } else if (t.tp_max_ways == 1) {
+      s.whole += b;
+    } else {
+      s.by_kv_head += b;
+      s.kv_heads = s.kv_heads == 0 || t.tp_max_ways < s.kv_heads ? t.tp_max_ways : s.kv_heads;
+    }
+  });
+  return s;
 }
 
 /// Total weight bytes of `m` in format `f` (weights_bytes_detail(m, f).total).

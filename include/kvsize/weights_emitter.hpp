@@ -32,6 +32,21 @@ struct layer_emitter {
   [[gnu::always_inline]] constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
     matrix(part, role, 1, n, copies);
   }
+  /// A matrix that tensor parallelism splits over at most `ways` ranks, whatever its role says
+  /// (weight_tensor::tp_max_ways): 1 for one every rank holds whole, n for K or V of n heads.
+  [[gnu::always_inline]] constexpr void matrix_split(weight_part part, tensor_role role, std::uint64_t rows,
+                                                     std::uint64_t cols, std::uint32_t ways, std::uint64_t copies = 1) const {
+    if (rows != 0 && cols != 0 && copies != 0) {
+      weight_tensor t{mtp ? weight_part::mtp : part, role, il, rows, cols, copies};
+      t.tp_max_ways = ways;
+      f(t);
+    }
+  }
+  /// A bias added after a RowParallelLinear (o_proj, down_proj, out_proj): every rank holds it whole and rank 0
+  /// adds it (vllm layers/linear.py RowParallelLinear: "bias is not parallelized").
+  [[gnu::always_inline]] constexpr void output_bias(weight_part part, std::uint64_t n, std::uint64_t copies = 1) const {
+    matrix_split(part, tensor_role::vector, 1, n, 1, copies);
+  }
   /// A normalization of `n` features: its weight, and its bias for a LayerNorm with bias.
   [[gnu::always_inline]] constexpr void norm(weight_part part, std::uint64_t n) const {
     vector(part, tensor_role::norm, n);

@@ -34,8 +34,8 @@ constexpr void emit_dsa_indexer(const layer_emitter<F>& e) {
   const std::uint64_t d = m.latent.index_head_dim;
   const std::uint64_t heads = m.weights.dsa_index_heads;
   const std::uint64_t q_in = m.weights.q_lora_rank != 0 ? m.weights.q_lora_rank : m.hidden_size;
-  e.matrix(weight_part::attention, tensor_role::attn_q_b, checked_mul(heads, d), q_in);
-  e.matrix(weight_part::attention, tensor_role::attn_k, d, m.hidden_size);
+  e.matrix_split(weight_part::attention, tensor_role::attn_q_b, checked_mul(heads, d), q_in, 1);  // ReplicatedLinear
+  e.matrix_split(weight_part::attention, tensor_role::attn_k, d, m.hidden_size, 1);
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.matrix(weight_part::attention, tensor_role::attn_index_weights, heads, m.hidden_size);
@@ -65,7 +65,7 @@ constexpr void emit_latent_attention(const layer_emitter<F>& e) {
   e.matrix(weight_part::attention, tensor_role::attn_kv_b, checked_mul(heads, nope + vd), kvl);
   e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, vd));
   if (m.weights.o_bias) {
-    e.vector(weight_part::attention, tensor_role::vector, hidden);
+    e.output_bias(weight_part::attention, hidden);
   }
   if (m.latent.index_head_dim != 0 && m.weights.dsa_index_heads != 0) {
     emit_dsa_indexer(e);
@@ -91,15 +91,17 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
     e.matrix(weight_part::attention, tensor_role::attn_qkv, checked_add(q_rows, checked_add(k_rows, v_rows)), hidden);
   } else {
     e.matrix(weight_part::attention, tensor_role::attn_q, q_rows, hidden);
-    e.matrix(weight_part::attention, tensor_role::attn_k, k_rows, hidden);
-    e.matrix(weight_part::attention, tensor_role::attn_v, v_rows, hidden);
+    // QKVParallelLinear: K and V split by head, each head copied to tp / kv_heads ranks past kv_heads
+    const auto kv_ways = static_cast<std::uint32_t>(kv_heads);  // a head count of model_spec: 32 bits
+    e.matrix_split(weight_part::attention, tensor_role::attn_k, k_rows, hidden, kv_ways);
+    e.matrix_split(weight_part::attention, tensor_role::attn_v, v_rows, hidden, kv_ways);
   }
   if (m.qkv_bias) {
     e.vector(weight_part::attention, tensor_role::vector, checked_add(q_rows, checked_add(k_rows, v_rows)));
   }
   e.matrix(weight_part::attention, tensor_role::attn_output, hidden, checked_mul(heads, hdv));
   if (w.o_bias) {
-    e.vector(weight_part::attention, tensor_role::vector, hidden);
+    e.output_bias(weight_part::attention, hidden);
   }
   if (w.head_gate) {  // Step3p5Attention.g_proj: hidden → one gate per head, no bias
     e.matrix(weight_part::attention, tensor_role::attn_head_gate, heads, hidden);
@@ -124,7 +126,7 @@ constexpr void emit_sparse_indexer(const layer_emitter<F>& e) {
   const model_spec& m = e.m;
   const std::uint64_t d = m.sparse_index_dim;
   e.matrix(weight_part::attention, tensor_role::attn_q, checked_mul(m.weights.sparse_index_heads, d), m.hidden_size);
-  e.matrix(weight_part::attention, tensor_role::attn_k, d, m.hidden_size);
+  e.matrix_split(weight_part::attention, tensor_role::attn_k, d, m.hidden_size, 1);  // one head: on every rank
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.vector(weight_part::norms, tensor_role::norm, d);
 }
@@ -148,7 +150,7 @@ constexpr void emit_mlp(const layer_emitter<F>& e, weight_part part, std::uint64
   e.matrix(part, tensor_role::ffn_down, hidden, width, copies);
   if (bias) {
     e.vector(part, tensor_role::vector, m.gated_mlp ? checked_mul(2, width) : width, copies);
-    e.vector(part, tensor_role::vector, hidden, copies);
+    e.output_bias(part, hidden, copies);
   }
 }
 

@@ -36,7 +36,7 @@ constexpr void emit_mamba2(const layer_emitter<F>& e) {
   e.vector(weight_part::recurrent, tensor_role::norm, d_inner);
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
   if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+    e.output_bias(weight_part::recurrent, hidden);
   }
 }
 
@@ -66,7 +66,7 @@ constexpr void emit_mamba1(const layer_emitter<F>& e) {
   e.vector(weight_part::recurrent, tensor_role::norm, checked_add(dt_rank, checked_mul(2, d_state)));
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
   if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+    e.output_bias(weight_part::recurrent, hidden);
   }
 }
 
@@ -151,7 +151,7 @@ constexpr void emit_short_conv(const layer_emitter<F>& e) {
   }
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, channels);
   if (r.proj_bias) {
-    e.vector(weight_part::recurrent, tensor_role::vector, hidden);
+    e.output_bias(weight_part::recurrent, hidden);
   }
 }
 

@@ -77,6 +77,28 @@ enum class tensor_role : std::uint8_t {
 /// Layer index of model-wide tensors.
 inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
 
+/// The most tensor-parallel ranks vLLM and SGLang split a tensor of this part and role over, from the layer type
+/// their models build it with (docs/research/replicated-weights.md; vllm model_executor/layers/linear.py): 1 for
+/// what every rank holds whole (ReplicatedLinear: routers, shared-expert gates, MLA's q_a/kv_a projections, DSA's
+/// indexer weights_proj; RMSNorm/LayerNorm weights; e_score_correction_bias; the MTP eh_proj, an nn.Linear; GPT-2's
+/// position table, an nn.Embedding), 0 for any number (ColumnParallel, RowParallel, VocabParallel, FusedMoE).
+/// A Mamba-2 gated norm is split with its heads (Mixer2RMSNormGated). K/V projections and a RowParallelLinear's
+/// bias, whose roles say nothing of it, are set where they are emitted (weights_enumeration.hpp).
+[[nodiscard]] constexpr auto default_tp_max_ways(weight_part part, tensor_role role) -> std::uint32_t {
+  switch (role) {
+    case tensor_role::norm: return part == weight_part::recurrent ? 0U : 1U;
+    case tensor_role::position_embedding:
+    case tensor_role::attn_q_a:
+    case tensor_role::attn_kv_a:
+    case tensor_role::attn_index_weights:
+    case tensor_role::router:
+    case tensor_role::shared_expert_gate:
+    case tensor_role::mtp_projection:
+    case tensor_role::correction_bias: return 1U;
+    default: return 0U;
+  }
+}
+
 /// One weight tensor (or `copies` identical ones: the experts of a layer). A matrix is
 /// rows (output features) × cols (input features, the stored row length); a vector has rows = 1.
 struct weight_tensor {
@@ -86,6 +108,9 @@ struct weight_tensor {
   std::uint64_t rows = 0;
   std::uint64_t cols = 0;
   std::uint64_t copies = 1;
+  /// The most tensor-parallel ranks that split it: 0 any number (1/tp each), 1 none (whole on every rank), n its
+  /// n KV heads (split over min(tp, n) ranks). weights_split_of sums by it.
+  std::uint32_t tp_max_ways = default_tp_max_ways(part, role);
   [[nodiscard]] constexpr auto elements() const -> std::uint64_t {
     return detail::checked_mul(detail::checked_mul(rows, cols), copies);
   }

@@ -740,3 +740,25 @@ TEST_CASE("kvsize: a phased workspace without sampler rows says so plainly (llam
   CHECK_THAT(r.out, ContainsSubstring("0 rows × vocab, float32"));
   CHECK_THAT(r.out, !ContainsSubstring("sampler warm-up"));
 }
+
+TEST_CASE("kvsize --json: under tensor parallelism a device holds what every rank keeps whole (DeepSeek-R1 FP8)",
+          "[cli][plan][tp]") {
+  // weights_split: 1,138,633,568 B of R1's FP8 weights (MLA's q_a/kv_a projections, norms, routers) sit whole on
+  // every rank (tests/unit/weights_split.test.cpp derives it); the rest splits over the 8 ranks.
+  const std::string r1 = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/deepseek-ai__DeepSeek-R1.config.json'";
+  const auto tp8 = json_of(r1 + " --engine vllm --gpu h200 --tp 8");
+  const auto& cap = tp8["capacity"];
+  CHECK(cap["weights_whole_per_device_bytes"] == 1'138'633'568ULL);
+  const auto all = tp8["weights_bytes"].get<std::uint64_t>();
+  const auto per_device = cap["weights_per_device_bytes"].get<std::uint64_t>();
+  CHECK(per_device > (all + 7) / 8 + 996'000'000ULL);  // 7/8 of the whole share more than an even split
+  CHECK(per_device < (all + 7) / 8 + 996'304'373ULL);
+  CHECK(tp8["plan"]["weights_bytes"] == per_device);  // the plan's point and the capacity agree
+  // Over two pipeline stages each holds half of a rank's share; one GPU has no share to tell apart.
+  const auto pp2 = json_of(r1 + " --engine vllm --gpu h200 --tp 8 --pp 2");
+  CHECK(pp2["capacity"]["weights_whole_per_device_bytes"] == 1'138'633'568ULL / 2);
+  CHECK(pp2["capacity"]["weights_per_device_bytes"] == (per_device + 1) / 2);
+  const auto tp1 = json_of(r1 + " --engine vllm --gpu-memory 2000GiB");
+  CHECK(tp1["capacity"]["weights_whole_per_device_bytes"].is_null());
+  CHECK(tp1["capacity"]["weights_per_device_bytes"] == all);
+}
