@@ -329,7 +329,8 @@ template <engine E>
     }
   }
   const std::uint64_t ranks_per_stage = std::max<std::uint64_t>(1, std::uint64_t{o.tp} * o.pp / stages);
-  cost.traffic = {in.weights / ranks_per_stage, kv};
+  // One rank of each stage reads its weights: a tensor-parallel rank's share over the pp stages in all.
+  cost.traffic = {in.split && stages == o.pp ? in.split->per_rank(o.tp) : in.weights / ranks_per_stage, kv};
   return cost;
 }
 

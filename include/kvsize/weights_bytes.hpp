@@ -317,8 +317,7 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
     } else if (t.tp_max_ways == 1) {
       s.whole += b;
     } else {
-      s.by_kv_head += b;
-      s.kv_heads = s.kv_heads == 0 || t.tp_max_ways < s.kv_heads ? t.tp_max_ways : s.kv_heads;
+      s.add_kv(t.tp_max_ways, b);
     }
   });
   return s;

@@ -87,12 +87,12 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   const std::uint64_t q_rows = checked_mul(checked_mul(heads, hd), w.output_gate ? 2U : 1U);
   const std::uint64_t k_rows = checked_mul(kv_heads, hd);
   const std::uint64_t v_rows = v_from_k ? 0U : checked_mul(kv_heads, hdv);
+  const auto kv_ways = static_cast<std::uint32_t>(kv_heads);  // a head count of model_spec: 32 bits
   if (w.fused_qkv) {
     e.matrix(weight_part::attention, tensor_role::attn_qkv, checked_add(q_rows, checked_add(k_rows, v_rows)), hidden);
   } else {
     e.matrix(weight_part::attention, tensor_role::attn_q, q_rows, hidden);
     // QKVParallelLinear: K and V split by head, each head copied to tp / kv_heads ranks past kv_heads
-    const auto kv_ways = static_cast<std::uint32_t>(kv_heads);  // a head count of model_spec: 32 bits
     e.matrix_split(weight_part::attention, tensor_role::attn_k, k_rows, hidden, kv_ways);
     e.matrix_split(weight_part::attention, tensor_role::attn_v, v_rows, hidden, kv_ways);
   }
@@ -112,9 +112,9 @@ constexpr void emit_attention(const layer_emitter<F>& e, std::uint64_t kv_heads)
   if (w.qk_norm == qk_norm_kind::head) {
     e.vector(weight_part::norms, tensor_role::norm, hd);
     e.vector(weight_part::norms, tensor_role::norm, hd);
-  } else if (w.qk_norm == qk_norm_kind::full) {
-    e.vector(weight_part::norms, tensor_role::norm, checked_mul(heads, hd));
-    e.vector(weight_part::norms, tensor_role::norm, k_rows);
+  } else if (w.qk_norm == qk_norm_kind::full) {  // split by head in vLLM (MiniMaxText01RMSNormTP; Command-R's LayerNorm)
+    e.matrix_split(weight_part::norms, tensor_role::norm, 1, checked_mul(heads, hd), 0);
+    e.matrix_split(weight_part::norms, tensor_role::norm, 1, k_rows, kv_ways);
   }
 }
 
@@ -177,8 +177,8 @@ constexpr void emit_ffn(const layer_emitter<F>& e, ffn_kind ffn, std::uint64_t f
       e.matrix(weight_part::experts_shared, tensor_role::moe_latent_in, x.latent_width, hidden);
       emit_mlp(e, weight_part::experts_routed, width, x.experts, x.expert_bias, x.latent_width);
       e.matrix(weight_part::experts_shared, tensor_role::moe_latent_out, hidden, x.latent_width);
-      if (w.mlp_bias) {  // the two projections' biases, latent + hidden elements, as one vector
-        e.vector(weight_part::experts_shared, tensor_role::vector, checked_add(x.latent_width, hidden));
+      if (w.mlp_bias) {  // the two projections' biases, latent + hidden elements, as one vector (ReplicatedLinear)
+        e.matrix_split(weight_part::experts_shared, tensor_role::vector, 1, checked_add(x.latent_width, hidden), 1);
       }
     }
     e.matrix(weight_part::router, tensor_role::router, x.experts, e.m.hidden_size);

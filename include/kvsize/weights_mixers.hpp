@@ -33,7 +33,7 @@ constexpr void emit_mamba2(const layer_emitter<F>& e) {
     e.vector(weight_part::recurrent, tensor_role::vector, conv);
   }
   e.vector(weight_part::recurrent, tensor_role::vector, checked_mul(3, heads));
-  e.vector(weight_part::recurrent, tensor_role::norm, d_inner);
+  e.matrix_split(weight_part::recurrent, tensor_role::norm, 1, d_inner, 0);  // Mixer2RMSNormGated: split by head
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, d_inner);
   if (r.proj_bias) {
     e.output_bias(weight_part::recurrent, hidden);
@@ -104,8 +104,8 @@ constexpr void emit_kda(const layer_emitter<F>& e) {
   for (int i = 0; i < 3; ++i) {  // q, k, v
     e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, hidden);
   }
-  for (int i = 0; i < 2; ++i) {  // f_a / f_b, then g_a / g_b
-    e.matrix(weight_part::recurrent, tensor_role::ssm_in, d, hidden);
+  for (int i = 0; i < 2; ++i) {  // f_a / f_b, then g_a / g_b; f_a and g_a are ReplicatedLinear
+    e.matrix_split(weight_part::recurrent, tensor_role::ssm_in, d, hidden, 1);
     e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, d);
   }
   e.matrix(weight_part::recurrent, tensor_role::ssm_in, r.heads, hidden);  // b_proj
@@ -128,7 +128,7 @@ constexpr void emit_lightning(const layer_emitter<F>& e) {
   const std::uint64_t p = checked_mul(r.heads, r.head_dim);
   e.matrix(weight_part::recurrent, tensor_role::ssm_in, checked_mul(3, p), hidden);
   e.matrix(weight_part::recurrent, tensor_role::ssm_in, p, hidden);
-  e.vector(weight_part::recurrent, tensor_role::norm, p);
+  e.matrix_split(weight_part::recurrent, tensor_role::norm, 1, p, 0);  // MiniMaxText01RMSNormTP: split by head
   e.matrix(weight_part::recurrent, tensor_role::ssm_out, hidden, p);
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <array>    // std::array
+#include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint32_t
 
 #include "bytes.hpp"
@@ -14,26 +16,61 @@ namespace kvsize {
 /// The weights of format f, by how vLLM and SGLang share them over tensor-parallel ranks (the layer type each model
 /// builds a tensor with: weight_tensor::tp_max_ways; sources in docs/research/replicated-weights.md):
 ///   split       ColumnParallelLinear, RowParallelLinear, VocabParallelEmbedding, FusedMoE: 1/tp on each rank
-///   whole       ReplicatedLinear (routers, MLA's q_a/kv_a projections, DSA's indexer), norms, a RowParallelLinear's
-///               bias, e_score_correction_bias, the MTP eh_proj: every rank holds all of it
-///   by_kv_head  K and V projections (QKVParallelLinear): split over at most `kv_heads` ranks, each KV head copied
-///               to tp / kv_heads ranks past that
+///   whole       ReplicatedLinear (routers, MLA's q_a/kv_a projections, DSA's indexer, a latent MoE's projections),
+///               norms (not those split by head), a RowParallelLinear's bias, e_score_correction_bias, the MTP
+///               eh_proj: every rank holds all of it
+///   by_kv_head  K and V projections (QKVParallelLinear): split over at most as many ranks as the layer has KV
+///               heads, each KV head copied to tp / kv_heads ranks past that
 /// DeepSeek-V3 FP8: whole = 1,138,633,568 B (the q_a/kv_a projections and their scales, four norms a layer, the
 /// routers and their correction biases, the final norm), which all/8 counted as 142,329,196 B a rank at tp 8.
 struct weights_split {
+  /// K/V bytes of the layers with `heads` KV heads (one layer type: Gemma 4's full layers have fewer than its
+  /// sliding ones).
+  struct kv_share {
+    std::uint32_t heads = 0;  ///< 0: an unused slot
+    bytes size{0};
+  };
+  /// Slots for distinct KV head counts; a fifth count joins the slot with the fewest heads (more copies: the
+  /// figure errs high, never low).
+  static constexpr std::size_t kv_slots = 4;
+
   bytes split{0};
   bytes whole{0};
-  bytes by_kv_head{0};
-  std::uint32_t kv_heads = 0;  ///< the fewest KV heads of a by_kv_head tensor (0: there is none)
+  std::array<kv_share, kv_slots> by_kv_head{};
 
-  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + by_kv_head; }
+  /// Adds `size` bytes of K/V split over at most `heads` ranks.
+  constexpr void add_kv(std::uint32_t heads, bytes size) {
+    kv_share* fewest = nullptr;
+    for (kv_share& s : by_kv_head) {
+      if (s.heads == heads || s.heads == 0) {
+        s.heads = heads;
+        s.size += size;
+        return;
+      }
+      fewest = fewest == nullptr || s.heads < fewest->heads ? &s : fewest;
+    }
+    fewest->heads = heads < fewest->heads ? heads : fewest->heads;
+    fewest->size += size;
+  }
+  /// Every K/V byte, whatever its head count.
+  [[nodiscard]] constexpr auto kv_total() const -> bytes {
+    bytes sum{0};
+    for (const kv_share& s : by_kv_head) {
+      sum += s.size;
+    }
+    return sum;
+  }
+  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + kv_total(); }
 
   /// The weights one of `tp` tensor-parallel ranks holds, each share rounded up:
-  ///   split / tp + whole + by_kv_head / min(tp, kv_heads)
+  ///   split / tp + whole + Σ kv_i / min(tp, heads_i)
   [[nodiscard]] constexpr auto per_rank(std::uint32_t tp) const -> bytes {
     const std::uint32_t ranks = tp == 0 ? 1U : tp;
-    const std::uint32_t kv_ways = kv_heads != 0 && kv_heads < ranks ? kv_heads : ranks;
-    return split / ranks + whole + by_kv_head / kv_ways;
+    bytes sum = split / ranks + whole;
+    for (const kv_share& s : by_kv_head) {
+      sum += s.size / (s.heads != 0 && s.heads < ranks ? s.heads : ranks);
+    }
+    return sum;
   }
 
   /// The weights of one of tp × pp devices: per_rank(tp) over pp pipeline stages (an even split of the layers:

@@ -79,14 +79,21 @@ inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
 
 /// The most tensor-parallel ranks vLLM and SGLang split a tensor of this part and role over, from the layer type
 /// their models build it with (docs/research/replicated-weights.md; vllm model_executor/layers/linear.py): 1 for
-/// what every rank holds whole (ReplicatedLinear: routers, shared-expert gates, MLA's q_a/kv_a projections, DSA's
-/// indexer weights_proj; RMSNorm/LayerNorm weights; e_score_correction_bias; the MTP eh_proj, an nn.Linear; GPT-2's
-/// position table, an nn.Embedding), 0 for any number (ColumnParallel, RowParallel, VocabParallel, FusedMoE).
-/// A Mamba-2 gated norm is split with its heads (Mixer2RMSNormGated). K/V projections and a RowParallelLinear's
-/// bias, whose roles say nothing of it, are set where they are emitted (weights_enumeration.hpp).
+/// what every rank holds whole (ReplicatedLinear: the router part, MLA's q_a/kv_a projections, DSA's indexer
+/// weights_proj, a latent MoE's fc1/fc2_latent_proj; RMSNorm/LayerNorm weights; the MTP eh_proj, an nn.Linear;
+/// GPT-2's position table, an nn.Embedding), 0 for any number (ColumnParallel, RowParallel, VocabParallel,
+/// FusedMoE). Set where they are emitted, as their roles say nothing of it: K/V projections (by KV head), a
+/// RowParallelLinear's bias (whole), norms split by head (Mamba-2's Mixer2RMSNormGated, MiniMax's
+/// MiniMaxText01RMSNormTP, full-width Q/K norms), KDA's replicated f_a/g_a (weights_enumeration.hpp, _mixers.hpp).
+/// Qwen3-Next's MTP fc, a ColumnParallelLinear, is counted whole like DeepSeek's eh_proj.
 [[nodiscard]] constexpr auto default_tp_max_ways(weight_part part, tensor_role role) -> std::uint32_t {
+  if (part == weight_part::router) {
+    return 1U;  // routers (nn.Linear / ReplicatedLinear / GateLinear), their biases, gates, correction biases
+  }
   switch (role) {
-    case tensor_role::norm: return part == weight_part::recurrent ? 0U : 1U;
+    case tensor_role::norm:
+    case tensor_role::moe_latent_in:
+    case tensor_role::moe_latent_out:
     case tensor_role::position_embedding:
     case tensor_role::attn_q_a:
     case tensor_role::attn_kv_a:

@@ -14,36 +14,11 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 
 using kvsize::bytes;
 using kvsize::GiB;
 using namespace kvsize::test::weights_configs;
-
-TEST_CASE("weights_split: the three shares add up to weights_bytes for every bundled config", "[weights][tp]") {
-  int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs")) {
-    if (entry.path().extension() != ".json") {
-      continue;
-    }
-    const auto c = kvsize::hf::load_config(entry.path());
-    if (!c.weights_unknown_because.empty()) {
-      continue;
-    }
-    CAPTURE(entry.path().filename().string());
-    const auto bf16 = kvsize::published_weights(kvsize::dtype::bf16);
-    CHECK(kvsize::weights_split_of(c.spec, bf16).total() == kvsize::weights_bytes(c.spec, bf16));
-    if (c.quantization && c.quantization->format) {
-      const auto& q = *c.quantization->format;
-      const auto s = kvsize::weights_split_of(c.spec, q);
-      CHECK(s.total() == kvsize::weights_bytes(c.spec, q));
-      CHECK(s.per_rank(1) == s.total());  // one rank holds everything
-    }
-    ++checked;
-  }
-  CHECK(checked >= 55);
-}
 
 TEST_CASE("weights_split: a dense GQA model keeps only its norms whole (Llama-3.1-70B, bf16)", "[weights][tp]") {
   // 80 layers of hidden 8,192, 8 KV heads of 128: input and post-attention RMSNorm 2 × 8,192 × 2 B a layer and the
@@ -53,9 +28,12 @@ TEST_CASE("weights_split: a dense GQA model keeps only its norms whole (Llama-3.
   const auto f = kvsize::uniform_weights(kvsize::dtype::bf16);
   const auto s = kvsize::weights_split_of(m, f);
   CHECK(s.whole == bytes{2'637'824});
-  CHECK(s.by_kv_head == bytes{2'684'354'560});
-  CHECK(s.kv_heads == 8);
-  CHECK(s.per_rank(8) == s.split / 8 + s.whole + s.by_kv_head / 8);
+  CHECK(s.by_kv_head[0].heads == 8);
+  CHECK(s.by_kv_head[0].size == bytes{2'684'354'560});
+  CHECK(s.kv_total() == bytes{2'684'354'560});
+  CHECK(s.total() == kvsize::weights_bytes(m, f));
+  CHECK(s.per_rank(1) == s.total());
+  CHECK(s.per_rank(8) == s.split / 8 + s.whole + bytes{2'684'354'560 / 8});
   // What weights / 8 missed: 7/8 of the norms, 2.3 MB.
   CHECK(s.per_rank(8) - kvsize::weights_bytes(m, f) / 8 == bytes{2'308'096});
 }
@@ -70,8 +48,8 @@ TEST_CASE("weights_split: past its 4 KV heads Qwen3-235B-A22B copies K and V, an
   const auto m = load("Qwen__Qwen3-235B-A22B").spec;
   const auto s = kvsize::weights_split_of(m, kvsize::uniform_weights(kvsize::dtype::bf16));
   CHECK(s.whole == bytes{100'162'560});
-  CHECK(s.by_kv_head == bytes{788'529'152});
-  CHECK(s.kv_heads == 4);
+  CHECK(s.by_kv_head[0].heads == 4);
+  CHECK(s.kv_total() == bytes{788'529'152});
   CHECK(s.per_rank(8) == s.split / 8 + bytes{100'162'560} + bytes{788'529'152 / 4});
   CHECK(s.per_rank(4) == s.split / 4 + bytes{100'162'560} + bytes{788'529'152 / 4});
   CHECK(s.per_device(8, 2) == s.per_rank(8) / 2);
@@ -88,7 +66,7 @@ TEST_CASE("weights_split: DeepSeek-R1 FP8 holds 1,138,633,568 B whole on every r
   const auto s = kvsize::weights_split_of(r1.spec, *r1.quantization->format);
   CHECK(s.whole == bytes{61ULL * 15'175'392 + 58ULL * 3'671'040 + 14'336});
   CHECK(s.whole == bytes{1'138'633'568});
-  CHECK(s.by_kv_head == bytes{0});  // MLA has no K/V projections of its own: kv_b_proj splits by query head
+  CHECK(s.kv_total() == bytes{0});  // MLA has no K/V projections of its own: kv_b_proj splits by query head
   CHECK(s.per_rank(8) == s.split / 8 + s.whole);
   // weights / 8 counted 142,329,196 B of it: 996,304,372 B (0.93 GiB) a GPU short.
   CHECK(s.whole - s.whole / 8 == bytes{996'304'372});
@@ -111,11 +89,81 @@ TEST_CASE("weights_split: vLLM 0.11.2's 'Model loading took 79.7390 GiB' for Dee
   const auto gib = [](bytes b) { return static_cast<double>(b.count()) / static_cast<double>(GiB.count()); };
   const double loaded = gib(s.per_rank(8) + buffers);
   CAPTURE(loaded);
-  // 79.3125 GiB: 0.53 % low. What is left is what vLLM builds after loading (MLA's bf16 W_UK_T / W_UV from a
-  // dequantized kv_b_proj, about 0.24 GiB a rank at TP 8, not confirmed on main: not modelled).
+  // 79.3125 GiB: 0.43 GiB (0.53 %) low. Of that, MLA's bf16 W_UK_T / W_UV, which vLLM builds from a dequantized
+  // kv_b_proj after loading, would be about 0.24 GiB a rank at TP 8 (not confirmed on main: not modelled); the
+  // rest is unexplained.
   CHECK(loaded < measured);
   CHECK((measured - loaded) / measured < 0.006);
   // An even split was 1.7 % low: 0.93 GiB more KV budget than the GPU has.
   const double even = gib(s.total() / 8 + buffers);
   CHECK((measured - even) / measured > 0.016);
+}
+
+TEST_CASE("weights_split: Gemma 4's full layers copy their 2 KV heads sooner than the sliding layers their 8",
+          "[weights][tp]") {
+  // google/gemma-4-26B-A4B (bf16): 25 sliding layers of 8 KV heads of 256: K and V 2 × 8 × 256 × 2,816 × 2 B =
+  // 23,068,672 B a layer, 576,716,800 B; 5 full layers of 2 global KV heads of 512 with attention_k_eq_v (K only):
+  // 2 × 512 × 2,816 × 2 B = 5,767,168 B a layer, 28,835,840 B. At tp 8 a rank holds 1/8 of the first and 1/2 of
+  // the second: 72,089,600 + 14,417,920 = 86,507,520 B (one count for both would give 1/2 of all: 302,776,320 B).
+  const auto m = load("google__gemma-4-26B-A4B").spec;
+  const auto s = kvsize::weights_split_of(m, kvsize::uniform_weights(kvsize::dtype::bf16));
+  CHECK(s.kv_total() == bytes{576'716'800 + 28'835'840});
+  const auto no_kv = [&](std::uint32_t tp) { return s.split / tp + s.whole; };
+  CHECK(s.per_rank(8) - no_kv(8) == bytes{86'507'520});
+  CHECK(s.per_rank(2) - no_kv(2) == bytes{(576'716'800 + 28'835'840) / 2});
+}
+
+TEST_CASE("weights_split: more KV head counts than slots join the fewest, erring high", "[weights][tp]") {
+  kvsize::weights_split s;
+  s.add_kv(16, bytes{1'600});
+  s.add_kv(8, bytes{800});
+  s.add_kv(4, bytes{400});
+  s.add_kv(2, bytes{200});
+  s.add_kv(16, bytes{1'600});  // an existing count
+  s.add_kv(32, bytes{3'200});  // a fifth: joins the 2-head slot
+  CHECK(s.kv_total() == bytes{7'800});
+  CHECK(s.per_rank(32) == bytes{3'200 / 16 + 800 / 8 + 400 / 4 + (200 + 3'200) / 2});
+  CHECK(s.per_rank(1) == s.total());
+}
+
+TEST_CASE("weights_split: a latent MoE's projections are whole on every rank (Nemotron-3-Ultra)", "[weights][tp]") {
+  // vLLM models/nemotron_h.py NemotronHMoE: fc1_latent_proj and fc2_latent_proj are ReplicatedLinear. Ultra: 48 MoE
+  // layers, hidden 8,192, moe_latent_size 2,048: 48 × 2 × 2,048 × 8,192 × 2 B = 3,221,225,472 B (bf16), 2.63 GiB
+  // a GPU that an even split at tp 8 left out.
+  const auto m = load("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16").spec;
+  std::uint64_t latent_elements = 0;
+  bool all_whole = true;
+  kvsize::for_each_weight(m, [&](const kvsize::weight_tensor& t) {
+    if (t.part != kvsize::weight_part::mtp &&
+        (t.role == kvsize::tensor_role::moe_latent_in || t.role == kvsize::tensor_role::moe_latent_out)) {
+      latent_elements += t.elements();
+      all_whole = all_whole && t.tp_max_ways == 1;
+    }
+  });
+  CHECK(latent_elements * 2 == 3'221'225'472ULL);
+  CHECK(all_whole);
+  const auto s = kvsize::weights_split_of(m, kvsize::uniform_weights(kvsize::dtype::bf16));
+  CHECK(s.whole > bytes{3'221'225'472});
+}
+
+TEST_CASE("weights_split: norms split by head stay split (Mamba-2's gated norm, full-width Q/K norms)",
+          "[weights][tp]") {
+  // Nemotron-3-Nano's Mamba-2 mixers (Mixer2RMSNormGated) are split with their heads, its block norms whole.
+  // Command-R with use_qk_norm (CohereLayerNorm over heads × head_dim; vLLM shards it by head) splits q_norm over
+  // every rank and k_norm by its KV heads.
+  const auto count_norms = [](const kvsize::model_spec& m, std::uint32_t ways) {
+    std::uint64_t n = 0;
+    kvsize::for_each_weight(m, [&](const kvsize::weight_tensor& t) {
+      n += t.role == kvsize::tensor_role::norm && t.tp_max_ways == ways ? 1U : 0U;
+    });
+    return n;
+  };
+  const auto nano = load("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").spec;
+  CHECK(count_norms(nano, 0) > 0);
+  CHECK(count_norms(nano, 1) > 0);
+  auto command_r = load("CohereForAI__c4ai-command-r-v01").spec;
+  REQUIRE(count_norms(command_r, 0) == 0);
+  command_r.weights.qk_norm = kvsize::qk_norm_kind::full;
+  CHECK(count_norms(command_r, 0) == command_r.layers);                      // q_norm
+  CHECK(count_norms(command_r, command_r.kv_heads) == command_r.layers);     // k_norm
 }

@@ -407,6 +407,7 @@ TEST_CASE("kvsize -ts: the plan's verdict uses the heaviest GPU's weights", "[cl
   const auto& gpus = even["offload"]["asked"]["devices"];
   const auto heaviest = std::max(gpus[0]["weights_bytes"].get<std::uint64_t>(), gpus[1]["weights_bytes"].get<std::uint64_t>());
   CHECK(even["capacity"]["weights_per_device_bytes"] == heaviest);
+  CHECK(even["capacity"]["weights_whole_per_device_bytes"].is_null());  // a layer split replicates nothing
   const auto uneven = kvsize::test::json_of(base + " -ts 3,1");
   CHECK(uneven["plan"]["fits"] == false);
   CHECK(uneven["offload"]["fits"] == false);
