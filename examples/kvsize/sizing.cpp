@@ -589,9 +589,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   plan_figures p;
   p.source = device_source;
   p.inputs.weights = *s.weights;
-  if (s.engine != engine_kind::llama_cpp) {  // llama.cpp's tp × pp is a layer split: nothing is replicated
-    p.inputs.split = s.weights_shares;
-  }
+  p.inputs.split = s.tensor_parallel_shares();
   p.inputs.weights_per_device = s.layer_split_heaviest;
   p.inputs.device_memory = *device_memory;
   p.inputs.bandwidth = bandwidth;
@@ -980,10 +978,10 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     // reality); or, for llama.cpp's layer split, its heaviest GPU's.
     const std::uint32_t tp = s.engine_opts.tp;
     const std::uint32_t pp = s.engine_opts.pp;
-    const bool tensor_parallel = s.weights_shares && s.engine != engine_kind::llama_cpp;  // llama.cpp: layers
-    c.weights_per_device = tensor_parallel ? s.weights_shares->per_device(tp, pp) : *s.weights / (std::uint64_t{tp} * pp);
-    if (tensor_parallel && tp > 1) {
-      c.weights_whole_per_device = s.weights_shares->whole / pp;
+    const std::optional<weights_split> shares = s.tensor_parallel_shares();
+    c.weights_per_device = shared_weights_per_device(*s.weights, shares, tp, pp);
+    if (shares && tp > 1) {
+      c.weights_whole_per_device = shares->whole / pp;
     }
     if (const auto heaviest = s.layer_split_heaviest) {
       c.weights_whole_per_device.reset();

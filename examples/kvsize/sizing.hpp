@@ -115,6 +115,12 @@ struct sizing {
   /// once with the engine options for the capacity section and the plan.
   std::optional<bytes> layer_split_heaviest;
   std::vector<std::string> notes;  ///< assumptions and limits, printed under the report / in "warnings"
+
+  /// `weights_shares` where the engine shares tensors out over tensor-parallel ranks; none for llama.cpp, whose
+  /// tp × pp is a layer split that replicates nothing (the capacity and the planner both ask here).
+  [[nodiscard]] auto tensor_parallel_shares() const -> std::optional<weights_split> {
+    return engine == engine_kind::llama_cpp ? std::nullopt : weights_shares;
+  }
 };
 
 /// Computes every figure; throws usage_error for bad option values and hf::config_error for

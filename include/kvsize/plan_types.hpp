@@ -19,6 +19,13 @@
 
 namespace kvsize {
 
+/// The weights one of tp × pp devices holds: `split`'s share where tensor parallelism shares tensors out (what each
+/// rank holds whole stays whole), else weights / (tp·pp). `split` is none for a layer split (llama.cpp).
+[[nodiscard]] constexpr auto shared_weights_per_device(bytes weights, const std::optional<weights_split>& split,
+                                                       std::uint32_t tp, std::uint32_t pp) -> bytes {
+  return split ? split->per_device(tp, pp) : weights / (std::uint64_t{tp} * pp);
+}
+
 /// What the planner is asked.
 struct plan_inputs {
   bytes weights{0};             ///< all the model's weights; each of tp × pp devices holds 1/(tp·pp), rounded up,
@@ -42,7 +49,7 @@ struct plan_inputs {
     if (weights_per_device && tp == options.tp && pp == options.pp) {
       return *weights_per_device;
     }
-    return split ? split->per_device(tp, pp) : weights / (std::uint64_t{tp} * pp);
+    return shared_weights_per_device(weights, split, tp, pp);
   }
 };
 

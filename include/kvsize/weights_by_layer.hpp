@@ -37,7 +37,7 @@ struct layer_weight_bytes {
   layer_weight_bytes out;
   out.tied = m.tied_embeddings;
   detail::for_each_stored_tensor(m, stored, [&](const weight_tensor& t, const detail::weights_sum& one) {
-    const std::uint64_t size = checked_add(checked_add(one.quantized, one.scales), one.unquantized);
+    const std::uint64_t size = one.total();
     if (t.layer < m.layers) {
       out.block[t.layer] = checked_add(out.block[t.layer], size);
       if (t.part == weight_part::experts_routed) {

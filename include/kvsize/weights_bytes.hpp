@@ -35,6 +35,11 @@ struct weights_sum {
   std::uint64_t quantized = 0;
   std::uint64_t scales = 0;
   std::uint64_t unquantized = 0;
+
+  /// quantized + scales + unquantized: the tensor's (or the sum's) bytes; overflow throws.
+  [[nodiscard]] constexpr auto total() const -> std::uint64_t {
+    return checked_add(checked_add(quantized, scales), unquantized);
+  }
 };
 
 /// What a quantized matrix holds besides its float tensors: packed values and their scales, for
@@ -126,7 +131,7 @@ struct packed_bytes {
 /// GPTQ, AWQ and FP8, the routers and shared-expert gates too for bitsandbytes (it replaces every
 /// nn.Linear but lm_head, and but a module the model class keeps in float32: `stored_f32`, see
 /// stored_f32()), the routed experts' matrices only for MXFP4; never a part in f.unquantized_parts.
-[[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t, bool stored_f32 = false)
+[[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t, bool stored_f32)
     -> bool {
   if ((f.unquantized_parts & part_bit(t.part)) != 0) {
     return false;
@@ -303,7 +308,7 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
   b.quantized = bytes{sum.quantized};
   b.scales = bytes{sum.scales};
   b.unquantized = bytes{sum.unquantized};
-  b.total = b.quantized + b.scales + b.unquantized;
+  b.total = bytes{sum.total()};
   return b;
 }
 
@@ -311,7 +316,7 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
 [[nodiscard]] constexpr auto weights_split_of(const model_spec& m, const weights_format& f) -> weights_split {
   weights_split s;
   detail::for_each_stored_tensor(m, f, [&](const weight_tensor& t, const detail::weights_sum& one) {
-    const bytes b{detail::checked_add(detail::checked_add(one.quantized, one.scales), one.unquantized)};
+    const bytes b{one.total()};
     if (t.tp_max_ways == 0) {
       s.split += b;
     } else if (t.tp_max_ways == 1) {

@@ -13,7 +13,8 @@
 namespace kvsize::detail {
 
 /// Reports the tensors of one decoder layer (or MTP module, `mtp` true: every part becomes
-/// weight_part::mtp) to `f`, dropping empty ones. Its members are always inlined: with ~40 call sites
+/// weight_part::mtp, and tp_max_ways still follows the part the tensor has in a decoder layer, so that an MTP
+/// layer's router bias stays whole) to `f`, dropping empty ones. Its members are always inlined: with ~40 call sites
 /// GCC 12 otherwise calls it, and `f` behind it, out of line, which made parameters() 1.3× slower
 /// than the single-function emit_layer it replaced (BENCHMARKS.md, "Weights headers").
 template <class F>
@@ -25,9 +26,7 @@ struct layer_emitter {
 
   [[gnu::always_inline]] constexpr void matrix(weight_part part, tensor_role role, std::uint64_t rows, std::uint64_t cols,
                         std::uint64_t copies = 1) const {
-    if (rows != 0 && cols != 0 && copies != 0) {
-      f(weight_tensor{mtp ? weight_part::mtp : part, role, il, rows, cols, copies});
-    }
+    matrix_split(part, role, rows, cols, default_tp_max_ways(part, role), copies);
   }
   [[gnu::always_inline]] constexpr void vector(weight_part part, tensor_role role, std::uint64_t n, std::uint64_t copies = 1) const {
     matrix(part, role, 1, n, copies);

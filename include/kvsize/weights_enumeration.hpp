@@ -246,6 +246,9 @@ constexpr void emit_mtp_module(const model_spec& m, std::uint32_t il, layer_kind
       f(weight_tensor{weight_part::mtp, tensor_role::norm, il, 1, hidden, 1});
     }
   }
+  // Whole on every tensor-parallel rank (tensor_role::mtp_projection): DeepSeek-V3's and GLM-4.5's eh_proj and
+  // SGLang's Qwen3.5 fc are nn.Linear; vLLM's Qwen3-Next/Qwen3.5 fc is a ColumnParallelLinear (qwen3_next_mtp.py
+  // Qwen3NextMultiTokenPredictor), so under vLLM a rank holds fc·(1 − 1/tp) less than counted: the error is high.
   f(weight_tensor{weight_part::mtp, tensor_role::mtp_projection, il, hidden, checked_mul(2, hidden), 1});
   if (w.mtp_embeddings) {
     f(weight_tensor{weight_part::mtp_embeddings, tensor_role::token_embedding, il, m.vocab_size, hidden, 1});

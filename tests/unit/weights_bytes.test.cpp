@@ -41,18 +41,18 @@ static_assert(mx.data == 90ULL * 2'880 * 16 && mx.scales == 90ULL * 2'880);
 constexpr weight_tensor q{weight_part::attention, tensor_role::attn_q, 0, 4'096, 4'096, 1};
 constexpr weight_tensor router{weight_part::router, tensor_role::router, 0, 8, 4'096, 1};
 constexpr weight_tensor expert{weight_part::experts_routed, tensor_role::ffn_up, 0, 2'880, 2'880, 32};
-static_assert(d::quantizes(kvsize::gptq_weights(4, 128), q));
-static_assert(!d::quantizes(kvsize::gptq_weights(4, 128), router));
-static_assert(d::quantizes(kvsize::bnb_4bit_weights(), router));  // bitsandbytes replaces every nn.Linear
+static_assert(d::quantizes(kvsize::gptq_weights(4, 128), q, false));
+static_assert(!d::quantizes(kvsize::gptq_weights(4, 128), router, false));
+static_assert(d::quantizes(kvsize::bnb_4bit_weights(), router, false));  // bitsandbytes replaces every nn.Linear
 // ... but a module the class keeps in float32 (ERNIE-4.5-MoE's gate.weight, _keep_in_fp32_modules_strict)
 static_assert(!d::quantizes(kvsize::bnb_8bit_weights(), router, true) && d::quantizes(kvsize::fp8_weights(), q, true));
-static_assert(d::quantizes(kvsize::mxfp4_weights(), expert) && !d::quantizes(kvsize::mxfp4_weights(), q));
+static_assert(d::quantizes(kvsize::mxfp4_weights(), expert, false) && !d::quantizes(kvsize::mxfp4_weights(), q, false));
 constexpr kvsize::weights_format attention_kept = [] {
   kvsize::weights_format f = kvsize::fp8_weights();
   f.unquantized_parts = kvsize::part_bit(weight_part::attention);
   return f;
 }();
-static_assert(!d::quantizes(attention_kept, q));  // modules_to_not_convert
+static_assert(!d::quantizes(attention_kept, q, false));  // modules_to_not_convert
 // What a format stores: MTP modules only with include_mtp, the vision tower unless include_vision is off.
 constexpr weight_tensor mtp{weight_part::mtp, tensor_role::attn_q, 61, 1, 1, 1};
 static_assert(!d::stores(kvsize::uniform_weights(kvsize::dtype::bf16), mtp));

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 using kvsize::bytes;
 using kvsize::GiB;
@@ -70,6 +71,38 @@ TEST_CASE("weights_split: DeepSeek-R1 FP8 holds 1,138,633,568 B whole on every r
   CHECK(s.per_rank(8) == s.split / 8 + s.whole);
   // weights / 8 counted 142,329,196 B of it: 996,304,372 B (0.93 GiB) a GPU short.
   CHECK(s.whole - s.whole / 8 == bytes{996'304'372});
+}
+
+TEST_CASE("weights_split: DeepSeek-R1's MTP module keeps whole what a decoder layer keeps whole", "[weights][tp]") {
+  // vLLM deepseek_mtp.py DeepSeekMultiTokenPredictorLayer: one decoder layer (a MoE layer: 15,175,392 + 3,671,040 B
+  // whole, as above), enorm, hnorm and shared_head.norm (3 × 7,168 × 2 B = 43,008) and eh_proj, an nn.Linear of
+  // 7,168 × 14,336 (bf16 in the checkpoint: an nn.Linear loads no FP8 scales): 205,520,896 B, whole on every rank.
+  const auto r1 = load("deepseek-ai__DeepSeek-R1");
+  REQUIRE(r1.quantization);
+  REQUIRE(r1.quantization->format);
+  REQUIRE(r1.spec.weights.mtp_layers == 1);
+  auto with_mtp = *r1.quantization->format;
+  with_mtp.include_mtp = true;
+  const auto without = kvsize::weights_split_of(r1.spec, *r1.quantization->format);
+  const auto with = kvsize::weights_split_of(r1.spec, with_mtp);
+  CHECK(with.whole - without.whole == bytes{15'175'392ULL + 3'671'040 + 43'008 + 205'520'896});
+  CHECK(with.total() == kvsize::weights_bytes(r1.spec, with_mtp));
+}
+
+TEST_CASE("weights_split: an MTP module's tensors take the share of their part in a decoder layer", "[weights][tp]") {
+  // The emitter files an MTP module's tensors under weight_part::mtp; a router's bias (GptOssRouter-style, a
+  // ReplicatedLinear's bias) stays whole, an attention projection split.
+  const auto m = load("deepseek-ai__DeepSeek-R1").spec;
+  std::vector<kvsize::weight_tensor> seen;
+  auto keep = [&](const kvsize::weight_tensor& t) { seen.push_back(t); };
+  const kvsize::detail::layer_emitter<decltype(keep)> mtp{m, m.layers, true, keep};
+  mtp.vector(kvsize::weight_part::router, kvsize::tensor_role::vector, 256);
+  mtp.matrix(kvsize::weight_part::attention, kvsize::tensor_role::attn_output, 7'168, 16'384);
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].part == kvsize::weight_part::mtp);
+  CHECK(seen[0].tp_max_ways == 1);
+  CHECK(seen[1].part == kvsize::weight_part::mtp);
+  CHECK(seen[1].tp_max_ways == 0);
 }
 
 TEST_CASE("weights_split: vLLM 0.11.2's 'Model loading took 79.7390 GiB' for DeepSeek-R1-0528 FP8 at TP 8",
