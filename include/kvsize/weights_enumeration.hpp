@@ -227,6 +227,9 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
     }
   }
   emit_ffn(e, ffn, ffn_width);
+  if (m.weights.layer_scalar) {
+    e.matrix_split(weight_part::norms, tensor_role::buffer, 1, 1, 1);  // every rank holds it
+  }
 }
 
 /// MTP module `j` (block layers + j): one decoder layer of the model's main attention kind, MoE if

@@ -53,6 +53,9 @@ struct parameter_breakdown {
   // every emission site (a switch to a field pointer here was called out of line: 1.1× slower).
   std::array<std::uint64_t, weight_part_count> sums{};
   for_each_weight(m, [&](const weight_tensor& t) {
+    if (t.role == tensor_role::buffer) {
+      return;  // stored, but not a parameter (transformers' num_parameters() leaves buffers out)
+    }
     auto& sum = sums[static_cast<std::uint8_t>(t.part)];
     sum = checked_add(sum, t.elements());
     if (t.part == weight_part::experts_routed && t.copies == experts && experts != 0) {

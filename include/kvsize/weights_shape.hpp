@@ -108,6 +108,10 @@ struct weights_shape {
   std::uint8_t norms_per_ffn = 1;
   bool final_norm = true;
   bool parallel_block = false;  ///< attention and MLP read the same input (Falcon, Cohere, GPT-J); informational
+  /// Each decoder layer stores `layer_scalar`, a one-element buffer that scales its output (Gemma 4:
+  /// transformers Gemma4TextDecoderLayer registers it, and the checkpoints hold it): in the weight bytes,
+  /// not in parameters() (tensor_role::buffer).
+  bool layer_scalar = false;
 
   // Embeddings.
   std::uint32_t position_embeddings = 0;  ///< rows of a learned absolute position table (GPT-2 n_positions)

@@ -70,6 +70,7 @@ enum class tensor_role : std::uint8_t {
   mtp_projection,   ///< MTP: 2 × hidden → hidden
   norm,             ///< a 1-D normalization weight or bias
   vector,           ///< another 1-D tensor: a bias, attention sinks, SSM dt_bias / A_log / D
+  buffer,           ///< a persistent buffer the checkpoint stores, not a parameter (Gemma 4's layer_scalar)
   correction_bias,  ///< e_score_correction_bias: a float32 buffer in every checkpoint
   vision,           ///< the vision tower and projector, as one opaque count
 };
@@ -122,7 +123,8 @@ struct weight_tensor {
     return detail::checked_mul(detail::checked_mul(rows, cols), copies);
   }
   [[nodiscard]] constexpr auto is_vector() const -> bool {
-    return role == tensor_role::norm || role == tensor_role::vector || role == tensor_role::correction_bias;
+    return role == tensor_role::norm || role == tensor_role::vector || role == tensor_role::correction_bias ||
+           role == tensor_role::buffer;
   }
   /// A Linear layer's weight inside a decoder block: what GPTQ, AWQ, FP8 and bitsandbytes quantize.
   [[nodiscard]] constexpr auto is_block_linear() const -> bool {

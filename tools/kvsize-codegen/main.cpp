@@ -209,6 +209,7 @@ struct field_list {
   f.add("norms_per_ffn", w.norms_per_ffn, d.norms_per_ffn, n(w.norms_per_ffn));
   f.add("final_norm", w.final_norm, d.final_norm, b(w.final_norm));
   f.add("parallel_block", w.parallel_block, d.parallel_block, b(w.parallel_block));
+  f.add("layer_scalar", w.layer_scalar, d.layer_scalar, b(w.layer_scalar));
   f.add("position_embeddings", w.position_embeddings, d.position_embeddings, n(w.position_embeddings));
   f.add("o_bias", w.o_bias, d.o_bias, b(w.o_bias));
   f.add("qk_norm", w.qk_norm, d.qk_norm, "kvsize::qk_norm_kind::" + std::string(w.qk_norm == kvsize::qk_norm_kind::none ? "none" : w.qk_norm == kvsize::qk_norm_kind::head ? "head" : "full"));

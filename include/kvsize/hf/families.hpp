@@ -163,13 +163,14 @@ inline constexpr family families[] = {
     // Gemma4TextAttention: full-attention layers use global_head_dim, and with attention_k_eq_v
     // num_global_key_value_heads KV heads and no v_proj (value = the raw K projection, v_norm'ed
     // apart, so the cache holds K and V). Gemma4TextDecoderLayer: with enable_moe_block, the dense MLP
-    // of intermediate_size runs beside num_experts experts of moe_intermediate_size (top_k_experts).
+    // of intermediate_size runs beside num_experts experts of moe_intermediate_size (top_k_experts); each
+    // layer registers a one-element layer_scalar buffer, which the checkpoints store.
     {.model_type = "gemma4_text", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
-     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
+     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
      .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true,
      .nested_defaults = R"({"head_dim":256,"global_head_dim":512,"num_hidden_layers":30,"num_key_value_heads":4,"max_position_embeddings":131072,"sliding_window":512})"},
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
-     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true,
+     .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
      .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true},
     // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every
     // layer (no window, unlike Mixtral), every layer MoE of num_local_experts (Mixtral's blocks);

@@ -118,6 +118,7 @@ struct family {
   // Block layout, norms.
   norm_rule norm = norm_rule::rms;
   bool sandwich_norms = false;    ///< Gemma 2/3: pre- and post- norms around attention and MLP
+  bool layer_scalar = false;      ///< Gemma 4: a one-element layer_scalar buffer in each decoder layer
   block_rule block = block_rule::sequential;
   bool new_decoder_default = false;  ///< block_rule::falcon: new_decoder_architecture's default
   qk_norm_rule qk_norm = qk_norm_rule::none;

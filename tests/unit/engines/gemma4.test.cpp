@@ -75,6 +75,13 @@ TEST_CASE("Gemma 4 from config.json: global_head_dim and the k_eq_v heads", "[en
   REQUIRE(c.spec.weights.moe.experts == 128);
   CHECK(c.spec.weights.moe.experts_per_token == 8);
   CHECK(kvsize::parameters(m).total == 25'232'800'000ULL);
+  // Each decoder layer's layer_scalar, a one-element buffer (transformers Gemma4TextDecoderLayer register_buffer):
+  // in the checkpoint and the weight bytes (30 × 2 B in bf16), not among the parameters.
+  std::uint64_t buffer_elements = 0;
+  kvsize::for_each_weight(m, [&](const kvsize::weight_tensor& t) {
+    buffer_elements += t.role == kvsize::tensor_role::buffer ? t.elements() : 0;
+  });
+  CHECK(buffer_elements == 30);
   // attention_k_eq_v false: the full layers keep num_key_value_heads (8), with global_head_dim.
   std::ifstream in(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "google__gemma-4-26B-A4B.config.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
