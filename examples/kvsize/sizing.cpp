@@ -93,6 +93,7 @@ auto weights_format_name(const weights_format& f) -> std::string {
     case weights_scheme::mlx:
       return fmt::format("mlx-{}-{}bit-g{}", mlx_mode_names[static_cast<std::uint8_t>(f.mlx)], f.bits, f.group_size);
     case weights_scheme::packed_int: return fmt::format("pack-quantized-int{}-g{}", f.bits, f.group_size);
+    case weights_scheme::nvfp4: return fmt::format("nvfp4-g{}{}", f.group_size, f.tensor_scalars == 1 ? "-w4a16" : "");
   }
   return "?";
 }
@@ -543,12 +544,19 @@ void compute_sweeps(const options& opts, engine_kind engine, const model_spec& m
   p.sweep_users = users_list;
 }
 
+/// The malformed key the weights need, as "<file>:<pointer>: <what is wrong>": config.json's pointer after the input's
+/// path, or a model folder's hf_quant_config.json, which the reader names itself.
+auto weights_unknown_where(const sizing& s) -> std::string {
+  const std::string& because = s.config.weights_unknown_because;
+  return because.starts_with(s.config_path) ? because : s.config_path + ":" + because;
+}
+
 /// Why the weights are unknown, as the end of a sentence: the malformed key a config.json's weights
 /// need (file and JSON pointer), else that kvsize cannot size them (a GGUF without its tensors, a
 /// quantization scheme it does not know: the report's notes say which).
 auto weights_unknown_words(const sizing& s) -> std::string {
   if (!s.config.weights_unknown_because.empty()) {
-    return fmt::format("are not counted ({}:{})", s.config_path, s.config.weights_unknown_because);
+    return fmt::format("are not counted ({})", weights_unknown_where(s));
   }
   return "cannot be sized yet (see the notes of the report)";
 }
@@ -623,6 +631,17 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   s.plan = std::move(p);
 }
 
+/// The note on a checkpoint that declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8), where the serving
+/// engine's default cache type was taken: vLLM 0.14+, SGLang (ModelOpt NVFP4) and TensorRT-LLM (ModelOpt) may keep
+/// the checkpoint's FP8 at their default (docs/engines.md), which kvsize does not model yet; it sizes the default
+/// it models and names the option that sizes FP8.
+auto checkpoint_kv_note(const options& opts, const sizing& s, dtype engine_kv) -> std::string {
+  return fmt::format("KV cache: {} declares an FP8 KV cache, which {} may keep at its default cache dtype (vLLM from "
+                     "0.13 or 0.14, SGLang for ModelOpt NVFP4, TensorRT-LLM for ModelOpt: docs/engines.md); kvsize "
+                     "sized {}, the default it models: {} fp8 sizes the FP8 cache, half the bytes a token",
+                     s.config.checkpoint_kv_fp8, display_name(s.engine), name(engine_kv), opts.flag("--kv-dtype"));
+}
+
 /// The element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own
 /// default for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
 /// An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
@@ -633,6 +652,14 @@ void set_cache_types(const options& opts, sizing& s) {
   s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
                    s.config.quantization_method == "mxfp4", dtype_given};
   const dtype engine_kv = default_kv_dtypes(s.engine, s.dtype_facts).k;
+  const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
+  const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
+    const std::optional<std::string>& given = own ? own : opts.kv_dtype;
+    return !given || *given == "auto";
+  };
+  if (!s.config.checkpoint_kv_fp8.empty() && serving && (takes_default(opts.k_dtype) || takes_default(opts.v_dtype))) {
+    s.notes.push_back(checkpoint_kv_note(opts, s, engine_kv));
+  }
   const dtype kv_all =
       opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
   s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
@@ -740,11 +767,14 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
       format = published_weights(default_weights_dtype(s.engine, s.dtype_facts));
     } else {
       format = parse_weights_format(*opts.weights_dtype);
+      if (format && format->scheme == weights_scheme::nvfp4) {  // what it leaves unquantized, as the engine serves it
+        format->unquantized = default_weights_dtype(s.engine, s.dtype_facts);
+      }
     }
     if (!format) {
-      throw usage_error{fmt::format("--weights-dtype: unknown weights format '{}' (expected an element type such as "
-                                    "bf16 or fp8, or a GGUF preset such as q8_0, q4_0 or q4_K_M)",
-                                    *opts.weights_dtype)};
+      throw usage_error{fmt::format("{}: unknown weights format '{}' (expected an element type such as bf16 or fp8, "
+                                    "a GGUF preset such as q8_0, q4_0 or q4_K_M, or nvfp4)",
+                                    opts.flag("--weights-dtype"), *opts.weights_dtype)};
     }
   }
   if (!s.config.weights_unknown_because.empty()) {  // a malformed key only the weights read: no formula stands
@@ -755,8 +785,7 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
     }
     s.parameters.reset();
     s.parameter_terms = parameter_breakdown{};
-    stderr_warnings.push_back(fmt::format("{}:{}; the weights are not counted (the KV cache is){}", s.config_path,
-                                          s.config.weights_unknown_because,
+    stderr_warnings.push_back(fmt::format("{}; the weights are not counted (the KV cache is){}", weights_unknown_where(s),
                                           opts.weights_dtype ? fmt::format(", and {} has no effect",
                                                                            opts.flag("--weights-dtype"))
                                                              : std::string{}));

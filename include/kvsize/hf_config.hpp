@@ -28,10 +28,12 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"  // kvsize::invalid_argument, kvsize::overflow_error
+#include "hf/capped_read.hpp"
 #include "hf/composites.hpp"
 #include "hf/config_view.hpp"
 #include "hf/error.hpp"
 #include "hf/families.hpp"
+#include "hf/hf_quant_config.hpp"
 #include "hf/json_reader.hpp"
 #include "hf/json_text.hpp"
 #include "hf/layer_plan.hpp"
@@ -321,32 +323,6 @@ auto with_file(std::string_view file, F&& f) -> decltype(f()) {
   });
 }
 
-namespace detail {
-
-/// Reads `in` to its end, at most `cap` bytes: a stream may be a pipe or a device with no size to
-/// ask for (file_size() fails on them with "Operation not supported"), or endless (/dev/zero), so
-/// it is read in pieces and refused one byte past the cap instead of filling memory.
-[[nodiscard]] inline auto read_capped(std::istream& in, const std::string& file, std::size_t cap) -> std::string {
-  std::string text;
-  char piece[65'536];
-  while (in) {
-    in.read(piece, sizeof piece);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (text.size() + got > cap) {
-      throw config_error(config_errc::io, file, "",
-                         "expected at most 16 MiB (" + std::to_string(cap) +
-                             " bytes) of config.json; the input is longer, so it was not read further");
-    }
-    text.append(piece, got);
-  }
-  if (in.bad()) {
-    throw config_error(config_errc::io, file, "", "error while reading the input");
-  }
-  return text;
-}
-
-}  // namespace detail
-
 /// Reads a config.json from a stream (a pipe, a socket, an in-memory buffer) to its end; `file_name`
 /// names it in errors. More than 16 MiB is refused (io) without reading past the limit.
 [[nodiscard]] inline auto load_config(std::istream& in, std::string_view file_name = "<stdin>") -> parsed_config {
@@ -355,7 +331,8 @@ namespace detail {
 }
 
 /// Reads a model's config.json. `path` may be the file itself, a model folder (its config.json is
-/// read, and errors name DIR/config.json), "-" (standard input, named "<stdin>" in errors), or
+/// read, and errors name DIR/config.json; its hf_quant_config.json too where config.json has no
+/// quantization_config: read_hf_quant_config), "-" (standard input, named "<stdin>" in errors), or
 /// anything that can be read to its end: a named pipe, /dev/stdin, a shell's <(...) substitution.
 /// io errors carry the path as file(); more than 16 MiB is refused (io) without reading past it.
 [[nodiscard]] inline auto load_config(const std::filesystem::path& path) -> parsed_config {
@@ -377,7 +354,13 @@ namespace detail {
                        "cannot read the file: " + (saved != 0 ? std::generic_category().message(saved)
                                                                : std::string("cannot open it for reading")));
   }
-  return parse_config(detail::read_capped(in, file, parse_limits{}.max_bytes), file);
+  parsed_config out = parse_config(detail::read_capped(in, file, parse_limits{}.max_bytes), file);
+  if (file_path != path) {  // a model folder: a ModelOpt export may keep its quantization in hf_quant_config.json
+    detail::read_hf_quant_config(path, out);
+  } else {
+    detail::note_hf_quant_config_beside(file_path, out);
+  }
+  return out;
 }
 
 }  // namespace kvsize::hf

@@ -70,12 +70,23 @@ struct packed_bytes {
 }
 
 /// FP8 e4m3: one byte per value, a float32 scale per block_rows × block_cols block (0: the whole
-/// dimension, i.e. per tensor or per channel).
+/// dimension, i.e. per tensor or per channel), and f.tensor_scalars float32 scalars (ModelOpt FP8's input_scale).
 [[nodiscard]] constexpr auto fp8_bytes(const weights_format& f, std::uint64_t rows, std::uint64_t cols)
     -> packed_bytes {
   const std::uint64_t br = f.block_rows == 0 ? rows : f.block_rows;
   const std::uint64_t bc = f.block_cols == 0 ? cols : f.block_cols;
-  return {checked_mul(rows, cols), checked_mul(checked_mul(ceil_div(rows, br), ceil_div(cols, bc)), 4)};
+  return {checked_mul(rows, cols), checked_add(checked_mul(checked_mul(ceil_div(rows, br), ceil_div(cols, bc)), 4),
+                                               checked_mul(f.tensor_scalars, 4))};
+}
+
+/// NVFP4 as ModelOpt stores one Linear (vllm model_executor/layers/quantization/modelopt.py,
+/// ModelOptNvFp4LinearMethod.create_weights; each expert's projections alike): weight, uint8 [rows, cols/2], two E2M1
+/// values a byte; weight_scale, float8_e4m3fn [rows, cols/group_size]; and f.tensor_scalars float32 scalars
+/// (weight_scale_2, input_scale). A 4,096 × 4,096 q_proj: 8,388,608 + 1,048,576 + 8 B.
+[[nodiscard]] constexpr auto nvfp4_bytes(const weights_format& f, std::uint64_t rows, std::uint64_t cols)
+    -> packed_bytes {
+  const std::uint64_t groups = f.group_size == 0 ? 1 : ceil_div(cols, f.group_size);
+  return {checked_mul(rows, ceil_div(cols, 2)), checked_add(checked_mul(rows, groups), checked_mul(f.tensor_scalars, 4))};
 }
 
 /// compressed-tensors pack-quantized (compressed_tensors/compressors/pack_quantized: weight_packed, weight_scale,
@@ -128,7 +139,7 @@ struct packed_bytes {
 }
 
 /// Whether scheme `f` quantizes tensor `t`: the Linear weights inside the decoder blocks for
-/// GPTQ, AWQ and FP8, the routers and shared-expert gates too for bitsandbytes (it replaces every
+/// GPTQ, AWQ, FP8 and NVFP4, the routers and shared-expert gates too for bitsandbytes (it replaces every
 /// nn.Linear but lm_head, and but a module the model class keeps in float32: `stored_f32`, see
 /// stored_f32()), the routed experts' matrices only for MXFP4; never a part in f.unquantized_parts.
 [[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t, bool stored_f32)
@@ -144,7 +155,9 @@ struct packed_bytes {
              (t.is_block_linear() || t.role == tensor_role::router || t.role == tensor_role::shared_expert_gate);
     case weights_scheme::gptq:
     case weights_scheme::awq:
-    case weights_scheme::fp8: return t.is_block_linear();
+    case weights_scheme::fp8:    // ModelOpt (fp8, nvfp4) quantizes each nn.Linear of the blocks; its recipes leave
+    case weights_scheme::nvfp4:  // routers, lm_head, embeddings and the vision tower alone (exclude_modules lists more)
+      return t.is_block_linear();
     case weights_scheme::packed_int:  // targets ["Linear"]: the block's and lm_head, less `ignore` (unquantized_parts);
                                       // a DeepSeek-style MoEGate is no Linear, so routers are never packed
       return t.is_block_linear() || t.role == tensor_role::output;
@@ -166,6 +179,7 @@ struct packed_bytes {
     case weights_scheme::gptq:
     case weights_scheme::awq: return gptq_awq_bytes(f, t.rows, t.cols);
     case weights_scheme::fp8: return fp8_bytes(f, t.rows, t.cols);
+    case weights_scheme::nvfp4: return nvfp4_bytes(f, t.rows, t.cols);
     case weights_scheme::bnb_8bit: return bnb_8bit_bytes(t.rows, t.cols);
     case weights_scheme::bnb_4bit: return bnb_4bit_bytes(f, t.rows, t.cols);
     case weights_scheme::mxfp4: return mxfp4_bytes(t.rows, t.cols);

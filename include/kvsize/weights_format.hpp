@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // kvsize::weights_format: how a checkpoint stores its weights (a uniform element type, a llama.cpp
-// GGUF preset, GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors packed int) and which
+// GGUF preset, GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors packed int, NVFP4) and which
 // tensors it leaves unquantized; the llama.cpp presets (gguf_ftype) and the --weights-dtype
 // spellings. What each scheme costs per tensor is weights_bytes.hpp; the GGUF per-tensor rules are
 // weights_gguf.hpp. Part of <kvsize/weights.hpp>.
@@ -68,6 +68,9 @@ enum class weights_scheme : std::uint8_t {
   /// compressed-tensors "pack-quantized" (llm-compressor W4A16, Kimi-K2-Thinking / K2.5): symmetric integer
   /// weights packed 32 / bits to an int32 word, one scale per group in the unquantized type, an int32[2] shape
   packed_int,
+  /// NVFP4 (NVIDIA ModelOpt): E2M1 values two to a byte, one FP8 E4M3 scale per group_size (16) input features,
+  /// and tensor_scalars float32 scalars a matrix (weight_scale_2, input_scale)
+  nvfp4,
 };
 
 /// MLX's quantization modes (mlx ops.cpp `quantize`): affine keeps a scale and a bias per group in
@@ -80,12 +83,15 @@ struct weights_format {
   weights_scheme scheme = weights_scheme::uniform;
   dtype type = dtype::bf16;                 ///< uniform: the type of every tensor
   gguf_ftype gguf = gguf_ftype::q8_0;       ///< gguf: the preset
-  std::uint32_t bits = 4;                   ///< gptq, awq, mlx, packed_int
-  std::uint32_t group_size = 128;           ///< gptq, awq, mlx, packed_int: input features per scale; 0: one group (group_size -1)
+  std::uint32_t bits = 4;                   ///< gptq, awq, mlx, packed_int (nvfp4: 4)
+  std::uint32_t group_size = 128;           ///< gptq, awq, mlx, packed_int, nvfp4: input features per scale; 0: one group (group_size -1)
   mlx_mode mlx = mlx_mode::affine;          ///< mlx: the mode
   std::uint32_t block_rows = 128;           ///< fp8: output features per scale; 0: all (per-tensor / per-channel)
   std::uint32_t block_cols = 128;           ///< fp8: input features per scale; 0: all
   std::uint32_t bnb_block = 64;             ///< bnb_4bit: elements per absmax (bnb blocksize)
+  /// fp8, nvfp4: float32 scalars each quantized matrix stores beside its scales, 4 B each (ModelOpt: input_scale,
+  /// and NVFP4's second-level weight_scale_2)
+  std::uint32_t tensor_scalars = 0;
   bool double_quant = false;                ///< bnb_4bit: bnb_4bit_use_double_quant
   /// Tensors the scheme leaves unquantized are in `unquantized`, or in the model's compute
   /// dtype if unset (a GPTQ/AWQ checkpoint's config says float16 for them).
@@ -167,6 +173,18 @@ struct weights_format {
   f.scheme = weights_scheme::packed_int;
   return f;
 }
+/// NVFP4 as NVIDIA ModelOpt exports it: 4-bit E2M1 values, one FP8 E4M3 scale per `group_size` inputs, and
+/// `tensor_scalars` float32 scalars a matrix (2 for quant_algo NVFP4: weight_scale_2 and input_scale; 1 for
+/// W4A16_NVFP4, which quantizes no activations).
+[[nodiscard]] constexpr auto nvfp4_weights(std::uint32_t group_size = 16, std::uint32_t tensor_scalars = 2)
+    -> weights_format {
+  weights_format f;
+  f.scheme = weights_scheme::nvfp4;
+  f.bits = 4;
+  f.group_size = group_size;
+  f.tensor_scalars = tensor_scalars;
+  return f;
+}
 [[nodiscard]] constexpr auto bnb_8bit_weights() -> weights_format {
   weights_format f;
   f.scheme = weights_scheme::bnb_8bit;
@@ -184,9 +202,13 @@ struct weights_format {
 }
 
 /// A --weights-dtype choice: a llama.cpp preset (q8_0, q4_0, q4_K_M, ...: GGUF layout with its
-/// float32 norms and per-tensor rules), else an element type for every tensor (bf16, fp8, int4) but those a
-/// checkpoint keeps in float32 whatever its dtype (published_weights): "bf16" is the published bf16 checkpoint.
+/// float32 norms and per-tensor rules), "nvfp4" (ModelOpt's NVFP4 recipe: every Linear of the blocks, nvfp4_weights),
+/// else an element type for every tensor (bf16, fp8, int4) but those a checkpoint keeps in float32 whatever its
+/// dtype (published_weights): "bf16" is the published bf16 checkpoint.
 [[nodiscard]] constexpr auto parse_weights_format(std::string_view text) -> std::optional<weights_format> {
+  if (detail::ascii_iequal(text, "nvfp4")) {
+    return nvfp4_weights();
+  }
   if (const auto g = parse_gguf_ftype(text); g && *g != gguf_ftype::f32 && *g != gguf_ftype::f16 && *g != gguf_ftype::bf16) {
     return gguf_weights(*g);
   }

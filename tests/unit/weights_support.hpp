@@ -7,7 +7,11 @@
 #include <kvsize/kvsize.hpp>
 #include <kvsize/weights.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #ifndef KVSIZE_SOURCE_DIR
@@ -19,6 +23,15 @@ namespace kvsize::test::weights_configs {
 /// configs/<name>.config.json, parsed.
 inline auto load(const std::string& name) -> kvsize::hf::parsed_config {
   return kvsize::hf::load_config(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / (name + ".config.json"));
+}
+
+/// configs/<name>.config.json with `quantization_config` (JSON text) in place of its own, parsed.
+inline auto with_quantization(const std::string& name, const std::string& quantization_config)
+    -> kvsize::hf::parsed_config {
+  std::ifstream in(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / (name + ".config.json"));
+  nlohmann::json doc = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  doc["quantization_config"] = nlohmann::json::parse(quantization_config);
+  return kvsize::hf::parse_config(doc.dump());
 }
 
 /// parameters() of configs/<name>.config.json.

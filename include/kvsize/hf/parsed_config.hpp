@@ -31,7 +31,7 @@ struct layer_group_note {
 /// quantization_config, as written, and the weights_format kvsize sizes it with.
 struct quantization_config {
   std::string pointer;                      ///< "/quantization_config"
-  std::string method;                       ///< quant_method: "fp8", "gptq", "awq", "mxfp4", "bitsandbytes", ...
+  std::string method;                       ///< quant_method: "fp8", "gptq", "awq", "mxfp4", "bitsandbytes", "modelopt", ...
   std::optional<std::uint32_t> bits;        ///< bits / weight_bits / num_bits / w_bit
   std::optional<std::uint32_t> group_size;  ///< group_size / q_group_size; -1 is read as 0 (one group)
   std::optional<bool> desc_act;             ///< GPTQ act-order (does not change the bytes: g_idx is always stored)
@@ -40,6 +40,7 @@ struct quantization_config {
   std::string fmt;                          ///< FP8: "e4m3" / "e5m2"
   std::string activation_scheme;            ///< FP8: "dynamic" / "static"
   std::string version;                      ///< AWQ: "gemm" / "gemv"
+  std::string quant_algo;                   ///< ModelOpt: "NVFP4", "W4A16_NVFP4", "FP8", "MIXED_PRECISION", ...
   std::optional<std::array<std::uint32_t, 2>> weight_block_size;  ///< FP8 block: [output, input]
   std::vector<std::string> modules_to_not_convert;                ///< and llm_int8_skip_modules
   bool load_in_4bit = false;                ///< bitsandbytes
@@ -91,6 +92,10 @@ struct parsed_config {
   bool quantization_config_given = false;
   std::optional<std::uint32_t> quantization_bits;   ///< quantization_config.bits / weight_bits / num_bits
   std::optional<quantization_config> quantization;  ///< quantization_config in full
+  /// The key by which quantization_config declares an FP8 KV cache (ModelOpt's kv_cache_scheme or
+  /// kv_cache_quant_algo, compressed-tensors' kv_cache_scheme), as "<pointer>" (or "<file>:<pointer>" from
+  /// hf_quant_config.json); "" if none. Engines that keep it at their default cache dtype: docs/engines.md.
+  std::string checkpoint_kv_fp8;
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
   std::optional<checkpoint_weights> checkpoint;  ///< a GGUF input's tensor table; absent for config.json
   /// Non-empty when a key that only the weights read is malformed (an expert count, an expert width,

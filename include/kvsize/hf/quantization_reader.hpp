@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // quantization_config, read once: the scheme as written (parsed_config::quantization) and the
 // weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors
-// pack-quantized int), plus which parts of the model modules_to_not_convert (or `ignore`) keeps unquantized
-// (module_patterns.hpp).
+// pack-quantized int, ModelOpt NVFP4 and FP8), plus which parts of the model modules_to_not_convert (or `ignore`,
+// `exclude_modules`) keeps unquantized (module_patterns.hpp).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -63,6 +63,57 @@ namespace kvsize::hf::detail {
     return std::nullopt;
   }
   return packed_int_weights(bits, read_u32(field("group_size"), 1, 1U << 24U));
+}
+
+/// NVIDIA ModelOpt (quant_method "modelopt"; vllm model_executor/layers/quantization/modelopt.py,
+/// ModelOptQuantConfigBase.from_config and the Linear methods' create_weights), by quant_algo:
+///   NVFP4 / W4A16_NVFP4        nvfp4, group_size (else config_groups' weights.group_size, else 16) and 2 / 1
+///                              float32 scalars a matrix (weight_scale_2, and input_scale where activations are FP4)
+///   FP8                        fp8, one float32 weight_scale and one input_scale a matrix
+///   FP8_PER_CHANNEL_PER_TOKEN  fp8, a float32 scale per output row
+///   FP8_PB_WO                  fp8, a float32 scale per 128 × 128 block
+/// The rest (MIXED_PRECISION's per-layer list, MXFP8, the W4A8 forms) is nullopt, with a warning.
+[[nodiscard]] inline auto modelopt_format_of(const slot& q, const quantization_config& c, std::vector<std::string>& warnings)
+    -> std::optional<weights_format> {
+  const auto is = [&](std::string_view name) { return kvsize::detail::ascii_iequal(c.quant_algo, name); };  // fp8_pb_wo
+  const auto group_size = [&]() -> std::uint32_t {
+    if (c.group_size) {
+      return *c.group_size;
+    }
+    const slot groups = lookup(*q.value, q.pointer(), "config_groups");  // the form ModelOpt writes into config.json
+    if (groups.set() && groups.value->is_object() && !groups.value->empty()) {
+      const slot group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
+      const slot w = group.set() && group.value->is_object() ? lookup(*group.value, group.pointer(), "weights") : slot{};
+      if (w.set() && w.value->is_object()) {
+        if (const slot g = lookup(*w.value, w.pointer(), "group_size"); g.set()) {
+          return read_u32(g, 1, 1U << 24U);
+        }
+      }
+    }
+    return 16;  // vLLM's ModelOptNvFp4Config default
+  };
+  if (is("NVFP4") || is("W4A16_NVFP4")) {
+    return nvfp4_weights(group_size(), is("NVFP4") ? 2U : 1U);
+  }
+  if (is("FP8")) {
+    weights_format f = fp8_weights(0, 0);
+    f.tensor_scalars = 1;  // input_scale; weight_scale is the per-tensor block
+    return f;
+  }
+  if (is("FP8_PER_CHANNEL_PER_TOKEN")) {
+    return fp8_weights(1, 0);
+  }
+  if (is("FP8_PB_WO")) {
+    return fp8_weights(128, 128);
+  }
+  if (c.quant_algo.empty()) {
+    warnings.push_back(q.pointer() + ": quant_method \"modelopt\" without quant_algo; the weights are not sized");
+    return std::nullopt;
+  }
+  warnings.push_back(q.pointer() + "/quant_algo = \"" + printable(c.quant_algo) +
+                     "\": a ModelOpt algorithm kvsize does not size (it sizes NVFP4, W4A16_NVFP4, FP8, "
+                     "FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO); the weights are not sized");
+  return std::nullopt;
 }
 
 /// The weights_format a quantization_config is sized with; nullopt for a scheme kvsize does not size.
@@ -148,15 +199,72 @@ inline auto mlx_format_of(const slot& q, const quantization_config& c, std::vect
   return q;
 }
 
-/// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
-/// object. parsed_config::quantization_method and quantization_bits are its method and bits. A composite
-/// (multimodal) config may keep it in its language model's sub-config `text` instead (Kimi-K2.5:
-/// text_config.quantization_config, compressed-tensors on the text model only).
-inline void read_quantization_config(const json& root, const slot& text, parsed_config& out) {
-  const slot q = find_quantization_config(root, text);
-  if (!q.set()) {
+/// The key by which quantization object `q` of `method` declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8):
+/// kv_cache_scheme {"type": "float", "num_bits": 8} (ModelOpt's config.json form, compressed-tensors), else ModelOpt's
+/// kv_cache_quant_algo "FP8" (hf_quant_config.json), in the order vLLM's get_kv_cache_quant_algo_string reads them.
+/// Lenient, as the KV answer reads it: another form is a warning, never an error.
+inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_config& out) {
+  if (!method.starts_with("modelopt") && method != "compressed-tensors") {
     return;
   }
+  const slot scheme = lookup(*q.value, q.pointer(), "kv_cache_scheme");
+  const slot algo = lookup(*q.value, q.pointer(), "kv_cache_quant_algo");
+  const auto fp8_scheme = [](const json& s) {
+    return s.is_object() && s.contains("type") && s["type"] == "float" && s.contains("num_bits") && s["num_bits"] == 8;
+  };
+  if (scheme.set() && fp8_scheme(*scheme.value)) {
+    out.checkpoint_kv_fp8 = scheme.pointer();
+  } else if (algo.set() && algo.value->is_string() &&
+             kvsize::detail::ascii_iequal(algo.value->get<std::string>(), "FP8")) {
+    out.checkpoint_kv_fp8 = algo.pointer();
+  } else {
+    for (const slot* s : {&scheme, &algo}) {
+      if (s->set() && !s->value->is_null()) {
+        out.warnings.push_back(s->pointer() + ": a KV cache quantization kvsize does not read (it reads FP8); the "
+                                              "cache is sized in each engine's default type");
+      }
+    }
+  }
+}
+
+/// The weights_format of quantization object `q`, read into `c` so far (every unquantized part in `kept`), by its
+/// method: compressed-tensors, ModelOpt, MLX, or weights_format_of's; nullopt, with a warning, for the rest.
+inline auto sized_format(const slot& q, quantization_config& c, std::uint16_t kept, parsed_config& out)
+    -> std::optional<weights_format> {
+  const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer(), k); };
+  const bool modelopt = c.method.starts_with("modelopt");  // vLLM also names it modelopt_fp4
+  std::optional<weights_format> f = c.method == "compressed-tensors" ? compressed_tensors_format(q)
+                                    : modelopt                        ? modelopt_format_of(q, c, out.warnings)
+                                                                      : weights_format_of(c);
+  if (c.method == "compressed-tensors" || modelopt) {  // compressed-tensors' and ModelOpt's `ignore` (ModelOpt's
+    std::vector<std::string> ignore_warnings;          // hf_quant_config.json form: exclude_modules); warnings
+    kept |= parts_of_patterns(key("ignore"), c.modules_to_not_convert, ignore_warnings);  // only where it is sized
+    kept |= parts_of_patterns(key("exclude_modules"), c.modules_to_not_convert, ignore_warnings);
+    if (f) {
+      out.warnings.insert(out.warnings.end(), ignore_warnings.begin(), ignore_warnings.end());
+    }
+  }
+  const bool mlx = !f && c.method.empty() && (c.bits || c.group_size || key("mode").set());
+  if (mlx) {
+    f = mlx_format_of(q, c, out.warnings);
+  }
+  if (f) {
+    f->unquantized_parts = kept;
+    if (out.dtype_key.empty()) {
+      f->unquantized = kvsize::dtype::bf16;
+      out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
+                             " leaves unquantized are taken as bfloat16 (no dtype key)");
+    }
+  } else if (!mlx && !modelopt) {  // (mlx_format_of and modelopt_format_of have said why)
+    out.warnings.push_back(q.pointer() + "/quant_method = \"" + printable(c.method) +
+                           "\": a scheme kvsize does not size; weights_format left unset");
+  }
+  return f;
+}
+
+/// The quantization object `q` (a config.json's quantization_config; hf_quant_config.json's `quantization`, whose
+/// method `implied_method` names as it has no quant_method) into out.quantization.
+inline void read_quantization_object(const slot& q, std::string_view implied_method, parsed_config& out) {
   out.quantization_config_given = true;  // before any check: a config kvsize cannot read is still quantized
   require_object(q);
   quantization_config c;
@@ -170,10 +278,11 @@ inline void read_quantization_config(const json& root, const slot& text, parsed_
     const slot s = key(k);
     return s.set() ? std::optional<bool>(read_bool(s)) : std::nullopt;
   };
-  c.method = str("quant_method");
-  if (key("quant_method").set()) {
+  c.method = key("quant_method").set() ? str("quant_method") : std::string(implied_method);
+  if (key("quant_method").set() || !implied_method.empty()) {
     out.quantization_method = c.method;  // before any other key: the KV dtype rule reads it (mxfp4)
   }
+  read_checkpoint_kv(q, c.method, out);  // before any key only the weights read can throw
   const slot bits = lookup_first(*q.value, q.pointer(), keys::quant_bits);
   if (bits.set()) {
     c.bits = read_u32(bits, 1, 64);
@@ -192,6 +301,7 @@ inline void read_quantization_config(const json& root, const slot& text, parsed_
   c.fmt = str("fmt");
   c.activation_scheme = str("activation_scheme");
   c.version = str("version");
+  c.quant_algo = str("quant_algo");
   if (const slot wbs = key("weight_block_size"); wbs.set()) {
     require_array(wbs, 2, "[output block, input block]");
     c.weight_block_size = std::array<std::uint32_t, 2>{read_u32(element(wbs, 0), 1, 1U << 20U),
@@ -204,32 +314,19 @@ inline void read_quantization_config(const json& root, const slot& text, parsed_
   c.bnb_4bit_quant_type = str("bnb_4bit_quant_type");
   c.bnb_4bit_use_double_quant = boolean("bnb_4bit_use_double_quant").value_or(false);
 
-  std::optional<weights_format> f = c.method == "compressed-tensors" ? compressed_tensors_format(q) : weights_format_of(c);
-  if (c.method == "compressed-tensors") {  // beside targets ["Linear"]; its warnings only where the format is sized
-    std::vector<std::string> ignore_warnings;
-    kept |= parts_of_patterns(key("ignore"), c.modules_to_not_convert, ignore_warnings);
-    if (f) {
-      out.warnings.insert(out.warnings.end(), ignore_warnings.begin(), ignore_warnings.end());
-    }
-  }
-  const bool mlx = !f && c.method.empty() && (c.bits || c.group_size || key("mode").set());
-  if (mlx) {
-    f = mlx_format_of(q, c, out.warnings);
-  }
-  if (f) {
-    f->unquantized_parts = kept;
-    if (out.dtype_key.empty()) {
-      f->unquantized = kvsize::dtype::bf16;
-      out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
-                             " leaves unquantized are taken as bfloat16 (no dtype key)");
-    }
-  } else if (!mlx) {  // (mlx_format_of has said why)
-    out.warnings.push_back(q.pointer() + "/quant_method = \"" + printable(c.method) +
-                           "\": a scheme kvsize does not size; weights_format left unset");
-  }
-  c.format = f;
+  c.format = sized_format(q, c, kept, out);
   out.quantization_bits = c.bits;
   out.quantization = std::move(c);
+}
+
+/// quantization_config in full, and the weights_format kvsize sizes it with: the one read of the
+/// object. parsed_config::quantization_method and quantization_bits are its method and bits. A composite
+/// (multimodal) config may keep it in its language model's sub-config `text` instead (Kimi-K2.5:
+/// text_config.quantization_config, compressed-tensors on the text model only).
+inline void read_quantization_config(const json& root, const slot& text, parsed_config& out) {
+  if (const slot q = find_quantization_config(root, text); q.set()) {
+    read_quantization_object(q, "", out);
+  }
 }
 
 }  // namespace kvsize::hf::detail

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// NVIDIA ModelOpt checkpoints (quantization_config.quant_method "modelopt"): NVFP4, W4A16_NVFP4 and the FP8 forms,
+// sized tensor by tensor as the checkpoint stores them (vllm model_executor/layers/quantization/modelopt.py,
+// ModelOptNvFp4LinearMethod.create_weights / ModelOptFp8LinearMethod.create_weights: weight, weight_scale,
+// weight_scale_2, input_scale per Linear and per expert). Each figure is derived by hand beside it.
+#include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
+#include <kvsize/weights.hpp>
+
+#include "cli_support.hpp"
+#include "hf_support.hpp"
+#include "weights_support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>  // getpid
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <system_error>
+
+using kvsize::bytes;
+using kvsize::part_bit;
+using kvsize::weight_part;
+using kvsize::test::has_warning;
+using kvsize::test::json_of;
+using namespace kvsize::test::weights_configs;
+
+namespace {
+
+namespace d = kvsize::detail;
+
+// One 4,096 × 4,096 projection. NVFP4: two E2M1 values a byte (8,388,608 B), an FP8 scale per 16 inputs
+// (4,096 × 256 = 1,048,576 B), weight_scale_2 and input_scale (8 B); W4A16_NVFP4 has no input_scale.
+static_assert(d::nvfp4_bytes(kvsize::nvfp4_weights(), 4'096, 4'096).data == 8'388'608);
+static_assert(d::nvfp4_bytes(kvsize::nvfp4_weights(), 4'096, 4'096).scales == 1'048'576 + 8);
+static_assert(d::nvfp4_bytes(kvsize::nvfp4_weights(16, 1), 4'096, 4'096).scales == 1'048'576 + 4);
+// An odd input width rounds up: 17 inputs hold 9 bytes and 2 scales a row.
+static_assert(d::nvfp4_bytes(kvsize::nvfp4_weights(), 3, 17).data == 27);
+static_assert(d::nvfp4_bytes(kvsize::nvfp4_weights(), 3, 17).scales == 6 + 8);
+
+/// Llama-3.1-8B's config.json with `quantization_config` replaced.
+auto llama_with(const std::string& quantization_config) -> kvsize::hf::parsed_config {
+  return with_quantization("meta-llama__Llama-3.1-8B", quantization_config);
+}
+
+}  // namespace
+
+TEST_CASE("modelopt: Gemma-4-31B-IT-NVFP4 keeps its attention bf16 and packs the MLP", "[weights][hf][modelopt]") {
+  // nvidia/Gemma-4-31B-IT-NVFP4 (configs/SOURCES.md): quant_algo NVFP4, the group size only in config_groups (16),
+  // `ignore` lists lm_head, the vision tower and every layer's self_attn. So only the MLP is NVFP4: 60 layers of
+  // gate and up (21,504 × 5,376) and down (5,376 × 21,504); each matrix 21,504 × 5,376 / 2 = 57,802,752 B of values,
+  // 21,504 × 5,376 / 16 = 7,225,344 B of FP8 scales and 8 B of scalars: 65,028,104 B, 60 × 3 of them
+  // 11,705,058,720 B, where bf16 took 60 × 3 × 21,504 × 5,376 × 2 = 41,617,981,440 B. Everything else is bf16 in both.
+  const auto c = load("nvidia__Gemma-4-31B-IT-NVFP4");
+  REQUIRE(c.quantization);
+  REQUIRE(c.quantization->format);
+  const kvsize::weights_format& f = *c.quantization->format;
+  CHECK(f.scheme == kvsize::weights_scheme::nvfp4);
+  CHECK(f.group_size == 16);
+  CHECK(f.tensor_scalars == 2);
+  CHECK(f.unquantized_parts ==
+        (part_bit(weight_part::lm_head) | part_bit(weight_part::vision) | part_bit(weight_part::attention)));
+  const bytes bf16 = kvsize::weights_bytes(c.spec, kvsize::uniform_weights(kvsize::dtype::bf16));
+  CHECK(kvsize::weights_bytes(c.spec, f) == bf16 - bytes{41'617'981'440} + bytes{11'705'058'720});
+  const auto detail = kvsize::weights_bytes_detail(c.spec, f);
+  CHECK(detail.quantized == bytes{60ULL * 3 * 57'802'752});
+  CHECK(detail.scales == bytes{60ULL * 3 * (7'225'344 + 8)});
+  // The text model alone, by hand: the tied 262,144 × 5,376 embedding (2,818,572,288 B); 50 sliding layers' q, k,
+  // v, o (5,376 × (8,192 + 4,096 + 4,096 + 8,192) × 2 B = 264,241,152 B) and 10 full layers' q, k, o (k_eq_v: no
+  // v_proj; 5,376 × (16,384 + 2,048 + 16,384) × 2 B = 374,341,632 B); per layer four 5,376-wide norms, q_norm and
+  // k_norm over the head (256, or 512 on full layers) and layer_scalar (one element, a buffer transformers'
+  // Gemma4TextDecoderLayer registers and the checkpoints store), in bf16; the final norm; the MLP above.
+  auto text_only = f;
+  text_only.include_vision = false;
+  const std::uint64_t norms = 50ULL * (4 * 5'376 + 2 * 256 + 1) * 2 + 10ULL * (4 * 5'376 + 2 * 512 + 1) * 2 + 5'376 * 2;
+  CHECK(kvsize::weights_bytes(c.spec, text_only) ==
+        bytes{2'818'572'288ULL + 50 * 264'241'152ULL + 10 * 374'341'632ULL + norms + 11'705'058'720ULL});
+}
+
+TEST_CASE("modelopt: the quant_algo forms and exclude_modules", "[weights][hf][modelopt]") {
+  // Llama-3.1-8B (32 layers, hidden 4,096, MLP 14,336, 8 KV heads of 128). W4A16_NVFP4: one scalar (weight_scale_2)
+  // a matrix; the group size at the top level.
+  const auto w4a16 = llama_with(R"({"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4", "group_size": 16,
+      "exclude_modules": ["lm_head"]})");
+  REQUIRE(w4a16.quantization);
+  REQUIRE(w4a16.quantization->format);
+  CHECK(*w4a16.quantization->format == [] {
+    auto f = kvsize::nvfp4_weights(16, 1);
+    f.unquantized_parts = part_bit(weight_part::lm_head);
+    return f;
+  }());
+  // FP8, per tensor: one byte a weight, weight_scale and input_scale (8 B) a matrix; 7 matrices a layer.
+  const auto fp8 = llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head"]})");
+  REQUIRE(fp8.quantization);
+  REQUIRE(fp8.quantization->format);
+  const auto detail = kvsize::weights_bytes_detail(fp8.spec, *fp8.quantization->format);
+  // q, o 4,096²; k, v 1,024 × 4,096; gate, up 14,336 × 4,096; down 4,096 × 14,336.
+  CHECK(detail.quantized == bytes{32ULL * (2 * 16'777'216 + 2 * 4'194'304 + 3 * 58'720'256)});
+  CHECK(detail.scales == bytes{32ULL * 7 * 8});
+  CHECK(fp8.quantization->format->block_rows == 0);
+  // FP8_PER_CHANNEL_PER_TOKEN: a float32 scale per output row; fp8_pb_wo (lower case, as ModelOpt may write it):
+  // per 128 × 128 block.
+  const auto channel = llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8_PER_CHANNEL_PER_TOKEN"})");
+  REQUIRE(channel.quantization);
+  REQUIRE(channel.quantization->format);
+  CHECK(kvsize::weights_bytes_detail(channel.spec, *channel.quantization->format).scales ==
+        bytes{32ULL * (4'096 + 1'024 + 1'024 + 4'096 + 14'336 + 14'336 + 4'096) * 4});
+  const auto block = llama_with(R"({"quant_method": "modelopt", "quant_algo": "fp8_pb_wo"})");
+  REQUIRE(block.quantization);
+  REQUIRE(block.quantization->format);
+  CHECK(*block.quantization->format == kvsize::fp8_weights(128, 128));
+}
+
+TEST_CASE("modelopt: an algorithm kvsize does not size leaves the weights unsized, never the KV cache",
+          "[weights][hf][modelopt]") {
+  const auto plain = load("meta-llama__Llama-3.1-8B");
+  const auto mixed = llama_with(R"({"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"})");
+  REQUIRE(mixed.quantization);
+  CHECK_FALSE(mixed.quantization->format);
+  CHECK(has_warning(mixed, "/quantization_config/quant_algo = \"MIXED_PRECISION\": a ModelOpt algorithm"));
+  CHECK_FALSE(has_warning(mixed, "a scheme kvsize does not size"));  // one warning, the specific one
+  CHECK(kvsize::kv_bytes_per_token(mixed.spec) == kvsize::kv_bytes_per_token(plain.spec));
+  const auto none = llama_with(R"({"quant_method": "modelopt"})");
+  REQUIRE(none.quantization);
+  CHECK_FALSE(none.quantization->format);
+  CHECK(has_warning(none, "without quant_algo"));
+  // A malformed key only the weights read: the weights are unknown, named by pointer; the KV cache stands.
+  const auto bad = llama_with(R"({"quant_method": "modelopt", "quant_algo": 4})");
+  CHECK(bad.weights_unknown_because.find("/quantization_config/quant_algo") != std::string::npos);
+  CHECK(kvsize::kv_bytes_per_token(bad.spec) == kvsize::kv_bytes_per_token(plain.spec));
+  const auto bad_group = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+      "config_groups": {"group_0": {"weights": {"group_size": 0}}}})");
+  CHECK(bad_group.weights_unknown_because.find("/quantization_config/config_groups/group_0/weights/group_size") !=
+        std::string::npos);
+}
+
+TEST_CASE("modelopt: --weights-dtype nvfp4 is ModelOpt's default NVFP4 recipe", "[weights][modelopt]") {
+  CHECK(kvsize::parse_weights_format("nvfp4") == kvsize::nvfp4_weights());
+  CHECK(kvsize::parse_weights_format("NVFP4") == kvsize::nvfp4_weights());
+  // Llama-3.1-8B: 32 layers of q, o (4,096²), k, v (1,024 × 4,096), gate, up (14,336 × 4,096), down (4,096 × 14,336):
+  // 218,103,808 weights a layer, a half byte each and an FP8 scale per 16 (13,631,488 B), 8 B of scalars a matrix;
+  // the embedding and the LM head (128,256 × 4,096 each) and the norms (65 × 4,096) stay bf16.
+  const auto m = load("meta-llama__Llama-3.1-8B").spec;
+  CHECK(kvsize::weights_bytes(m, kvsize::nvfp4_weights()) ==
+        bytes{32ULL * (218'103'808 / 2 + 218'103'808 / 16 + 7 * 8) + 2ULL * 128'256 * 4'096 * 2 + 65ULL * 4'096 * 2});
+}
+
+TEST_CASE("kvsize --json: a ModelOpt NVFP4 config is sized, and --weights-dtype nvfp4 is the what-if",
+          "[cli][weights][modelopt]") {
+  const std::string dir = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/";
+  const auto gemma = json_of(dir + "nvidia__Gemma-4-31B-IT-NVFP4.config.json'");
+  CHECK(gemma["weights_dtype"] == "nvfp4-g16");
+  const auto c = load("nvidia__Gemma-4-31B-IT-NVFP4");
+  REQUIRE(c.quantization);
+  REQUIRE(c.quantization->format);
+  CHECK(gemma["weights_bytes"] == kvsize::weights_bytes(c.spec, *c.quantization->format).count());
+  const auto llama = json_of(dir + "meta-llama__Llama-3.1-8B.config.json' --weights-dtype nvfp4");
+  CHECK(llama["weights_dtype"] == "nvfp4-g16");
+  CHECK(llama["weights_bytes"] == kvsize::weights_bytes(load("meta-llama__Llama-3.1-8B").spec, kvsize::nvfp4_weights()).count());
+}
+
+TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json has none (Llama-3.3-70B-FP4)",
+          "[weights][hf][modelopt][inputs]") {
+  // nvidia/Llama-3.3-70B-Instruct-FP4 (ModelOpt ≤ 0.29: the settings only in hf_quant_config.json; NVFP4, group 16,
+  // lm_head excluded, FP8 KV cache). Its model.safetensors.index.json states total_size 42,709,045,632
+  // (https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP4/blob/main/model.safetensors.index.json, as two public
+  // repositories quote it: a deployment script that checks a download against it, a chart of checkpoint sizes).
+  // By hand, Llama-3.1/3.3-70B (80 layers, hidden 8,192, 64 heads, 8 KV heads, MLP 28,672, vocab 128,256): q and o
+  // 8,192² (33,554,432 + 4,194,304 + 8 B each), k and v 1,024 × 8,192 (4,194,304 + 524,288 + 8), gate, up, down
+  // 28,672 × 8,192 (117,440,512 + 14,680,064 + 8): 481,296,440 B a layer; embed_tokens and lm_head
+  // 2 × 2,101,346,304 B and 161 norms of 8,192 in bf16: 38,503,715,200 + 4,202,692,608 + 2,637,824.
+  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-modelopt-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  struct removed_at_exit {  // also when a REQUIRE ends the test early
+    std::filesystem::path path;
+    ~removed_at_exit() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } const guard{dir};
+  std::filesystem::copy_file(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "meta-llama__Llama-3.1-70B.config.json",
+                             dir / "config.json", std::filesystem::copy_options::overwrite_existing);
+  const auto write = [&](const std::string& text) { std::ofstream(dir / "hf_quant_config.json") << text; };
+  write(R"({"producer": {"name": "modelopt", "version": "0.23.0"}, "quantization": {"quant_algo": "NVFP4",
+      "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}})");
+  const auto c = kvsize::hf::load_config(dir);
+  REQUIRE(c.quantization);
+  REQUIRE(c.quantization->format);
+  CHECK(c.quantization_method == std::optional<std::string>{"modelopt"});
+  CHECK(kvsize::weights_bytes(c.spec, *c.quantization->format) == bytes{42'709'045'632});
+  CHECK(kvsize::weights_bytes(c.spec, *c.quantization->format) ==
+        bytes{38'503'715'200ULL + 4'202'692'608ULL + 2'637'824ULL});
+  const std::string file = (dir / "hf_quant_config.json").string();
+  CHECK(c.checkpoint_kv_fp8 == file + ":/quantization/kv_cache_quant_algo");
+  const auto folder = json_of("'" + dir.string() + "'");
+  CHECK(folder["weights_bytes"] == 42'709'045'632ULL);
+  const auto warnings = json_of("'" + dir.string() + "' --engine vllm")["warnings"];
+  CHECK(std::any_of(warnings.begin(), warnings.end(), [&](const nlohmann::json& w) {
+    return w.get<std::string>().find(file + ":/quantization/kv_cache_quant_algo declares an FP8 KV cache") !=
+           std::string::npos;
+  }));
+  // The file given alone is config.json only: unquantized, with a warning that names the file beside it.
+  const auto alone = kvsize::hf::load_config(dir / "config.json");
+  CHECK_FALSE(alone.quantization);
+  CHECK(has_warning(alone, file + ": a quantization config beside this config.json"));
+  // A defect in it is a weights-only problem: a warning naming the file and the key, the KV answer kept.
+  write(R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": "16"}})");
+  const auto bad = kvsize::hf::load_config(dir);
+  CHECK(bad.weights_unknown_because.starts_with(file + ":/quantization/group_size: "));
+  CHECK(has_warning(bad, file + ":/quantization/group_size: "));
+  CHECK(kvsize::kv_bytes_per_token(bad.spec) == kvsize::kv_bytes_per_token(c.spec));
+  write("{not json");
+  CHECK(kvsize::hf::load_config(dir).weights_unknown_because.starts_with(file + ": "));
+  write(R"({"producer": {"name": "modelopt"}})");
+  CHECK(kvsize::hf::load_config(dir).weights_unknown_because.starts_with(file + ":/quantization: "));
+  // The command sizes the KV cache and names the file and key once on stderr.
+  const auto r = kvsize::test::run_cli("'" + dir.string() + "' --json");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Matchers::ContainsSubstring(file + ":/quantization: "));
+  CHECK_THAT(r.err, !Catch::Matchers::ContainsSubstring(dir.string() + ":" + file));
+}
