@@ -632,9 +632,9 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
 }
 
 /// The note on a checkpoint that declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8), where the serving
-/// engine's default cache type was taken: vLLM 0.14+, SGLang (ModelOpt NVFP4) and TensorRT-LLM (ModelOpt) may keep
-/// the checkpoint's FP8 at their default (docs/engines.md), which kvsize does not model yet; it sizes the default
-/// it models and names the option that sizes FP8.
+/// engine's default cache type was taken: vLLM (from 0.13 or 0.14), SGLang (ModelOpt NVFP4) and TensorRT-LLM
+/// (ModelOpt) may keep the checkpoint's FP8 at their default (docs/engines.md), which kvsize does not model yet; it
+/// sizes the default it models and names the option that sizes FP8.
 auto checkpoint_kv_note(const options& opts, const sizing& s, dtype engine_kv) -> std::string {
   return fmt::format("KV cache: {} declares an FP8 KV cache, which {} may keep at its default cache dtype (vLLM from "
                      "0.13 or 0.14, SGLang for ModelOpt NVFP4, TensorRT-LLM for ModelOpt: docs/engines.md); kvsize "

@@ -169,8 +169,9 @@ TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json ha
           "[weights][hf][modelopt][inputs]") {
   // nvidia/Llama-3.3-70B-Instruct-FP4 (ModelOpt ≤ 0.29: the settings only in hf_quant_config.json; NVFP4, group 16,
   // lm_head excluded, FP8 KV cache). Its model.safetensors.index.json states total_size 42,709,045,632
-  // (https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP4/blob/main/model.safetensors.index.json, as two public
-  // repositories quote it: a deployment script that checks a download against it, a chart of checkpoint sizes).
+  // (https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP4/blob/main/model.safetensors.index.json; the -NVFP4
+  // repository's weights, whose total neronain/dgx-spark-all-controllers `llama33-70b-nvfp4-single.sh` @a4e92cba checks
+  // a download against: docs/research/modelopt.md).
   // By hand, Llama-3.1/3.3-70B (80 layers, hidden 8,192, 64 heads, 8 KV heads, MLP 28,672, vocab 128,256): q and o
   // 8,192² (33,554,432 + 4,194,304 + 8 B each), k and v 1,024 × 8,192 (4,194,304 + 524,288 + 8), gate, up, down
   // 28,672 × 8,192 (117,440,512 + 14,680,064 + 8): 481,296,440 B a layer; embed_tokens and lm_head
