@@ -131,7 +131,7 @@ void cache_options(CLI::App& app, kvsize::cli::options& o) {
                    "element type of K and V (default: the model's dtype)");
   cache.add_option("--k-dtype", o.k_dtype, "element type of K alone");
   cache.add_option("--v-dtype", o.v_dtype, "element type of V alone");
-  cache.add_option("--weights-dtype", o.weights_dtype, "element type of the weights (bf16, fp8, int4), a llama.cpp preset (q4_K_M, ...) or nvfp4 (default: from the config)");
+  cache.add_option("--weights-dtype", o.weights_dtype, "weights' type: auto, bf16, fp8, int4, nvfp4, q4_K_M, ... (default: the config's)");
   cache.add_option("--dtype", o.model_dtype,
                    "the dtype the model runs in (vLLM/SGLang --dtype: auto, half/float16, bfloat16, "
                    "float/float32): the default of the KV cache, the state and unquantized weights");

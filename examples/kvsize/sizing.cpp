@@ -79,6 +79,16 @@ auto bandwidth_option(std::string_view flag, const std::string& text) -> std::ui
   return rate->count();
 }
 
+/// An FP8 format's name by the extent of its scale: "fp8-per-tensor" (0 × 0), "fp8-per-channel" (1 × 0),
+/// "fp8-block128x128"; "+input-scale" where each matrix also stores ModelOpt's static float32 input_scale.
+auto fp8_format_name(const weights_format& f) -> std::string {
+  const std::string extent = f.block_rows == 0 && f.block_cols == 0 ? std::string{"per-tensor"}
+                             : f.block_rows == 1 && f.block_cols == 0
+                                 ? std::string{"per-channel"}
+                                 : fmt::format("block{}x{}", f.block_rows, f.block_cols);
+  return fmt::format("fp8-{}{}", extent, f.tensor_scalars > 0 ? "+input-scale" : "");
+}
+
 /// How a weights format reads in the report and in JSON: "bf16", "q4_K_M", "gptq-4bit-g128", ...
 auto weights_format_name(const weights_format& f) -> std::string {
   switch (f.scheme) {
@@ -86,7 +96,7 @@ auto weights_format_name(const weights_format& f) -> std::string {
     case weights_scheme::gguf: return std::string{name(f.gguf)};
     case weights_scheme::gptq: return fmt::format("gptq-{}bit-g{}", f.bits, f.group_size);
     case weights_scheme::awq: return fmt::format("awq-{}bit-g{}", f.bits, f.group_size);
-    case weights_scheme::fp8: return fmt::format("fp8-block{}x{}", f.block_rows, f.block_cols);
+    case weights_scheme::fp8: return fp8_format_name(f);
     case weights_scheme::mxfp4: return "mxfp4";
     case weights_scheme::bnb_4bit: return f.double_quant ? "bnb-4bit-double-quant" : "bnb-4bit";
     case weights_scheme::bnb_8bit: return "bnb-8bit";
@@ -545,10 +555,10 @@ void compute_sweeps(const options& opts, engine_kind engine, const model_spec& m
 }
 
 /// The malformed key the weights need, as "<file>:<pointer>: <what is wrong>": config.json's pointer after the input's
-/// path, or a model folder's hf_quant_config.json, which the reader names itself.
+/// path, or a model folder's hf_quant_config.json, which the reader names itself (weights_unknown_file).
 auto weights_unknown_where(const sizing& s) -> std::string {
   const std::string& because = s.config.weights_unknown_because;
-  return because.starts_with(s.config_path) ? because : s.config_path + ":" + because;
+  return s.config.weights_unknown_file.empty() ? s.config_path + ":" + because : because;
 }
 
 /// Why the weights are unknown, as the end of a sentence: the malformed key a config.json's weights

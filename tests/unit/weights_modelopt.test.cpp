@@ -138,6 +138,13 @@ TEST_CASE("modelopt: an algorithm kvsize does not size leaves the weights unsize
       "config_groups": {"group_0": {"weights": {"group_size": 0}}}})");
   CHECK(bad_group.weights_unknown_because.find("/quantization_config/config_groups/group_0/weights/group_size") !=
         std::string::npos);
+  // config_groups, read for the group size, is an object: another type is named, never read as the default 16.
+  const auto bad_groups = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "config_groups": "16"})");
+  CHECK(bad_groups.weights_unknown_because.starts_with("/quantization_config/config_groups: "));
+  CHECK(kvsize::kv_bytes_per_token(bad_groups.spec) == kvsize::kv_bytes_per_token(plain.spec));
+  const auto bad_weights = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+      "config_groups": {"group_0": {"weights": [16]}}})");
+  CHECK(bad_weights.weights_unknown_because.starts_with("/quantization_config/config_groups/group_0/weights: "));
 }
 
 TEST_CASE("modelopt: --weights-dtype nvfp4 is ModelOpt's default NVFP4 recipe", "[weights][modelopt]") {
@@ -163,6 +170,33 @@ TEST_CASE("kvsize --json: a ModelOpt NVFP4 config is sized, and --weights-dtype 
   const auto llama = json_of(dir + "meta-llama__Llama-3.1-8B.config.json' --weights-dtype nvfp4");
   CHECK(llama["weights_dtype"] == "nvfp4-g16");
   CHECK(llama["weights_bytes"] == kvsize::weights_bytes(load("meta-llama__Llama-3.1-8B").spec, kvsize::nvfp4_weights()).count());
+}
+
+TEST_CASE("kvsize --json: each FP8 form has its own weights_dtype name", "[cli][weights][modelopt]") {
+  // An FP8 checkpoint's name says the extent of its weight scale, and ModelOpt's static input_scale: ModelOpt FP8
+  // (8 B a matrix) and transformers' per-tensor fp8 (4 B) size differently and must not read alike.
+  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-fp8-names-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  struct removed_at_exit {
+    std::filesystem::path path;
+    ~removed_at_exit() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } const guard{dir};
+  std::ifstream in(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "meta-llama__Llama-3.1-8B.config.json");
+  const auto base = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  const auto name_of = [&](const std::string& quantization_config) {
+    auto doc = base;
+    doc["quantization_config"] = nlohmann::json::parse(quantization_config);
+    std::ofstream(dir / "config.json") << doc.dump();
+    return json_of("'" + (dir / "config.json").string() + "'")["weights_dtype"].get<std::string>();
+  };
+  CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "FP8"})") == "fp8-per-tensor+input-scale");
+  CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "FP8_PER_CHANNEL_PER_TOKEN"})") == "fp8-per-channel");
+  CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "FP8_PB_WO"})") == "fp8-block128x128");
+  CHECK(name_of(R"({"quant_method": "fp8"})") == "fp8-per-tensor");
+  CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"})") == "nvfp4-g16-w4a16");
 }
 
 TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json has none (Llama-3.3-70B-FP4)",
@@ -210,10 +244,19 @@ TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json ha
   const auto alone = kvsize::hf::load_config(dir / "config.json");
   CHECK_FALSE(alone.quantization);
   CHECK(has_warning(alone, file + ": a quantization config beside this config.json"));
+  {  // A bare config.json in the working directory: the folder to give is "."
+    const auto before = std::filesystem::current_path();
+    std::filesystem::current_path(dir);
+    const auto here = kvsize::hf::load_config("config.json");
+    std::filesystem::current_path(before);
+    CHECK(has_warning(here, "hf_quant_config.json: a quantization config beside this config.json, which has none; "
+                            "kvsize reads it when given the folder (.)"));
+  }
   // A defect in it is a weights-only problem: a warning naming the file and the key, the KV answer kept.
   write(R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": "16"}})");
   const auto bad = kvsize::hf::load_config(dir);
   CHECK(bad.weights_unknown_because.starts_with(file + ":/quantization/group_size: "));
+  CHECK(bad.weights_unknown_file == file);
   CHECK(has_warning(bad, file + ":/quantization/group_size: "));
   CHECK(kvsize::kv_bytes_per_token(bad.spec) == kvsize::kv_bytes_per_token(c.spec));
   write("{not json");

@@ -59,6 +59,7 @@ inline void read_hf_quant_config(const std::filesystem::path& folder, parsed_con
   }
   if (weights_known && !out.weights_unknown_because.empty()) {
     out.weights_unknown_because = in_file(out.weights_unknown_because);
+    out.weights_unknown_file = file;
   }
   if (!out.checkpoint_kv_fp8.empty()) {  // config.json declared none (it has no quantization_config)
     out.checkpoint_kv_fp8 = file + ":" + out.checkpoint_kv_fp8;
@@ -73,8 +74,9 @@ inline void note_hf_quant_config_beside(const std::filesystem::path& config_file
   std::error_code ec;
   if (!out.quantization_config_given && config_file.filename() == "config.json" &&
       std::filesystem::is_regular_file(beside, ec)) {
+    const std::string folder = config_file.has_parent_path() ? config_file.parent_path().string() : ".";
     out.warnings.push_back(beside.string() + ": a quantization config beside this config.json, which has none; "
-                           "kvsize reads it when given the folder (" + config_file.parent_path().string() + ")");
+                           "kvsize reads it when given the folder (" + folder + ")");
   }
 }
 

@@ -103,6 +103,9 @@ struct parsed_config {
   /// recurrent state and the logits do not read those keys and stand; the weights of `spec` are then
   /// incomplete, so parameters(spec) and weights_bytes(spec, ...) must not be used.
   std::string weights_unknown_because;
+  /// The file weights_unknown_because names and begins with, where the malformed key is not in the input itself (a
+  /// model folder's hf_quant_config.json); "" where it is the input's own key.
+  std::string weights_unknown_file;
   /// Non-empty when some layer's MLP width is unknown (no intermediate key and no class default while a
   /// dense layer needs one, or a malformed per-layer width): "<JSON pointer>: <why>". The weights are
   /// then unknown too (weights_unknown_because), and so is the MLP term of the activation peak and of

@@ -23,27 +23,54 @@
 
 namespace kvsize::hf::detail {
 
+/// The first entry of quantization object `q`'s config_groups (compressed-tensors' form, which ModelOpt also writes
+/// into config.json) and that group's `weights`; `groups` counts the entries (0: no config_groups, or none in it).
+/// Strict: a config_groups, group or weights that is not an object is a wrong_type error at its pointer.
+struct config_group_view {
+  std::size_t groups = 0;
+  slot group;
+  slot weights;  ///< unset where the group has none
+};
+[[nodiscard]] inline auto first_config_group(const slot& q) -> config_group_view {
+  config_group_view v;
+  const slot groups = lookup(*q.value, q.pointer(), "config_groups");
+  if (!groups.set()) {
+    return v;
+  }
+  require_object(groups);
+  v.groups = groups.value->size();
+  if (v.groups == 0) {
+    return v;
+  }
+  v.group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
+  require_object(v.group);
+  v.weights = lookup(*v.group.value, v.group.pointer(), "weights");
+  if (v.weights.set()) {
+    require_object(v.weights);
+  }
+  return v;
+}
+
+/// The ModelOpt spelling of quant_method: "modelopt", and vLLM's "modelopt_fp4" / "modelopt_mixed".
+[[nodiscard]] inline auto is_modelopt(std::string_view method) -> bool { return method.starts_with("modelopt"); }
+
 /// compressed-tensors (quant_method "compressed-tensors"): the pack-quantized form of one config group of
 /// symmetric "int" weights with strategy "group" (or "channel": one group) and no activation order; nullopt for
 /// the rest (float-quantized, asymmetric, several groups), which kvsize does not size yet.
 [[nodiscard]] inline auto compressed_tensors_format(const slot& q) -> std::optional<weights_format> {
   const slot format = lookup(*q.value, q.pointer(), "format");
-  const slot groups = lookup(*q.value, q.pointer(), "config_groups");
-  if (!format.set() || read_string(format) != "pack-quantized" || !groups.set()) {
+  if (!format.set() || read_string(format) != "pack-quantized") {
     return std::nullopt;
   }
-  require_object(groups);
-  if (groups.value->size() != 1) {
+  const config_group_view first = first_config_group(q);
+  if (first.groups != 1) {
     return std::nullopt;
   }
-  const slot group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
-  require_object(group);
-  const slot w = lookup(*group.value, group.pointer(), "weights");
-  const slot targets = lookup(*group.value, group.pointer(), "targets");
+  const slot& w = first.weights;
+  const slot targets = lookup(*first.group.value, first.group.pointer(), "targets");
   if (!w.set() || !targets.set() || !targets.value->is_array() || *targets.value != json::array({"Linear"})) {
     return std::nullopt;  // the group quantizes other modules than every Linear less `ignore`
   }
-  require_object(w);
   const auto field = [&](std::string_view k) { return lookup(*w.value, w.pointer(), k); };
   const slot type = field("type");
   const slot strategy = field("strategy");
@@ -80,14 +107,9 @@ namespace kvsize::hf::detail {
     if (c.group_size) {
       return *c.group_size;
     }
-    const slot groups = lookup(*q.value, q.pointer(), "config_groups");  // the form ModelOpt writes into config.json
-    if (groups.set() && groups.value->is_object() && !groups.value->empty()) {
-      const slot group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
-      const slot w = group.set() && group.value->is_object() ? lookup(*group.value, group.pointer(), "weights") : slot{};
-      if (w.set() && w.value->is_object()) {
-        if (const slot g = lookup(*w.value, w.pointer(), "group_size"); g.set()) {
-          return read_u32(g, 1, 1U << 24U);
-        }
+    if (const slot& w = first_config_group(q).weights; w.set()) {  // the form ModelOpt writes into config.json
+      if (const slot g = lookup(*w.value, w.pointer(), "group_size"); g.set()) {
+        return read_u32(g, 1, 1U << 24U);
       }
     }
     return 16;  // vLLM's ModelOptNvFp4Config default
@@ -204,7 +226,7 @@ inline auto mlx_format_of(const slot& q, const quantization_config& c, std::vect
 /// kv_cache_quant_algo "FP8" (hf_quant_config.json), in the order vLLM's get_kv_cache_quant_algo_string reads them.
 /// Lenient, as the KV answer reads it: another form is a warning, never an error.
 inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_config& out) {
-  if (!method.starts_with("modelopt") && method != "compressed-tensors") {
+  if (!is_modelopt(method) && method != "compressed-tensors") {
     return;
   }
   const slot scheme = lookup(*q.value, q.pointer(), "kv_cache_scheme");
@@ -232,7 +254,7 @@ inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_co
 inline auto sized_format(const slot& q, quantization_config& c, std::uint16_t kept, parsed_config& out)
     -> std::optional<weights_format> {
   const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer(), k); };
-  const bool modelopt = c.method.starts_with("modelopt");  // vLLM also names it modelopt_fp4
+  const bool modelopt = is_modelopt(c.method);
   std::optional<weights_format> f = c.method == "compressed-tensors" ? compressed_tensors_format(q)
                                     : modelopt                        ? modelopt_format_of(q, c, out.warnings)
                                                                       : weights_format_of(c);
