@@ -302,6 +302,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.llama_cpp.swa_full = opts.swa_full;
   // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
   o.dtype_given = s.dtype_facts.given;
+  o.checkpoint_kv = s.config.checkpoint_kv;
   return o;
 }
 
@@ -641,19 +642,82 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   s.plan = std::move(p);
 }
 
+/// The engine and the release whose rules read the checkpoint's KV cache: "vLLM 0.19", "SGLang 0.5.15-0.5.19".
+auto engine_release_words(engine_kind e, const engine_options& o) -> std::string {
+  if (e == engine_kind::vllm) {
+    return fmt::format("vLLM {}", kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(o)));
+  }
+  if (e == engine_kind::sglang) {
+    return fmt::format("SGLang {}", kvsize::engines::sglang::version_name(o.sglang.release));
+  }
+  return std::string{display_name(e)};
+}
+
 /// The note on a checkpoint that declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8), where the serving
-/// engine's default cache type was taken: vLLM (from 0.13 or 0.14), SGLang (ModelOpt NVFP4) and TensorRT-LLM
-/// (ModelOpt) may keep the checkpoint's FP8 at their default (docs/engines.md), which kvsize does not model yet; it
-/// sizes the default it models and names the option that sizes FP8.
-auto checkpoint_kv_note(const options& opts, const sizing& s, dtype engine_kv) -> std::string {
-  return fmt::format("KV cache: {} declares an FP8 KV cache, which {} may keep at its default cache dtype (vLLM from "
-                     "0.13 or 0.14, SGLang for ModelOpt NVFP4, TensorRT-LLM for ModelOpt: docs/engines.md); kvsize "
-                     "sized {}, the default it models: {} fp8 sizes the FP8 cache, half the bytes a token",
-                     s.config.checkpoint_kv_fp8, display_name(s.engine), name(engine_kv), opts.flag("--kv-dtype"));
+/// engine's default cache type was taken: whether the engine's release keeps it (checkpoint_kv_dtype), what kvsize
+/// sized, and the option that sizes the other.
+auto checkpoint_kv_note(const options& opts, const sizing& s, const engine_options& declared, dtype engine_kv)
+    -> std::string {
+  const std::string engine = engine_release_words(s.engine, declared);
+  if (checkpoint_kv_dtype(s.engine, declared)) {
+    return fmt::format("KV cache: {} declares an FP8 KV cache, which {} keeps at its default cache dtype "
+                       "(docs/engines.md): kvsize sized {}; {}",
+                       s.config.checkpoint_kv_fp8, engine, name(engine_kv),
+                       s.engine == engine_kind::trtllm
+                           ? std::string{"TensorRT-LLM refuses a 16-bit cache there"}
+                           : fmt::format("{} bf16 sizes a 16-bit cache", opts.flag("--kv-dtype")));
+  }
+  return fmt::format("KV cache: {} declares an FP8 KV cache, which {} does not take at its default cache dtype "
+                     "(docs/engines.md): kvsize sized {}; {} fp8 sizes the FP8 cache, half the bytes a token",
+                     s.config.checkpoint_kv_fp8, engine, name(engine_kv), opts.flag("--kv-dtype"));
+}
+
+/// The key that declares the checkpoint's KV cache, with its file: config.json's pointer after the input's path; a
+/// model folder's hf_quant_config.json names itself ("<file>:/quantization/…"; config.json's keys hold no ':').
+auto checkpoint_kv_where(const sizing& s) -> std::string {
+  const std::string& key = s.config.checkpoint_kv_fp8;
+  return key.find(":/") != std::string::npos ? key : s.config_path + ":" + key;
+}
+
+/// What the engine's default reads of the checkpoint's KV cache: its form and the release given.
+auto declared_kv_options(const options& opts, const sizing& s) -> engine_options {
+  engine_options o;
+  o.checkpoint_kv = s.config.checkpoint_kv;
+  if (opts.engine_version && s.engine == engine_kind::vllm) {
+    o.vllm.release_minor = vllm_release_option(opts);
+  }
+  if (opts.engine_version && s.engine == engine_kind::sglang) {
+    o.sglang.release = sglang_release_option(opts);
+  }
+  return o;
+}
+
+/// An explicit K/V type against the checkpoint's FP8 cache: vLLM 0.15 – 0.21 put compressed-tensors' FP8 over it (a
+/// note, and FP8 sized); TensorRT-LLM refuses a 16-bit cache there (exit 2, naming the option).
+void apply_checkpoint_kv_rules(const options& opts, const engine_options& declared, sizing& s) {
+  const bool both_fp8 = s.kv.k == dtype::fp8_e4m3 && s.kv.v == dtype::fp8_e4m3;
+  const bool k_not_fp8 = s.kv.k != dtype::fp8_e4m3;  // the option that set the first non-FP8 of K and V
+  const std::string flag = k_not_fp8 ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
+                                     : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(declared) && !both_fp8) {
+    s.notes.push_back(fmt::format("KV cache: {} puts compressed-tensors' FP8 cache ({}) over {} (Attention.__init__, "
+                                  "until 0.22): kvsize sized fp8_e4m3",
+                                  engine_release_words(s.engine, declared), s.config.checkpoint_kv_fp8, flag));
+    s.kv = kv_dtypes::same(dtype::fp8_e4m3);
+  }
+  if (s.engine == engine_kind::trtllm && !both_fp8) {
+    engine_options given = declared;
+    given.kv = s.kv;
+    if (const std::string_view refusal = kvsize::engines::trtllm::checkpoint_kv_refusal(given); !refusal.empty()) {
+      throw usage_error{fmt::format("{} {}: {} ({})", flag, name(k_not_fp8 ? s.kv.k : s.kv.v), refusal,
+                                    checkpoint_kv_where(s))};
+    }
+  }
 }
 
 /// The element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own
-/// default for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does).
+/// default for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does: the checkpoint's
+/// FP8 cache where the engine's release takes it, else the serving dtype).
 /// An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
 void set_cache_types(const options& opts, sizing& s) {
   const model_spec& m = s.config.spec;
@@ -661,19 +725,22 @@ void set_cache_types(const options& opts, sizing& s) {
   const bool dtype_given = opts.model_dtype && *opts.model_dtype != "auto";
   s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
                    s.config.quantization_method == "mxfp4", dtype_given};
-  const dtype engine_kv = default_kv_dtypes(s.engine, s.dtype_facts).k;
+  const engine_options declared = declared_kv_options(opts, s);
+  const dtype engine_kv =
+      checkpoint_kv_dtype(s.engine, declared).value_or(default_kv_dtypes(s.engine, s.dtype_facts).k);
   const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
   const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
     const std::optional<std::string>& given = own ? own : opts.kv_dtype;
     return !given || *given == "auto";
   };
   if (!s.config.checkpoint_kv_fp8.empty() && serving && (takes_default(opts.k_dtype) || takes_default(opts.v_dtype))) {
-    s.notes.push_back(checkpoint_kv_note(opts, s, engine_kv));
+    s.notes.push_back(checkpoint_kv_note(opts, s, declared, engine_kv));
   }
   const dtype kv_all =
       opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
   s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
   s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, engine_kv) : kv_all;
+  apply_checkpoint_kv_rules(opts, declared, s);
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
     try {

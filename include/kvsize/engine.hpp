@@ -124,6 +124,12 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::default_kv_dtypes(f); });
 }
 
+/// The K/V type engine `e`'s default takes from the KV cache the checkpoint declares (o.checkpoint_kv, and the
+/// release in `o`); nullopt where it keeps its own default (default_kv_dtypes).
+[[nodiscard]] constexpr auto checkpoint_kv_dtype(engine_kind e, const engine_options& o) -> std::optional<dtype> {
+  return visit_engine(e, [&]<engine E>(E) { return E::checkpoint_kv_dtype(o); });
+}
+
 /// The format of unquantized weights as engine `e` loads them (quantized checkpoints keep theirs).
 [[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
   return visit_engine(e, [&]<engine E>(E) { return E::default_weights_dtype(f); });

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A quantized checkpoint that declares an FP8 KV cache (ModelOpt's kv_cache_scheme or kv_cache_quant_algo "FP8",
-// compressed-tensors' kv_cache_scheme): the reader records the key (parsed_config::checkpoint_kv_fp8), and the
-// command says, for the serving engines that may keep it at their default cache dtype (docs/engines.md, "An FP8 KV
-// cache the checkpoint declares"), which dtype it sized and which option sizes FP8. kvsize does not yet switch an
-// engine's default to it.
+// compressed-tensors' kv_cache_scheme): the reader records the key and its form (parsed_config::checkpoint_kv_fp8,
+// checkpoint_kv), and vLLM, SGLang and TensorRT-LLM take it at their default cache dtype from the releases that read
+// it (each engine's checkpoint_kv_dtype; docs/engines.md, "An FP8 KV cache the checkpoint declares", has the sources).
+#include <kvsize/engine.hpp>
 #include <kvsize/hf_config.hpp>
+#include <kvsize/kvsize.hpp>
 
 #include "cli_support.hpp"
 #include "hf_support.hpp"
@@ -15,9 +16,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 using Catch::Matchers::ContainsSubstring;
+using kvsize::checkpoint_kv_cache;
+using kvsize::dtype;
+using kvsize::engine_kind;
 using kvsize::test::has_warning;
 using kvsize::test::json_of;
 using namespace kvsize::test::weights_configs;
@@ -48,7 +53,21 @@ TEST_CASE("checkpoint_kv_fp8: the key by which a quantization_config declares an
   const auto int8 = llama_with(R"({"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8,
       "type": "int"}})");
   CHECK(int8.checkpoint_kv_fp8.empty());
-  CHECK(has_warning(int8, "/quantization_config/kv_cache_scheme: a KV cache quantization kvsize does not read"));
+  CHECK(int8.checkpoint_kv == checkpoint_kv_cache::none);
+  CHECK(has_warning(int8, "/quantization_config/kv_cache_scheme: a KV cache quantization the engines' default"));
+  // ModelOpt's scheme as vLLM reads it: a dynamic one is not taken, and the algo behind it is not read; the string
+  // form ModelOpt 0.31 - 0.33 wrote is.
+  const auto dynamic = llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
+      "kv_cache_scheme": {"type": "float", "num_bits": 8, "dynamic": true}})");
+  CHECK(dynamic.checkpoint_kv == checkpoint_kv_cache::none);
+  CHECK(has_warning(dynamic, "/quantization_config/kv_cache_scheme: a KV cache quantization the engines' default"));
+  CHECK(llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"})").checkpoint_kv ==
+        checkpoint_kv_cache::modelopt_nvfp4_fp8);
+  CHECK(llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"})").checkpoint_kv ==
+        checkpoint_kv_cache::modelopt_fp8);
+  CHECK(load("nvidia__Gemma-4-31B-IT-NVFP4").checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8);
+  CHECK(llama_with(R"({"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float"}})")
+            .checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8);
   CHECK(llama_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128, "kv_cache_quant_algo": "FP8"})")
             .checkpoint_kv_fp8.empty());
   // A malformed weights key after it leaves the weights unknown, not the KV fact.
@@ -58,28 +77,115 @@ TEST_CASE("checkpoint_kv_fp8: the key by which a quantization_config declares an
   CHECK(bad.checkpoint_kv_fp8 == "/quantization_config/kv_cache_quant_algo");
 }
 
-TEST_CASE("kvsize: a declared FP8 KV cache is named, and --kv-dtype fp8 sizes it", "[cli][kv]") {
-  // Gemma-4-31B-IT-NVFP4 (hf_golden.test.cpp: 901,120 B a token in bf16 over its 60 layers): kvsize sizes the
-  // engine's default for the model, bf16, and says that the engine may keep the checkpoint's FP8 instead.
+TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at their default, from which release",
+          "[engines][kv][quantization]") {
+  // Llama-3.1-8B: 32 layers × 8 KV heads × 128 × 2 (K, V) = 65,536 elements a token: 131,072 B in bf16, 65,536 in fp8.
+  const auto m = load("meta-llama__Llama-3.1-8B").spec;
+  const auto per_token = [&](engine_kind e, kvsize::engine_options o) {
+    return kvsize::size_cache(m, e, o).kv_bytes_per_token.count();
+  };
+  kvsize::engine_options modelopt;  // NVFP4 weights, FP8 cache
+  modelopt.checkpoint_kv = checkpoint_kv_cache::modelopt_nvfp4_fp8;
+  CHECK(per_token(engine_kind::vllm, modelopt) == 65'536);  // 0.19, the default release
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, modelopt).kv.k == dtype::fp8_e4m3);
+  CHECK(per_token(engine_kind::sglang, modelopt) == 65'536);
+  CHECK(per_token(engine_kind::trtllm, modelopt) == 65'536);
+  CHECK(per_token(engine_kind::exact, modelopt) == 131'072);         // the mathematical minimum in the model dtype
+  CHECK(per_token(engine_kind::transformers, modelopt) == 131'072);  // does not read it
+  CHECK(per_token(engine_kind::llama_cpp, modelopt) == 65'536 * 2);  // f16: -ctk / -ctv, never the checkpoint
+  auto v13 = modelopt;  // vLLM 0.13 and before keep the serving dtype (PR #30785 is in 0.14)
+  v13.vllm.release_minor = 13;
+  CHECK(per_token(engine_kind::vllm, v13) == 131'072);
+  v13.vllm.release_minor = 14;
+  CHECK(per_token(engine_kind::vllm, v13) == 65'536);
+  auto sglang_04 = modelopt;  // SGLang 0.4.0 - 0.4.5: not confirmed there
+  sglang_04.sglang.release = kvsize::engines::sglang::fraction_rule::v0_4;
+  CHECK(per_token(engine_kind::sglang, sglang_04) == 131'072);
+  auto fp8_weights = modelopt;  // FP8 weights: SGLang's ModelOptFp8Config does not pass the cache type on
+  fp8_weights.checkpoint_kv = checkpoint_kv_cache::modelopt_fp8;
+  CHECK(per_token(engine_kind::sglang, fp8_weights) == 131'072);
+  CHECK(per_token(engine_kind::vllm, fp8_weights) == 65'536);
+  CHECK(per_token(engine_kind::trtllm, fp8_weights) == 65'536);
+  auto bf16 = modelopt;  // an explicit type wins under vLLM and SGLang; TensorRT-LLM refuses it
+  bf16.kv = kvsize::kv_dtypes::same(dtype::bf16);
+  CHECK(per_token(engine_kind::vllm, bf16) == 131'072);
+  CHECK(per_token(engine_kind::sglang, bf16) == 131'072);
+  CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::trtllm, bf16),
+                    ContainsSubstring("validate_and_set_kv_cache_quant"));
+
+  // compressed-tensors: vLLM from 0.15 (PR #30141), over an explicit type until 0.22 (PR #42782); SGLang does not.
+  kvsize::engine_options ct;
+  ct.checkpoint_kv = checkpoint_kv_cache::compressed_tensors_fp8;
+  CHECK(per_token(engine_kind::vllm, ct) == 65'536);
+  CHECK(per_token(engine_kind::sglang, ct) == 131'072);
+  CHECK(per_token(engine_kind::trtllm, ct) == 65'536);
+  auto ct_bf16 = ct;
+  ct_bf16.kv = kvsize::kv_dtypes::same(dtype::bf16);
+  CHECK(per_token(engine_kind::vllm, ct_bf16) == 65'536);  // 0.19 overrides the explicit bf16
+  ct_bf16.vllm.release_minor = 22;
+  CHECK(per_token(engine_kind::vllm, ct_bf16) == 131'072);
+  ct.vllm.release_minor = 14;
+  CHECK(per_token(engine_kind::vllm, ct) == 131'072);
+  CHECK_FALSE(kvsize::checkpoint_kv_dtype(engine_kind::vllm, ct));
+  CHECK(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, ct) == dtype::fp8_e4m3);
+}
+
+TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, and named", "[cli][kv]") {
+  // Gemma-4-31B-IT-NVFP4 (hf_golden.test.cpp: 901,120 B a token in bf16 over its 60 layers; 450,560 in fp8),
+  // kv_cache_scheme {"dynamic": false, "num_bits": 8, "type": "float"}: vLLM 0.14+, SGLang and TensorRT-LLM keep it.
   const std::string gemma = kvsize::test::config("nvidia__Gemma-4-31B-IT-NVFP4.config.json");
   const auto vllm = json_of(gemma + " --engine vllm");
-  CHECK(vllm["k_dtype"] == "bf16");
-  CHECK(vllm["kv_bytes_per_token"] == 901'120ULL);
-  const auto fp8 = json_of(gemma + " --engine vllm --kv-dtype fp8");
-  CHECK(fp8["k_dtype"] == "fp8_e4m3");
-  CHECK(fp8["kv_bytes_per_token"] == 450'560ULL);
-  const auto noted = [](const nlohmann::json& j) {
+  CHECK(vllm["k_dtype"] == "fp8_e4m3");
+  CHECK(vllm["kv_bytes_per_token"] == 450'560ULL);
+  const auto v13 = json_of(gemma + " --engine vllm --engine-version 0.13");
+  CHECK(v13["k_dtype"] == "bf16");
+  CHECK(v13["kv_bytes_per_token"] == 901'120ULL);
+  const auto bf16 = json_of(gemma + " --engine vllm --kv-dtype bf16");
+  CHECK(bf16["kv_bytes_per_token"] == 901'120ULL);
+  CHECK(json_of(gemma + " --engine sglang")["kv_bytes_per_token"] == 450'560ULL);
+  CHECK(json_of(gemma + " --engine trtllm")["kv_bytes_per_token"] == 450'560ULL);
+  CHECK(json_of(gemma)["kv_bytes_per_token"] == 901'120ULL);                         // exact: the model dtype
+  CHECK(json_of(gemma + " --engine llama.cpp")["kv_bytes_per_token"] == 450'560ULL * 2);  // f16
+  const auto noted = [](const nlohmann::json& j, const std::string& words) {
     const auto& w = j["warnings"];
-    return std::any_of(w.begin(), w.end(), [](const nlohmann::json& one) {
-      return one.get<std::string>().find("/quantization_config/kv_cache_scheme declares an FP8 KV cache") !=
-             std::string::npos;
+    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
+      return one.get<std::string>().find(words) != std::string::npos;
     });
   };
-  CHECK(noted(vllm));
-  CHECK_FALSE(noted(fp8));  // the cache type was named
-  CHECK(noted(json_of(gemma + " --engine sglang --kv-dtype auto")));
-  CHECK(noted(json_of(gemma + " --engine trtllm --k-dtype fp8")));  // V took the default
-  CHECK_FALSE(noted(json_of(gemma + " --engine llama.cpp")));  // never keeps it: -ctk / -ctv
-  CHECK_FALSE(noted(json_of(gemma)));                         // exact: the model dtype
+  const std::string declares = "/quantization_config/kv_cache_scheme declares an FP8 KV cache, which ";
+  CHECK(noted(vllm, declares + "vLLM 0.19 keeps at its default cache dtype"));
+  CHECK(noted(v13, declares + "vLLM 0.13 does not take at its default cache dtype"));
+  CHECK_FALSE(noted(bf16, declares));  // the cache type was named
+  CHECK(noted(json_of(gemma + " --engine sglang --kv-dtype auto"), declares + "SGLang "));
+  CHECK_FALSE(noted(json_of(gemma + " --engine llama.cpp"), declares));  // never keeps it: -ctk / -ctv
+  CHECK_FALSE(noted(json_of(gemma), declares));
   CHECK_THAT(kvsize::test::run_cli(gemma + " --engine vllm").out, ContainsSubstring("declares an FP8 KV cache"));
+  // TensorRT-LLM refuses a 16-bit cache on it: exit 2, the option and the key named, nothing on stdout.
+  const auto refused = kvsize::test::run_cli(gemma + " --engine trtllm --kv-dtype bf16");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.out.empty());
+  CHECK_THAT(refused.err, ContainsSubstring("--kv-dtype bf16: TensorRT-LLM keeps the FP8 KV cache the checkpoint "
+                                            "declares"));
+  CHECK_THAT(refused.err, ContainsSubstring("nvidia__Gemma-4-31B-IT-NVFP4.config.json:/quantization_config/kv_cache_scheme)"));
+  CHECK(kvsize::test::run_cli(gemma + " --engine trtllm --k-dtype fp8").exit_code == 0);
+}
+
+TEST_CASE("kvsize: compressed-tensors' FP8 cache under vLLM's releases", "[cli][kv]") {
+  // Llama-3.1-8B with a compressed-tensors kv_cache_scheme: 131,072 B a token in bf16, 65,536 in fp8.
+  const temp_folder dir("kvsize-ct-kv");
+  std::ofstream(dir.path / "config.json") << text_with_quantization("meta-llama__Llama-3.1-8B",
+      R"({"quant_method": "compressed-tensors", "kv_cache_scheme": {"num_bits": 8, "type": "float",
+      "strategy": "tensor", "dynamic": false, "symmetric": true}})");
+  const std::string config = "'" + (dir.path / "config.json").string() + "'";
+  CHECK(json_of(config + " --engine vllm")["kv_bytes_per_token"] == 65'536ULL);
+  CHECK(json_of(config + " --engine vllm --engine-version 0.14")["kv_bytes_per_token"] == 131'072ULL);
+  const auto over = json_of(config + " --engine vllm --kv-dtype bf16");  // 0.19 puts fp8 over the option
+  CHECK(over["kv_bytes_per_token"] == 65'536ULL);
+  const auto& w = over["warnings"];
+  CHECK(std::any_of(w.begin(), w.end(), [](const nlohmann::json& one) {
+    return one.get<std::string>().find("vLLM 0.19 puts compressed-tensors' FP8 cache "
+                                       "(/quantization_config/kv_cache_scheme) over --kv-dtype") != std::string::npos;
+  }));
+  CHECK(json_of(config + " --engine vllm --kv-dtype bf16 --engine-version 0.22")["kv_bytes_per_token"] == 131'072ULL);
+  CHECK(json_of(config + " --engine sglang")["kv_bytes_per_token"] == 131'072ULL);
 }

@@ -15,14 +15,11 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>  // getpid
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
-#include <system_error>
 
 using kvsize::bytes;
 using kvsize::part_bit;
@@ -175,22 +172,10 @@ TEST_CASE("kvsize --json: a ModelOpt NVFP4 config is sized, and --weights-dtype 
 TEST_CASE("kvsize --json: each FP8 form has its own weights_dtype name", "[cli][weights][modelopt]") {
   // An FP8 checkpoint's name says the extent of its weight scale, and ModelOpt's static input_scale: ModelOpt FP8
   // (8 B a matrix) and transformers' per-tensor fp8 (4 B) size differently and must not read alike.
-  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-fp8-names-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  struct removed_at_exit {
-    std::filesystem::path path;
-    ~removed_at_exit() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } const guard{dir};
-  std::ifstream in(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "meta-llama__Llama-3.1-8B.config.json");
-  const auto base = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  const temp_folder dir("kvsize-fp8-names");
   const auto name_of = [&](const std::string& quantization_config) {
-    auto doc = base;
-    doc["quantization_config"] = nlohmann::json::parse(quantization_config);
-    std::ofstream(dir / "config.json") << doc.dump();
-    return json_of("'" + (dir / "config.json").string() + "'")["weights_dtype"].get<std::string>();
+    std::ofstream(dir.path / "config.json") << text_with_quantization("meta-llama__Llama-3.1-8B", quantization_config);
+    return json_of("'" + (dir.path / "config.json").string() + "'")["weights_dtype"].get<std::string>();
   };
   CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "FP8"})") == "fp8-per-tensor+input-scale");
   CHECK(name_of(R"({"quant_method": "modelopt", "quant_algo": "FP8_PER_CHANNEL_PER_TOKEN"})") == "fp8-per-channel");
@@ -210,15 +195,8 @@ TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json ha
   // 8,192² (33,554,432 + 4,194,304 + 8 B each), k and v 1,024 × 8,192 (4,194,304 + 524,288 + 8), gate, up, down
   // 28,672 × 8,192 (117,440,512 + 14,680,064 + 8): 481,296,440 B a layer; embed_tokens and lm_head
   // 2 × 2,101,346,304 B and 161 norms of 8,192 in bf16: 38,503,715,200 + 4,202,692,608 + 2,637,824.
-  const auto dir = std::filesystem::temp_directory_path() / ("kvsize-modelopt-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  struct removed_at_exit {  // also when a REQUIRE ends the test early
-    std::filesystem::path path;
-    ~removed_at_exit() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } const guard{dir};
+  const temp_folder scratch("kvsize-modelopt");
+  const std::filesystem::path& dir = scratch.path;
   std::filesystem::copy_file(std::filesystem::path(KVSIZE_SOURCE_DIR) / "configs" / "meta-llama__Llama-3.1-70B.config.json",
                              dir / "config.json", std::filesystem::copy_options::overwrite_existing);
   const auto write = [&](const std::string& text) { std::ofstream(dir / "hf_quant_config.json") << text; };

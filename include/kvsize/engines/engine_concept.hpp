@@ -140,6 +140,8 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   // dtype rules.
   { E::serving_dtype(f) } -> std::same_as<dtype>;
   { E::default_kv_dtypes(f) } -> std::same_as<kv_dtypes>;
+  // The K/V type the engine's default takes from a checkpoint that declares its cache (o.checkpoint_kv); none: its own.
+  { E::checkpoint_kv_dtype(o) } -> std::same_as<std::optional<dtype>>;
   { E::default_weights_dtype(f) } -> std::same_as<dtype>;
   { E::default_context(m) } -> std::same_as<std::uint64_t>;
   // The element types of a stage's cache: K/V (o.kv, else the default) and the recurrent states.
@@ -183,6 +185,10 @@ struct engine_defaults {
   /// The cache holds what the layers compute (`--kv-cache-dtype auto`): the serving dtype.
   [[nodiscard]] static constexpr auto default_kv_dtypes(const config_dtype_facts& f) -> kv_dtypes {
     return kv_dtypes::same(Self::serving_dtype(f));
+  }
+  /// A checkpoint's declared KV cache leaves the engine's default as it is.
+  [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& /*o*/) -> std::optional<dtype> {
+    return std::nullopt;
   }
   /// K and V: `o.kv`, else default_kv_dtypes; both states: `--state-dtype`, else the serving dtype
   /// (the rule of vLLM's "auto" state dtypes). An engine whose size_stage is written ahead of its

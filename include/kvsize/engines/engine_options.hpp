@@ -19,6 +19,22 @@ namespace kvsize {
 /// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
 enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
 
+/// The KV cache a quantized checkpoint declares, in the forms the engines' default cache dtype ("auto") reads
+/// (hf::parsed_config::checkpoint_kv; docs/engines.md, "An FP8 KV cache the checkpoint declares").
+enum class checkpoint_kv_cache : std::uint8_t {
+  none,
+  /// NVIDIA ModelOpt: kv_cache_scheme {"type": "float", "num_bits": 8, "dynamic": false} (or the string "FP8"), else,
+  /// with no kv_cache_scheme, kv_cache_quant_algo "FP8" (hf_quant_config.json's form): vLLM's
+  /// get_kv_cache_quant_algo_string, which reads the scheme first. Weights in an FP8 form (SGLang's ModelOptFp8Config
+  /// keeps it as kv_cache_quant_method, which SGLang's default does not read).
+  modelopt_fp8,
+  /// The same, with NVFP4 weights (quant_algo NVFP4 / W4A16_NVFP4): SGLang's ModelOptFp4Config keeps it as
+  /// kv_cache_quant_algo, which its default reads.
+  modelopt_nvfp4_fp8,
+  /// compressed-tensors: kv_cache_scheme {"type": "float", "num_bits": 8}.
+  compressed_tensors_fp8,
+};
+
 /// vLLM's --enable-prefix-caching / --no-enable-prefix-caching, or neither (engines/vllm_prefix_caching.hpp).
 enum class vllm_prefix_caching : std::uint8_t {
   automatic,  ///< vLLM's default: on, but off for models with recurrent layers
@@ -119,6 +135,9 @@ struct engine_options {
   std::optional<dtype> state_dtype{};  ///< recurrent-state dtype; none → the engine's default
   bool dtype_given = false;  ///< the spec's compute_dtype is the user's --dtype (not auto): served as is
                              ///< by vLLM, SGLang and TensorRT-LLM, whose auto rules would change float32
+  /// The KV cache the checkpoint declares (hf::parsed_config::checkpoint_kv): vLLM, SGLang and TensorRT-LLM take
+  /// it where `kv` is none (each engine's checkpoint_kv_dtype), and vLLM 0.15 – 0.21 even over `kv`.
+  checkpoint_kv_cache checkpoint_kv = checkpoint_kv_cache::none;
 
   vllm_knobs vllm{};
   sglang_knobs sglang{};

@@ -9,6 +9,7 @@
 #include <algorithm>  // std::max, std::min
 #include <string_view>  // std::string_view
 #include <cstdint>    // std::uint32_t, std::uint64_t
+#include <optional>   // std::optional
 
 #include "common.hpp"
 #include "engine_concept.hpp"
@@ -27,7 +28,20 @@ namespace kvsize::engines::sglang {
   return kvsize::detail::given_or(f, kvsize::detail::float32_config(f) ? from_float32 : f.config_dtype);
 }
 
-/// K and V in the serving dtype. The states, as python/sglang/srt/configs/mamba_utils.py
+/// The K/V type SGLang's `--kv-cache-dtype auto` takes from the checkpoint: float8_e4m3fn where the quant config's
+/// kv_cache_quant_algo is "FP8" (python/sglang/srt/mem_cache/kv_cache_dtype.py configure_kv_cache_dtype, formerly
+/// ModelRunner.configure_kv_cache_dtype). Of ModelOpt's configs (layers/quantization/modelopt_quant.py) only
+/// ModelOptFp4Config sets that attribute; ModelOptFp8Config keeps the key as kv_cache_quant_method, so an FP8-weights
+/// checkpoint keeps the serving dtype. Taken from the 0.4.7 releases on; compressed-tensors' kv_cache_scheme is not
+/// (PR #35455, August 2026, added it; its first release is not known): nullopt, the serving dtype.
+[[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+  return o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8 && o.sglang.release != fraction_rule::v0_4
+             ? std::optional<dtype>{dtype::fp8_e4m3}
+             : std::nullopt;
+}
+
+/// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype). The states, as
+/// python/sglang/srt/configs/mamba_utils.py
 /// `mamba2_state_dtype` gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is
 /// "bfloat16" whatever the model's dtype (sglang/srt/environ.py), the SSM state in
 /// `--mamba-ssm-dtype` (here `--state-dtype`), else float32. (SGLang reads the config key
@@ -35,7 +49,8 @@ namespace kvsize::engines::sglang {
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), {dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32}};
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(o).value_or(served))),
+          {dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32}};
 }
 
 /// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers):
@@ -210,6 +225,9 @@ struct sglang_engine : engine_defaults<sglang_engine> {
                                        engine_knob::max_running_requests | engine_knob::engine_version;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::sglang::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+    return engines::sglang::checkpoint_kv_dtype(o);
   }
   [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
       -> detail::stage_dtypes {

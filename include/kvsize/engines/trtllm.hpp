@@ -26,11 +26,31 @@ inline constexpr const char* needs_context = "kvsize: TensorRT-LLM needs a conte
   return kvsize::detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
 }
 
-/// K, V and the recurrent state in the serving dtype (`--state-dtype` for the state).
+/// The K/V type TensorRT-LLM takes from the checkpoint: its KvCacheConfig dtype "auto" keeps the kv_cache_quant_algo
+/// of hf_quant_config.json / config.json ("Using checkpoint KV quantization.":
+/// tensorrt_llm/_torch/pyexecutor/model_loader.py validate_and_set_kv_cache_quant), and compressed-tensors' 8-bit
+/// float kv_cache_scheme reads as FP8 (_torch/models/checkpoints/hf/compressed_tensors.py).
+[[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+  return o.checkpoint_kv != checkpoint_kv_cache::none ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
+}
+
+/// What TensorRT-LLM refuses of an explicit K/V type on such a checkpoint: validate_and_set_kv_cache_quant takes
+/// only "auto", "fp8" and "nvfp4", so a 16-bit cache is a ValueError (empty: accepted).
+[[nodiscard]] constexpr auto checkpoint_kv_refusal(const engine_options& o) -> std::string_view {
+  const auto fp8 = [](dtype t) { return t == dtype::fp8_e4m3; };
+  return checkpoint_kv_dtype(o) && o.kv && !(fp8(o.kv->k) && fp8(o.kv->v))
+             ? "TensorRT-LLM keeps the FP8 KV cache the checkpoint declares: validate_and_set_kv_cache_quant "
+               "(tensorrt_llm/_torch/pyexecutor/model_loader.py) takes only auto, fp8 or nvfp4 there"
+             : std::string_view{};
+}
+
+/// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype); the recurrent state in the serving
+/// dtype (`--state-dtype` for the state).
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  return {kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(o).value_or(served))),
+          kvsize::detail::state_in(o, served)};
 }
 
 inline constexpr std::uint32_t default_tokens_per_block = 32;  ///< KvCacheConfig (TRT engines: 64)
@@ -88,12 +108,12 @@ constexpr void merge_parts(engine_sizing& s, std::uint32_t keep, std::uint32_t d
 
 /// Why TensorRT-LLM's cache for this model is not modelled, in words; empty when it is. Not checked:
 /// whether (and how) TensorRT-LLM caches MiniMax's lightning state; refused rather than guessed.
-[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& /*o*/) -> std::string_view {
+[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
   if (m.weights.recurrent.kind == recurrent_kind::lightning) {
     return "kvsize has not checked whether TensorRT-LLM serves MiniMax's lightning attention or how it would keep "
            "its state; size it with --engine vllm, llama.cpp or exact";
   }
-  return {};
+  return checkpoint_kv_refusal(o);
 }
 
 /// One part per attention window (full layers: the context), each with its bytes per token
@@ -230,6 +250,9 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   static constexpr std::uint64_t max_num_tokens = 8'192;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::trtllm::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+    return engines::trtllm::checkpoint_kv_dtype(o);
   }
   [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
       -> detail::stage_dtypes {

@@ -11,6 +11,7 @@
 #include <algorithm>  // std::max, std::min
 #include <array>      // std::array
 #include <cstdint>    // std::uint32_t, std::uint64_t
+#include <optional>   // std::optional
 
 #include "../error.hpp"
 #include "common.hpp"
@@ -46,7 +47,36 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
 /// dtype (PR #39032; before it, float16).
 inline constexpr std::uint32_t f32_ssm_default_since = 20;
 
-/// K and V in the serving dtype (`--kv-cache-dtype auto`). The states, as
+/// The releases from which vLLM's `--kv-cache-dtype auto` takes the FP8 KV cache a checkpoint declares
+/// (o.checkpoint_kv). ModelOpt's from 0.14: PR #30785, EngineArgs.create_engine_config resolving "auto" through
+/// vllm/utils/torch_utils.py get_kv_cache_quant_algo_string ("fp8" → "fp8_e4m3"; the 0.14.0 API docs have it, the
+/// 0.12.0 ones do not; 0.13 is unconfirmed and sized without it, which errs low). compressed-tensors' from 0.15:
+/// PR #30141, vllm/attention/layer.py Attention.__init__ sets "fp8" wherever the quant config has a
+/// kv_cache_scheme, over an explicit --kv-cache-dtype too, until PR #42782 (0.22) applied it to "auto" only.
+inline constexpr std::uint32_t modelopt_kv_since = 14;
+inline constexpr std::uint32_t compressed_tensors_kv_since = 15;
+inline constexpr std::uint32_t explicit_kv_wins_since = 22;
+
+/// The K/V type vLLM takes from the checkpoint at `--kv-cache-dtype auto`; nullopt where the release keeps the
+/// serving dtype.
+[[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+  const std::uint32_t release = release_of(o);
+  const bool takes =
+      ((o.checkpoint_kv == checkpoint_kv_cache::modelopt_fp8 || o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8) &&
+       release >= modelopt_kv_since) ||
+      (o.checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8 && release >= compressed_tensors_kv_since);
+  return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
+}
+
+/// vLLM 0.15 – 0.21 put compressed-tensors' FP8 cache over an explicit --kv-cache-dtype as well.
+[[nodiscard]] constexpr auto checkpoint_kv_overrides_option(const engine_options& o) -> bool {
+  const std::uint32_t release = release_of(o);
+  return o.checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8 && release >= compressed_tensors_kv_since &&
+         release < explicit_kv_wins_since;
+}
+
+/// K and V in the serving dtype (`--kv-cache-dtype auto`), or the FP8 cache the checkpoint declares where the
+/// release takes it (checkpoint_kv_dtype, checkpoint_kv_overrides_option). The states, as
 /// vllm/model_executor/layers/mamba/mamba_utils.py MambaStateDtypeCalculator._mamba_state_dtype
 /// gives them: the conv state in mamba_cache_dtype ("auto": the model dtype), the SSM state in
 /// mamba_ssm_cache_dtype ("auto": the conv's). `--state-dtype` sets both. A model whose config
@@ -59,7 +89,10 @@ inline constexpr std::uint32_t f32_ssm_default_since = 20;
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  kvsize::detail::stage_dtypes t{kvsize::detail::kv_or(o, kv_dtypes::same(served)), kvsize::detail::state_in(o, served)};
+  const kv_dtypes kv = checkpoint_kv_overrides_option(o)
+                           ? kv_dtypes::same(dtype::fp8_e4m3)
+                           : kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(o).value_or(served)));
+  kvsize::detail::stage_dtypes t{kv, kvsize::detail::state_in(o, served)};
   if (!o.state_dtype && m.state.ssm_dtype_set && release_of(o) >= config_ssm_dtype_since(m)) {
     t.state.ssm = m.state.ssm_dtype_defaulted && release_of(o) >= f32_ssm_default_since ? dtype::f32 : m.state.ssm_dtype;
   }
@@ -422,6 +455,9 @@ struct vllm_engine : engine_defaults<vllm_engine> {
                                        engine_knob::model_runner;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
+  }
+  [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
+    return engines::vllm::checkpoint_kv_dtype(o);
   }
   [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
       -> detail::stage_dtypes {

@@ -9,6 +9,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "../engines/engine_options.hpp"  // checkpoint_kv_cache
 #include "../gguf/named_tensor.hpp"
 #include "../model_spec.hpp"
 #include "../weights.hpp"
@@ -96,6 +97,8 @@ struct parsed_config {
   /// kv_cache_quant_algo, compressed-tensors' kv_cache_scheme), as "<pointer>" (or "<file>:<pointer>" from
   /// hf_quant_config.json); "" if none. Engines that keep it at their default cache dtype: docs/engines.md.
   std::string checkpoint_kv_fp8;
+  /// The form of that declaration, which engine_options::checkpoint_kv takes; none where checkpoint_kv_fp8 is "".
+  checkpoint_kv_cache checkpoint_kv = checkpoint_kv_cache::none;
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
   std::optional<checkpoint_weights> checkpoint;  ///< a GGUF input's tensor table; absent for config.json
   /// Non-empty when a key that only the weights read is malformed (an expert count, an expert width,

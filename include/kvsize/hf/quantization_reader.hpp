@@ -221,30 +221,49 @@ inline auto mlx_format_of(const slot& q, const quantization_config& c, std::vect
   return q;
 }
 
-/// The key by which quantization object `q` of `method` declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8):
-/// kv_cache_scheme {"type": "float", "num_bits": 8} (ModelOpt's config.json form, compressed-tensors), else ModelOpt's
-/// kv_cache_quant_algo "FP8" (hf_quant_config.json), in the order vLLM's get_kv_cache_quant_algo_string reads them.
-/// Lenient, as the KV answer reads it: another form is a warning, never an error.
+/// The FP8 KV cache quantization object `q` of `method` declares (parsed_config::checkpoint_kv, and the key in
+/// checkpoint_kv_fp8), in the forms the engines' default cache dtype takes (engine_options::checkpoint_kv):
+/// ModelOpt's kv_cache_scheme {"type": "float", "num_bits": 8, "dynamic": false} or "FP8", else, with no scheme, its
+/// kv_cache_quant_algo "FP8" (hf_quant_config.json), in the order vLLM's get_kv_cache_quant_algo_string reads them;
+/// compressed-tensors' kv_cache_scheme {"type": "float", "num_bits": 8}. Lenient, as the KV answer reads it: another
+/// form is a warning, never an error.
 inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_config& out) {
-  if (!is_modelopt(method) && method != "compressed-tensors") {
+  const bool modelopt = is_modelopt(method);
+  if (!modelopt && method != "compressed-tensors") {
     return;
   }
   const slot scheme = lookup(*q.value, q.pointer(), "kv_cache_scheme");
   const slot algo = lookup(*q.value, q.pointer(), "kv_cache_quant_algo");
-  const auto fp8_scheme = [](const json& s) {
-    return s.is_object() && s.contains("type") && s["type"] == "float" && s.contains("num_bits") && s["num_bits"] == 8;
+  const auto has = [](const json& o, const char* key, const json& value) { return o.contains(key) && o[key] == value; };
+  const auto float8 = [&](const json& s) { return s.is_object() && has(s, "type", "float") && has(s, "num_bits", 8); };
+  const auto named_fp8 = [](const slot& s) {
+    return s.set() && s.value->is_string() && kvsize::detail::ascii_iequal(s.value->get<std::string>(), "FP8");
   };
-  if (scheme.set() && fp8_scheme(*scheme.value)) {
-    out.checkpoint_kv_fp8 = scheme.pointer();
-  } else if (algo.set() && algo.value->is_string() &&
-             kvsize::detail::ascii_iequal(algo.value->get<std::string>(), "FP8")) {
-    out.checkpoint_kv_fp8 = algo.pointer();
+  const slot* declared = nullptr;
+  if (!modelopt) {
+    declared = scheme.set() && float8(*scheme.value) ? &scheme : nullptr;
+  } else if (scheme.set()) {  // the scheme first; a dynamic one is not taken (the cache keeps the model's dtype)
+    declared = (float8(*scheme.value) && has(*scheme.value, "dynamic", false)) || named_fp8(scheme) ? &scheme : nullptr;
   } else {
-    for (const slot* s : {&scheme, &algo}) {
-      if (s->set() && !s->value->is_null()) {
-        out.warnings.push_back(s->pointer() + ": a KV cache quantization kvsize does not read (it reads FP8); the "
-                                              "cache is sized in each engine's default type");
-      }
+    declared = named_fp8(algo) ? &algo : nullptr;
+  }
+  if (declared != nullptr) {
+    const slot weights_algo = lookup(*q.value, q.pointer(), "quant_algo");  // NVFP4 weights: SGLang's ModelOptFp4Config
+    const bool nvfp4 = method == "modelopt_fp4" ||
+                       (weights_algo.set() && weights_algo.value->is_string() &&
+                        (kvsize::detail::ascii_iequal(weights_algo.value->get<std::string>(), "NVFP4") ||
+                         kvsize::detail::ascii_iequal(weights_algo.value->get<std::string>(), "W4A16_NVFP4")));
+    out.checkpoint_kv = !modelopt ? checkpoint_kv_cache::compressed_tensors_fp8
+                        : nvfp4   ? checkpoint_kv_cache::modelopt_nvfp4_fp8
+                                  : checkpoint_kv_cache::modelopt_fp8;
+    out.checkpoint_kv_fp8 = declared->pointer();
+    return;
+  }
+  for (const slot* s : {&scheme, &algo}) {
+    if (s->set()) {
+      out.warnings.push_back(s->pointer() + ": a KV cache quantization the engines' default cache type does not "
+                                            "take (they take a static FP8 one); the cache is sized in each "
+                                            "engine's default type");
     }
   }
 }
