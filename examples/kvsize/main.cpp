@@ -128,7 +128,7 @@ void cache_options(CLI::App& app, kvsize::cli::options& o) {
   cache.add_option("--batch", o.batch, "sequences held at once (default 1)")
       ->check(positive_integer());
   cache.add_option("--kv-dtype", o.kv_dtype,
-                   "element type of K and V (default: the model's dtype)");
+                   "element type of K and V (default: the engine's for this checkpoint)");
   cache.add_option("--k-dtype", o.k_dtype, "element type of K alone");
   cache.add_option("--v-dtype", o.v_dtype, "element type of V alone");
   cache.add_option("--weights-dtype", o.weights_dtype, "weights' type: auto, bf16, fp8, int4, nvfp4, q4_K_M, ... (default: the config's)");

@@ -653,30 +653,40 @@ auto engine_release_words(engine_kind e, const engine_options& o) -> std::string
   return std::string{display_name(e)};
 }
 
-/// The note on a checkpoint that declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8), where the serving
-/// engine's default cache type was taken: whether the engine's release keeps it (checkpoint_kv_dtype), what kvsize
-/// sized, and the option that sizes the other.
-auto checkpoint_kv_note(const options& opts, const sizing& s, const engine_options& declared, dtype engine_kv)
-    -> std::string {
-  const std::string engine = engine_release_words(s.engine, declared);
-  if (checkpoint_kv_dtype(s.engine, declared)) {
-    return fmt::format("KV cache: {} declares an FP8 KV cache, which {} keeps at its default cache dtype "
-                       "(docs/engines.md): kvsize sized {}; {}",
-                       s.config.checkpoint_kv_fp8, engine, name(engine_kv),
-                       s.engine == engine_kind::trtllm
-                           ? std::string{"TensorRT-LLM refuses a 16-bit cache there"}
-                           : fmt::format("{} bf16 sizes a 16-bit cache", opts.flag("--kv-dtype")));
-  }
-  return fmt::format("KV cache: {} declares an FP8 KV cache, which {} does not take at its default cache dtype "
-                     "(docs/engines.md): kvsize sized {}; {} fp8 sizes the FP8 cache, half the bytes a token",
-                     s.config.checkpoint_kv_fp8, engine, name(engine_kv), opts.flag("--kv-dtype"));
+/// The K/V types as the note names them: "fp8_e4m3", or "K fp8_e4m3, V bf16".
+auto kv_words(const kv_dtypes& kv) -> std::string {
+  return kv.k == kv.v ? std::string{name(kv.k)} : fmt::format("K {}, V {}", name(kv.k), name(kv.v));
 }
 
-/// The key that declares the checkpoint's KV cache, with its file: config.json's pointer after the input's path; a
-/// model folder's hf_quant_config.json names itself ("<file>:/quantization/…"; config.json's keys hold no ':').
+/// The note on a checkpoint that declares an FP8 KV cache (parsed_config::checkpoint_kv_fp8), where the serving
+/// engine's default cache type was taken: whether the engine's release keeps it (checkpoint_kv_dtype; vLLM 0.15 –
+/// 0.21 over an explicit type too), what kvsize sized, and the option that sizes the other.
+auto checkpoint_kv_note(const options& opts, const sizing& s, const engine_options& declared) -> std::string {
+  const std::string engine = engine_release_words(s.engine, declared);
+  const std::string head = fmt::format("KV cache: {} declares an FP8 KV cache, which {}", s.config.checkpoint_kv_fp8,
+                                       engine);
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(declared)) {
+    return fmt::format("{} keeps at its default cache dtype and over an explicit one (Attention.__init__, until "
+                       "0.22; docs/engines.md): kvsize sized {}; {} 0.22 {} bf16 sizes a 16-bit cache",
+                       head, kv_words(s.kv), opts.flag("--engine-version"), opts.flag("--kv-dtype"));
+  }
+  if (checkpoint_kv_dtype(s.engine, declared)) {
+    return fmt::format("{} keeps at its default cache dtype (docs/engines.md): kvsize sized {}; {}", head,
+                       kv_words(s.kv),
+                       s.engine == engine_kind::trtllm
+                           ? std::string{"TensorRT-LLM accepts no other type there"}
+                           : fmt::format("{} bf16 sizes a 16-bit cache", opts.flag("--kv-dtype")));
+  }
+  return fmt::format("{} does not take at its default cache dtype (docs/engines.md): kvsize sized {}; {} fp8 sizes "
+                     "the FP8 cache, half the bytes a token",
+                     head, kv_words(s.kv), opts.flag("--kv-dtype"));
+}
+
+/// The key that declares the checkpoint's KV cache, with its file: config.json's pointer after the input's path, or
+/// a model folder's hf_quant_config.json, which the reader names itself (parsed_config::checkpoint_kv_file).
 auto checkpoint_kv_where(const sizing& s) -> std::string {
   const std::string& key = s.config.checkpoint_kv_fp8;
-  return key.find(":/") != std::string::npos ? key : s.config_path + ":" + key;
+  return s.config.checkpoint_kv_file.empty() ? s.config_path + ":" + key : key;
 }
 
 /// What the engine's default reads of the checkpoint's KV cache: its form and the release given.
@@ -692,23 +702,21 @@ auto declared_kv_options(const options& opts, const sizing& s) -> engine_options
   return o;
 }
 
-/// An explicit K/V type against the checkpoint's FP8 cache: vLLM 0.15 – 0.21 put compressed-tensors' FP8 over it (a
-/// note, and FP8 sized); TensorRT-LLM refuses a 16-bit cache there (exit 2, naming the option).
+/// An explicit K/V type against the checkpoint's FP8 cache, once the types are checked: vLLM 0.15 – 0.21 put
+/// compressed-tensors' FP8 over it (FP8 sized; the note says so); TensorRT-LLM refuses another type (exit 2, naming
+/// the option and the key).
 void apply_checkpoint_kv_rules(const options& opts, const engine_options& declared, sizing& s) {
   const bool both_fp8 = s.kv.k == dtype::fp8_e4m3 && s.kv.v == dtype::fp8_e4m3;
-  const bool k_not_fp8 = s.kv.k != dtype::fp8_e4m3;  // the option that set the first non-FP8 of K and V
-  const std::string flag = k_not_fp8 ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
-                                     : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
-  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(declared) && !both_fp8) {
-    s.notes.push_back(fmt::format("KV cache: {} puts compressed-tensors' FP8 cache ({}) over {} (Attention.__init__, "
-                                  "until 0.22): kvsize sized fp8_e4m3",
-                                  engine_release_words(s.engine, declared), s.config.checkpoint_kv_fp8, flag));
+  engine_options given = declared;
+  given.kv = s.kv;
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given)) {
     s.kv = kv_dtypes::same(dtype::fp8_e4m3);
   }
   if (s.engine == engine_kind::trtllm && !both_fp8) {
-    engine_options given = declared;
-    given.kv = s.kv;
     if (const std::string_view refusal = kvsize::engines::trtllm::checkpoint_kv_refusal(given); !refusal.empty()) {
+      const bool k_not_fp8 = s.kv.k != dtype::fp8_e4m3;  // the option that set the first non-FP8 of K and V
+      const std::string flag = k_not_fp8 ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
+                                         : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
       throw usage_error{fmt::format("{} {}: {} ({})", flag, name(k_not_fp8 ? s.kv.k : s.kv.v), refusal,
                                     checkpoint_kv_where(s))};
     }
@@ -728,19 +736,10 @@ void set_cache_types(const options& opts, sizing& s) {
   const engine_options declared = declared_kv_options(opts, s);
   const dtype engine_kv =
       checkpoint_kv_dtype(s.engine, declared).value_or(default_kv_dtypes(s.engine, s.dtype_facts).k);
-  const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
-  const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
-    const std::optional<std::string>& given = own ? own : opts.kv_dtype;
-    return !given || *given == "auto";
-  };
-  if (!s.config.checkpoint_kv_fp8.empty() && serving && (takes_default(opts.k_dtype) || takes_default(opts.v_dtype))) {
-    s.notes.push_back(checkpoint_kv_note(opts, s, declared, engine_kv));
-  }
   const dtype kv_all =
       opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
   s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
   s.kv.v = opts.v_dtype ? dtype_option(opts.flag("--v-dtype"), *opts.v_dtype, engine_kv) : kv_all;
-  apply_checkpoint_kv_rules(opts, declared, s);
   const auto check_rows = [&](dtype t, std::string_view which) {
     // A quantized cache stores whole blocks: every row must be a multiple of the block.
     try {
@@ -755,6 +754,19 @@ void set_cache_types(const options& opts, sizing& s) {
   check_cache_types(opts, s.engine, s.kv);
   check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
+  apply_checkpoint_kv_rules(opts, declared, s);
+  const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
+  const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
+    const std::optional<std::string>& given = own ? own : opts.kv_dtype;
+    return !given || *given == "auto";
+  };
+  engine_options given = declared;
+  given.kv = s.kv;
+  const bool overridden = s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given);
+  if (!s.config.checkpoint_kv_fp8.empty() && serving &&
+      (takes_default(opts.k_dtype) || takes_default(opts.v_dtype) || overridden)) {
+    s.notes.push_back(checkpoint_kv_note(opts, s, declared));
+  }
 }
 
 /// The context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.

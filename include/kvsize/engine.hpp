@@ -119,7 +119,8 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::serving_dtype(f); });
 }
 
-/// The K and V element types engine `e` gives its cache when told nothing.
+/// The K and V element types engine `e` gives its cache when told nothing, for a checkpoint that declares no KV cache
+/// of its own (checkpoint_kv_dtype says where a declared one wins).
 [[nodiscard]] constexpr auto default_kv_dtypes(engine_kind e, const config_dtype_facts& f) -> kv_dtypes {
   return visit_engine(e, [&]<engine E>(E) { return E::default_kv_dtypes(f); });
 }

@@ -35,10 +35,13 @@ template <class T>
   return on ? fmt::format(" {} {}", flag, value) : std::string{};
 }
 
-/// vLLM's --kv-cache-dtype for the K type (it has one type for K and V): auto, fp8, fp8_e5m2.
+/// vLLM's --kv-cache-dtype for the K type (it has one type for K and V): auto, fp8, fp8_e5m2; a 16-bit cache is
+/// "auto" unless the release would take the checkpoint's FP8 there (engines::vllm::checkpoint_kv_dtype), where it
+/// is named (vllm/config/cache.py CacheDType: "bfloat16"; "float16" in the releases that list it).
 [[nodiscard]] inline auto vllm_cache_dtype(const engine_options& o) -> std::string_view {
   if (!o.kv || o.kv->k == dtype::bf16 || o.kv->k == dtype::f16 || o.kv->k == dtype::f32) {
-    return "auto";
+    const bool named = o.kv && engines::vllm::checkpoint_kv_dtype(o).has_value();
+    return !named ? "auto" : o.kv->k == dtype::bf16 ? "bfloat16" : "float16";
   }
   return o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8";
 }
@@ -111,12 +114,16 @@ template <engine E>
                                      const command_names& names)
     -> std::string {
   const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
+  // A bf16 cache where the release would take the checkpoint's FP8 at auto: "bf16" (server_args.py, PR #11749).
+  const bool bf16_over_checkpoint =
+      o.kv && o.kv->k == dtype::bf16 && engines::sglang::checkpoint_kv_dtype(o).has_value();
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}",
       names.model, o.context, o.batch, fraction_text(rule), flag_if(o.tp > 1, "--tp-size", o.tp),
       flag_if(o.pp > 1, "--pp-size", o.pp),
-      flag_if(fp8, "--kv-cache-dtype", o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
+      flag_if(fp8 || bf16_over_checkpoint, "--kv-cache-dtype",
+              bf16_over_checkpoint ? "bf16" : o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
       flag_if(o.block_size > 1, "--page-size", o.block_size));
 }
 

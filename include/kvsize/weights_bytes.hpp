@@ -141,10 +141,11 @@ struct packed_bytes {
 /// Whether scheme `f` quantizes tensor `t`: the Linear weights inside the decoder blocks for
 /// GPTQ, AWQ, FP8 and NVFP4, the routers and shared-expert gates too for bitsandbytes (it replaces every
 /// nn.Linear but lm_head, and but a module the model class keeps in float32: `stored_f32`, see
-/// stored_f32()), the routed experts' matrices only for MXFP4; never a part in f.unquantized_parts.
+/// stored_f32()), the routed experts' matrices only for MXFP4; never a part in f.unquantized_parts, nor a role in
+/// f.unquantized_roles.
 [[nodiscard]] constexpr auto quantizes(const weights_format& f, const weight_tensor& t, bool stored_f32)
     -> bool {
-  if ((f.unquantized_parts & part_bit(t.part)) != 0) {
+  if ((f.unquantized_parts & part_bit(t.part)) != 0 || (f.unquantized_roles & role_bit(t.role)) != 0) {
     return false;
   }
   switch (f.scheme) {
@@ -233,6 +234,9 @@ constexpr void add_tensor(weights_sum& sum, const weight_tensor& t, const weight
   const packed_bytes p = packed_bytes_of(f, t, rest);
   sum.quantized = checked_add(sum.quantized, checked_mul(p.data, t.copies));
   sum.scales = checked_add(sum.scales, checked_mul(p.scales, t.copies));
+  if (t.role == tensor_role::attn_k || t.role == tensor_role::attn_qkv) {  // one K projection a layer
+    sum.scales = checked_add(sum.scales, checked_mul(f.kv_cache_scalars, 4));
+  }
 }
 
 /// Calls visit(t, one) for every tensor of `m` that format `f` stores, `one` being that tensor's

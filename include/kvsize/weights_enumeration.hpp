@@ -34,8 +34,8 @@ constexpr void emit_dsa_indexer(const layer_emitter<F>& e) {
   const std::uint64_t d = m.latent.index_head_dim;
   const std::uint64_t heads = m.weights.dsa_index_heads;
   const std::uint64_t q_in = m.weights.q_lora_rank != 0 ? m.weights.q_lora_rank : m.hidden_size;
-  e.matrix_split(weight_part::attention, tensor_role::attn_q_b, checked_mul(heads, d), q_in, 1);  // ReplicatedLinear
-  e.matrix_split(weight_part::attention, tensor_role::attn_k, d, m.hidden_size, 1);
+  e.matrix_split(weight_part::attention, tensor_role::attn_index_q, checked_mul(heads, d), q_in, 1);  // ReplicatedLinear
+  e.matrix_split(weight_part::attention, tensor_role::attn_index_k, d, m.hidden_size, 1);
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.matrix(weight_part::attention, tensor_role::attn_index_weights, heads, m.hidden_size);
@@ -125,8 +125,9 @@ template <class F>
 constexpr void emit_sparse_indexer(const layer_emitter<F>& e) {
   const model_spec& m = e.m;
   const std::uint64_t d = m.sparse_index_dim;
-  e.matrix(weight_part::attention, tensor_role::attn_q, checked_mul(m.weights.sparse_index_heads, d), m.hidden_size);
-  e.matrix_split(weight_part::attention, tensor_role::attn_k, d, m.hidden_size, 1);  // one head: on every rank
+  e.matrix(weight_part::attention, tensor_role::attn_index_q, checked_mul(m.weights.sparse_index_heads, d),
+           m.hidden_size);
+  e.matrix_split(weight_part::attention, tensor_role::attn_index_k, d, m.hidden_size, 1);  // one head: on every rank
   e.vector(weight_part::norms, tensor_role::norm, d);
   e.vector(weight_part::norms, tensor_role::norm, d);
 }

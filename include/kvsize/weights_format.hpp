@@ -92,12 +92,19 @@ struct weights_format {
   /// fp8, nvfp4: float32 scalars each quantized matrix stores beside its scales, 4 B each (ModelOpt: input_scale,
   /// and NVFP4's second-level weight_scale_2)
   std::uint32_t tensor_scalars = 0;
+  /// fp8, nvfp4: float32 scalars each quantized attention layer stores for its KV cache, 4 B each (ModelOpt 0.25 –
+  /// 0.42 with an FP8 or NVFP4 KV cache: k_proj.k_scale and v_proj.v_scale, 2); counted with the layer's K projection
+  std::uint32_t kv_cache_scalars = 0;
   bool double_quant = false;                ///< bnb_4bit: bnb_4bit_use_double_quant
   /// Tensors the scheme leaves unquantized are in `unquantized`, or in the model's compute
   /// dtype if unset (a GPTQ/AWQ checkpoint's config says float16 for them).
   std::optional<dtype> unquantized{};
   /// Parts left unquantized on top of the scheme's rule (quantization_config.modules_to_not_convert).
   std::uint16_t unquantized_parts = 0;
+  /// Tensor roles left unquantized on top of that, in every layer (role_bit): the attention projections an exclude
+  /// list names where they are not the whole attention (DeepSeek-V3.1-NVFP4 keeps MLA's q_a, q_b, kv_a, kv_b in
+  /// bf16 and packs o_proj).
+  std::uint64_t unquantized_roles = 0;
   bool include_mtp = false;    ///< count the MTP modules (and their copies): a checkpoint's bytes, or speculative decoding
   bool include_vision = true;  ///< count the vision tower (a GGUF keeps it in a separate mmproj file; counted at f16)
   /// uniform: the tensors a checkpoint keeps in float32 whatever its dtype (e_score_correction_bias, the routers of

@@ -102,7 +102,7 @@ struct gguf_state {
       type = ggml_type::q8_0;
     }
     ++s.i_attention_wv;
-  } else if (t.role == tensor_role::attn_k) {
+  } else if (t.role == tensor_role::attn_k || t.role == tensor_role::attn_index_k) {  // the indexers' K as before
     // llama-quant.cpp@8784689, the `attn_k.weight` branch: q8_0 in 8-expert models under every
     // preset kvsize offers (its other cases are IQ3 presets).
     if (s.n_expert == 8) {

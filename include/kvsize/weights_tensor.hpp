@@ -54,6 +54,10 @@ enum class tensor_role : std::uint8_t {
   /// and compressed-tensors leave it unquantized (vLLM and SGLang build it with quant_config=None; DeepSeek-V3.2's
   /// and GLM-5's FP8 checkpoints keep it bf16); MLX, which quantizes every Linear, packs it
   attn_index_weights,
+  /// A sparse-attention indexer's query projection (DSA's wq_b, q_lora_rank → index heads × index_head_dim; MiniMax-M3's
+  /// index_q_proj): quantized as the attention's Linears are, but not the attention's own Q (an exclude list's q_b_proj)
+  attn_index_q,
+  attn_index_k,  ///< the indexer's key projection (DSA's wk, MiniMax-M3's index_k_proj): one head, not the attention's K
   ffn_gate,
   ffn_up,
   ffn_gate_up,  ///< fused gate and up (weights_shape::fused_gate_up)
@@ -74,6 +78,13 @@ enum class tensor_role : std::uint8_t {
   correction_bias,  ///< e_score_correction_bias: a float32 buffer in every checkpoint
   vision,           ///< the vision tower and projector, as one opaque count
 };
+
+static_assert(static_cast<unsigned>(tensor_role::vision) < 64, "kvsize: a role is a bit of a 64-bit mask");
+
+/// A bit of weights_format::unquantized_roles.
+[[nodiscard]] constexpr auto role_bit(tensor_role r) -> std::uint64_t {
+  return std::uint64_t{1} << static_cast<unsigned>(r);
+}
 
 /// Layer index of model-wide tensors.
 inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
@@ -139,6 +150,8 @@ struct weight_tensor {
       case tensor_role::attn_kv_a:
       case tensor_role::attn_kv_b:
       case tensor_role::attn_head_gate:
+      case tensor_role::attn_index_q:
+      case tensor_role::attn_index_k:
       case tensor_role::ffn_gate:
       case tensor_role::ffn_up:
       case tensor_role::ffn_gate_up:

@@ -54,13 +54,20 @@ TEST_CASE("checkpoint_kv_fp8: the key by which a quantization_config declares an
       "type": "int"}})");
   CHECK(int8.checkpoint_kv_fp8.empty());
   CHECK(int8.checkpoint_kv == checkpoint_kv_cache::none);
-  CHECK(has_warning(int8, "/quantization_config/kv_cache_scheme: a KV cache quantization the engines' default"));
+  CHECK(has_warning(int8, "/quantization_config/kv_cache_scheme: a KV cache quantization kvsize does not take"));
   // ModelOpt's scheme as vLLM reads it: a dynamic one is not taken, and the algo behind it is not read; the string
   // form ModelOpt 0.31 - 0.33 wrote is.
   const auto dynamic = llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
       "kv_cache_scheme": {"type": "float", "num_bits": 8, "dynamic": true}})");
   CHECK(dynamic.checkpoint_kv == checkpoint_kv_cache::none);
-  CHECK(has_warning(dynamic, "/quantization_config/kv_cache_scheme: a KV cache quantization the engines' default"));
+  CHECK(has_warning(dynamic, "/quantization_config/kv_cache_scheme: a KV cache quantization kvsize does not take"));
+  // An empty scheme is none, and the algo is read; an NVFP4 cache is named, the larger default sized.
+  CHECK(llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_scheme": {},
+      "kv_cache_quant_algo": "FP8"})").checkpoint_kv == checkpoint_kv_cache::modelopt_fp8);
+  CHECK(has_warning(llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_quant_algo": "NVFP4"})"),
+                    "/quantization_config/kv_cache_quant_algo: a KV cache quantization kvsize does not take (only a "
+                    "static FP8 one); the cache is sized in each engine's default type, which is larger than the "
+                    "NVFP4 cache TensorRT-LLM keeps"));
   CHECK(llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"})").checkpoint_kv ==
         checkpoint_kv_cache::modelopt_nvfp4_fp8);
   CHECK(llama_with(R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"})").checkpoint_kv ==
@@ -113,12 +120,13 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::trtllm, bf16),
                     ContainsSubstring("validate_and_set_kv_cache_quant"));
 
-  // compressed-tensors: vLLM from 0.15 (PR #30141), over an explicit type until 0.22 (PR #42782); SGLang does not.
+  // compressed-tensors: vLLM from 0.15 (PR #30141), over an explicit type until 0.22 (PR #42782); SGLang and
+  // TensorRT-LLM not in the releases kvsize models (PR #35455, PR #17334: August 2026).
   kvsize::engine_options ct;
   ct.checkpoint_kv = checkpoint_kv_cache::compressed_tensors_fp8;
   CHECK(per_token(engine_kind::vllm, ct) == 65'536);
   CHECK(per_token(engine_kind::sglang, ct) == 131'072);
-  CHECK(per_token(engine_kind::trtllm, ct) == 65'536);
+  CHECK(per_token(engine_kind::trtllm, ct) == 131'072);
   auto ct_bf16 = ct;
   ct_bf16.kv = kvsize::kv_dtypes::same(dtype::bf16);
   CHECK(per_token(engine_kind::vllm, ct_bf16) == 65'536);  // 0.19 overrides the explicit bf16
@@ -127,7 +135,12 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   ct.vllm.release_minor = 14;
   CHECK(per_token(engine_kind::vllm, ct) == 131'072);
   CHECK_FALSE(kvsize::checkpoint_kv_dtype(engine_kind::vllm, ct));
-  CHECK(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, ct) == dtype::fp8_e4m3);
+  CHECK_FALSE(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, ct));
+  CHECK(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, modelopt) == dtype::fp8_e4m3);
+  auto q8 = ct;  // a GGML block type is refused (vLLM has none), never overridden
+  q8.vllm.release_minor = 19;
+  q8.kv = kvsize::kv_dtypes::same(dtype::q8_0);
+  CHECK_THROWS(kvsize::size_cache(m, engine_kind::vllm, q8));
 }
 
 TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, and named", "[cli][kv]") {
@@ -168,6 +181,16 @@ TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, a
                                             "declares"));
   CHECK_THAT(refused.err, ContainsSubstring("nvidia__Gemma-4-31B-IT-NVFP4.config.json:/quantization_config/kv_cache_scheme)"));
   CHECK(kvsize::test::run_cli(gemma + " --engine trtllm --k-dtype fp8").exit_code == 0);
+  // The engine's command line names a 16-bit cache that the release would otherwise replace with the checkpoint's.
+  const auto vllm_bf16 = json_of(gemma + " --engine vllm --kv-dtype bf16 --gpu h100-80gb");
+  CHECK_THAT(vllm_bf16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype bfloat16"));
+  const auto vllm_auto = json_of(gemma + " --engine vllm --gpu h100-80gb");
+  CHECK_THAT(vllm_auto["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype fp8"));
+  const auto sglang_bf16 = json_of(gemma + " --engine sglang --kv-dtype bf16 --gpu h100-80gb");
+  CHECK_THAT(sglang_bf16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype bf16"));
+  const auto plain_bf16 = json_of(kvsize::test::config("meta-llama__Llama-3.1-8B.config.json") +
+                                  " --engine vllm --kv-dtype bf16 --gpu h100-80gb");  // declares nothing: auto
+  CHECK_THAT(plain_bf16["plan"]["command_line"].get<std::string>(), !ContainsSubstring("--kv-cache-dtype"));
 }
 
 TEST_CASE("kvsize: compressed-tensors' FP8 cache under vLLM's releases", "[cli][kv]") {
@@ -181,11 +204,22 @@ TEST_CASE("kvsize: compressed-tensors' FP8 cache under vLLM's releases", "[cli][
   CHECK(json_of(config + " --engine vllm --engine-version 0.14")["kv_bytes_per_token"] == 131'072ULL);
   const auto over = json_of(config + " --engine vllm --kv-dtype bf16");  // 0.19 puts fp8 over the option
   CHECK(over["kv_bytes_per_token"] == 65'536ULL);
-  const auto& w = over["warnings"];
-  CHECK(std::any_of(w.begin(), w.end(), [](const nlohmann::json& one) {
-    return one.get<std::string>().find("vLLM 0.19 puts compressed-tensors' FP8 cache "
-                                       "(/quantization_config/kv_cache_scheme) over --kv-dtype") != std::string::npos;
-  }));
+  const auto noted = [](const nlohmann::json& j, const std::string& words) {
+    const auto& w = j["warnings"];
+    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
+      return one.get<std::string>().find(words) != std::string::npos;
+    });
+  };
+  const std::string overridden =
+      "/quantization_config/kv_cache_scheme declares an FP8 KV cache, which vLLM 0.19 keeps at its default cache "
+      "dtype and over an explicit one (Attention.__init__, until 0.22; docs/engines.md): kvsize sized fp8_e4m3; "
+      "--engine-version 0.22 --kv-dtype bf16 sizes a 16-bit cache";
+  CHECK(noted(over, overridden));
+  CHECK(noted(json_of(config + " --engine vllm"), overridden));
+  // A GGML block type is refused as vLLM refuses it, not overridden.
+  const auto q8 = kvsize::test::run_cli(config + " --engine vllm --kv-dtype q8_0");
+  CHECK(q8.exit_code == 2);
+  CHECK(q8.out.empty());
   CHECK(json_of(config + " --engine vllm --kv-dtype bf16 --engine-version 0.22")["kv_bytes_per_token"] == 131'072ULL);
   CHECK(json_of(config + " --engine sglang")["kv_bytes_per_token"] == 131'072ULL);
 }

@@ -643,15 +643,26 @@ TEST_CASE("hf: modules_to_not_convert names the attention by its projections; a 
     INFO(list.dump());
     CHECK(parts_and_warnings(list) == std::pair{attention, std::ptrdiff_t{0}});
   }
-  // Some of the projections only (vLLM's MXFP8 recipes keep kv_b_proj alone): less than the attention, which stays
-  // quantized, with one warning for the module.
-  const std::vector<nlohmann::json> some{
-      {"model.layers.0.self_attn.q_proj"}, {"model.layers.0.self_attn.kv_b_proj", "model.layers.1.self_attn.kv_b_proj"},
-      {"re:.*self_attn.q_proj.*"}, {"re:.*self_attn\\.(q|k)_proj"}};
-  for (const auto& list : some) {
-    INFO(list.dump());
-    CHECK(parts_and_warnings(list) == std::pair{std::uint16_t{0}, std::ptrdiff_t{1}});
-  }
+  // Some of the projections only (vLLM's MXFP8 recipes keep kv_b_proj alone): those roles stay unquantized, in every
+  // layer (as a named module does), the rest of the attention is quantized; no warning.
+  const auto roles_of = [&](const nlohmann::json& kept) {
+    doc["quantization_config"]["modules_to_not_convert"] = kept;
+    const auto c = kvsize::hf::parse_config(doc.dump());
+    REQUIRE(c.quantization->format);
+    CHECK(c.quantization->format->unquantized_parts == 0);
+    CHECK_FALSE(std::any_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
+      return w.find("taken as quantized") != std::string::npos;
+    }));
+    return c.quantization->format->unquantized_roles;
+  };
+  using kvsize::role_bit;
+  using kvsize::tensor_role;
+  CHECK(roles_of({"model.layers.0.self_attn.q_proj"}) == role_bit(tensor_role::attn_q));
+  CHECK(roles_of({"model.layers.0.self_attn.kv_b_proj", "model.layers.1.self_attn.kv_b_proj"}) ==
+        role_bit(tensor_role::attn_kv_b));
+  CHECK(roles_of({"re:.*self_attn.q_proj.*"}) == role_bit(tensor_role::attn_q));
+  CHECK(roles_of({"re:.*self_attn\\.(q|k)_proj"}) == (role_bit(tensor_role::attn_q) | role_bit(tensor_role::attn_k)));
+  CHECK(roles_of({"model.layers.0.attention.wo"}) == role_bit(tensor_role::attn_output));
   // Another module inside the attention, as a name or a regex (DSA's indexer): the attention stays quantized and
   // each pattern is named once.
   for (const char* one : {"model.layers.0.self_attn.indexers_proj", "re:.*self_attn.indexers_proj",

@@ -247,3 +247,100 @@ TEST_CASE("modelopt: a model folder's hf_quant_config.json, where config.json ha
   CHECK_THAT(r.err, Catch::Matchers::ContainsSubstring(file + ":/quantization: "));
   CHECK_THAT(r.err, !Catch::Matchers::ContainsSubstring(dir.string() + ":" + file));
 }
+
+TEST_CASE("modelopt: the k/v scales an FP8 KV cache adds, by the exporting release", "[weights][hf][modelopt]") {
+  // ModelOpt 0.25 - 0.42 store k_proj.k_scale and v_proj.v_scale, two float32 scalars, in each quantized attention
+  // layer of a checkpoint with a quantized KV cache (docs/research/modelopt.md, "k_scale / v_scale"); 0.23 and 0.43+
+  // (fp8_cast) none.
+  const auto scalars = [](const std::string& producer, const std::string& kv) {
+    const auto c = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16)" + kv +
+                              (producer.empty() ? std::string{} : R"(, "producer": )" + producer) + "}");
+    REQUIRE(c.quantization);
+    REQUIRE(c.quantization->format);
+    return c.quantization->format->kv_cache_scalars;
+  };
+  const std::string fp8_scheme = R"(, "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"})";
+  const auto version = [](const std::string& v) { return R"({"name": "modelopt", "version": ")" + v + R"("})"; };
+  CHECK(scalars(version("0.35.0"), fp8_scheme) == 2);
+  CHECK(scalars(version("0.25.0"), R"(, "kv_cache_quant_algo": "FP8")") == 2);
+  CHECK(scalars(version("0.42.1"), R"(, "kv_cache_quant_algo": "NVFP4")") == 2);
+  CHECK(scalars(version("0.40.0rc1"), fp8_scheme) == 2);
+  CHECK(scalars(version("0.23.0"), fp8_scheme) == 0);
+  CHECK(scalars(version("0.24.9"), fp8_scheme) == 0);
+  CHECK(scalars(version("0.43.0"), fp8_scheme) == 0);
+  CHECK(scalars(version("1.0.0"), fp8_scheme) == 0);
+  CHECK(scalars(version("latest"), fp8_scheme) == 0);
+  CHECK(scalars("", fp8_scheme) == 0);                 // no producer: never guessed
+  CHECK(scalars(R"({"version": 35})", fp8_scheme) == 0);
+  CHECK(scalars(version("0.35.0"), "") == 0);          // no KV cache quantization
+  CHECK(scalars(version("0.35.0"), R"(, "kv_cache_quant_algo": null)") == 0);
+  // Llama-3.1-8B, 32 layers: 8 B a layer, 256 B in all, counted with the scales.
+  const auto with = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+      "kv_cache_quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.33.0"}})");
+  const auto without = llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+      "kv_cache_quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.23.0"}})");
+  REQUIRE(with.quantization->format);
+  REQUIRE(without.quantization->format);
+  CHECK(kvsize::weights_bytes_detail(with.spec, *with.quantization->format).scales ==
+        kvsize::weights_bytes_detail(without.spec, *without.quantization->format).scales + bytes{256});
+  // An attention the export leaves unquantized (Gemma-4-31B-IT-NVFP4 ignores every self_attn) stores none.
+  const auto gemma = load("nvidia__Gemma-4-31B-IT-NVFP4");
+  REQUIRE(gemma.quantization->format);
+  CHECK(gemma.quantization->format->kv_cache_scalars == 2);  // ModelOpt 0.37.0, kv_cache_scheme FP8
+  CHECK(kvsize::weights_bytes(gemma.spec, *gemma.quantization->format) == bytes{31'481'767'960});
+}
+
+TEST_CASE("modelopt: nvidia/Qwen3-8B-NVFP4 and Qwen3-235B-A22B-NVFP4 match their published totals with the k/v scales",
+          "[weights][hf][modelopt]") {
+  // nvidia/Qwen3-8B-NVFP4 (ModelOpt 0.35.0: NVFP4, group 16, lm_head ignored, an FP8 KV cache): its
+  // model.safetensors.index.json total_size is 6,396,932,352 B (as meyowu/nvfp4-doctor
+  // experiments/E004-qwen3-layer-capture/metadata.json @229e4190 records it; docs/research/modelopt.md). Without the
+  // k/v scales the rule gives 288 B less: 36 layers × 8 B.
+  const auto qwen8 = with_quantization("Qwen__Qwen3-8B", R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+      "config_groups": {"group_0": {"weights": {"dynamic": false, "num_bits": 4, "type": "float", "group_size": 16},
+      "targets": ["Linear"]}}, "ignore": ["lm_head"], "kv_cache_scheme": {"dynamic": false, "num_bits": 8,
+      "type": "float"}, "producer": {"name": "modelopt", "version": "0.35.0"}})");
+  REQUIRE(qwen8.quantization);
+  REQUIRE(qwen8.quantization->format);
+  CHECK(kvsize::weights_bytes(qwen8.spec, *qwen8.quantization->format) == bytes{6'396'932'352});
+  auto no_scalars = *qwen8.quantization->format;
+  no_scalars.kv_cache_scalars = 0;
+  CHECK(kvsize::weights_bytes(qwen8.spec, no_scalars) == bytes{6'396'932'352 - 36 * 8});
+  // nvidia/Qwen3-235B-A22B-NVFP4 (ModelOpt 0.33.0; the routers and lm_head excluded, which ModelOpt's rule leaves
+  // unquantized anyway): total_size 134,101,652,144 B (ytworks/kairyu
+  // verification/l1/correctness/g4_ma1_qwen3_235b_nvfp4_bench.py @cc6c478a, EXPECTED_INDEX_TOTAL_SIZE), 94 layers.
+  const auto qwen235 = with_quantization("Qwen__Qwen3-235B-A22B", R"({"quant_method": "modelopt",
+      "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"], "kv_cache_quant_algo": "FP8",
+      "producer": {"name": "modelopt", "version": "0.33.0"}})");
+  REQUIRE(qwen235.quantization);
+  REQUIRE(qwen235.quantization->format);
+  CHECK(kvsize::weights_bytes(qwen235.spec, *qwen235.quantization->format) == bytes{134'101'652'144});
+}
+
+TEST_CASE("modelopt: an exclude list that keeps some attention projections (DeepSeek-V3.1-NVFP4's MLA q and kv)",
+          "[weights][hf][modelopt]") {
+  // nvidia/DeepSeek-V3.1-NVFP4's exclude list (ai-dynamo/aiconfigurator model_configs, docs/research/modelopt.md) keeps
+  // every layer's q_a_proj, q_b_proj, kv_a_proj_with_mqa and kv_b_proj in bf16 and packs o_proj. On DeepSeek-R1's
+  // shape (61 layers, hidden 7,168, q_lora 1,536, 128 heads of 128 + 64, kv_lora 512, v 128) those are
+  // 1,536 × 7,168 + 24,576 × 1,536 + 576 × 7,168 + 32,768 × 512 = 69,664,768 weights a layer, 4,249,550,848 in all:
+  // 8,499,101,696 B in bf16 where NVFP4 takes 4,249,550,848 × 9 / 16 + 61 × 4 × 8 B of scalars = 2,390,374,304 B.
+  nlohmann::json list = nlohmann::json::array({"lm_head"});
+  for (int layer = 0; layer < 61; ++layer) {
+    for (const char* p : {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"}) {
+      list.push_back("model.layers." + std::to_string(layer) + ".self_attn." + p);
+    }
+  }
+  const auto kept = with_quantization("deepseek-ai__DeepSeek-R1", R"({"quant_method": "modelopt",
+      "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": )" + list.dump() + "}");
+  const auto packed = with_quantization("deepseek-ai__DeepSeek-R1", R"({"quant_method": "modelopt",
+      "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]})");
+  REQUIRE(kept.quantization->format);
+  REQUIRE(packed.quantization->format);
+  CHECK(kept.quantization->format->unquantized_roles ==
+        (kvsize::role_bit(kvsize::tensor_role::attn_q_a) | kvsize::role_bit(kvsize::tensor_role::attn_q_b) |
+         kvsize::role_bit(kvsize::tensor_role::attn_kv_a) | kvsize::role_bit(kvsize::tensor_role::attn_kv_b)));
+  CHECK_FALSE(has_warning(kept, "taken as quantized"));
+  CHECK(kvsize::weights_bytes(kept.spec, *kept.quantization->format) -
+            kvsize::weights_bytes(packed.spec, *packed.quantization->format) ==
+        bytes{8'499'101'696 - 2'390'374'304});
+}

@@ -9,6 +9,7 @@
 #include <optional>  // std::optional
 
 #include "../bytes.hpp"
+#include "../checkpoint_kv.hpp"  // checkpoint_kv_cache
 #include "../dtype.hpp"
 #include "../layer_groups.hpp"  // mla_cache_layout
 #include "llama_cpp_tensor_split.hpp"  // tensor_split
@@ -18,22 +19,6 @@ namespace kvsize {
 
 /// A serving engine whose KV cache kvsize reproduces. `exact` is the mathematical minimum.
 enum class engine_kind : std::uint8_t { exact, vllm, sglang, llama_cpp, trtllm, transformers };
-
-/// The KV cache a quantized checkpoint declares, in the forms the engines' default cache dtype ("auto") reads
-/// (hf::parsed_config::checkpoint_kv; docs/engines.md, "An FP8 KV cache the checkpoint declares").
-enum class checkpoint_kv_cache : std::uint8_t {
-  none,
-  /// NVIDIA ModelOpt: kv_cache_scheme {"type": "float", "num_bits": 8, "dynamic": false} (or the string "FP8"), else,
-  /// with no kv_cache_scheme, kv_cache_quant_algo "FP8" (hf_quant_config.json's form): vLLM's
-  /// get_kv_cache_quant_algo_string, which reads the scheme first. Weights in an FP8 form (SGLang's ModelOptFp8Config
-  /// keeps it as kv_cache_quant_method, which SGLang's default does not read).
-  modelopt_fp8,
-  /// The same, with NVFP4 weights (quant_algo NVFP4 / W4A16_NVFP4): SGLang's ModelOptFp4Config keeps it as
-  /// kv_cache_quant_algo, which its default reads.
-  modelopt_nvfp4_fp8,
-  /// compressed-tensors: kv_cache_scheme {"type": "float", "num_bits": 8}.
-  compressed_tensors_fp8,
-};
 
 /// vLLM's --enable-prefix-caching / --no-enable-prefix-caching, or neither (engines/vllm_prefix_caching.hpp).
 enum class vllm_prefix_caching : std::uint8_t {
@@ -125,7 +110,8 @@ struct transformers_knobs {
 struct engine_options {
   std::uint64_t context = 4'096;  ///< tokens per sequence (vLLM max_model_len, llama.cpp -c; 0 → model max)
   std::uint64_t batch = 1;        ///< sequences held at once (llama.cpp uses `llama_cpp.parallel`)
-  std::optional<kv_dtypes> kv{};  ///< K and V element types; none → the engine's default (default_kv_dtypes)
+  std::optional<kv_dtypes> kv{};  ///< K and V element types; none → the engine's default (checkpoint_kv_dtype for a
+                                  ///< checkpoint that declares its cache, else default_kv_dtypes)
   std::uint32_t tp = 1;           ///< tensor-parallel degree
   std::uint32_t pp = 1;           ///< pipeline-parallel degree
   std::uint32_t block_size = 0;   ///< vLLM block / SGLang page / TRT-LLM tokens per block; 0 → default

@@ -26,21 +26,24 @@ inline constexpr const char* needs_context = "kvsize: TensorRT-LLM needs a conte
   return kvsize::detail::given_or(f, f.named ? f.config_dtype : dtype::bf16);
 }
 
-/// The K/V type TensorRT-LLM takes from the checkpoint: its KvCacheConfig dtype "auto" keeps the kv_cache_quant_algo
-/// of hf_quant_config.json / config.json ("Using checkpoint KV quantization.":
-/// tensorrt_llm/_torch/pyexecutor/model_loader.py validate_and_set_kv_cache_quant), and compressed-tensors' 8-bit
-/// float kv_cache_scheme reads as FP8 (_torch/models/checkpoints/hf/compressed_tensors.py).
+/// The K/V type TensorRT-LLM takes from the checkpoint: its KvCacheConfig dtype "auto" keeps a ModelOpt checkpoint's
+/// kv_cache_quant_algo (hf_quant_config.json / config.json; "Using checkpoint KV quantization.":
+/// tensorrt_llm/_torch/pyexecutor/model_loader.py validate_and_set_kv_cache_quant). compressed-tensors' 8-bit float
+/// kv_cache_scheme reads as FP8 only from PR #17334 (August 2026; _torch/models/checkpoints/hf/compressed_tensors.py),
+/// a release kvsize cannot tell apart: not taken, the serving dtype.
 [[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
-  return o.checkpoint_kv != checkpoint_kv_cache::none ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
+  const bool modelopt = o.checkpoint_kv == checkpoint_kv_cache::modelopt_fp8 ||
+                        o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8;
+  return modelopt ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
-/// What TensorRT-LLM refuses of an explicit K/V type on such a checkpoint: validate_and_set_kv_cache_quant takes
-/// only "auto", "fp8" and "nvfp4", so a 16-bit cache is a ValueError (empty: accepted).
+/// What TensorRT-LLM refuses of an explicit K/V type on such a checkpoint: validate_and_set_kv_cache_quant accepts
+/// only "auto" and the quantized types, and raises where one conflicts with the checkpoint's FP8 (empty: accepted).
 [[nodiscard]] constexpr auto checkpoint_kv_refusal(const engine_options& o) -> std::string_view {
   const auto fp8 = [](dtype t) { return t == dtype::fp8_e4m3; };
   return checkpoint_kv_dtype(o) && o.kv && !(fp8(o.kv->k) && fp8(o.kv->v))
              ? "TensorRT-LLM keeps the FP8 KV cache the checkpoint declares: validate_and_set_kv_cache_quant "
-               "(tensorrt_llm/_torch/pyexecutor/model_loader.py) takes only auto, fp8 or nvfp4 there"
+               "(tensorrt_llm/_torch/pyexecutor/model_loader.py) accepts auto or fp8 there, no other type"
              : std::string_view{};
 }
 

@@ -68,11 +68,13 @@ inline constexpr std::uint32_t explicit_kv_wins_since = 22;
   return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
-/// vLLM 0.15 – 0.21 put compressed-tensors' FP8 cache over an explicit --kv-cache-dtype as well.
+/// vLLM 0.15 – 0.21 put compressed-tensors' FP8 cache over an explicit --kv-cache-dtype as well: over any of its
+/// element types (a GGML block type, which vLLM has not, is refused before: size_stage's require_plain_types).
 [[nodiscard]] constexpr auto checkpoint_kv_overrides_option(const engine_options& o) -> bool {
   const std::uint32_t release = release_of(o);
+  const bool plain = !o.kv || (traits(o.kv->k).block_elements == 1 && traits(o.kv->v).block_elements == 1);
   return o.checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8 && release >= compressed_tensors_kv_since &&
-         release < explicit_kv_wins_since;
+         release < explicit_kv_wins_since && plain;
 }
 
 /// K and V in the serving dtype (`--kv-cache-dtype auto`), or the FP8 cache the checkpoint declares where the

@@ -50,6 +50,9 @@ inline void read_hf_quant_config(const std::filesystem::path& folder, parsed_con
       fail(config_errc::missing_key, "/quantization", "expected ModelOpt's quantization object");
     }
     read_quantization_object(q, "modelopt", out);
+    if (out.quantization && out.quantization->format) {  // the producer stands beside "quantization" here
+      out.quantization->format->kv_cache_scalars = modelopt_kv_cache_scalars(q, lookup(doc, "", "producer"));
+    }
   });
   const auto in_file = [&](const std::string& said) {  // "/quantization/quant_algo: …", or ": …" for the file
     return file + (said.starts_with(": ") ? "" : ":") + said;
@@ -63,6 +66,7 @@ inline void read_hf_quant_config(const std::filesystem::path& folder, parsed_con
   }
   if (!out.checkpoint_kv_fp8.empty()) {  // config.json declared none (it has no quantization_config)
     out.checkpoint_kv_fp8 = file + ":" + out.checkpoint_kv_fp8;
+    out.checkpoint_kv_file = file;
   }
 }
 

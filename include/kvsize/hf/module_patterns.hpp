@@ -51,6 +51,14 @@ inline constexpr std::array<std::string_view, 9> whole_attention_sets{
     "q_proj kv_a_proj_with_mqa kv_b_proj o_proj", "wqkv wo", "wq wk wv wo", "query_key_value dense",
     "q_proj k_proj v_proj out_proj", "c_attn c_proj"};
 
+/// The tensor role of each of attention_projections, in the same order (weights_enumeration.hpp names them so).
+inline constexpr std::array<tensor_role, 19> attention_projection_roles{
+    tensor_role::attn_q,      tensor_role::attn_k,      tensor_role::attn_v,      tensor_role::attn_output,
+    tensor_role::attn_qkv,    tensor_role::attn_q_a,    tensor_role::attn_q_b,    tensor_role::attn_kv_a,
+    tensor_role::attn_kv_b,   tensor_role::attn_qkv,    tensor_role::attn_q,      tensor_role::attn_k,
+    tensor_role::attn_v,      tensor_role::attn_output, tensor_role::attn_qkv,    tensor_role::attn_output,
+    tensor_role::attn_output, tensor_role::attn_qkv,    tensor_role::attn_output};
+
 [[nodiscard]] constexpr auto projection_bit(std::string_view name) -> std::uint32_t {
   for (std::size_t i = 0; i < attention_projections.size(); ++i) {
     if (attention_projections[i] == name) {
@@ -58,6 +66,15 @@ inline constexpr std::array<std::string_view, 9> whole_attention_sets{
     }
   }
   return 0;
+}
+
+/// The roles (role_bit) of the projections `listed` (a mask over attention_projections).
+[[nodiscard]] constexpr auto roles_of_projections(std::uint32_t listed) -> std::uint64_t {
+  std::uint64_t roles = 0;
+  for (std::size_t i = 0; i < attention_projections.size(); ++i) {
+    roles |= (listed & (1U << i)) != 0 ? role_bit(attention_projection_roles[i]) : 0U;
+  }
+  return roles;
 }
 
 /// Whether the projections `listed` (a mask) hold one of whole_attention_sets.
@@ -194,18 +211,31 @@ struct module_match {
   return {kind::unknown, 0, {}, 0};
 }
 
-/// modules_to_not_convert / llm_int8_skip_modules / compressed-tensors' ignore → weights_format::unquantized_parts
-/// (match_module per name). A norm or a bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs
-/// nothing: no scheme quantizes a vector. The attention's projections, listed one by one, are the attention where
-/// they make up a whole set (covers_attention); some of them, or another module inside it (self_attn.indexers_proj),
-/// keep less than the part kvsize sizes: the attention stays quantized, with one warning per pattern
-/// ("model.layers.N.…"), not one per layer.
+/// What a list of module names keeps unquantized: whole parts (weights_format::unquantized_parts) and attention
+/// projections that are not a whole attention (weights_format::unquantized_roles).
+struct kept_modules {
+  std::uint16_t parts = 0;
+  std::uint64_t roles = 0;
+  constexpr auto operator|=(const kept_modules& o) -> kept_modules& {
+    parts |= o.parts;
+    roles |= o.roles;
+    return *this;
+  }
+};
+
+/// modules_to_not_convert / llm_int8_skip_modules / compressed-tensors' ignore → kept_modules (match_module per
+/// name). A norm or a bias (input_layernorm, indexer.k_norm, e_score_correction_bias) needs nothing: no scheme
+/// quantizes a vector. The attention's projections, listed one by one, are the attention where they make up a whole
+/// set (covers_attention), else those projections' roles (vLLM's MXFP8 recipes keep kv_b_proj alone;
+/// DeepSeek-V3.1-NVFP4 MLA's q and kv projections): like a named module, a projection listed for some layers is
+/// taken for all. Another module inside the attention (self_attn.indexers_proj) keeps less than the part kvsize
+/// sizes: the attention stays quantized, with one warning per pattern ("model.layers.N.…"), not one per layer.
 [[nodiscard]] inline auto parts_of_patterns(const slot& s, std::vector<std::string>& names,
-                                            std::vector<std::string>& warnings) -> std::uint16_t {
+                                            std::vector<std::string>& warnings) -> kept_modules {
   using kind = module_match::kind;
-  std::uint16_t bits = 0;
+  kept_modules kept;
   if (!s.set()) {
-    return 0;
+    return kept;
   }
   if (!s.value->is_array()) {
     fail(config_errc::wrong_type, s.pointer(), "expected an array of module names, got " + describe(*s.value));
@@ -219,38 +249,36 @@ struct module_match {
                          (pattern != name ? " (and the same module of other layers)" : "") + ": " + std::string(why));
     }
   };
-  std::vector<std::pair<module_match, std::size_t>> listed;  // projections per attention module, its first entry
+  std::vector<module_match> listed;  // the projections named, per attention module
   for (std::size_t i = 0; i < s.value->size(); ++i) {
     const std::string raw = read_string(element(s, i));
     names.push_back(raw);
     const std::string name = module_name_of(raw);
     const module_match m = match_module(name);
     if (m.what == kind::parts) {
-      bits |= m.parts;
+      kept.parts |= m.parts;
     } else if (m.what == kind::inside_attention) {
       warn_once(i, name, "a module inside the attention, which kvsize sizes as one part; the attention is taken "
                          "as quantized");
     } else if (m.what == kind::unknown) {
       warn_once(i, name, "not a module kvsize can map to a part of the model; assumed quantized");
     } else if (m.what == kind::projections) {
-      const auto same = [&](const auto& l) { return l.first.attention_module == m.attention_module; };
+      const auto same = [&](const module_match& l) { return l.attention_module == m.attention_module; };
       if (const auto at = std::find_if(listed.begin(), listed.end(), same); at != listed.end()) {
-        at->first.projections |= m.projections;
+        at->projections |= m.projections;
       } else {
-        listed.emplace_back(m, i);
+        listed.push_back(m);
       }
     }
   }
-  for (const auto& [m, first] : listed) {
+  for (const module_match& m : listed) {
     if (covers_attention(m.projections)) {
-      bits |= part_bit(weight_part::attention);
+      kept.parts |= part_bit(weight_part::attention);
     } else {
-      warnings.push_back(element(s, first).pointer() + ": some of the projections of \"" +
-                         printable(m.attention_module) +
-                         "\", not all; kvsize sizes the attention as one part and takes it as quantized");
+      kept.roles |= roles_of_projections(m.projections);
     }
   }
-  return bits;
+  return kept;
 }
 
 }  // namespace kvsize::hf::detail

@@ -9,7 +9,7 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
-#include "../engines/engine_options.hpp"  // checkpoint_kv_cache
+#include "../checkpoint_kv.hpp"
 #include "../gguf/named_tensor.hpp"
 #include "../model_spec.hpp"
 #include "../weights.hpp"
@@ -99,6 +99,9 @@ struct parsed_config {
   std::string checkpoint_kv_fp8;
   /// The form of that declaration, which engine_options::checkpoint_kv takes; none where checkpoint_kv_fp8 is "".
   checkpoint_kv_cache checkpoint_kv = checkpoint_kv_cache::none;
+  /// The file checkpoint_kv_fp8 names and begins with where it is not the input (a model folder's
+  /// hf_quant_config.json); "" where the key is the input's own.
+  std::string checkpoint_kv_file;
   std::string dtype_key;              ///< pointer of the key that gave compute_dtype; "" if defaulted
   std::optional<checkpoint_weights> checkpoint;  ///< a GGUF input's tensor table; absent for config.json
   /// Non-empty when a key that only the weights read is malformed (an expert count, an expert width,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // quantization_config, read once: the scheme as written (parsed_config::quantization) and the
-// weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX, compressed-tensors
-// pack-quantized int, ModelOpt NVFP4 and FP8), plus which parts of the model modules_to_not_convert (or `ignore`,
+// weights_format kvsize sizes it with (GPTQ, AWQ, FP8, MXFP4, bitsandbytes, MLX; compressed-tensors
+// pack-quantized int and ModelOpt NVFP4 and FP8 in their own headers), the KV cache it declares, plus which parts of the model modules_to_not_convert (or `ignore`,
 // `exclude_modules`) keeps unquantized (module_patterns.hpp).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
@@ -17,126 +17,13 @@
 #include "../dtype.hpp"
 #include "../weights.hpp"
 #include "aliases.hpp"
+#include "compressed_tensors_reader.hpp"
 #include "json_reader.hpp"
+#include "modelopt_reader.hpp"
 #include "module_patterns.hpp"
 #include "parsed_config.hpp"
 
 namespace kvsize::hf::detail {
-
-/// The first entry of quantization object `q`'s config_groups (compressed-tensors' form, which ModelOpt also writes
-/// into config.json) and that group's `weights`; `groups` counts the entries (0: no config_groups, or none in it).
-/// Strict: a config_groups, group or weights that is not an object is a wrong_type error at its pointer.
-struct config_group_view {
-  std::size_t groups = 0;
-  slot group;
-  slot weights;  ///< unset where the group has none
-};
-[[nodiscard]] inline auto first_config_group(const slot& q) -> config_group_view {
-  config_group_view v;
-  const slot groups = lookup(*q.value, q.pointer(), "config_groups");
-  if (!groups.set()) {
-    return v;
-  }
-  require_object(groups);
-  v.groups = groups.value->size();
-  if (v.groups == 0) {
-    return v;
-  }
-  v.group = lookup(*groups.value, groups.pointer(), groups.value->begin().key());
-  require_object(v.group);
-  v.weights = lookup(*v.group.value, v.group.pointer(), "weights");
-  if (v.weights.set()) {
-    require_object(v.weights);
-  }
-  return v;
-}
-
-/// The ModelOpt spelling of quant_method: "modelopt", and vLLM's "modelopt_fp4" / "modelopt_mixed".
-[[nodiscard]] inline auto is_modelopt(std::string_view method) -> bool { return method.starts_with("modelopt"); }
-
-/// compressed-tensors (quant_method "compressed-tensors"): the pack-quantized form of one config group of
-/// symmetric "int" weights with strategy "group" (or "channel": one group) and no activation order; nullopt for
-/// the rest (float-quantized, asymmetric, several groups), which kvsize does not size yet.
-[[nodiscard]] inline auto compressed_tensors_format(const slot& q) -> std::optional<weights_format> {
-  const slot format = lookup(*q.value, q.pointer(), "format");
-  if (!format.set() || read_string(format) != "pack-quantized") {
-    return std::nullopt;
-  }
-  const config_group_view first = first_config_group(q);
-  if (first.groups != 1) {
-    return std::nullopt;
-  }
-  const slot& w = first.weights;
-  const slot targets = lookup(*first.group.value, first.group.pointer(), "targets");
-  if (!w.set() || !targets.set() || !targets.value->is_array() || *targets.value != json::array({"Linear"})) {
-    return std::nullopt;  // the group quantizes other modules than every Linear less `ignore`
-  }
-  const auto field = [&](std::string_view k) { return lookup(*w.value, w.pointer(), k); };
-  const slot type = field("type");
-  const slot strategy = field("strategy");
-  const slot symmetric = field("symmetric");
-  const slot actorder = field("actorder");
-  if (!type.set() || read_string(type) != "int" || !symmetric.set() || !read_bool(symmetric) ||
-      (actorder.set() && !(actorder.value->is_boolean() && !actorder.value->get<bool>())) || !strategy.set()) {
-    return std::nullopt;
-  }
-  const std::string how = read_string(strategy);
-  // compressed-tensors' pack_to_int32 packs at most 8 bits into each int32 word: a larger num_bits is no packed form.
-  const std::uint32_t bits = read_u32(field("num_bits"), 1, 8);
-  if (how == "channel") {
-    return packed_int_weights(bits, 0);
-  }
-  if (how != "group") {
-    return std::nullopt;
-  }
-  return packed_int_weights(bits, read_u32(field("group_size"), 1, 1U << 24U));
-}
-
-/// NVIDIA ModelOpt (quant_method "modelopt"; vllm model_executor/layers/quantization/modelopt.py,
-/// ModelOptQuantConfigBase.from_config and the Linear methods' create_weights), by quant_algo:
-///   NVFP4 / W4A16_NVFP4        nvfp4, group_size (else config_groups' weights.group_size, else 16) and 2 / 1
-///                              float32 scalars a matrix (weight_scale_2, and input_scale where activations are FP4)
-///   FP8                        fp8, one float32 weight_scale and one input_scale a matrix
-///   FP8_PER_CHANNEL_PER_TOKEN  fp8, a float32 scale per output row
-///   FP8_PB_WO                  fp8, a float32 scale per 128 × 128 block
-/// The rest (MIXED_PRECISION's per-layer list, MXFP8, the W4A8 forms) is nullopt, with a warning.
-[[nodiscard]] inline auto modelopt_format_of(const slot& q, const quantization_config& c, std::vector<std::string>& warnings)
-    -> std::optional<weights_format> {
-  const auto is = [&](std::string_view name) { return kvsize::detail::ascii_iequal(c.quant_algo, name); };  // fp8_pb_wo
-  const auto group_size = [&]() -> std::uint32_t {
-    if (c.group_size) {
-      return *c.group_size;
-    }
-    if (const slot& w = first_config_group(q).weights; w.set()) {  // the form ModelOpt writes into config.json
-      if (const slot g = lookup(*w.value, w.pointer(), "group_size"); g.set()) {
-        return read_u32(g, 1, 1U << 24U);
-      }
-    }
-    return 16;  // vLLM's ModelOptNvFp4Config default
-  };
-  if (is("NVFP4") || is("W4A16_NVFP4")) {
-    return nvfp4_weights(group_size(), is("NVFP4") ? 2U : 1U);
-  }
-  if (is("FP8")) {
-    weights_format f = fp8_weights(0, 0);
-    f.tensor_scalars = 1;  // input_scale; weight_scale is the per-tensor block
-    return f;
-  }
-  if (is("FP8_PER_CHANNEL_PER_TOKEN")) {
-    return fp8_weights(1, 0);
-  }
-  if (is("FP8_PB_WO")) {
-    return fp8_weights(128, 128);
-  }
-  if (c.quant_algo.empty()) {
-    warnings.push_back(q.pointer() + ": quant_method \"modelopt\" without quant_algo; the weights are not sized");
-    return std::nullopt;
-  }
-  warnings.push_back(q.pointer() + "/quant_algo = \"" + printable(c.quant_algo) +
-                     "\": a ModelOpt algorithm kvsize does not size (it sizes NVFP4, W4A16_NVFP4, FP8, "
-                     "FP8_PER_CHANNEL_PER_TOKEN, FP8_PB_WO); the weights are not sized");
-  return std::nullopt;
-}
 
 /// The weights_format a quantization_config is sized with; nullopt for a scheme kvsize does not size.
 [[nodiscard]] inline auto weights_format_of(const quantization_config& c) -> std::optional<weights_format> {
@@ -239,10 +126,12 @@ inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_co
   const auto named_fp8 = [](const slot& s) {
     return s.set() && s.value->is_string() && kvsize::detail::ascii_iequal(s.value->get<std::string>(), "FP8");
   };
+  // An empty scheme is none, as vLLM's `if kv_cache_scheme` reads it.
+  const bool scheme_given = scheme.set() && !(scheme.value->is_object() && scheme.value->empty());
   const slot* declared = nullptr;
   if (!modelopt) {
-    declared = scheme.set() && float8(*scheme.value) ? &scheme : nullptr;
-  } else if (scheme.set()) {  // the scheme first; a dynamic one is not taken (the cache keeps the model's dtype)
+    declared = scheme_given && float8(*scheme.value) ? &scheme : nullptr;
+  } else if (scheme_given) {  // the scheme first; a dynamic one is not taken (the cache keeps the model's dtype)
     declared = (float8(*scheme.value) && has(*scheme.value, "dynamic", false)) || named_fp8(scheme) ? &scheme : nullptr;
   } else {
     declared = named_fp8(algo) ? &algo : nullptr;
@@ -260,17 +149,18 @@ inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_co
     return;
   }
   for (const slot* s : {&scheme, &algo}) {
-    if (s->set()) {
-      out.warnings.push_back(s->pointer() + ": a KV cache quantization the engines' default cache type does not "
-                                            "take (they take a static FP8 one); the cache is sized in each "
-                                            "engine's default type");
+    if (s->set() && (s != &scheme || scheme_given)) {
+      const bool nvfp4 = s->value->is_string() && kvsize::detail::ascii_iequal(s->value->get<std::string>(), "NVFP4");
+      out.warnings.push_back(s->pointer() + ": a KV cache quantization kvsize does not take (only a static FP8 "
+                                            "one); the cache is sized in each engine's default type" +
+                             (nvfp4 ? std::string{", which is larger than the NVFP4 cache TensorRT-LLM keeps"} : ""));
     }
   }
 }
 
 /// The weights_format of quantization object `q`, read into `c` so far (every unquantized part in `kept`), by its
 /// method: compressed-tensors, ModelOpt, MLX, or weights_format_of's; nullopt, with a warning, for the rest.
-inline auto sized_format(const slot& q, quantization_config& c, std::uint16_t kept, parsed_config& out)
+inline auto sized_format(const slot& q, quantization_config& c, kept_modules kept, parsed_config& out)
     -> std::optional<weights_format> {
   const auto key = [&](std::string_view k) { return lookup(*q.value, q.pointer(), k); };
   const bool modelopt = is_modelopt(c.method);
@@ -290,7 +180,8 @@ inline auto sized_format(const slot& q, quantization_config& c, std::uint16_t ke
     f = mlx_format_of(q, c, out.warnings);
   }
   if (f) {
-    f->unquantized_parts = kept;
+    f->unquantized_parts = kept.parts;
+    f->unquantized_roles = kept.roles;
     if (out.dtype_key.empty()) {
       f->unquantized = kvsize::dtype::bf16;
       out.warnings.push_back(q.pointer() + ": the tensors " + (c.method.empty() ? std::string("the scheme") : c.method) +
@@ -348,7 +239,7 @@ inline void read_quantization_object(const slot& q, std::string_view implied_met
     c.weight_block_size = std::array<std::uint32_t, 2>{read_u32(element(wbs, 0), 1, 1U << 20U),
                                                        read_u32(element(wbs, 1), 1, 1U << 20U)};
   }
-  std::uint16_t kept = parts_of_patterns(key("modules_to_not_convert"), c.modules_to_not_convert, out.warnings);
+  kept_modules kept = parts_of_patterns(key("modules_to_not_convert"), c.modules_to_not_convert, out.warnings);
   kept |= parts_of_patterns(key("llm_int8_skip_modules"), c.modules_to_not_convert, out.warnings);
   c.load_in_4bit = boolean("load_in_4bit").value_or(false);
   c.load_in_8bit = boolean("load_in_8bit").value_or(false);
