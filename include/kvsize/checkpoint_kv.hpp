@@ -16,11 +16,11 @@ enum class checkpoint_kv_cache : std::uint8_t {
   none,
   /// NVIDIA ModelOpt: kv_cache_scheme {"type": "float", "num_bits": 8, "dynamic": false} (or the string "FP8"), else,
   /// with no kv_cache_scheme, kv_cache_quant_algo "FP8" (hf_quant_config.json's form): vLLM's
-  /// get_kv_cache_quant_algo_string, which reads the scheme first. Weights in an FP8 form (SGLang's ModelOptFp8Config
-  /// keeps it as kv_cache_quant_method, which SGLang's default does not read).
+  /// get_kv_cache_quant_algo_string, which reads the scheme first. Weights in an FP8 form (SGLang's ModelOptFp8Config,
+  /// which passes it to SGLang's default only from 0.5.4).
   modelopt_fp8,
-  /// The same, with NVFP4 weights (quant_algo NVFP4 / W4A16_NVFP4): SGLang's ModelOptFp4Config keeps it as
-  /// kv_cache_quant_algo, which its default reads.
+  /// The same, with NVFP4 weights (quant_algo NVFP4 / W4A16_NVFP4): SGLang's ModelOptFp4Config, which passes it to
+  /// SGLang's default from 0.5.3rc1.
   modelopt_nvfp4_fp8,
   /// compressed-tensors: kv_cache_scheme {"type": "float", "num_bits": 8}.
   compressed_tensors_fp8,

@@ -105,12 +105,22 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   CHECK(per_token(engine_kind::vllm, v13) == 131'072);
   v13.vllm.release_minor = 14;
   CHECK(per_token(engine_kind::vllm, v13) == 65'536);
-  auto sglang_04 = modelopt;  // SGLang 0.4.0 - 0.4.5: not confirmed there
-  sglang_04.sglang.release = kvsize::engines::sglang::fraction_rule::v0_4;
-  CHECK(per_token(engine_kind::sglang, sglang_04) == 131'072);
-  auto fp8_weights = modelopt;  // FP8 weights: SGLang's ModelOptFp8Config does not pass the cache type on
+  // SGLang: NVFP4 weights from 0.5.3rc1 (PR #10336; kvsize's group from 0.5.3rc2), FP8 weights from 0.5.4 (PR
+  // #12018; kvsize's group from 0.5.4.post1).
+  using kvsize::engines::sglang::fraction_rule;
+  auto sglang_old = modelopt;
+  sglang_old.sglang.release = fraction_rule::v0_4_7;  // 0.4.7.post1 - 0.5.3rc1
+  CHECK(per_token(engine_kind::sglang, sglang_old) == 131'072);
+  sglang_old.sglang.release = fraction_rule::v0_5_3;  // 0.5.3rc2 - 0.5.4
+  CHECK(per_token(engine_kind::sglang, sglang_old) == 65'536);
+  auto fp8_weights = modelopt;  // FP8 weights: SGLang's ModelOptFp8Config passes the cache type on from 0.5.4
   fp8_weights.checkpoint_kv = checkpoint_kv_cache::modelopt_fp8;
+  CHECK(per_token(engine_kind::sglang, fp8_weights) == 65'536);  // the default, 0.5.15 - 0.5.19
+  fp8_weights.sglang.release = fraction_rule::v0_5_3;
   CHECK(per_token(engine_kind::sglang, fp8_weights) == 131'072);
+  fp8_weights.sglang.release = fraction_rule::v0_5;
+  CHECK(per_token(engine_kind::sglang, fp8_weights) == 65'536);
+  fp8_weights.sglang.release = kvsize::engines::sglang::default_rule;
   CHECK(per_token(engine_kind::vllm, fp8_weights) == 65'536);
   CHECK(per_token(engine_kind::trtllm, fp8_weights) == 65'536);
   auto bf16 = modelopt;  // an explicit type wins under vLLM and SGLang; TensorRT-LLM refuses it

@@ -29,15 +29,21 @@ namespace kvsize::engines::sglang {
 }
 
 /// The K/V type SGLang's `--kv-cache-dtype auto` takes from the checkpoint: float8_e4m3fn where the quant config's
-/// kv_cache_quant_algo is "FP8" (python/sglang/srt/mem_cache/kv_cache_dtype.py configure_kv_cache_dtype, formerly
-/// ModelRunner.configure_kv_cache_dtype). Of ModelOpt's configs (layers/quantization/modelopt_quant.py) only
-/// ModelOptFp4Config sets that attribute; ModelOptFp8Config keeps the key as kv_cache_quant_method, so an FP8-weights
-/// checkpoint keeps the serving dtype. Taken from the 0.4.7 releases on; compressed-tensors' kv_cache_scheme is not
-/// (PR #35455, August 2026, added it; its first release is not known): nullopt, the serving dtype.
+/// kv_cache_quant_algo is "FP8" (PR #10336, commit 80572c83, first in 0.5.3rc1: model_runner.py's memory-pool setup;
+/// later ModelRunner.configure_kv_cache_dtype, then mem_cache/kv_cache_dtype.py configure_kv_cache_dtype). Of
+/// ModelOpt's configs (layers/quantization/modelopt_quant.py) ModelOptFp4Config sets that attribute from the start;
+/// ModelOptFp8Config kept the key as kv_cache_quant_method until PR #12018 (commit a9849683, first in 0.5.4) gave it
+/// the ModelOptQuantConfig base that sets it. By kvsize's release groups: NVFP4 weights from 0.5.3rc2 (group
+/// v0_5_3; 0.5.3rc1 ends group v0_4_7, sized without), FP8 weights from 0.5.4.post1 (group v0_5; 0.5.4 ends group
+/// v0_5_3, sized without): both err low. compressed-tensors' kv_cache_scheme is not taken (PR #35455, August 2026;
+/// its first release is not known): nullopt, the serving dtype.
 [[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
-  return o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8 && o.sglang.release != fraction_rule::v0_4
-             ? std::optional<dtype>{dtype::fp8_e4m3}
-             : std::nullopt;
+  const auto from = [&](fraction_rule first) {
+    return static_cast<std::uint8_t>(o.sglang.release) >= static_cast<std::uint8_t>(first);
+  };
+  const bool takes = (o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8 && from(fraction_rule::v0_5_3)) ||
+                     (o.checkpoint_kv == checkpoint_kv_cache::modelopt_fp8 && from(fraction_rule::v0_5));
+  return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
 /// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype). The states, as

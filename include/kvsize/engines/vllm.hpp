@@ -48,11 +48,12 @@ inline constexpr const char* needs_context = "kvsize: vLLM needs a context (max_
 inline constexpr std::uint32_t f32_ssm_default_since = 20;
 
 /// The releases from which vLLM's `--kv-cache-dtype auto` takes the FP8 KV cache a checkpoint declares
-/// (o.checkpoint_kv). ModelOpt's from 0.14: PR #30785, EngineArgs.create_engine_config resolving "auto" through
-/// vllm/utils/torch_utils.py get_kv_cache_quant_algo_string ("fp8" → "fp8_e4m3"; the 0.14.0 API docs have it, the
-/// 0.12.0 ones do not; 0.13 is unconfirmed and sized without it, which errs low). compressed-tensors' from 0.15:
-/// PR #30141, vllm/attention/layer.py Attention.__init__ sets "fp8" wherever the quant config has a
-/// kv_cache_scheme, over an explicit --kv-cache-dtype too, until PR #42782 (0.22) applied it to "auto" only.
+/// (o.checkpoint_kv). ModelOpt's from 0.14: PR #30785 (commit 7b966ae2, after the 0.13 branch left main),
+/// EngineArgs.create_engine_config resolving "auto" through vllm/utils/torch_utils.py get_kv_cache_quant_algo_string
+/// ("fp8" → "fp8_e4m3"; the scheme first, FP8 only with dynamic false: PR #31895, also 0.14).
+/// compressed-tensors' from 0.15: PR #30141, vllm/attention/layer.py Attention.__init__ sets "fp8" wherever the
+/// quant config has a kv_cache_scheme, over an explicit --kv-cache-dtype too, until PR #42782 (0.22) applied it to
+/// "auto" only.
 inline constexpr std::uint32_t modelopt_kv_since = 14;
 inline constexpr std::uint32_t compressed_tensors_kv_since = 15;
 inline constexpr std::uint32_t explicit_kv_wins_since = 22;

@@ -38,7 +38,8 @@ namespace kvsize::hf::detail {
   const auto named = [&](std::string_view name) {
     return algo.set() && algo.value->is_string() && kvsize::detail::ascii_iequal(algo.value->get<std::string>(), name);
   };
-  if (!scheme.set() && !named("FP8") && !named("NVFP4")) {
+  const bool scheme_given = scheme.set() && !(scheme.value->is_object() && scheme.value->empty());  // {}: none
+  if (!scheme_given && !named("FP8") && !named("NVFP4")) {
     return 0;
   }
   if (!producer.set() || !producer.value->is_object() || !producer.value->contains("version") ||

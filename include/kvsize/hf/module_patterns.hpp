@@ -59,6 +59,16 @@ inline constexpr std::array<tensor_role, 19> attention_projection_roles{
     tensor_role::attn_v,      tensor_role::attn_output, tensor_role::attn_qkv,    tensor_role::attn_output,
     tensor_role::attn_output, tensor_role::attn_qkv,    tensor_role::attn_output};
 
+static_assert(attention_projection_roles.size() == attention_projections.size(), "kvsize: one role per projection");
+static_assert([] {
+  for (tensor_role r : attention_projection_roles) {
+    if (r == tensor_role::token_embedding) {  // a slot left out of the list above
+      return false;
+    }
+  }
+  return true;
+}(), "kvsize: every projection has its attention role");
+
 [[nodiscard]] constexpr auto projection_bit(std::string_view name) -> std::uint32_t {
   for (std::size_t i = 0; i < attention_projections.size(); ++i) {
     if (attention_projections[i] == name) {
