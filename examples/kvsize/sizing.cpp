@@ -295,6 +295,8 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                      s.config.architectures.end() &&
                                  !quantized &&
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
+  o.vllm.deepseek_v32_checkpoint = std::ranges::find(s.config.architectures, "DeepseekV32ForCausalLM") !=
+                                   s.config.architectures.end();
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
   }
@@ -677,9 +679,15 @@ auto checkpoint_kv_note(const options& opts, const sizing& s, const engine_optio
                            ? std::string{"TensorRT-LLM accepts no other type there"}
                            : fmt::format("{} bf16 sizes a 16-bit cache", opts.flag("--kv-dtype")));
   }
-  return fmt::format("{} does not take at its default cache dtype (docs/engines.md): kvsize sized {}; {} fp8 sizes "
+  // TensorRT-LLM reads compressed-tensors' scheme as FP8 from PR #17334 (August 2026), a release kvsize cannot name.
+  const bool trtllm_unknown = s.engine == engine_kind::trtllm &&
+                              s.config.checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8;
+  return fmt::format("{} {} at its default cache dtype (docs/engines.md): kvsize sized {}; {} fp8 sizes "
                      "the FP8 cache, half the bytes a token",
-                     head, kv_words(s.kv), opts.flag("--kv-dtype"));
+                     head,
+                     trtllm_unknown ? "takes only from PR #17334 (August 2026; kvsize sizes the releases before it)"
+                                    : "does not take",
+                     kv_words(s.kv), opts.flag("--kv-dtype"));
 }
 
 /// The key that declares the checkpoint's KV cache, with its file: config.json's pointer after the input's path, or
@@ -702,25 +710,30 @@ auto declared_kv_options(const options& opts, const sizing& s) -> engine_options
   return o;
 }
 
-/// An explicit K/V type against the checkpoint's FP8 cache, once the types are checked: vLLM 0.15 – 0.21 put
-/// compressed-tensors' FP8 over it (FP8 sized; the note says so); TensorRT-LLM refuses another type (exit 2, naming
-/// the option and the key).
-void apply_checkpoint_kv_rules(const options& opts, const engine_options& declared, sizing& s) {
-  const bool both_fp8 = s.kv.k == dtype::fp8_e4m3 && s.kv.v == dtype::fp8_e4m3;
+/// An explicit K/V type against the checkpoint's FP8 cache, once the types are checked: a type the engine cannot be
+/// given there is exit 2, naming the option and the key (checkpoint_kv_type_refusal: vLLM float32 and, before 0.18,
+/// float16; SGLang float16 and float32; TensorRT-LLM anything but FP8); vLLM 0.15 – 0.21 put compressed-tensors'
+/// FP8 over the others. Returns whether it did so (the types given were not FP8 already).
+auto apply_checkpoint_kv_rules(const options& opts, const engine_options& declared, sizing& s) -> bool {
   engine_options given = declared;
   given.kv = s.kv;
-  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given)) {
-    s.kv = kv_dtypes::same(dtype::fp8_e4m3);
+  if (const std::string_view refusal = checkpoint_kv_type_refusal(s.engine, given); !refusal.empty()) {
+    // The option that set the first of K and V the engine takes no further: TensorRT-LLM's non-FP8, else 16/32-bit.
+    const auto refused = [&](dtype t) {
+      return s.engine == engine_kind::trtllm ? t != dtype::fp8_e4m3 : t == dtype::f16 || t == dtype::f32;
+    };
+    const bool k_refused = refused(s.kv.k);
+    const std::string flag = k_refused ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
+                                       : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
+    throw usage_error{
+        fmt::format("{} {}: {} ({})", flag, name(k_refused ? s.kv.k : s.kv.v), refusal, checkpoint_kv_where(s))};
   }
-  if (s.engine == engine_kind::trtllm && !both_fp8) {
-    if (const std::string_view refusal = kvsize::engines::trtllm::checkpoint_kv_refusal(given); !refusal.empty()) {
-      const bool k_not_fp8 = s.kv.k != dtype::fp8_e4m3;  // the option that set the first non-FP8 of K and V
-      const std::string flag = k_not_fp8 ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
-                                         : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
-      throw usage_error{fmt::format("{} {}: {} ({})", flag, name(k_not_fp8 ? s.kv.k : s.kv.v), refusal,
-                                    checkpoint_kv_where(s))};
-    }
+  const kv_dtypes fp8 = kv_dtypes::same(dtype::fp8_e4m3);
+  if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given) && s.kv != fp8) {
+    s.kv = fp8;
+    return true;
   }
+  return false;
 }
 
 /// The element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own
@@ -754,15 +767,12 @@ void set_cache_types(const options& opts, sizing& s) {
   check_cache_types(opts, s.engine, s.kv);
   check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
-  apply_checkpoint_kv_rules(opts, declared, s);
+  const bool overridden = apply_checkpoint_kv_rules(opts, declared, s);
   const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
   const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
     const std::optional<std::string>& given = own ? own : opts.kv_dtype;
     return !given || *given == "auto";
   };
-  engine_options given = declared;
-  given.kv = s.kv;
-  const bool overridden = s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given);
   if (!s.config.checkpoint_kv_fp8.empty() && serving &&
       (takes_default(opts.k_dtype) || takes_default(opts.v_dtype) || overridden)) {
     s.notes.push_back(checkpoint_kv_note(opts, s, declared));
@@ -926,6 +936,7 @@ struct device_choice {
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
   bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
   bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20+ measures no CUDA-graph estimate there)
+  std::uint32_t compute_capability = 0;  ///< a catalog GPU's CUDA compute capability × 10 (0: AMD, or not known)
   std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
 };
 
@@ -948,6 +959,7 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     d.memory = g->process_visible_memory();
     d.a100 = g->id.starts_with("a100");  // vLLM gives A100s its small-device batch defaults
     d.rocm = g->name.starts_with("AMD ");
+    d.compute_capability = g->compute_capability;
     d.reported_memory = g->memory;
     d.bandwidth = g->bandwidth;
     d.source = fmt::format("{} (--gpu {})", g->name, g->id);
@@ -980,6 +992,36 @@ auto kv_memory_of(const options& opts, const device_choice& d) -> std::optional<
   return kv_memory;
 }
 
+/// The note on an fp8 cache of a DeepSeek-sparse-attention model under vLLM whose layout the options leave open
+/// (engines::vllm::stores_fp8_ds_mla): no device known from 0.18 on (the rule differs on SM100), or a DSA model that
+/// 0.17 and before do not convert (their rule names DeepseekV32ForCausalLM only). Empty where there is nothing to say.
+auto sparse_mla_note(const sizing& s) -> std::string {
+  namespace vllm = kvsize::engines::vllm;
+  const engine_options& o = s.engine_opts;
+  const bool fp8 = s.kv.k == dtype::fp8_e4m3 || s.kv.k == dtype::fp8_e5m2;
+  if (s.engine != engine_kind::vllm || s.config.spec.latent.index_head_dim == 0 || !fp8 || o.vllm.fp8_ds_mla) {
+    return {};
+  }
+  const std::uint32_t release = vllm::release_of(o);
+  const std::string_view version = vllm::release_name(release);
+  if (release < vllm::sparse_mla_by_backend_since) {
+    return o.vllm.deepseek_v32_checkpoint
+               ? std::string{}
+               : fmt::format("KV cache: vLLM {} gives DeepSeek's fp8_ds_mla layout (656 B a token and layer) to "
+                             "DeepseekV32ForCausalLM only (its config hook, models/config.py); this checkpoint's "
+                             "fp8 latent is sized as a plain 576-byte row, which kvsize has not seen vLLM {} serve",
+                             version, version);
+  }
+  if (o.vllm.compute_capability != 0 || o.vllm.rocm) {
+    return {};
+  }
+  return fmt::format("KV cache: vLLM {} keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B "
+                     "a token and layer) on Hopper, the device assumed; on a B200 or GB200 (--gpu b200) it keeps a "
+                     "plain 576-byte fp8 row{}",
+                     version,
+                     release < vllm::sm100_fp8_flashinfer_since ? " at 16 query heads a rank or fewer" : "");
+}
+
 /// The engine's options and its sizing of the cache on one device.
 void size_request(const options& opts, sizing& s, const device_choice& d, const workspace_overrides& overrides) {
   const model_spec& m = s.config.spec;
@@ -991,6 +1033,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   }
   s.engine_opts.vllm.a100 = d.a100;
   s.engine_opts.vllm.rocm = d.rocm;
+  s.engine_opts.vllm.compute_capability = d.compute_capability;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
@@ -1001,6 +1044,9 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   } catch (const kvsize::invalid_argument& e) {
     // The engine cannot hold this configuration (e.g. a GGML cache type in vLLM, --pp > layers).
     throw usage_error{fmt::format("--engine {}: {}", name(s.engine), refusal(e))};
+  }
+  if (std::string note = sparse_mla_note(s); !note.empty()) {
+    s.notes.push_back(std::move(note));
   }
 
   // An engine that shares its context over slots (llama.cpp: -c over -np) gives a sequence less than

@@ -131,6 +131,13 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::checkpoint_kv_dtype(o); });
 }
 
+/// Why engine `e` cannot be given the explicit K/V type `o.kv` over the FP8 KV cache the checkpoint declares
+/// (o.checkpoint_kv): a type its cache-dtype option cannot name where its default takes the checkpoint's (vLLM,
+/// SGLang), or any type but FP8 (TensorRT-LLM). Empty: it can. model_refusal includes it.
+[[nodiscard]] constexpr auto checkpoint_kv_type_refusal(engine_kind e, const engine_options& o) -> std::string_view {
+  return visit_engine(e, [&]<engine E>(E) { return E::checkpoint_kv_type_refusal(o); });
+}
+
 /// The format of unquantized weights as engine `e` loads them (quantized checkpoints keep theirs).
 [[nodiscard]] constexpr auto default_weights_dtype(engine_kind e, const config_dtype_facts& f) -> dtype {
   return visit_engine(e, [&]<engine E>(E) { return E::default_weights_dtype(f); });

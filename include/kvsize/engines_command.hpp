@@ -37,7 +37,8 @@ template <class T>
 
 /// vLLM's --kv-cache-dtype for the K type (it has one type for K and V): auto, fp8, fp8_e5m2; a 16-bit cache is
 /// "auto" unless the release would take the checkpoint's FP8 there (engines::vllm::checkpoint_kv_dtype), where it
-/// is named (vllm/config/cache.py CacheDType: "bfloat16"; "float16" in the releases that list it).
+/// is named (vllm/config/cache.py CacheDType: "bfloat16"; "float16" from 0.18: a type vLLM cannot name there, float32
+/// or float16 before 0.18, is refused first, engines::vllm::checkpoint_kv_type_refusal).
 [[nodiscard]] inline auto vllm_cache_dtype(const engine_options& o) -> std::string_view {
   if (!o.kv || o.kv->k == dtype::bf16 || o.kv->k == dtype::f16 || o.kv->k == dtype::f32) {
     const bool named = o.kv && engines::vllm::checkpoint_kv_dtype(o).has_value();

@@ -30,6 +30,7 @@ struct gpu_spec {
   bytes visible_memory;         ///< the total CUDA / HIP report to a process: cudaMemGetInfo's
                                 ///< total, torch.cuda.mem_get_info()[1], vLLM's total_gpu_memory
   visible_memory_source visible_source;  ///< whether visible_memory was measured or derived
+  std::uint32_t compute_capability;      ///< CUDA compute capability × 10 (86: 8.6, 90: Hopper, 100: B200); 0: AMD
 
   /// The device total an engine budgets from (vLLM: total_gpu_memory × gpu_memory_utilization;
   /// SGLang: total × (1 − mem_fraction_static)): CUDA's total, below nvidia-smi's by the memory
@@ -103,55 +104,56 @@ inline constexpr bytes gddr_reservation = ada_reservation > ampere_gddr_reservat
 namespace detail {
 /// A catalog entry whose process-visible total was measured.
 [[nodiscard]] constexpr auto measured_gpu(std::string_view id, std::string_view name, bytes smi,
-                                          std::string_view marketed, std::uint64_t bandwidth, bytes visible)
-    -> gpu_spec {
-  return {id, name, smi, marketed, bandwidth, visible, visible_memory_source::measured};
+                                          std::string_view marketed, std::uint64_t bandwidth, bytes visible,
+                                          std::uint32_t compute_capability) -> gpu_spec {
+  return {id, name, smi, marketed, bandwidth, visible, visible_memory_source::measured, compute_capability};
 }
 /// A catalog entry whose process-visible total is nvidia-smi's less a sibling's measured reservation.
 [[nodiscard]] constexpr auto derived_gpu(std::string_view id, std::string_view name, bytes smi,
-                                         std::string_view marketed, std::uint64_t bandwidth, bytes reservation)
-    -> gpu_spec {
-  return {id, name, smi, marketed, bandwidth, smi - reservation, visible_memory_source::derived};
+                                         std::string_view marketed, std::uint64_t bandwidth, bytes reservation,
+                                         std::uint32_t compute_capability) -> gpu_spec {
+  return {id, name, smi, marketed, bandwidth, smi - reservation, visible_memory_source::derived, compute_capability};
 }
 }  // namespace detail
 
 // The "marketed" column shows why kvsize never trusts a "GB" label: an "80 GB" H100 has
 // 80 GiB of HBM of which the driver exposes 81,559 MiB; a "12 GB" RTX 3060 has 12 GiB.
 // Every figure below, with its public source (nvidia-smi / rocm-smi output for the named variant,
-// CUDA's total from a public log, vendor data sheet): docs/research/gpu-catalog.md.
+// CUDA's total from a public log, vendor data sheet; the compute capability from NVIDIA's table,
+// https://developer.nvidia.com/cuda-gpus): docs/research/gpu-catalog.md.
 // clang-format off
 inline constexpr std::array<gpu_spec, 26> gpu_catalog{{
-    detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation),
-    detail::measured_gpu("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::rtx_4090),
-    detail::measured_gpu("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::l4),
-    detail::measured_gpu("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::l40s),
-    detail::measured_gpu("a100-40gb", "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000, gpu_readings::a100_40gb),
-    detail::measured_gpu("a100-80gb", "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000, gpu_readings::a100_80gb),
-    detail::measured_gpu("h100-80gb", "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000, gpu_readings::h100_80gb),
-    detail::measured_gpu("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::h200),
-    detail::measured_gpu("b200",      "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000, gpu_readings::b200),
-    detail::measured_gpu("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::mi300x),
-    detail::measured_gpu("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::rtx_3090),
-    detail::measured_gpu("a10",       "NVIDIA A10",                    MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::a10),
-    detail::derived_gpu ("a10g",      "NVIDIA A10G (AWS G5)",          MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::ampere_gddr_reservation),
-    detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4),
-    detail::measured_gpu("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::rtx_5090),
-    detail::measured_gpu("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::h100_nvl),
-    detail::measured_gpu("h20",       "NVIDIA H20",                    MiB * 97'871,  "96 GB",  4'000'000'000'000, gpu_readings::h20),
-    detail::measured_gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation", MiB * 46'068, "48 GB", 960'000'000'000, gpu_readings::rtx_6000_ada),
-    detail::measured_gpu("rtx-4080-super", "NVIDIA GeForce RTX 4080 SUPER", MiB * 16'376, "16 GB", 736'000'000'000, gpu_readings::rtx_4080_super),
-    detail::derived_gpu ("rtx-4080",  "NVIDIA GeForce RTX 4080",       MiB * 16'376,  "16 GB",  716'800'000'000,   gpu_readings::gddr_reservation),
-    detail::derived_gpu ("rtx-a6000", "NVIDIA RTX A6000 (ECC off)",    MiB * 49'140,  "48 GB",  768'000'000'000,   gpu_readings::ampere_gddr_reservation),
-    detail::derived_gpu ("h100-pcie", "NVIDIA H100 PCIe 80 GB",        MiB * 81'559,  "80 GB",  2'000'000'000'000, gpu_readings::hopper_reservation),
-    detail::measured_gpu("gb200",     "NVIDIA GB200 (one Blackwell GPU)", MiB * 189'471, "186 GB", 8'000'000'000'000, gpu_readings::gb200),
-    detail::measured_gpu("mi250x",    "AMD Instinct MI250X (one GCD)", MiB * 65'520,  "64 GB",  1'600'000'000'000, gpu_readings::mi250x_gcd),
+    detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation, 86),
+    detail::measured_gpu("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::rtx_4090, 89),
+    detail::measured_gpu("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::l4, 89),
+    detail::measured_gpu("l40s",      "NVIDIA L40S",                   MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::l40s, 89),
+    detail::measured_gpu("a100-40gb", "NVIDIA A100 40 GB (SXM4)",      MiB * 40'960,  "40 GB",  1'555'000'000'000, gpu_readings::a100_40gb, 80),
+    detail::measured_gpu("a100-80gb", "NVIDIA A100 80 GB (SXM4)",      MiB * 81'920,  "80 GB",  2'039'000'000'000, gpu_readings::a100_80gb, 80),
+    detail::measured_gpu("h100-80gb", "NVIDIA H100 80 GB (SXM5)",      MiB * 81'559,  "80 GB",  3'350'000'000'000, gpu_readings::h100_80gb, 90),
+    detail::measured_gpu("h200",      "NVIDIA H200 (SXM)",             MiB * 143'771, "141 GB", 4'800'000'000'000, gpu_readings::h200, 90),
+    detail::measured_gpu("b200",      "NVIDIA B200",                   MiB * 183'359, "180 GB", 8'000'000'000'000, gpu_readings::b200, 100),
+    detail::measured_gpu("mi300x",    "AMD Instinct MI300X",           MiB * 196'592, "192 GB", 5'300'000'000'000, gpu_readings::mi300x, 0),
+    detail::measured_gpu("rtx-3090",  "NVIDIA GeForce RTX 3090",       MiB * 24'576,  "24 GB",  936'000'000'000,   gpu_readings::rtx_3090, 86),
+    detail::measured_gpu("a10",       "NVIDIA A10",                    MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::a10, 86),
+    detail::derived_gpu ("a10g",      "NVIDIA A10G (AWS G5)",          MiB * 23'028,  "24 GB",  600'000'000'000,   gpu_readings::ampere_gddr_reservation, 86),
+    detail::measured_gpu("t4",        "NVIDIA T4",                     MiB * 15'360,  "16 GB",  320'000'000'000,   gpu_readings::t4, 75),
+    detail::measured_gpu("rtx-5090",  "NVIDIA GeForce RTX 5090",       MiB * 32'607,  "32 GB",  1'792'000'000'000, gpu_readings::rtx_5090, 120),
+    detail::measured_gpu("h100-nvl",  "NVIDIA H100 NVL",               MiB * 95'830,  "94 GB",  3'900'000'000'000, gpu_readings::h100_nvl, 90),
+    detail::measured_gpu("h20",       "NVIDIA H20",                    MiB * 97'871,  "96 GB",  4'000'000'000'000, gpu_readings::h20, 90),
+    detail::measured_gpu("rtx-6000-ada", "NVIDIA RTX 6000 Ada Generation", MiB * 46'068, "48 GB", 960'000'000'000, gpu_readings::rtx_6000_ada, 89),
+    detail::measured_gpu("rtx-4080-super", "NVIDIA GeForce RTX 4080 SUPER", MiB * 16'376, "16 GB", 736'000'000'000, gpu_readings::rtx_4080_super, 89),
+    detail::derived_gpu ("rtx-4080",  "NVIDIA GeForce RTX 4080",       MiB * 16'376,  "16 GB",  716'800'000'000,   gpu_readings::gddr_reservation, 89),
+    detail::derived_gpu ("rtx-a6000", "NVIDIA RTX A6000 (ECC off)",    MiB * 49'140,  "48 GB",  768'000'000'000,   gpu_readings::ampere_gddr_reservation, 86),
+    detail::derived_gpu ("h100-pcie", "NVIDIA H100 PCIe 80 GB",        MiB * 81'559,  "80 GB",  2'000'000'000'000, gpu_readings::hopper_reservation, 90),
+    detail::measured_gpu("gb200",     "NVIDIA GB200 (one Blackwell GPU)", MiB * 189'471, "186 GB", 8'000'000'000'000, gpu_readings::gb200, 100),
+    detail::measured_gpu("mi250x",    "AMD Instinct MI250X (one GCD)", MiB * 65'520,  "64 GB",  1'600'000'000'000, gpu_readings::mi250x_gcd, 0),
     // L20: an AD102 board with the L40S's 46,068 MiB (ECC on); no public CUDA total cites it, so the
     // larger of the two AD102 46,068 MiB boards' reservations (ada_reservation).
     // Bandwidth: third-party listings only (no NVIDIA data sheet found).
-    detail::derived_gpu ("l20",       "NVIDIA L20 (ECC on)",           MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation),
+    detail::derived_gpu ("l20",       "NVIDIA L20 (ECC on)",           MiB * 46'068,  "48 GB",  864'000'000'000,   gpu_readings::ada_reservation, 89),
     // MI325X: no public rocm-smi total, so HIP's measured 255.98 GiB rounded up to whole MiB stands
     // for it (on the MI300X and the MI250X, rocm-smi's and HIP's totals agree to 0.01 GiB).
-    detail::measured_gpu("mi325x",    "AMD Instinct MI325X",           MiB * 262'124, "256 GB", 6'000'000'000'000, gpu_readings::mi325x),
+    detail::measured_gpu("mi325x",    "AMD Instinct MI325X",           MiB * 262'124, "256 GB", 6'000'000'000'000, gpu_readings::mi325x, 0),
 }};
 // clang-format on
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.

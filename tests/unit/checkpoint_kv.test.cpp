@@ -33,6 +33,14 @@ auto llama_with(const std::string& quantization_config) -> kvsize::hf::parsed_co
   return with_quantization("meta-llama__Llama-3.1-8B", quantization_config);
 }
 
+/// Whether a warning of the command's JSON report contains `words`.
+auto noted(const nlohmann::json& j, const std::string& words) -> bool {
+  const auto& w = j["warnings"];
+  return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
+    return one.get<std::string>().find(words) != std::string::npos;
+  });
+}
+
 }  // namespace
 
 TEST_CASE("checkpoint_kv_fp8: the key by which a quantization_config declares an FP8 KV cache", "[hf][kv][quantization]") {
@@ -151,6 +159,38 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   q8.vllm.release_minor = 19;
   q8.kv = kvsize::kv_dtypes::same(dtype::q8_0);
   CHECK_THROWS(kvsize::size_cache(m, engine_kind::vllm, q8));
+
+  // A type the engine's option cannot name over a cache it takes: vLLM float32, float16 before 0.18 (CacheDType,
+  // PR #37199); SGLang float16 and float32. The same words from model_refusal and size_cache.
+  const auto with_kv = [](kvsize::engine_options o, dtype k, dtype v, std::uint32_t vllm_minor) {
+    o.kv = kvsize::kv_dtypes{k, v};
+    o.vllm.release_minor = vllm_minor;
+    return o;
+  };
+  for (const auto& [o, refused] : {std::pair{with_kv(modelopt, dtype::f32, dtype::f32, 19), true},
+                                   std::pair{with_kv(modelopt, dtype::bf16, dtype::f32, 19), true},
+                                   std::pair{with_kv(modelopt, dtype::f16, dtype::f16, 17), true},
+                                   std::pair{with_kv(modelopt, dtype::f16, dtype::f16, 18), false},
+                                   std::pair{with_kv(modelopt, dtype::f32, dtype::f32, 13), false},  // not taken
+                                   std::pair{with_kv(ct, dtype::f32, dtype::f32, 19), false}}) {     // fp8 over it
+    INFO(kvsize::name(o.kv->k) << " " << kvsize::name(o.kv->v) << " vLLM 0." << o.vllm.release_minor);
+    const std::string_view why = kvsize::checkpoint_kv_type_refusal(engine_kind::vllm, o);
+    CHECK(why.empty() == !refused);
+    CHECK(kvsize::model_refusal(engine_kind::vllm, m, o) == why);
+    if (refused) {
+      CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::vllm, o), ContainsSubstring("no float32"));
+    } else {
+      CHECK_NOTHROW(kvsize::size_cache(m, engine_kind::vllm, o));
+    }
+  }
+  CHECK(per_token(engine_kind::vllm, with_kv(modelopt, dtype::f16, dtype::f16, 18)) == 131'072);
+  CHECK(per_token(engine_kind::vllm, with_kv(ct, dtype::f32, dtype::f32, 19)) == 65'536);
+  const auto sglang_f16 = with_kv(modelopt, dtype::f16, dtype::f16, 19);
+  CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::sglang, sglang_f16), ContainsSubstring("no float16 or float32"));
+  CHECK_FALSE(kvsize::model_refusal(engine_kind::sglang, m, sglang_f16).empty());
+  CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, with_kv(ct, dtype::f16, dtype::f16, 19)).empty());
+  CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::llama_cpp, sglang_f16).empty());
+  CHECK_FALSE(kvsize::checkpoint_kv_type_refusal(engine_kind::trtllm, sglang_f16).empty());
 }
 
 TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, and named", "[cli][kv]") {
@@ -169,12 +209,6 @@ TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, a
   CHECK(json_of(gemma + " --engine trtllm")["kv_bytes_per_token"] == 450'560ULL);
   CHECK(json_of(gemma)["kv_bytes_per_token"] == 901'120ULL);                         // exact: the model dtype
   CHECK(json_of(gemma + " --engine llama.cpp")["kv_bytes_per_token"] == 450'560ULL * 2);  // f16
-  const auto noted = [](const nlohmann::json& j, const std::string& words) {
-    const auto& w = j["warnings"];
-    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
-      return one.get<std::string>().find(words) != std::string::npos;
-    });
-  };
   const std::string declares = "/quantization_config/kv_cache_scheme declares an FP8 KV cache, which ";
   CHECK(noted(vllm, declares + "vLLM 0.19 keeps at its default cache dtype"));
   CHECK(noted(v13, declares + "vLLM 0.13 does not take at its default cache dtype"));
@@ -198,6 +232,22 @@ TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, a
   CHECK_THAT(vllm_auto["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype fp8"));
   const auto sglang_bf16 = json_of(gemma + " --engine sglang --kv-dtype bf16 --gpu h100-80gb");
   CHECK_THAT(sglang_bf16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype bf16"));
+  // A type the engine's option cannot name over it: exit 2 naming the option that gave it and the key; vLLM's
+  // float16 from 0.18 is named.
+  for (const std::string& args : {std::string{" --engine vllm --kv-dtype f32"},
+                                  std::string{" --engine vllm --kv-dtype f16 --engine-version 0.17"},
+                                  std::string{" --engine sglang --v-dtype f16"}}) {
+    INFO(args);
+    const auto unnamed = kvsize::test::run_cli(gemma + args);
+    CHECK(unnamed.exit_code == 2);
+    CHECK(unnamed.out.empty());
+    CHECK_THAT(unnamed.err, ContainsSubstring(args.find("--v-dtype") != std::string::npos ? "--v-dtype f16: SGLang's"
+                                                                                           : "--kv-dtype f"));
+    CHECK_THAT(unnamed.err, ContainsSubstring("nvidia__Gemma-4-31B-IT-NVFP4.config.json:/quantization_config/kv_cache_scheme)"));
+  }
+  const auto vllm_f16 = json_of(gemma + " --engine vllm --kv-dtype f16 --engine-version 0.18 --gpu h100-80gb");
+  CHECK(vllm_f16["kv_bytes_per_token"] == 901'120ULL);
+  CHECK_THAT(vllm_f16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype float16"));
   const auto plain_bf16 = json_of(kvsize::test::config("meta-llama__Llama-3.1-8B.config.json") +
                                   " --engine vllm --kv-dtype bf16 --gpu h100-80gb");  // declares nothing: auto
   CHECK_THAT(plain_bf16["plan"]["command_line"].get<std::string>(), !ContainsSubstring("--kv-cache-dtype"));
@@ -214,12 +264,6 @@ TEST_CASE("kvsize: compressed-tensors' FP8 cache under vLLM's releases", "[cli][
   CHECK(json_of(config + " --engine vllm --engine-version 0.14")["kv_bytes_per_token"] == 131'072ULL);
   const auto over = json_of(config + " --engine vllm --kv-dtype bf16");  // 0.19 puts fp8 over the option
   CHECK(over["kv_bytes_per_token"] == 65'536ULL);
-  const auto noted = [](const nlohmann::json& j, const std::string& words) {
-    const auto& w = j["warnings"];
-    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
-      return one.get<std::string>().find(words) != std::string::npos;
-    });
-  };
   const std::string overridden =
       "/quantization_config/kv_cache_scheme declares an FP8 KV cache, which vLLM 0.19 keeps at its default cache "
       "dtype and over an explicit one (Attention.__init__, until 0.22; docs/engines.md): kvsize sized fp8_e4m3; "
@@ -232,4 +276,13 @@ TEST_CASE("kvsize: compressed-tensors' FP8 cache under vLLM's releases", "[cli][
   CHECK(q8.out.empty());
   CHECK(json_of(config + " --engine vllm --kv-dtype bf16 --engine-version 0.22")["kv_bytes_per_token"] == 131'072ULL);
   CHECK(json_of(config + " --engine sglang")["kv_bytes_per_token"] == 131'072ULL);
+  // The FP8 the option names is not "overridden": no note.
+  const auto named_fp8 = json_of(config + " --engine vllm --kv-dtype fp8");
+  CHECK(named_fp8["kv_bytes_per_token"] == 65'536ULL);
+  CHECK_FALSE(noted(named_fp8, "declares an FP8 KV cache"));
+  // TensorRT-LLM reads the scheme from PR #17334 only, a release kvsize cannot name: the serving dtype, hedged.
+  const auto trtllm = json_of(config + " --engine trtllm");
+  CHECK(trtllm["kv_bytes_per_token"] == 131'072ULL);
+  CHECK(noted(trtllm, "declares an FP8 KV cache, which TensorRT-LLM takes only from PR #17334 (August 2026; kvsize "
+                      "sizes the releases before it) at its default cache dtype"));
 }

@@ -306,6 +306,40 @@ TEST_CASE("kvsize: --engine vllm counts blocks of 16 tokens as vLLM does", "[cli
         lines.end());
 }
 
+TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device gets", "[cli][engines]") {
+  // DeepSeek-V3.2 (61 layers, 128 query heads, architectures DeepseekV32ForCausalLM), --kv-dtype fp8, vLLM 0.19:
+  // fp8_ds_mla on Hopper, 61 × (656 + 132) = 48,068 B a token; a plain fp8 row on B200 / GB200 (SM100),
+  // 61 × (576 + 132) = 43,188 (engines/vllm_sparse_mla.hpp has the sources). With no --gpu, Hopper's rule and a note.
+  const std::string v32 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm --kv-dtype fp8";
+  const auto noted = [](const nlohmann::json& j, const std::string& words) {
+    const auto& w = j.at("warnings");
+    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
+      return one.get<std::string>().find(words) != std::string::npos;
+    });
+  };
+  const auto no_device = json_of(v32);
+  CHECK(no_device.at("kv_bytes_per_token") == 48'068);
+  CHECK(noted(no_device, "vLLM 0.19 keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B a "
+                         "token and layer) on Hopper, the device assumed; on a B200 or GB200 (--gpu b200) it keeps a "
+                         "plain 576-byte fp8 row"));
+  const auto h200 = json_of(v32 + " --gpu h200 --tp 8");
+  CHECK(h200.at("kv_bytes_per_token") == 48'068);  // the latent is replicated on every rank
+  CHECK_FALSE(noted(h200, "fp8_ds_mla"));
+  CHECK(json_of(v32 + " --gpu b200 --tp 8").at("kv_bytes_per_token") == 43'188);
+  CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.17").at("kv_bytes_per_token") == 48'068);
+  CHECK(json_of(v32 + " --gpu b200 --tp 4 --engine-version 0.18").at("kv_bytes_per_token") == 48'068);  // 32 heads
+  CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.18").at("kv_bytes_per_token") == 43'188);  // 16
+  // GLM-5 (GlmMoeDsaForCausalLM, 78 layers): 0.17's hook does not name it, so a plain row and a note.
+  const auto glm5 = json_of("'" + config("zai-org__GLM-5.config.json") +
+                            "' --engine vllm --kv-dtype fp8 --engine-version 0.17");
+  CHECK(glm5.at("kv_bytes_per_token") == 78 * (576 + 132));
+  CHECK(noted(glm5, "to DeepseekV32ForCausalLM only"));
+  // bf16 (the default cache): no fp8 layout, no note.
+  const auto bf16 = json_of("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm");
+  CHECK(bf16.at("kv_bytes_per_token") == 61 * (1'152 + 132));
+  CHECK_FALSE(noted(bf16, "fp8_ds_mla"));
+}
+
 TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {
   // Llama-3.1-8B: 8 KV heads over tp 2 → 4 per rank: 131,072 / 2 = 65,536 B per token per device.
   const auto j = json_of("'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --engine vllm --tp 2");

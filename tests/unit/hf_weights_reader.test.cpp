@@ -679,6 +679,14 @@ TEST_CASE("hf: modules_to_not_convert names the attention by its projections; a 
     INFO(one);
     CHECK(parts_and_warnings({one}) == std::pair{part_bit(weight_part::vision), std::ptrdiff_t{0}});
   }
+  // An audio tower's (Gemma 3n "model.audio_tower", Qwen2.5-Omni "thinker.audio_tower") keeps nothing kvsize sizes:
+  // no decoder projection role, no part, no warning.
+  for (const char* one : {"model.audio_tower.conformer.0.attention.attn.q_proj", "thinker.audio_tower.layers.0.self_attn.k_proj",
+                          "re:.*audio_tower.*self_attn.*", "model.embed_audio.embedding_projection"}) {
+    INFO(one);
+    CHECK(parts_and_warnings({one}) == std::pair{std::uint16_t{0}, std::ptrdiff_t{0}});
+    CHECK(roles_of({one}) == 0);
+  }
 }
 
 TEST_CASE("hf: compressed-tensors pack-quantized (Kimi-K2.5's int4 experts), its ignore list", "[weights][hf][quantization]") {

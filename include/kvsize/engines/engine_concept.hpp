@@ -142,6 +142,8 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::default_kv_dtypes(f) } -> std::same_as<kv_dtypes>;
   // The K/V type the engine's default takes from a checkpoint that declares its cache (o.checkpoint_kv); none: its own.
   { E::checkpoint_kv_dtype(o) } -> std::same_as<std::optional<dtype>>;
+  // Why an explicit K/V type (o.kv) cannot be had over that declared cache; empty: it can.
+  { E::checkpoint_kv_type_refusal(o) } -> std::same_as<std::string_view>;
   { E::default_weights_dtype(f) } -> std::same_as<dtype>;
   { E::default_context(m) } -> std::same_as<std::uint64_t>;
   // The element types of a stage's cache: K/V (o.kv, else the default) and the recurrent states.
@@ -189,6 +191,10 @@ struct engine_defaults {
   /// A checkpoint's declared KV cache leaves the engine's default as it is.
   [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& /*o*/) -> std::optional<dtype> {
     return std::nullopt;
+  }
+  /// ... and refuses no explicit type over it.
+  [[nodiscard]] static constexpr auto checkpoint_kv_type_refusal(const engine_options& /*o*/) -> std::string_view {
+    return {};
   }
   /// K and V: `o.kv`, else default_kv_dtypes; both states: `--state-dtype`, else the serving dtype
   /// (the rule of vLLM's "auto" state dtypes). An engine whose size_stage is written ahead of its

@@ -41,7 +41,16 @@ struct vllm_knobs {
   std::uint32_t max_num_seqs = 0;            ///< 0 → 1024 on ≥ 70 GiB devices but A100s, else 256
   double gpu_memory_utilization = 0;         ///< fraction of TOTAL device memory; 0 → the release's default
                                              ///< (0.9; 0.92 from 0.20: vllm_startup.hpp gpu_memory_utilization)
-  bool fp8_ds_mla = false;                   ///< DeepSeek-V3.2's 656-byte fp8 latent format
+  /// DeepSeek sparse attention's fp8 latent in DeepSeek's 656-byte fp8_ds_mla layout (true) or a plain 576-byte
+  /// fp8 row (false), as an explicit --attention-backend FLASHMLA_SPARSE / FLASHINFER_MLA_SPARSE gives it; none:
+  /// vLLM's own choice by release, architecture and device (vllm_sparse_mla.hpp stores_fp8_ds_mla).
+  std::optional<bool> fp8_ds_mla{};
+  /// The checkpoint's `architectures` holds DeepseekV32ForCausalLM, whose config hook gives an fp8 cache the
+  /// fp8_ds_mla layout in 0.11 – 0.17 (the command sets it from config.json).
+  bool deepseek_v32_checkpoint = false;
+  /// The device's CUDA compute capability × 10 (90: Hopper, 100: B200 / GB200); 0: not known. vLLM's attention
+  /// backend priorities read it (the command sets it from the GPU catalog).
+  std::uint32_t compute_capability = 0;
   bool disable_hybrid_kv_cache_manager = false;
   vllm_prefix_caching prefix_caching = vllm_prefix_caching::automatic;
   bool a100 = false;                 ///< the device is an A100 (vLLM gives it the small-device defaults)

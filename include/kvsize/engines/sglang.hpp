@@ -46,6 +46,17 @@ namespace kvsize::engines::sglang {
   return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
+/// An explicit K/V type SGLang cannot be given where its `auto` takes the checkpoint's FP8 cache (checkpoint_kv_dtype):
+/// float16 and float32, which --kv-cache-dtype never names (server_args.py: auto, the fp8 and fp4 types, bf16 /
+/// bfloat16). Empty: the type can be named.
+[[nodiscard]] constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+  const auto unnamed = [](dtype t) { return t == dtype::f16 || t == dtype::f32; };
+  return o.kv && checkpoint_kv_dtype(o) && (unnamed(o.kv->k) || unnamed(o.kv->v))
+             ? "SGLang's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other 16-bit "
+               "choice is bf16 (server_args.py --kv-cache-dtype): no float16 or float32"
+             : std::string_view{};
+}
+
 /// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype). The states, as
 /// python/sglang/srt/configs/mamba_utils.py
 /// `mamba2_state_dtype` gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is
@@ -93,17 +104,18 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
 }
 
-/// Why SGLang's cache for this model is not modelled, in words; empty when it is. SGLang keeps MiniMax's
+/// Why SGLang's cache for this model is not modelled or cannot be had, in words; empty when it is: an explicit K/V
+/// type it cannot name over the checkpoint's FP8 (checkpoint_kv_type_refusal). SGLang keeps MiniMax's
 /// lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__ allocates a float32
 /// MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler config says), heads / tp,
 /// head_dim, head_dim) with the weights, and serves at most that many sequences.
-[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& /*o*/) -> std::string_view {
+[[nodiscard]] constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
   if (m.weights.recurrent.kind == recurrent_kind::lightning) {
     return "sglang keeps MiniMax's lightning-attention state in a fixed float32 cache of 32 sequences allocated "
            "with the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size "
            "it with --engine vllm or exact";
   }
-  return {};
+  return checkpoint_kv_type_refusal(o);
 }
 
 /// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads
@@ -234,6 +246,9 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   }
   [[nodiscard]] static constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
     return engines::sglang::checkpoint_kv_dtype(o);
+  }
+  [[nodiscard]] static constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+    return engines::sglang::checkpoint_kv_type_refusal(o);
   }
   [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
       -> detail::stage_dtypes {

@@ -272,6 +272,9 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
                ? "trtllm has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
                : std::string_view{};
   }
+  [[nodiscard]] static constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+    return engines::trtllm::checkpoint_kv_refusal(o);
+  }
   [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
     return engines::trtllm::model_refusal(m, o);
   }

@@ -18,6 +18,7 @@
 #include "engine_concept.hpp"
 #include "vllm_prefix_caching.hpp"  // the Mamba cache mode
 #include "vllm_runner_v2.hpp"       // 0.22's Model Runner V2
+#include "vllm_sparse_mla.hpp"      // DSA's fp8 latent layout
 #include "vllm_startup.hpp"  // the release, the device-dependent defaults, the profile run
 
 namespace kvsize::engines::vllm {
@@ -69,6 +70,10 @@ inline constexpr std::uint32_t explicit_kv_wins_since = 22;
   return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
+/// The first release whose --kv-cache-dtype names "float16" (vllm/config/cache.py CacheDType, PR #37199, merged
+/// 2026-03-16; tag v0.18.0 is the first release that contains it). Before it a 16-bit cache is "auto" or "bfloat16".
+inline constexpr std::uint32_t float16_cache_name_since = 18;
+
 /// vLLM 0.15 – 0.21 put compressed-tensors' FP8 cache over an explicit --kv-cache-dtype as well: over any of its
 /// element types (a GGML block type, which vLLM has not, is refused before: size_stage's require_plain_types).
 [[nodiscard]] constexpr auto checkpoint_kv_overrides_option(const engine_options& o) -> bool {
@@ -76,6 +81,28 @@ inline constexpr std::uint32_t explicit_kv_wins_since = 22;
   const bool plain = !o.kv || (traits(o.kv->k).block_elements == 1 && traits(o.kv->v).block_elements == 1);
   return o.checkpoint_kv == checkpoint_kv_cache::compressed_tensors_fp8 && release >= compressed_tensors_kv_since &&
          release < explicit_kv_wins_since && plain;
+}
+
+/// An explicit K/V type vLLM cannot be given where its `auto` takes the checkpoint's FP8 cache (checkpoint_kv_dtype;
+/// not where the release puts that FP8 over any type, checkpoint_kv_overrides_option): float32, which CacheDType
+/// never names, and float16 before float16_cache_name_since. Empty: the type can be named (bfloat16, fp8, fp8_e5m2).
+[[nodiscard]] constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+  if (!o.kv || !checkpoint_kv_dtype(o) || checkpoint_kv_overrides_option(o)) {
+    return {};
+  }
+  const bool f16_unnamed = release_of(o) < float16_cache_name_since;
+  const auto unnamed = [&](dtype t) { return t == dtype::f32 || (t == dtype::f16 && f16_unnamed); };
+  return unnamed(o.kv->k) || unnamed(o.kv->v)
+             ? "vLLM's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other 16-bit "
+               "choices are bfloat16 and, from 0.18, float16 (vllm/config/cache.py CacheDType): no float32"
+             : std::string_view{};
+}
+
+/// Why vLLM does not serve `m` under `o` as sized (empty: it does): model_refusal (the Mamba cache mode, lightning
+/// attention), then checkpoint_kv_type_refusal.
+[[nodiscard]] constexpr auto served_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  const std::string_view model = model_refusal(m, o);
+  return !model.empty() ? model : checkpoint_kv_type_refusal(o);
 }
 
 /// K and V in the serving dtype (`--kv-cache-dtype auto`), or the FP8 cache the checkpoint declares where the
@@ -180,10 +207,12 @@ inline constexpr std::uint32_t diff_kv_since = 20;
   return g.k_row + (v_padded > g.v_row ? v_padded : g.v_row);
 }
 
-/// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes with
-/// fp8_ds_mla); --disable-hybrid-kv-cache-manager with several attention kinds makes windowed
-/// layers full attention (they pay max_model_len).
-[[nodiscard]] constexpr auto specs_of(const layer_groups& groups, const engine_options& o) -> spec_list {
+/// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes where a DSA model's
+/// `fp8_ds_mla` layout is used: stores_fp8_ds_mla, for `heads_per_rank` query heads a rank);
+/// --disable-hybrid-kv-cache-manager with several attention kinds makes windowed layers full attention (they pay
+/// max_model_len).
+[[nodiscard]] constexpr auto specs_of(const layer_groups& groups, const engine_options& o,
+                                      std::uint32_t heads_per_rank) -> spec_list {
   std::uint32_t attention_kinds = 0;  // bit per kind
   for (const layer_group& g : groups) {
     attention_kinds |= g.kind == group_kind::recurrent_state ? 0U : 1U << static_cast<std::uint32_t>(g.kind);
@@ -193,11 +222,13 @@ inline constexpr std::uint32_t diff_kv_since = 20;
   const auto add_attention = [&](const layer_group& g) {
     const bool full = unify && is_windowed(g.kind);
     const bool latent = g.kind == group_kind::latent;
+    // DSA's layers carry an indexer key (index_row); a forced layout applies to any latent layer.
+    const bool ds_mla = latent && (g.index_row != bytes{0} || o.vllm.fp8_ds_mla.has_value()) &&
+                        stores_fp8_ds_mla(o, heads_per_rank, g.types.k);
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
-                   .per_token = latent && o.vllm.fp8_ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row
-                                                            : attention_row(g, o),
+                   .per_token = ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row : attention_row(g, o),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
   };
@@ -378,7 +409,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
 /// (auto: the serving dtype), then specs, block size, groups and charges (steps 1-4 above).
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
-  kvsize::detail::require_served(model_refusal(m, o));
+  kvsize::detail::require_served(served_refusal(m, o));
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::vllm, m, o, r, stage_types(m, o));
   kvsize::detail::require_context(s.context, needs_context);
@@ -388,7 +419,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
                                                      // MiniMaxM3IndexerCache: attention_config.indexer_kv_dtype,
                                                      // "bf16" by default (common/indexer.py @0484480b)
                                                      index_key_type::fixed, dtype::bf16),
-                       o);
+                       o, m.attention_heads / std::max<std::uint32_t>(o.tp, 1U));
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
   }
@@ -466,6 +497,9 @@ struct vllm_engine : engine_defaults<vllm_engine> {
       -> detail::stage_dtypes {
     return engines::vllm::stage_types(m, o);
   }
+  [[nodiscard]] static constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+    return engines::vllm::checkpoint_kv_type_refusal(o);
+  }
   /// CacheConfig's BlockSize literal, the choices of --block-size (vllm/config/cache.py, v0.11).
   [[nodiscard]] static constexpr auto block_size_refusal(std::uint32_t b) -> std::string_view {
     constexpr std::array<std::uint32_t, 7> allowed{1, 8, 16, 32, 64, 128, 256};
@@ -481,7 +515,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
                                          : std::string_view{};
   }
   [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
-    return engines::vllm::model_refusal(m, o);
+    return engines::vllm::served_refusal(m, o);
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {

@@ -5,14 +5,14 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint32_t
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "../dtype.hpp"  // detail::ascii_iequal
+#include "../detail/release_text.hpp"  // take_release_zero, take_release_number
+#include "../dtype.hpp"                 // detail::ascii_iequal
 #include "../weights.hpp"
 #include "compressed_tensors_reader.hpp"  // first_config_group: ModelOpt writes compressed-tensors' config_groups
 #include "json_prescan.hpp"               // printable
@@ -23,6 +23,16 @@ namespace kvsize::hf::detail {
 
 /// The ModelOpt spelling of quant_method: "modelopt", and vLLM's "modelopt_fp4" / "modelopt_mixed".
 [[nodiscard]] inline auto is_modelopt(std::string_view method) -> bool { return method.starts_with("modelopt"); }
+
+/// Whether `s` is a string naming `name` in any case ("FP8", "fp8"): kv_cache_quant_algo, a string kv_cache_scheme.
+[[nodiscard]] inline auto names_algo(const slot& s, std::string_view name) -> bool {
+  return s.set() && s.value->is_string() && kvsize::detail::ascii_iequal(s.value->get<std::string>(), name);
+}
+
+/// Whether a kv_cache_scheme is given: set, and not an empty object (vLLM's `if kv_cache_scheme` reads {} as none).
+[[nodiscard]] inline auto kv_scheme_given(const slot& scheme) -> bool {
+  return scheme.set() && !(scheme.value->is_object() && scheme.value->empty());
+}
 
 /// The float32 scalars a ModelOpt export stores a quantized attention layer for its KV cache
 /// (weights_format::kv_cache_scalars): k_proj.k_scale and v_proj.v_scale, 2, where quantization object `q` quantizes
@@ -35,32 +45,22 @@ namespace kvsize::hf::detail {
 [[nodiscard]] inline auto modelopt_kv_cache_scalars(const slot& q, const slot& producer) -> std::uint32_t {
   const slot scheme = lookup(*q.value, q.pointer(), "kv_cache_scheme");
   const slot algo = lookup(*q.value, q.pointer(), "kv_cache_quant_algo");
-  const auto named = [&](std::string_view name) {
-    return algo.set() && algo.value->is_string() && kvsize::detail::ascii_iequal(algo.value->get<std::string>(), name);
-  };
-  const bool scheme_given = scheme.set() && !(scheme.value->is_object() && scheme.value->empty());  // {}: none
-  if (!scheme_given && !named("FP8") && !named("NVFP4")) {
+  if (!kv_scheme_given(scheme) && !names_algo(algo, "FP8") && !names_algo(algo, "NVFP4")) {
     return 0;
   }
   if (!producer.set() || !producer.value->is_object() || !producer.value->contains("version") ||
       !(*producer.value)["version"].is_string()) {
     return 0;
   }
-  const std::string version = (*producer.value)["version"].get<std::string>();  // "0.35.0", "0.40.0rc1"
-  std::uint32_t major = 0;
+  // "0.35.0", "0.40.0rc1": 0.MINOR, read as the engines' releases are (detail/release_text.hpp).
+  const std::string version = (*producer.value)["version"].get<std::string>();
+  std::string_view text = version;
   std::uint32_t minor = 0;
-  std::size_t i = 0;
-  const auto number = [&](std::uint32_t& into) {
-    const std::size_t start = i;
-    for (; i < version.size() && version[i] >= '0' && version[i] <= '9' && i - start < 6; ++i) {
-      into = into * 10 + static_cast<std::uint32_t>(version[i] - '0');
-    }
-    return i > start;
-  };
-  if (!number(major) || i >= version.size() || version[i++] != '.' || !number(minor)) {
+  if (!kvsize::detail::take_release_zero(text) || !kvsize::detail::take_release_number(text, minor) ||
+      !(text.empty() || text.front() == '.')) {
     return 0;
   }
-  return major == 0 && minor >= 25 && minor < 43 ? 2U : 0U;
+  return minor >= 25 && minor < 43 ? 2U : 0U;
 }
 
 /// NVIDIA ModelOpt (quant_method "modelopt"; vllm model_executor/layers/quantization/modelopt.py,

@@ -188,6 +188,10 @@ struct module_match {
   if (leaf.find("norm") != std::string::npos || leaf == "bias" || ends("_bias")) {
     return {};  // a vector: never quantized
   }
+  if (has("audio")) {
+    return {};  // an audio tower (Gemma 3n's audio_tower, Qwen2.5-Omni's thinker.audio_tower), which kvsize does not
+                // size: its attention and MLP are not the decoder's
+  }
   if (has("vision") || has("visual") || has("multi_modal_projector") || has("mm_projector")) {
     return part(weight_part::vision);  // first: a tower has attention and MLP modules of its own
   }

@@ -123,25 +123,20 @@ inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_co
   const slot algo = lookup(*q.value, q.pointer(), "kv_cache_quant_algo");
   const auto has = [](const json& o, const char* key, const json& value) { return o.contains(key) && o[key] == value; };
   const auto float8 = [&](const json& s) { return s.is_object() && has(s, "type", "float") && has(s, "num_bits", 8); };
-  const auto named_fp8 = [](const slot& s) {
-    return s.set() && s.value->is_string() && kvsize::detail::ascii_iequal(s.value->get<std::string>(), "FP8");
-  };
-  // An empty scheme is none, as vLLM's `if kv_cache_scheme` reads it.
-  const bool scheme_given = scheme.set() && !(scheme.value->is_object() && scheme.value->empty());
+  const bool scheme_given = kv_scheme_given(scheme);
   const slot* declared = nullptr;
   if (!modelopt) {
     declared = scheme_given && float8(*scheme.value) ? &scheme : nullptr;
   } else if (scheme_given) {  // the scheme first; a dynamic one is not taken (the cache keeps the model's dtype)
-    declared = (float8(*scheme.value) && has(*scheme.value, "dynamic", false)) || named_fp8(scheme) ? &scheme : nullptr;
+    declared =
+        (float8(*scheme.value) && has(*scheme.value, "dynamic", false)) || names_algo(scheme, "FP8") ? &scheme : nullptr;
   } else {
-    declared = named_fp8(algo) ? &algo : nullptr;
+    declared = names_algo(algo, "FP8") ? &algo : nullptr;
   }
   if (declared != nullptr) {
     const slot weights_algo = lookup(*q.value, q.pointer(), "quant_algo");  // NVFP4 weights: SGLang's ModelOptFp4Config
-    const bool nvfp4 = method == "modelopt_fp4" ||
-                       (weights_algo.set() && weights_algo.value->is_string() &&
-                        (kvsize::detail::ascii_iequal(weights_algo.value->get<std::string>(), "NVFP4") ||
-                         kvsize::detail::ascii_iequal(weights_algo.value->get<std::string>(), "W4A16_NVFP4")));
+    const bool nvfp4 =
+        method == "modelopt_fp4" || names_algo(weights_algo, "NVFP4") || names_algo(weights_algo, "W4A16_NVFP4");
     out.checkpoint_kv = !modelopt ? checkpoint_kv_cache::compressed_tensors_fp8
                         : nvfp4   ? checkpoint_kv_cache::modelopt_nvfp4_fp8
                                   : checkpoint_kv_cache::modelopt_fp8;
@@ -150,7 +145,7 @@ inline void read_checkpoint_kv(const slot& q, std::string_view method, parsed_co
   }
   for (const slot* s : {&scheme, &algo}) {
     if (s->set() && (s != &scheme || scheme_given)) {
-      const bool nvfp4 = s->value->is_string() && kvsize::detail::ascii_iequal(s->value->get<std::string>(), "NVFP4");
+      const bool nvfp4 = names_algo(*s, "NVFP4");
       out.warnings.push_back(s->pointer() + ": a KV cache quantization kvsize does not take (only a static FP8 "
                                             "one); the cache is sized in each engine's default type" +
                              (nvfp4 ? std::string{", which is larger than the NVFP4 cache TensorRT-LLM keeps"} : ""));

@@ -184,6 +184,57 @@ TEST_CASE("vLLM A11 with DeepSeek-V3.2's own config: the indexer's key beside th
         bytes{78 * 1'284});
 }
 
+TEST_CASE("vLLM: a DSA model's fp8 latent, DeepSeek's fp8_ds_mla layout or a plain fp8 row, by release and device",
+          "[engines][vllm][latent]") {
+  // Per layer and token: fp8_ds_mla 656 B (512 fp8 NoPE + 4 float32 scales + 64 bf16 RoPE), plain fp8 576 B, and
+  // the indexer's 132 B either way. The rule (engines/vllm_sparse_mla.hpp; vLLM's source at tags v0.17.1, v0.18.0,
+  // v0.19.0): 0.11 – 0.17 DeepseekV32ForCausalLM's config hook converts any fp8 cache; from 0.18 the FLASHMLA_SPARSE
+  // backend does, which is first on every device but SM100; on SM100 FLASHINFER_MLA_SPARSE (plain fp8) is first at
+  // ≤ 16 heads a rank in 0.18 and for any fp8 cache from 0.19. DeepSeek-V3.2: 128 query heads, 61 layers.
+  const model_spec& v32 = config("deepseek-ai__DeepSeek-V3.2.config.json");
+  const model_spec& glm5 = config("zai-org__GLM-5.config.json");  // 64 query heads, 78 layers
+  struct layout_case {
+    std::uint32_t release, capability, tp;
+    bool v32_checkpoint;
+    std::uint64_t latent;  // bytes a token and layer, the indexer's 132 not included
+  };
+  const auto per_layer = [](const model_spec& m, const layout_case& c) {
+    engine_options o{.context = 4'096, .tp = c.tp};
+    o.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
+    o.vllm.release_minor = c.release;
+    o.vllm.compute_capability = c.capability;
+    o.vllm.deepseek_v32_checkpoint = c.v32_checkpoint;
+    return kvsize::size_cache(m, engine_kind::vllm, o).kv_bytes_per_token.count() / m.layers - 132;
+  };
+  for (const layout_case& c : {layout_case{19, 0, 1, true, 656},     // no device: Hopper's rule
+                               layout_case{19, 90, 8, true, 656},     // H100 / H200: FLASHMLA_SPARSE only
+                               layout_case{19, 100, 1, true, 576},    // B200: FlashInfer first for fp8
+                               layout_case{22, 100, 8, true, 576},
+                               layout_case{18, 100, 8, true, 576},    // 16 heads a rank: FlashInfer first
+                               layout_case{18, 100, 4, true, 656},    // 32: FlashMLA first
+                               layout_case{17, 100, 8, true, 656},    // the config hook, before any backend
+                               layout_case{17, 90, 1, false, 576},    // the hook names DeepseekV32ForCausalLM only
+                               layout_case{11, 0, 1, true, 656},
+                               layout_case{18, 120, 1, false, 656}}) {  // SM120: FLASHMLA_SPARSE only
+    INFO("0." << c.release << " sm" << c.capability << " tp " << c.tp << " v32 " << c.v32_checkpoint);
+    CHECK(per_layer(v32, c) == c.latent);
+  }
+  CHECK(per_layer(glm5, {19, 90, 1, false, 0}) == 656);   // from 0.18 any DSA model
+  CHECK(per_layer(glm5, {19, 100, 1, false, 0}) == 576);
+  CHECK(per_layer(glm5, {18, 100, 4, false, 0}) == 576);  // 64 / 4 = 16 heads a rank
+  // A bf16 cache is never converted; an explicit backend decides (fp8_ds_mla set); DeepSeek-V3's MLA (no indexer)
+  // (R1, V3's shape) keeps the dense backends' plain fp8 row.
+  engine_options bf16{.context = 4'096};
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, bf16).kv_bytes_per_token == bytes{61 * (1'152 + 132)});
+  engine_options forced{.context = 4'096};
+  forced.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
+  forced.vllm.fp8_ds_mla = false;
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, forced).kv_bytes_per_token == bytes{61 * (576 + 132)});
+  forced.vllm.fp8_ds_mla.reset();
+  CHECK(kvsize::size_cache(config("deepseek-ai__DeepSeek-R1.config.json"), engine_kind::vllm, forced)
+            .kv_bytes_per_token == bytes{61 * 576});
+}
+
 TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
   // opea-project/GenAIExamples PR #1762 (https://github.com/opea-project/GenAIExamples/pull/1762):
   // "... the maximum number of tokens that can be stored in KV cache (21840)" with the default
