@@ -228,6 +228,11 @@ constexpr void emit_layer(const model_spec& m, std::uint32_t il, layer_kind atte
     }
   }
   emit_ffn(e, ffn, ffn_width);
+  if (const std::uint64_t p = m.weights.per_layer_input_width; p != 0 && !mtp) {
+    e.matrix(weight_part::embeddings, tensor_role::per_layer_input, p, m.hidden_size);  // per_layer_input_gate
+    e.matrix(weight_part::embeddings, tensor_role::per_layer_input, m.hidden_size, p);  // per_layer_projection
+    e.norm(weight_part::norms, m.hidden_size);                                          // post_per_layer_input_norm
+  }
   if (m.weights.layer_scalar) {
     e.matrix_split(weight_part::norms, tensor_role::buffer, 1, 1, 1);  // every rank holds it
   }
@@ -278,6 +283,12 @@ constexpr void for_each_weight(const model_spec& m, F&& f) {
   }
   layer_kind main_attention = layer_kind::none;  // the first attention layer's kind: the MTP modules'
   const std::uint32_t layers = m.layers < max_layers ? m.layers : max_layers;
+  if (const std::uint64_t p = w.per_layer_input_width; p != 0) {  // Gemma 3n / 4 per-layer inputs
+    const std::uint64_t all = detail::checked_mul(layers, p);
+    f(weight_tensor{weight_part::embeddings, tensor_role::per_layer_embedding, no_layer, w.per_layer_input_vocab, all, 1});
+    f(weight_tensor{weight_part::embeddings, tensor_role::per_layer_input, no_layer, all, hidden, 1});
+    f(weight_tensor{weight_part::norms, tensor_role::norm, no_layer, 1, p, 1});  // per_layer_projection_norm
+  }
   for (std::uint32_t il = 0; il < layers; ++il) {
     const layer_kind k = kind_of_layer(m, il);
     if (main_attention == layer_kind::none && k != layer_kind::none && k != layer_kind::shared) {

@@ -115,6 +115,13 @@ struct weights_shape {
 
   // Embeddings.
   std::uint32_t position_embeddings = 0;  ///< rows of a learned absolute position table (GPT-2 n_positions)
+  /// Per-layer inputs (Gemma 3n, Gemma 4 "E" models): P = hidden_size_per_layer_input features a layer, looked up in
+  /// an embed_tokens_per_layer table of per_layer_input_vocab rows × (layers × P) and mixed with a
+  /// per_layer_model_projection of the embeddings, (layers × P) × hidden, normed over P; each layer gates them in
+  /// with per_layer_input_gate (P × hidden), per_layer_projection (hidden × P) and post_per_layer_input_norm
+  /// (transformers Gemma4TextModel / Gemma4TextDecoderLayer). 0: none.
+  std::uint32_t per_layer_input_width = 0;
+  std::uint32_t per_layer_input_vocab = 0;
 
   // Attention (model_spec::qkv_bias covers the Q/K/V biases).
   bool o_bias = false;             ///< the output projection has a bias (GPT-2, GPT-NeoX, gpt-oss)

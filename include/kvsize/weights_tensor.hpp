@@ -75,6 +75,8 @@ enum class tensor_role : std::uint8_t {
   norm,             ///< a 1-D normalization weight or bias
   vector,           ///< another 1-D tensor: a bias, attention sinks, SSM dt_bias / A_log / D
   buffer,           ///< a persistent buffer the checkpoint stores, not a parameter (Gemma 4's layer_scalar)
+  per_layer_embedding,  ///< Gemma 3n / 4 embed_tokens_per_layer: vocab rows × (layers × P), split by vocabulary
+  per_layer_input,      ///< Gemma 3n / 4 per_layer_model_projection, per_layer_input_gate, per_layer_projection
   correction_bias,  ///< e_score_correction_bias: a float32 buffer in every checkpoint
   vision,           ///< the vision tower and projector, as one opaque count
 };
@@ -113,6 +115,7 @@ inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
     case tensor_role::router:
     case tensor_role::shared_expert_gate:
     case tensor_role::mtp_projection:
+    case tensor_role::per_layer_input:  // ReplicatedLinear in vLLM's gemma4.py (the model projection counted so too)
     case tensor_role::correction_bias: return 1U;
     default: return 0U;
   }

@@ -85,7 +85,7 @@ TEST_CASE("parse_config: every real config in configs/ parses, and its layer not
     }
     CHECK(next == m.layers);
   }
-  CHECK(count == 63);
+  CHECK(count == 65);
 }
 
 TEST_CASE("parse_config: plain configs read their shape through every alias", "[hf][aliases]") {
@@ -277,6 +277,11 @@ TEST_CASE("parse_config: Gemma3nTextConfig defaults, period 5 and KV sharing in 
   CHECK(kvsize::kv_token_bytes_of(g.spec).growing.count() == 4U * 2'048U);
   CHECK(kvsize::kv_token_bytes_of(g.spec).sliding.count() == 16U * 2'048U);
   CHECK(has_warning(g, "/text_config/num_kv_shared_layers is absent; took 15"));
+  // Weights: the per-layer inputs at Gemma3nTextConfig's defaults (256 features a layer, 262,144 rows), and a warning
+  // for the AltUp and Laurel modules, which kvsize does not count.
+  CHECK(g.spec.weights.per_layer_input_width == 256);
+  CHECK(g.spec.weights.per_layer_input_vocab == 262'144);
+  CHECK(has_warning(g, "Gemma 3n's AltUp"));
 
   // Gemma3nTextConfig has no sliding_window_pattern: the period stays 5 even if one is written.
   const auto p = kvsize::hf::parse_config(

@@ -73,6 +73,7 @@ struct golden {
   std::uint32_t none = 0;
   std::uint32_t recurrent = 0;
   std::uint32_t indexed = 0;  ///< full layers that also keep an index key (MiniMax-M3's sparse layers)
+  std::uint32_t shared = 0;   ///< layers that read an earlier layer's cache (Gemma 3n / Gemma 4 E: num_kv_shared_layers)
   std::uint32_t window = 0;  ///< W of the sliding layers
   std::uint32_t chunk = 0;   ///< C of the chunked layers
   std::uint64_t state_per_sequence = 0;
@@ -314,6 +315,29 @@ golden{.file = "nvidia__Gemma-4-31B-IT-NVFP4.config.json", .compute = dtype::bf1
        .vocab = 262'144, .kv_per_token = 901'120, .kv_per_token_fp8 = 450'560, .kv_per_token_mha = 2'293'760,
        .gqa_ratio = 2, .context = 4'096, .kv_per_sequence = 1'174'405'120, .growth = 81'920,
        .sliding = 50, .window = 1'024},
+// Gemma-4-E2B-it (gemma4 / gemma4_text): 35 L, 8 heads, num_key_value_heads 1, head_dim 256, global_head_dim 512
+//   (num_global_key_value_heads null: the full layers keep num_key_value_heads; attention_k_eq_v false: K and V).
+//   layer_types: full at 4, 9, ..., 34, sliding (window 512) elsewhere. num_kv_shared_layers 20: layers 15 – 34 read
+//   the cache of the last earlier layer of their type (transformers Gemma4TextAttention, as Gemma 3n), so 15 keep
+//   their own: 0 – 14, full at 4, 9, 14 (3) and 12 sliding. bf16.
+//   Sliding 12 × 1 × 256 × 2 × 2 B = 12,288; full 3 × 1 × 512 × 2 × 2 B = 6,144 → 18,432 B/token; fp8 9,216.
+//   MHA (8 KV heads, the same 15 layers): 12 × 8 × 256 × 4 + 3 × 8 × 512 × 4 = 98,304 + 49,152 = 147,456; ratio 8.
+//   seq@4096 = 6,144 × 4,096 + 12,288 × 512 = 25,165,824 + 6,291,456 = 31,457,280. growth 6,144.
+golden{.file = "google__gemma-4-E2B-it.config.json", .compute = dtype::bf16,
+       .layers = 35, .kv_layers = 15, .attention_heads = 8, .kv_heads = 1, .head_dim = 256, .head_dim_v = 256,
+       .vocab = 262'144, .kv_per_token = 18'432, .kv_per_token_fp8 = 9'216, .kv_per_token_mha = 147'456,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 31'457'280, .growth = 6'144,
+       .sliding = 12, .shared = 20, .window = 512},
+// MiniMax-M1 (minimax_m1; MiniMaxText01Config): 80 L, 64 heads / 8 kv, head_dim 128. attn_type_list: 1 (softmax)
+//   at 7, 15, ..., 79 (10 layers), 0 (lightning attention) elsewhere (70). No dtype key: float32 (transformers'
+//   reading; checked in its own case). Softmax: 10 × 8 × 128 × 2 × 4 B = 81,920 B/token; fp8 20,480;
+//   MHA 10 × 64 × 128 × 2 × 4 = 655,360; ratio 8. seq@4096 = 81,920 × 4,096 = 335,544,320.
+//   Lightning state (a head_dim × head_dim matrix per head): 70 × 64 × 128 × 128 × 4 B = 293,601,280 B/sequence.
+golden{.file = "MiniMax-AI__MiniMax-M1.config.json", .compute = dtype::f32,
+       .layers = 80, .kv_layers = 10, .attention_heads = 64, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 200'064, .kv_per_token = 81'920, .kv_per_token_fp8 = 20'480, .kv_per_token_mha = 655'360,
+       .gqa_ratio = 8, .context = 4'096, .kv_per_sequence = 335'544'320, .growth = 81'920,
+       .none = 70, .recurrent = 70, .state_per_sequence = 293'601'280, .dtype_in_config = false},
 // Gemma-3-4B-it: sparse text_config: 34 L, hidden 2560, sliding_window 1024 set; heads 8, kv 4, head_dim 256,
 //   vocab 262,208 are Gemma3TextConfig defaults (configuration_gemma3.py __init__); bf16.
 //   Full iff (i+1) % 6 == 0 → i = 5, 11, 17, 23, 29: 5 full, 29 sliding.
@@ -693,7 +717,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 63);
+  CHECK(goldens.size() == 65);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {
@@ -723,7 +747,7 @@ TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figure
   CHECK(kvsize::count_layers(m, layer_kind::chunked) == g.chunked);
   CHECK(kvsize::count_layers(m, layer_kind::latent) == g.latent);
   CHECK(kvsize::count_layers(m, layer_kind::none) == g.none);
-  CHECK(kvsize::count_layers(m, layer_kind::shared) == 0);  // no Gemma 3n-style sharing in configs/
+  CHECK(kvsize::count_layers(m, layer_kind::shared) == g.shared);
   CHECK(kvsize::count_layers(m, layer_kind::indexed) == g.indexed);
   CHECK(kvsize::count_layers(m, layer_kind::full) == g.kv_layers - g.sliding - g.chunked - g.latent - g.indexed);
   CHECK(kvsize::recurrent_layers(m) == g.recurrent);

@@ -211,6 +211,8 @@ struct field_list {
   f.add("parallel_block", w.parallel_block, d.parallel_block, b(w.parallel_block));
   f.add("layer_scalar", w.layer_scalar, d.layer_scalar, b(w.layer_scalar));
   f.add("position_embeddings", w.position_embeddings, d.position_embeddings, n(w.position_embeddings));
+  f.add("per_layer_input_width", w.per_layer_input_width, d.per_layer_input_width, n(w.per_layer_input_width));
+  f.add("per_layer_input_vocab", w.per_layer_input_vocab, d.per_layer_input_vocab, n(w.per_layer_input_vocab));
   f.add("o_bias", w.o_bias, d.o_bias, b(w.o_bias));
   f.add("qk_norm", w.qk_norm, d.qk_norm, "kvsize::qk_norm_kind::" + std::string(w.qk_norm == kvsize::qk_norm_kind::none ? "none" : w.qk_norm == kvsize::qk_norm_kind::head ? "head" : "full"));
   f.add("attention_sinks", w.attention_sinks, d.attention_sinks, b(w.attention_sinks));

@@ -36,11 +36,14 @@ inline constexpr family generic_family{.model_type = "", .source = "PretrainedCo
 // layers are lightning attention (a heads × head_dim² state, no K or V), its 1 layers softmax GQA; every
 // layer routes to num_local_experts experts of intermediate_size (block_sparse_moe, as Mixtral; 1 expert is a
 // dense MLP, MiniMaxText01DecoderLayer), with a shared MLP of shared_intermediate_size and its hidden → 1
-// coefficient gate where that is not 0; untied.
+// coefficient gate where that is not 0; untied. The router's weight is float32 in the checkpoint: MiniMax-M1's
+// model.safetensors.index.json total_size, 912,210,767,872 B, is 2 B × 456,089,655,296 parameters + 2 B × 80 layers
+// × 32 experts × 6,144 (MiniMax-AI/MiniMax-M1 @2abb4f45), and vLLM loads it in float32 (MiniMaxText01MoE.gate,
+// params_dtype torch.float32).
 inline constexpr family minimax_text_01_family{
     .model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
     .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
-    .shared_expert_gate = true};
+    .shared_expert_gate = true, .router_f32 = true};
 // HunYuan (Hunyuan-A13B: Tencent's remote-code HunYuanConfig, model_type "hunyuan"; transformers'
 // HunYuanMoEV1Config), read as vLLM's models/hunyuan_v1.py builds it: head_dim or attention_head_dim, RMSNorm
 // over head_dim on Q and K when use_qk_norm, every layer MoE when num_experts > 1 (moe_topk,
@@ -152,10 +155,11 @@ inline constexpr family families[] = {
     // head_dim 256, max_position_embeddings 32768, sliding_window 512, num_kv_shared_layers 15, tied;
     // layer_types default: layer i is full iff (i + 1) % 5 == 0. No sliding_window_pattern key.
     {.model_type = "gemma3n_text", .source = "Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py)",
-     .window = window_rule::pattern, .pattern = 5, .pattern_key = false, .tied = true,
+     .window = window_rule::pattern, .pattern = 5, .pattern_key = false, .tied = true, .per_layer_inputs = true,
+     .per_layer_input_default = 256,
      .nested_defaults = R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
     {.model_type = "gemma3n", .source = "Gemma3nTextConfig", .window = window_rule::pattern, .pattern = 5, .pattern_key = false,
-     .tied = true},
+     .tied = true, .per_layer_inputs = true, .per_layer_input_default = 256},
     // Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py @008e5743): head_dim 256,
     // global_head_dim 512, num_global_key_value_heads None, attention_k_eq_v false,
     // num_kv_shared_layers 0, sliding_window 512, 30 layers, 4 KV heads, max_position_embeddings
@@ -164,14 +168,18 @@ inline constexpr family families[] = {
     // num_global_key_value_heads KV heads and no v_proj (value = the raw K projection, v_norm'ed
     // apart, so the cache holds K and V). Gemma4TextDecoderLayer: with enable_moe_block, the dense MLP
     // of intermediate_size runs beside num_experts experts of moe_intermediate_size (top_k_experts); each
-    // layer registers a one-element layer_scalar buffer, which the checkpoints store.
+    // layer registers a one-element layer_scalar buffer, which the checkpoints store. The "E" models (Gemma4TextModel)
+    // add per-layer inputs (hidden_size_per_layer_input > 0) and, with use_double_wide_mlp, an MLP of twice
+    // intermediate_size in the KV-shared layers (Gemma4TextMLP: layer_idx >= first_kv_shared_layer_idx > 0).
     {.model_type = "gemma4_text", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true,
+     .per_layer_inputs = true, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true,
+     .global_attention_keys = true,
      .nested_defaults = R"({"head_dim":256,"global_head_dim":512,"num_hidden_layers":30,"num_key_value_heads":4,"max_position_embeddings":131072,"sliding_window":512})"},
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true, .global_attention_keys = true},
+     .per_layer_inputs = true, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true,
+     .global_attention_keys = true},
     // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every
     // layer (no window, unlike Mixtral), every layer MoE of num_local_experts (Mixtral's blocks);
     // MiniMaxM2Attention (FlexOlmoAttention) norms Q and K over all their heads; MiniMaxM2SparseMoeBlock

@@ -119,6 +119,12 @@ struct family {
   norm_rule norm = norm_rule::rms;
   bool sandwich_norms = false;    ///< Gemma 2/3: pre- and post- norms around attention and MLP
   bool layer_scalar = false;      ///< Gemma 4: a one-element layer_scalar buffer in each decoder layer
+  /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
+  /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).
+  bool per_layer_inputs = false;
+  std::uint32_t per_layer_input_default = 0;
+  /// Gemma 4: use_double_wide_mlp doubles the MLP width of the KV-shared layers.
+  bool double_wide_mlp_key = false;
   block_rule block = block_rule::sequential;
   bool new_decoder_default = false;  ///< block_rule::falcon: new_decoder_architecture's default
   qk_norm_rule qk_norm = qk_norm_rule::none;

@@ -164,7 +164,7 @@ inline auto plan_from_source(const config_view& v, const plan_facts& f, layer_pl
   return rec;
 }
 
-/// Gemma 3n: the last num_kv_shared_layers layers read the cache of an earlier layer. HunYuan's
+/// Gemma 3n / Gemma 4: the last num_kv_shared_layers layers read the cache of an earlier layer. HunYuan's
 /// cross-layer attention (use_cla) is refused: its sharing layers are encoder-decoder attention in vLLM
 /// (models/hunyuan_v1.py HunYuanDecoderLayer: layer_id % cla_share_factor != 0 → HunYuanCrossAttention),
 /// whose cache kvsize does not model, and a figure without it would be wrong.
@@ -189,7 +189,11 @@ inline void apply_kv_sharing(const config_view& v, const plan_facts& f, layer_pl
   const std::uint32_t r = p.intern(
       {shared.pointer(), reason_rule::layer_test, text(shared) + ": ", " reuses the KV of an earlier layer of its type"});
   for (std::uint32_t i = f.layers - n; i < f.layers; ++i) {
-    p.layer[i] = {layer_kind::shared, false, 0, r};
+    // The K/V head count and head dimensions stay: the checkpoint holds the shared layers' projections
+    // (Gemma 4: a full-attention layer's global_head_dim), which the weights count.
+    p.layer[i].kind = layer_kind::shared;
+    p.layer[i].recurrent = false;
+    p.layer[i].reason = r;
   }
 }
 
@@ -371,8 +375,8 @@ inline void read_layer_sizes(const config_view& v, recurrence rec, const plan_fa
   p.source = choose_plan_source(v, f.latent);
   warn_unread_layer_keys(v, f.latent);
   const recurrence rec = plan_from_source(v, f, p);
+  apply_global_attention_keys(v, f, p);  // before the sharing, which keeps a shared layer's own shape (its weights)
   apply_kv_sharing(v, f, p);
-  apply_global_attention_keys(v, f, p);
   apply_swa_attention_keys(v, f, p);
   apply_other_attention_setting(v, f, p);
   apply_sparse_attention_config(v, f, p);

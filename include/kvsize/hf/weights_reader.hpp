@@ -168,6 +168,40 @@ inline void read_mtp(const config_view& v, parsed_config& out) {
 
 }  // namespace weights_detail
 
+/// Gemma 3n / Gemma 4 per-layer inputs (weights_shape::per_layer_input_width, per_layer_input_vocab):
+/// hidden_size_per_layer_input (0: none, as Gemma 4's dense and MoE models write it) and vocab_size_per_layer_input,
+/// each the family's default where absent.
+inline void read_per_layer_inputs(const config_view& v, kvsize::weights_shape& w) {
+  const family& fam = v.facts();
+  if (!fam.per_layer_inputs) {
+    return;
+  }
+  const slot width = v.get("hidden_size_per_layer_input");
+  w.per_layer_input_width = width.set() ? read_u32(width, 0, 1U << 20U) : fam.per_layer_input_default;
+  if (w.per_layer_input_width != 0) {
+    const slot vocab = v.get("vocab_size_per_layer_input");
+    w.per_layer_input_vocab = vocab.set() ? read_u32(vocab, 1, 1U << 24U) : 262'144U;  // both config classes' default
+  }
+}
+
+/// Gemma 4's use_double_wide_mlp: the KV-shared layers' MLP is 2 × intermediate_size wide (Gemma4TextMLP, and vLLM's
+/// gemma4.py, for layer_idx >= num_hidden_layers − num_kv_shared_layers > 0). Weights only.
+inline void read_double_wide_mlp(const config_view& v, kvsize::model_spec& m) {
+  if (!v.facts().double_wide_mlp_key || !read_bool_or(v.get("use_double_wide_mlp"), false) || m.intermediate_size == 0) {
+    return;
+  }
+  if (m.intermediate_size > 0x7FFF'FFFFU) {  // the doubled width must fit the 32-bit layer width
+    fail(config_errc::out_of_range, v.get_first(keys::intermediate).pointer(),
+         "expected a width whose double (use_double_wide_mlp) fits 32 bits, got " + std::to_string(m.intermediate_size));
+  }
+  const std::uint32_t layers = m.layers < kvsize::max_layers ? m.layers : kvsize::max_layers;
+  for (std::uint32_t il = 0; il < layers; ++il) {
+    if (kind_of_layer(m, il) == layer_kind::shared && ffn_of_layer(m, il) != ffn_kind::moe) {
+      m.weights.layer[il].ffn_width = 2 * m.intermediate_size;
+    }
+  }
+}
+
 /// Reads model_spec::weights. Runs after the layer plan (it needs which layers are which).
 /// The per-layer keys (block_configs, hybrid_override_pattern) come from `plan`, as it checked them.
 /// Keys that add weights kvsize does not count yet (Kimi-K3, per SGLang models/kimi_k3.py): one warning
@@ -192,6 +226,11 @@ inline void warn_uncounted_weights(const config_view& v, std::vector<std::string
   if (const slot lac = v.get("linear_attn_config"); lac.set() && lac.value->is_object()) {
     add(lookup(*lac.value, lac.pointer(), "use_full_rank_gate"),
         "a full-rank g_proj, heads × head_dim × hidden_size per KDA layer, where g_a_proj / g_b_proj are counted");
+  }
+  if (v.facts().model_type.starts_with("gemma3n")) {  // transformers Gemma3nTextModel / Gemma3nTextDecoderLayer
+    list += std::string(list.empty() ? "" : "; ") + v.base() +
+            " (Gemma 3n's AltUp: altup_num_inputs − 1 pairs of hidden × hidden projections and a router and "
+            "coefficients a layer; its Laurel blocks of laurel_rank)";
   }
   if (!list.empty()) {
     warnings.push_back("weights not counted yet: " + list +
@@ -239,6 +278,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     read_learned_positions(v, w, out.warnings);
     read_linear_biases(v, m, w);
     read_attention_extras(v, m, w);
+    read_per_layer_inputs(v, w);
   });
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
   read_weights_only(out, [&] {  // FFN kinds and widths (block_configs' ffn): the MLP width too
@@ -250,6 +290,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     }
   });
   check_dense_widths(v, out);
+  read_weights_only(out, [&] { read_double_wide_mlp(v, m); });
   read_weights_only(out, [&] { read_recurrent_mixers(v, out); });
   read_weights_only(out, [&] { read_mtp(v, out); });
   read_weights_only(out, [&] { warn_uncounted_weights(v, out.warnings); });
@@ -257,6 +298,11 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
   // A vision_config kvsize cannot read leaves the weights unknown, as any weights-only key does (a tower
   // of a kind it does not know is a warning, and not counted: vision_tower.hpp lists the kinds).
   read_weights_only(out, [&] { w.vision = read_vision_tower(root, m.hidden_size, top_type, out.warnings); });
+  // An audio tower (Gemma 3n, Gemma 4 E models: audio_config) is not counted; say so rather than leave it out unsaid.
+  if (const slot audio = lookup(root, "", "audio_config"); audio.set() && audio.value->is_object() && !audio.value->empty()) {
+    out.warnings.push_back(audio.pointer() + ": an audio tower, which kvsize does not count: it is in neither the "
+                                             "parameter count nor the weight bytes");
+  }
 }
 
 }  // namespace kvsize::hf::detail

@@ -95,6 +95,46 @@ TEST_CASE("Gemma 4 from config.json: global_head_dim and the k_eq_v heads", "[en
   CHECK(kvsize::kv_bytes_per_token(no_share) == bytes{204'800 + 5 * 8 * 512 * 2 * 2});
 }
 
+TEST_CASE("Gemma 4 E2B from config.json: KV-shared layers, per-layer inputs, the double-wide MLP", "[engines][gemma4][hf]") {
+  // google/gemma-4-E2B-it: 35 layers, the last 20 (num_kv_shared_layers) read an earlier layer's cache; hidden 1,536,
+  // 8 heads, 1 KV head, head_dim 256 (sliding, window 512) and global_head_dim 512 (full: 4, 9, ..., 34).
+  const auto c = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                                         "google__gemma-4-E2B-it.config.json");
+  const model_spec& m = c.spec;
+  for (std::uint32_t il = 0; il < m.layers; ++il) {
+    INFO("layer " << il);
+    const bool full = il % 5 == 4;
+    CHECK(kvsize::kind_of_layer(m, il) ==
+          (il >= 15 ? layer_kind::shared : full ? layer_kind::full : layer_kind::sliding));
+    // A shared layer keeps its own shape for its weights (the checkpoint holds its K and V projections).
+    CHECK(kvsize::head_dim_of_layer(m, il) == (full ? 512U : 256U));
+    // use_double_wide_mlp: the shared layers' MLP is 2 × 6,144 wide (Gemma4TextMLP).
+    CHECK(kvsize::ffn_width_of_layer(m, il) == (il >= 15 ? 12'288U : 6'144U));
+  }
+  // KV (bf16): 12 sliding × 1 × 256 × 2 × 2 B + 3 full × 1 × 512 × 2 × 2 B = 12,288 + 6,144 (hf_golden.test.cpp).
+  CHECK(kvsize::kv_bytes_per_token(m) == bytes{18'432});
+  // Weights: the checkpoint's text model (google/gemma-4-E2B-it @9dbdf8a8 model.safetensors, its header as
+  // ohdearquant/lattice @9de1520b crates/inference/tests/fixtures/gemma4/e2b_tensor_manifest.json lists it: 600
+  // language-model tensors, all BF16) holds 4,647,449,891 elements, 35 of them the layer_scalar buffers:
+  //   embed_tokens 262,144 × 1,536 = 402,653,184; embed_tokens_per_layer 262,144 × (35 × 256) = 2,348,810,240;
+  //   per_layer_model_projection 8,960 × 1,536 = 13,762,560; its norm 256 and the final norm 1,536;
+  //   every layer 5 norms of 1,536 and per_layer_input_gate + per_layer_projection 2 × 256 × 1,536 (794,112);
+  //   sliding attention 2 × 2,048 × 1,536 + 256 (q, o, q_norm) + 2 × 256 × 1,536 + 256 (k, v, k_norm) = 7,078,400,
+  //   full 2 × 4,096 × 1,536 + 512 + 2 × 512 × 1,536 + 512 = 14,156,800 (the shared layers' K and V included);
+  //   MLP 3 × 1,536 × 6,144 = 28,311,552, doubled (56,623,104) in the 20 shared layers:
+  //   12 × 36,184,064 + 3 × 43,262,464 + 16 × 64,495,616 + 4 × 71,574,016 + 2,765,227,776 = 4,647,449,856.
+  // transformers' own parameters() (no K/V in the shared layers) is 18,880,512 fewer; vLLM loads the checkpoint's.
+  CHECK(kvsize::parameters(m).total == 4'647'449'856ULL);
+  CHECK(kvsize::parameters(m).embeddings == 402'653'184ULL + 2'348'810'240 + 13'762'560 + 35 * 786'432ULL);
+  CHECK(kvsize::weights_bytes(m, kvsize::published_weights(dtype::bf16)) == bytes{2 * 4'647'449'891ULL});
+  // The audio tower is not counted, and a warning says so.
+  CHECK(std::any_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
+    return w.starts_with("/audio_config: an audio tower, which kvsize does not count");
+  }));
+  // Gemma 4's dense and MoE checkpoints write hidden_size_per_layer_input 0: no per-layer inputs.
+  CHECK(config("google__gemma-4-26B-A4B.config.json").weights.per_layer_input_width == 0);
+}
+
 TEST_CASE("Gemma 4 per engine, one 4,096-token sequence", "[engines][gemma4]") {
   const model_spec& m = config("google__gemma-4-26B-A4B.config.json");
   const engine_options o{.context = 4'096};

@@ -3,7 +3,8 @@
 // keep a heads × head_dim × head_dim state and no KV, and 10 softmax GQA layers, under each engine. The shape is
 // the model card's (80 layers, a softmax layer after every 7 lightning ones, 64 heads of 128, hidden 6144,
 // 32 experts of 9216, top-2, vocab 200,064; https://huggingface.co/MiniMaxAI/MiniMax-Text-01) with vLLM's keys
-// (models/minimax_text_01.py: attn_type_list, num_key_value_heads 8); no verbatim config.json is bundled.
+// (models/minimax_text_01.py: attn_type_list, num_key_value_heads 8). MiniMax-M1's own config.json is bundled
+// (configs/MiniMax-AI__MiniMax-M1.config.json, from the model's GitHub repository) and has this shape.
 // Figures derived by hand beside each check; the engine rules are cited in docs/engines.md (lightning attention).
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
@@ -84,6 +85,24 @@ TEST_CASE("MiniMax-Text-01: lightning layers keep a state, softmax layers K and 
     warned = warned || w.find("/attn_type_list and /layer_types are absent") != std::string::npos;
   }
   CHECK(warned);
+}
+
+TEST_CASE("MiniMax-M1's config.json: the same model, and the checkpoint's bytes", "[engines][minimax][hf]") {
+  // MiniMax-AI/MiniMax-M1 @2abb4f45 config.json (minimax_m1, no dtype key: float32 as transformers reads it).
+  const auto c = kvsize::hf::load_config(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" /
+                                         "MiniMax-AI__MiniMax-M1.config.json");
+  model_spec synthetic = kvsize::hf::parse_config(minimax_text_01("minimax_m1")).spec;
+  synthetic.compute_dtype = dtype::f32;
+  synthetic.max_context = 10'240'000;  // its max_position_embeddings
+  CHECK(c.spec == synthetic);
+  CHECK(kvsize::parameters(c.spec).total == 456'089'655'296ULL);
+  // The repository's model.safetensors.index.json total_size, 912,210,767,872 B, is 2 B for each of those
+  // parameters plus 2 B more for each of the 80 routers' 32 × 6,144 elements, which the checkpoint stores in float32
+  // (moe_shape::router_f32; vLLM's MiniMaxText01MoE keeps the gate in float32 too).
+  CHECK(c.spec.weights.moe.router_f32);
+  CHECK(kvsize::weights_bytes(c.spec, kvsize::published_weights(dtype::bf16)) ==
+        bytes{2 * 456'089'655'296ULL + 2 * 80 * 32 * 6'144ULL});
+  CHECK(kvsize::weights_bytes(c.spec, kvsize::published_weights(dtype::bf16)) == bytes{912'210'767'872ULL});
 }
 
 TEST_CASE("MiniMax-Text-01 per engine, one 4,096-token sequence", "[engines][minimax]") {
