@@ -297,6 +297,12 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
   o.vllm.deepseek_v32_checkpoint = std::ranges::find(s.config.architectures, "DeepseekV32ForCausalLM") !=
                                    s.config.architectures.end();
+  // No type named (or "auto"): s.kv is what the engine's auto resolved to, which vLLM names apart (kv_cache_auto).
+  const auto named = [&](const std::optional<std::string>& own) {
+    const std::optional<std::string>& typed = own ? own : opts.kv_dtype;
+    return typed && *typed != "auto";
+  };
+  o.vllm.kv_cache_auto = !named(opts.k_dtype) && !named(opts.v_dtype);
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
   }
@@ -717,16 +723,18 @@ auto declared_kv_options(const options& opts, const sizing& s) -> engine_options
 auto apply_checkpoint_kv_rules(const options& opts, const engine_options& declared, sizing& s) -> bool {
   engine_options given = declared;
   given.kv = s.kv;
-  if (const std::string_view refusal = checkpoint_kv_type_refusal(s.engine, given); !refusal.empty()) {
-    // The option that set the first of K and V the engine takes no further: TensorRT-LLM's non-FP8, else 16/32-bit.
-    const auto refused = [&](dtype t) {
-      return s.engine == engine_kind::trtllm ? t != dtype::fp8_e4m3 : t == dtype::f16 || t == dtype::f32;
+  if (!checkpoint_kv_type_refusal(s.engine, given).empty()) {
+    // The option that set the first of K and V the engine refuses, asked of each type alone.
+    const auto refusal_of = [&](dtype t) {
+      engine_options alone = declared;
+      alone.kv = kv_dtypes::same(t);
+      return checkpoint_kv_type_refusal(s.engine, alone);
     };
-    const bool k_refused = refused(s.kv.k);
+    const bool k_refused = !refusal_of(s.kv.k).empty();
+    const dtype t = k_refused ? s.kv.k : s.kv.v;
     const std::string flag = k_refused ? (opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"))
                                        : (opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
-    throw usage_error{
-        fmt::format("{} {}: {} ({})", flag, name(k_refused ? s.kv.k : s.kv.v), refusal, checkpoint_kv_where(s))};
+    throw usage_error{fmt::format("{} {}: {} ({})", flag, name(t), refusal_of(t), checkpoint_kv_where(s))};
   }
   const kv_dtypes fp8 = kv_dtypes::same(dtype::fp8_e4m3);
   if (s.engine == engine_kind::vllm && kvsize::engines::vllm::checkpoint_kv_overrides_option(given) && s.kv != fp8) {
@@ -992,33 +1000,21 @@ auto kv_memory_of(const options& opts, const device_choice& d) -> std::optional<
   return kv_memory;
 }
 
-/// The note on an fp8 cache of a DeepSeek-sparse-attention model under vLLM whose layout the options leave open
-/// (engines::vllm::stores_fp8_ds_mla): no device known from 0.18 on (the rule differs on SM100), or a DSA model that
-/// 0.17 and before do not convert (their rule names DeepseekV32ForCausalLM only). Empty where there is nothing to say.
+/// The note on an fp8 cache of a DeepSeek-sparse-attention model under vLLM 0.18+ with no device known: its layout
+/// follows the GPU (engines::vllm::sparse_mla_choice_of), and Hopper's was taken. Empty where there is nothing to say.
 auto sparse_mla_note(const sizing& s) -> std::string {
   namespace vllm = kvsize::engines::vllm;
   const engine_options& o = s.engine_opts;
   const bool fp8 = s.kv.k == dtype::fp8_e4m3 || s.kv.k == dtype::fp8_e5m2;
-  if (s.engine != engine_kind::vllm || s.config.spec.latent.index_head_dim == 0 || !fp8 || o.vllm.fp8_ds_mla) {
-    return {};
-  }
   const std::uint32_t release = vllm::release_of(o);
-  const std::string_view version = vllm::release_name(release);
-  if (release < vllm::sparse_mla_by_backend_since) {
-    return o.vllm.deepseek_v32_checkpoint
-               ? std::string{}
-               : fmt::format("KV cache: vLLM {} gives DeepSeek's fp8_ds_mla layout (656 B a token and layer) to "
-                             "DeepseekV32ForCausalLM only (its config hook, models/config.py); this checkpoint's "
-                             "fp8 latent is sized as a plain 576-byte row, which kvsize has not seen vLLM {} serve",
-                             version, version);
-  }
-  if (o.vllm.compute_capability != 0 || o.vllm.rocm) {
+  if (s.engine != engine_kind::vllm || s.config.spec.latent.index_head_dim == 0 || !fp8 || o.vllm.fp8_ds_mla ||
+      release < vllm::sparse_mla_by_backend_since || o.vllm.compute_capability != 0 || o.vllm.rocm) {
     return {};
   }
   return fmt::format("KV cache: vLLM {} keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B "
                      "a token and layer) on Hopper, the device assumed; on a B200 or GB200 (--gpu b200) it keeps a "
                      "plain 576-byte fp8 row{}",
-                     version,
+                     vllm::release_name(release),
                      release < vllm::sm100_fp8_flashinfer_since ? " at 16 query heads a rank or fewer" : "");
 }
 

@@ -209,9 +209,10 @@ inline void group_layers(const layer_plan& plan, const std::vector<std::string>&
   const auto same = [&](std::uint32_t a, std::uint32_t b) {
     const auto& x = plan.layer[a];
     const auto& y = plan.layer[b];
-    return x.kind == y.kind && x.recurrent == y.recurrent && x.kv_heads == y.kv_heads && x.head_dim == y.head_dim &&
-           x.head_dim_v == y.head_dim_v && x.sinks == y.sinks &&
-           x.reason == y.reason;
+    const bool shared = x.kind == layer_kind::shared && y.kind == layer_kind::shared;  // no cache: its shape is weights'
+    return x.kind == y.kind && x.recurrent == y.recurrent && x.reason == y.reason &&
+           (shared || (x.kv_heads == y.kv_heads && x.head_dim == y.head_dim && x.head_dim_v == y.head_dim_v &&
+                       x.sinks == y.sinks));
   };
   std::size_t groups = layers == 0 ? 0 : 1;
   for (std::uint32_t i = 1; i < layers; ++i) {

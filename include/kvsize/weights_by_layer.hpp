@@ -45,7 +45,8 @@ struct layer_weight_bytes {
       }
     } else if (t.role == tensor_role::token_embedding) {
       out.token_embedding = checked_add(out.token_embedding, size);
-    } else if (t.role == tensor_role::position_embedding) {
+    } else if (t.role == tensor_role::position_embedding || t.role == tensor_role::per_layer_embedding) {
+      // llama.cpp keeps both on the host as input-layer tensors (per_layer_token_embd: LLM_TENSOR_LAYER_INPUT)
       out.other_input = checked_add(out.other_input, size);
     } else {
       out.output = checked_add(out.output, size);

@@ -286,7 +286,9 @@ constexpr void for_each_weight(const model_spec& m, F&& f) {
   if (const std::uint64_t p = w.per_layer_input_width; p != 0) {  // Gemma 3n / 4 per-layer inputs
     const std::uint64_t all = detail::checked_mul(layers, p);
     f(weight_tensor{weight_part::embeddings, tensor_role::per_layer_embedding, no_layer, w.per_layer_input_vocab, all, 1});
-    f(weight_tensor{weight_part::embeddings, tensor_role::per_layer_input, no_layer, all, hidden, 1});
+    weight_tensor projection{weight_part::embeddings, tensor_role::per_layer_input, no_layer, all, hidden, 1};
+    projection.tp_max_ways = 0;  // per_layer_model_projection: a ColumnParallelLinear in vLLM's gemma4.py / gemma3n.py
+    f(projection);
     f(weight_tensor{weight_part::norms, tensor_role::norm, no_layer, 1, p, 1});  // per_layer_projection_norm
   }
   for (std::uint32_t il = 0; il < layers; ++il) {

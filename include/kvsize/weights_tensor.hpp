@@ -14,7 +14,7 @@ namespace kvsize {
 
 /// The term of parameter_breakdown a tensor belongs to.
 enum class weight_part : std::uint8_t {
-  embeddings,      ///< token embedding (+ learned position embedding)
+  embeddings,      ///< token embedding (+ learned position embedding; Gemma 3n / 4 E per-layer inputs, their Linears too)
   lm_head,         ///< untied output projection
   attention,       ///< attention projections, their biases, sinks (MLA projections included)
   mlp,             ///< dense MLPs
@@ -115,7 +115,7 @@ inline constexpr std::uint32_t no_layer = 0xFFFF'FFFFU;
     case tensor_role::router:
     case tensor_role::shared_expert_gate:
     case tensor_role::mtp_projection:
-    case tensor_role::per_layer_input:  // ReplicatedLinear in vLLM's gemma4.py (the model projection counted so too)
+    case tensor_role::per_layer_input:  // each layer's gate and projection: ReplicatedLinear in vLLM's gemma4.py
     case tensor_role::correction_bias: return 1U;
     default: return 0U;
   }
@@ -164,7 +164,8 @@ struct weight_tensor {
       case tensor_role::ssm_in:
       case tensor_role::ssm_out:
       case tensor_role::ssm_x:
-      case tensor_role::ssm_dt: return true;
+      case tensor_role::ssm_dt:
+      case tensor_role::per_layer_input: return true;  // Linears vLLM builds with quant_config (gemma4.py)
       default: return false;
     }
   }

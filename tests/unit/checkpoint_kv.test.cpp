@@ -178,7 +178,9 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
     CHECK(why.empty() == !refused);
     CHECK(kvsize::model_refusal(engine_kind::vllm, m, o) == why);
     if (refused) {
-      CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::vllm, o), ContainsSubstring("no float32"));
+      const bool f32 = o.kv->k == dtype::f32 || o.kv->v == dtype::f32;
+      CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::vllm, o),
+                        ContainsSubstring(f32 ? "no float32" : "names float16 from 0.18): no float16"));
     } else {
       CHECK_NOTHROW(kvsize::size_cache(m, engine_kind::vllm, o));
     }
@@ -245,6 +247,10 @@ TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, a
                                                                                            : "--kv-dtype f"));
     CHECK_THAT(unnamed.err, ContainsSubstring("nvidia__Gemma-4-31B-IT-NVFP4.config.json:/quantization_config/kv_cache_scheme)"));
   }
+  // K float16 (named from 0.18), V float32: the option that set the type vLLM cannot name.
+  const auto mixed = kvsize::test::run_cli(gemma + " --engine vllm --k-dtype f16 --v-dtype f32");
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.err, ContainsSubstring("--v-dtype f32: vLLM's --kv-cache-dtype auto"));
   const auto vllm_f16 = json_of(gemma + " --engine vllm --kv-dtype f16 --engine-version 0.18 --gpu h100-80gb");
   CHECK(vllm_f16["kv_bytes_per_token"] == 901'120ULL);
   CHECK_THAT(vllm_f16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype float16"));

@@ -329,11 +329,19 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.17").at("kv_bytes_per_token") == 48'068);
   CHECK(json_of(v32 + " --gpu b200 --tp 4 --engine-version 0.18").at("kv_bytes_per_token") == 48'068);  // 32 heads
   CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.18").at("kv_bytes_per_token") == 43'188);  // 16
-  // GLM-5 (GlmMoeDsaForCausalLM, 78 layers): 0.17's hook does not name it, so a plain row and a note.
-  const auto glm5 = json_of("'" + config("zai-org__GLM-5.config.json") +
-                            "' --engine vllm --kv-dtype fp8 --engine-version 0.17");
-  CHECK(glm5.at("kv_bytes_per_token") == 78 * (576 + 132));
-  CHECK(noted(glm5, "to DeepseekV32ForCausalLM only"));
+  // GLM-5 (GlmMoeDsaForCausalLM): 0.17's hook does not name it and no sparse backend there takes "fp8": exit 2.
+  // On an A100 no sparse MLA backend runs at all.
+  for (const std::string& refused : {"'" + config("zai-org__GLM-5.config.json") +
+                                         "' --engine vllm --kv-dtype fp8 --engine-version 0.17",
+                                     v32 + " --gpu a100-80gb",
+                                     "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
+                                         "' --engine vllm --kv-dtype fp8_e5m2 --gpu h200"}) {
+    INFO(refused);
+    const auto r = run_cli(refused);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, ContainsSubstring("--engine vllm: vLLM"));
+  }
   // bf16 (the default cache): no fp8 layout, no note.
   const auto bf16 = json_of("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm");
   CHECK(bf16.at("kv_bytes_per_token") == 61 * (1'152 + 132));

@@ -43,8 +43,11 @@ struct vllm_knobs {
                                              ///< (0.9; 0.92 from 0.20: vllm_startup.hpp gpu_memory_utilization)
   /// DeepSeek sparse attention's fp8 latent in DeepSeek's 656-byte fp8_ds_mla layout (true) or a plain 576-byte
   /// fp8 row (false), as an explicit --attention-backend FLASHMLA_SPARSE / FLASHINFER_MLA_SPARSE gives it; none:
-  /// vLLM's own choice by release, architecture and device (vllm_sparse_mla.hpp stores_fp8_ds_mla).
+  /// vLLM's own choice by release, architecture and device (vllm_sparse_mla.hpp sparse_mla_choice_of).
   std::optional<bool> fp8_ds_mla{};
+  /// `kv` holds what `--kv-cache-dtype auto` resolved to (the command passes its resolved types), not a type the
+  /// user named: a ModelOpt checkpoint's FP8 cache reaches vLLM's backends as "fp8_e4m3" there, a typed one as "fp8".
+  bool kv_cache_auto = false;
   /// The checkpoint's `architectures` holds DeepseekV32ForCausalLM, whose config hook gives an fp8 cache the
   /// fp8_ds_mla layout in 0.11 – 0.17 (the command sets it from config.json).
   bool deepseek_v32_checkpoint = false;

@@ -90,19 +90,15 @@ inline constexpr std::uint32_t float16_cache_name_since = 18;
   if (!o.kv || !checkpoint_kv_dtype(o) || checkpoint_kv_overrides_option(o)) {
     return {};
   }
+  if (o.kv->k == dtype::f32 || o.kv->v == dtype::f32) {
+    return "vLLM's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other choices of a "
+           "wider cache are bfloat16 and, from 0.18, float16 (vllm/config/cache.py CacheDType): no float32";
+  }
   const bool f16_unnamed = release_of(o) < float16_cache_name_since;
-  const auto unnamed = [&](dtype t) { return t == dtype::f32 || (t == dtype::f16 && f16_unnamed); };
-  return unnamed(o.kv->k) || unnamed(o.kv->v)
-             ? "vLLM's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other 16-bit "
-               "choices are bfloat16 and, from 0.18, float16 (vllm/config/cache.py CacheDType): no float32"
+  return f16_unnamed && (o.kv->k == dtype::f16 || o.kv->v == dtype::f16)
+             ? "vLLM's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and before 0.18 its "
+               "other 16-bit choice is bfloat16 (vllm/config/cache.py CacheDType names float16 from 0.18): no float16"
              : std::string_view{};
-}
-
-/// Why vLLM does not serve `m` under `o` as sized (empty: it does): model_refusal (the Mamba cache mode, lightning
-/// attention), then checkpoint_kv_type_refusal.
-[[nodiscard]] constexpr auto served_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
-  const std::string_view model = model_refusal(m, o);
-  return !model.empty() ? model : checkpoint_kv_type_refusal(o);
 }
 
 /// K and V in the serving dtype (`--kv-cache-dtype auto`), or the FP8 cache the checkpoint declares where the
@@ -127,6 +123,35 @@ inline constexpr std::uint32_t float16_cache_name_since = 18;
     t.state.ssm = m.state.ssm_dtype_defaulted && release_of(o) >= f32_ssm_default_since ? dtype::f32 : m.state.ssm_dtype;
   }
   return t;
+}
+
+/// The sparse MLA backend's choice for a DSA model (latent layers with an indexer): the release, the device and the
+/// cache type as vLLM is given it (vllm_sparse_mla.hpp). A ModelOpt checkpoint's FP8, taken at auto (o.kv unset, or
+/// the command's resolved types with o.vllm.kv_cache_auto), reaches the backend as "fp8_e4m3"; compressed-tensors'
+/// override sets "fp8" (Attention.__init__), as a typed --kv-cache-dtype fp8 does. Empty for other models.
+[[nodiscard]] constexpr auto sparse_mla_of(const model_spec& m, const engine_options& o) -> sparse_mla_choice {
+  if (m.latent.index_head_dim == 0 || count_layers(m, layer_kind::latent) == 0) {
+    return {};
+  }
+  const bool modelopt = o.checkpoint_kv == checkpoint_kv_cache::modelopt_fp8 ||
+                        o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8;
+  const sparse_mla_case c{.heads_per_rank = m.attention_heads / std::max<std::uint32_t>(o.tp, 1U),
+                          .latent = stage_types(m, o).kv.k,
+                          .checkpoint_fp8 = modelopt && checkpoint_kv_dtype(o).has_value() &&
+                                            (!o.kv || o.vllm.kv_cache_auto)};
+  return sparse_mla_choice_of(o, c);
+}
+
+/// Why vLLM does not serve `m` under `o` as sized (empty: it does): model_refusal (the Mamba cache mode, lightning
+/// attention), checkpoint_kv_type_refusal, then DeepSeek sparse attention's backends (sparse_mla_of).
+[[nodiscard]] constexpr auto served_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  if (const std::string_view model = model_refusal(m, o); !model.empty()) {
+    return model;
+  }
+  if (const std::string_view type = checkpoint_kv_type_refusal(o); !type.empty()) {
+    return type;
+  }
+  return sparse_mla_of(m, o).refusal;
 }
 
 inline constexpr std::uint32_t default_block_size = 16;      ///< CUDA platform default
@@ -208,11 +233,11 @@ inline constexpr std::uint32_t diff_kv_since = 20;
 }
 
 /// 1. The specs of the layer groups. Latent layers cache the K-only latent (656 bytes where a DSA model's
-/// `fp8_ds_mla` layout is used: stores_fp8_ds_mla, for `heads_per_rank` query heads a rank);
+/// `fp8_ds_mla` layout is used: `fp8_ds_mla`, sparse_mla_of's choice);
 /// --disable-hybrid-kv-cache-manager with several attention kinds makes windowed layers full attention (they pay
 /// max_model_len).
-[[nodiscard]] constexpr auto specs_of(const layer_groups& groups, const engine_options& o,
-                                      std::uint32_t heads_per_rank) -> spec_list {
+[[nodiscard]] constexpr auto specs_of(const layer_groups& groups, const engine_options& o, bool fp8_ds_mla)
+    -> spec_list {
   std::uint32_t attention_kinds = 0;  // bit per kind
   for (const layer_group& g : groups) {
     attention_kinds |= g.kind == group_kind::recurrent_state ? 0U : 1U << static_cast<std::uint32_t>(g.kind);
@@ -222,9 +247,7 @@ inline constexpr std::uint32_t diff_kv_since = 20;
   const auto add_attention = [&](const layer_group& g) {
     const bool full = unify && is_windowed(g.kind);
     const bool latent = g.kind == group_kind::latent;
-    // DSA's layers carry an indexer key (index_row); a forced layout applies to any latent layer.
-    const bool ds_mla = latent && (g.index_row != bytes{0} || o.vllm.fp8_ds_mla.has_value()) &&
-                        stores_fp8_ds_mla(o, heads_per_rank, g.types.k);
+    const bool ds_mla = latent && g.index_row != bytes{0} && fp8_ds_mla;  // DSA's layers carry an indexer key
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
@@ -419,7 +442,7 @@ constexpr void charge(const model_spec& m, const engine_options& o, engine_sizin
                                                      // MiniMaxM3IndexerCache: attention_config.indexer_kv_dtype,
                                                      // "bf16" by default (common/indexer.py @0484480b)
                                                      index_key_type::fixed, dtype::bf16),
-                       o, m.attention_heads / std::max<std::uint32_t>(o.tp, 1U));
+                       o, sparse_mla_of(m, o).fp8_ds_mla);
   for (std::uint32_t i = 0; i < specs.count; ++i) {
     s.kv_bytes_per_token += specs.at[i].mamba() ? bytes{0} : specs.at[i].per_token * specs.at[i].layers;
   }

@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: MIT
-// vLLM's layout of an fp8 latent cache under DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5): DeepSeek's
-// fp8_ds_mla (656 B a token and layer: 512 fp8 NoPE values, 4 float32 scales, 64 bf16 RoPE values;
-// vllm/v1/attention/backends/mla/flashmla_sparse.py) or a plain 576-byte fp8 latent row. Which one depends on the
-// release, the checkpoint's architecture, the device and the heads a rank holds. Part of the vLLM engine
-// (engines/vllm.hpp). Standard library only, constexpr.
+// vLLM's sparse MLA backends under DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5): which one serves the
+// model on this device and release, and with it the layout of an fp8 latent cache, DeepSeek's fp8_ds_mla (656 B a
+// token and layer: 512 fp8 NoPE values, 4 float32 scales, 64 bf16 RoPE values;
+// vllm/v1/attention/backends/mla/flashmla_sparse.py) or a plain 576-byte fp8 row, or none (refused). Part of the vLLM
+// engine (engines/vllm.hpp). Standard library only, constexpr.
 //
-// Sources (vllm-project/vllm at the release tags; docs/research/vllm-v32-fp8-ds-mla.md):
+// Sources (vllm-project/vllm at the release tags v0.17.1, v0.18.0, v0.19.0, v0.22.0; docs/research/vllm-v32-fp8-ds-mla.md):
+// - The backends (vllm/v1/attention/backends/mla/): FLASHMLA_SPARSE, compute capability 9.x or 10.x, cache dtypes
+//   auto, bfloat16, fp8_ds_mla and, from 0.18, "fp8" (an alias of fp8_ds_mla); FLASHINFER_MLA_SPARSE, 10.x only,
+//   auto and bfloat16 until 0.17, then also float16, fp8 and fp8_e4m3 (a plain fp8 row); ROCm's
+//   rocm_aiter_mla_sparse, auto, float16 and bfloat16. No sparse backend on any other device (8.x, 12.x).
 // - 0.11 – 0.17: vllm/model_executor/models/config.py DeepseekV32ForCausalLM.verify_and_update_config rewrites any
-//   cache dtype starting "fp8" to "fp8_ds_mla" before a backend is chosen, for that architecture only (v0.17.1).
-// - 0.18 on: the rewrite moved to vllm/model_executor/layers/attention/mla_attention.py MLAAttention.__init__ (PR
-//   #35891), and happens where the backend chosen is FLASHMLA_SPARSE; FLASHINFER_MLA_SPARSE keeps the plain fp8 row.
-//   vllm/platforms/cuda.py _get_backend_priorities lists only FLASHMLA_SPARSE for sparse MLA on every CUDA
-//   device but SM100 (compute capability 10.x), where FLASHINFER_MLA_SPARSE comes first at ≤ 16 heads a rank (v0.18.0)
-//   and, from v0.19.0 (PR #37252), for any fp8 cache whatever the heads.
+//   cache dtype starting "fp8" to "fp8_ds_mla" before a backend is chosen, for that architecture only.
+// - 0.18 on: vllm/platforms/cuda.py _get_backend_priorities puts FLASHINFER_MLA_SPARSE first on SM100 at ≤ 16 query
+//   heads a rank (0.18), or for any fp8 cache (0.19 on, PR #37252); the first backend that takes the dtype is used,
+//   and MLAAttention.__init__ (layers/attention/mla_attention.py) gives FLASHMLA_SPARSE's fp8 cache the fp8_ds_mla
+//   layout. A checkpoint's FP8 cache reaches the backend as "fp8_e4m3" (get_kv_cache_quant_algo_string), a typed
+//   --kv-cache-dtype fp8 as "fp8".
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint32_t
+#include <cstdint>      // std::uint32_t
+#include <string_view>  // std::string_view
 
 #include "../dtype.hpp"
 #include "engine_options.hpp"
@@ -24,6 +29,8 @@
 
 namespace kvsize::engines::vllm {
 
+/// The first release that serves DeepSeek sparse attention (DeepseekV32ForCausalLM, PR #25896).
+inline constexpr std::uint32_t sparse_mla_since = 11;
 /// The first release that chooses the layout by backend (MLAAttention.__init__), not by architecture.
 inline constexpr std::uint32_t sparse_mla_by_backend_since = 18;
 /// The first release that puts FLASHINFER_MLA_SPARSE first on SM100 for an fp8 cache at any head count.
@@ -31,29 +38,76 @@ inline constexpr std::uint32_t sm100_fp8_flashinfer_since = 19;
 /// At or below this many query heads a rank, 0.18 puts FLASHINFER_MLA_SPARSE first on SM100 (FlashMLA pads heads).
 inline constexpr std::uint32_t sm100_flashinfer_max_heads = 16;
 
-/// Whether vLLM keeps a DSA model's latent cache, of element type `latent_type`, in the fp8_ds_mla layout on a rank
-/// that holds `heads_per_rank` query heads. `o.vllm.fp8_ds_mla` decides where it is set (an explicit
-/// --attention-backend); else the rule above, for a cache type that starts "fp8" (fp8_e4m3, fp8_e5m2):
-/// 0.11 – 0.17 for DeepseekV32ForCausalLM checkpoints (o.vllm.deepseek_v32_checkpoint); from 0.18 on every device
-/// but SM100, and on SM100 in 0.18 above 16 heads a rank. A device of unknown compute capability (0) takes
-/// Hopper's rule, the devices DSA's kernels were first written for.
-[[nodiscard]] constexpr auto stores_fp8_ds_mla(const engine_options& o, std::uint32_t heads_per_rank, dtype latent_type)
-    -> bool {
-  if (o.vllm.fp8_ds_mla) {
-    return *o.vllm.fp8_ds_mla;
-  }
-  if (latent_type != dtype::fp8_e4m3 && latent_type != dtype::fp8_e5m2) {
-    return false;
-  }
+/// A DSA model's latent cache as vLLM is given it on one rank.
+struct sparse_mla_case {
+  std::uint32_t heads_per_rank = 0;   ///< query heads a rank (num_heads // tp, as deepseek_v2.py passes them)
+  dtype latent = dtype::bf16;         ///< the cache's element type
+  bool checkpoint_fp8 = false;        ///< the type is a checkpoint's FP8 taken at `auto` (vLLM: "fp8_e4m3")
+};
+
+/// What serves it: the sparse backend and the layout of its fp8 latent, or why nothing does.
+struct sparse_mla_choice {
+  bool fp8_ds_mla = false;   ///< the 656-byte layout (else the latent row in the cache type)
+  std::string_view refusal;  ///< non-empty: vLLM cannot serve this configuration, in words
+};
+
+/// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
+/// o.vllm.deepseek_v32_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the layout of an fp8 cache). A
+/// device of unknown compute capability (0) takes Hopper's rule, the devices DSA's kernels were first written for.
+[[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
+    -> sparse_mla_choice {
+  const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
   const std::uint32_t release = release_of(o);
+  const std::uint32_t major = o.vllm.compute_capability / 10;
+  if (release < sparse_mla_since) {
+    return {false, "vLLM serves DeepSeek sparse attention from 0.11 (DeepseekV32ForCausalLM, PR #25896)"};
+  }
+  if (o.vllm.rocm) {
+    return fp8 ? sparse_mla_choice{false, "vLLM's ROCm sparse MLA backend (rocm_aiter_mla_sparse) keeps auto, float16 "
+                                          "or bfloat16 caches only, no fp8"}
+               : sparse_mla_choice{};
+  }
+  if (major != 0 && major != 9 && major != 10) {
+    return {false, "vLLM's sparse MLA backends need compute capability 9.x or 10.x (FLASHMLA_SPARSE) or 10.x "
+                   "(FLASHINFER_MLA_SPARSE): none serves DeepSeek sparse attention on this GPU"};
+  }
+  if (!fp8) {
+    return {};
+  }
+  if (o.vllm.fp8_ds_mla) {
+    return {*o.vllm.fp8_ds_mla, {}};
+  }
   if (release < sparse_mla_by_backend_since) {
-    return o.vllm.deepseek_v32_checkpoint;
+    return o.vllm.deepseek_v32_checkpoint
+               ? sparse_mla_choice{true, {}}
+               : sparse_mla_choice{false, "vLLM 0.17 and before convert only DeepseekV32ForCausalLM's fp8 cache to "
+                                          "fp8_ds_mla (models/config.py); no sparse backend there takes another fp8 "
+                                          "cache: --kv-dtype bf16"};
   }
-  const bool sm100 = o.vllm.compute_capability / 10 == 10;
-  if (!sm100) {
-    return true;
+  // From 0.18, by the name vLLM is given: FLASHMLA_SPARSE takes "fp8" (as fp8_ds_mla), FLASHINFER_MLA_SPARSE "fp8"
+  // and "fp8_e4m3" (a plain row); neither takes "fp8_e5m2".
+  const bool e5m2 = c.latent == dtype::fp8_e5m2;
+  const bool named_e4m3 = c.checkpoint_fp8 && !e5m2;
+  const bool flashmla_takes = !e5m2 && !named_e4m3;
+  const bool flashinfer_takes = !e5m2;
+  if (major == 10) {
+    const bool flashinfer_first =
+        release >= sm100_fp8_flashinfer_since || c.heads_per_rank <= sm100_flashinfer_max_heads;
+    if (flashinfer_takes && (flashinfer_first || !flashmla_takes)) {
+      return {false, {}};
+    }
+    if (flashmla_takes) {
+      return {true, {}};
+    }
+    return {false, "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"};
   }
-  return release < sm100_fp8_flashinfer_since && heads_per_rank > sm100_flashinfer_max_heads;
+  if (flashmla_takes) {  // Hopper (or an unknown device): FLASHMLA_SPARSE only
+    return {true, {}};
+  }
+  return {false, e5m2 ? "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes fp8, not fp8_e5m2: --kv-dtype fp8"
+                      : "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes --kv-cache-dtype fp8, not the "
+                        "fp8_e4m3 that a checkpoint's FP8 cache resolves to at auto: --kv-dtype fp8 names it so (on "
+                        "a B200 or GB200, --gpu b200, FLASHINFER_MLA_SPARSE takes fp8_e4m3)"};
 }
 
 }  // namespace kvsize::engines::vllm

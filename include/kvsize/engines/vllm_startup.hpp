@@ -217,6 +217,10 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 ///                         keeps it in the default dtype)
 ///   vocabulary padding    (round_up(vocab, 64) − vocab) × hidden, in the embedding and, untied, the
 ///                         LM head, split over tp (layers/vocab_parallel_embedding.py pad_vocab_size)
+///   per-layer inputs     max_num_batched_tokens × layers × hidden_size_per_layer_input × model dtype, whole on
+///                         every rank (Gemma 3n / Gemma 4 "E": the per_layer_embeddings buffer that
+///                         gemma3n_mm.py, from 0.10.1, and gemma4_mm.py, from 0.19, allocate at load "for CUDA graph
+///                         compatibility"; the multimodal classes every published E checkpoint names)
 /// Llama-3.1-8B: 131,072 × 128 × 2 B = 32 MiB, which is why vLLM's "Model loading took 14.9889 GiB"
 /// is 16,094,076,928 B, not the parameters' 16,060,522,496 B.
 [[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
@@ -226,7 +230,9 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
   const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
   const std::uint64_t tables = m.tied_embeddings ? 1 : 2;
   const bytes padding = storage_bytes(served, checked_mul(checked_mul(padded - m.vocab_size, m.hidden_size), tables));
-  return rope + padding / (o.tp == 0 ? 1 : o.tp);
+  const bytes per_layer_inputs = storage_bytes(
+      served, checked_mul(checked_mul(max_num_batched_tokens(o), m.layers), m.weights.per_layer_input_width));
+  return rope + padding / (o.tp == 0 ? 1 : o.tp) + per_layer_inputs;
 }
 
 /// Bytes live beside the sampler's float32 work while it runs: since 0.10 the forward pass's whole

@@ -169,16 +169,19 @@ inline constexpr family families[] = {
     // apart, so the cache holds K and V). Gemma4TextDecoderLayer: with enable_moe_block, the dense MLP
     // of intermediate_size runs beside num_experts experts of moe_intermediate_size (top_k_experts); each
     // layer registers a one-element layer_scalar buffer, which the checkpoints store. The "E" models (Gemma4TextModel)
-    // add per-layer inputs (hidden_size_per_layer_input > 0) and, with use_double_wide_mlp, an MLP of twice
+    // add per-layer inputs (hidden_size_per_layer_input, class default 256; the dense and MoE checkpoints write 0)
+    // and, with use_double_wide_mlp, an MLP of twice
     // intermediate_size in the KV-shared layers (Gemma4TextMLP: layer_idx >= first_kv_shared_layer_idx > 0).
     {.model_type = "gemma4_text", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .per_layer_inputs = true, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true,
+     .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
+     .shared_expert_is_mlp = true,
      .global_attention_keys = true,
      .nested_defaults = R"({"head_dim":256,"global_head_dim":512,"num_hidden_layers":30,"num_key_value_heads":4,"max_position_embeddings":131072,"sliding_window":512})"},
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .per_layer_inputs = true, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head, .shared_expert_is_mlp = true,
+     .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
+     .shared_expert_is_mlp = true,
      .global_attention_keys = true},
     // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every
     // layer (no window, unlike Mixtral), every layer MoE of num_local_experts (Mixtral's blocks);

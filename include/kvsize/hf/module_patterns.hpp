@@ -204,6 +204,9 @@ struct module_match {
   if (has("lm_head")) {
     return part(weight_part::lm_head);
   }
+  if (has("per_layer")) {  // Gemma 3n / 4 E per_layer_model_projection, per_layer_input_gate, per_layer_projection
+    return part(weight_part::embeddings);
+  }
   if (has("embed")) {
     return part(weight_part::embeddings);
   }

@@ -2,6 +2,8 @@
 // kvsize/engines/vllm.hpp against public vLLM logs (engine_logs_support.hpp says how the cases read a log).
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
+#include <catch2/matchers/catch_matchers_string.hpp>
+
 using namespace kvsize::test::engine_logs;
 
 namespace {
@@ -169,6 +171,7 @@ TEST_CASE("vLLM A11 with DeepSeek-V3.2's own config: the indexer's key beside th
   CHECK(has_line(ls, "GPU KV cache size: 1,214,464 tokens"));
   CHECK(has_line(ls, "Maximum concurrency for 163,840 tokens per request: 7.41x"));
   // With the fp8_ds_mla latent (656 B: 512 fp8 + 4 float32 scales + 64 bf16 rope) the indexer stays 132 B.
+  o.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
   o.vllm.fp8_ds_mla = true;
   s = kvsize::size_cache(m, engine_kind::vllm, o);
   CHECK(s.kv_bytes_per_token == bytes{16 * (656 + 132)});
@@ -213,24 +216,71 @@ TEST_CASE("vLLM: a DSA model's fp8 latent, DeepSeek's fp8_ds_mla layout or a pla
                                layout_case{18, 100, 8, true, 576},    // 16 heads a rank: FlashInfer first
                                layout_case{18, 100, 4, true, 656},    // 32: FlashMLA first
                                layout_case{17, 100, 8, true, 656},    // the config hook, before any backend
-                               layout_case{17, 90, 1, false, 576},    // the hook names DeepseekV32ForCausalLM only
-                               layout_case{11, 0, 1, true, 656},
-                               layout_case{18, 120, 1, false, 656}}) {  // SM120: FLASHMLA_SPARSE only
+                               layout_case{11, 0, 1, true, 656}}) {
     INFO("0." << c.release << " sm" << c.capability << " tp " << c.tp << " v32 " << c.v32_checkpoint);
     CHECK(per_layer(v32, c) == c.latent);
   }
   CHECK(per_layer(glm5, {19, 90, 1, false, 0}) == 656);   // from 0.18 any DSA model
   CHECK(per_layer(glm5, {19, 100, 1, false, 0}) == 576);
   CHECK(per_layer(glm5, {18, 100, 4, false, 0}) == 576);  // 64 / 4 = 16 heads a rank
+  // What no backend serves is refused, with the reason (served_refusal, so size_cache and model_refusal agree):
+  const auto refusal = [](const model_spec& m, engine_options o) {
+    return std::string{kvsize::model_refusal(engine_kind::vllm, m, o)};
+  };
+  engine_options fp8{.context = 4'096};
+  fp8.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
+  fp8.vllm.deepseek_v32_checkpoint = true;
+  CHECK(refusal(v32, fp8).empty());
+  auto e5m2 = fp8;  // neither sparse backend takes "fp8_e5m2" from 0.18 (0.17's hook converts it)
+  e5m2.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e5m2);
+  CHECK_THAT(refusal(v32, e5m2), Catch::Matchers::ContainsSubstring("not fp8_e5m2"));
+  CHECK_THROWS(kvsize::size_cache(v32, engine_kind::vllm, e5m2));
+  e5m2.vllm.release_minor = 17;
+  CHECK(refusal(v32, e5m2).empty());
+  auto glm_old = fp8;  // GLM-5's fp8 under 0.17: no hook, and no sparse backend takes "fp8"
+  glm_old.vllm.deepseek_v32_checkpoint = false;
+  glm_old.vllm.release_minor = 17;
+  CHECK_THAT(refusal(glm5, glm_old), Catch::Matchers::ContainsSubstring("convert only DeepseekV32ForCausalLM"));
+  auto a100 = fp8;  // compute capability 8.0: no sparse MLA backend, whatever the cache type
+  a100.vllm.compute_capability = 80;
+  a100.kv.reset();
+  CHECK_THAT(refusal(v32, a100), Catch::Matchers::ContainsSubstring("need compute capability 9.x or 10.x"));
+  auto rtx5090 = a100;
+  rtx5090.vllm.compute_capability = 120;
+  CHECK_FALSE(refusal(v32, rtx5090).empty());
+  auto amd = fp8;  // ROCm's sparse backend: auto, float16, bfloat16
+  amd.vllm.rocm = true;
+  CHECK_THAT(refusal(v32, amd), Catch::Matchers::ContainsSubstring("rocm_aiter_mla_sparse"));
+  amd.kv.reset();
+  CHECK(refusal(v32, amd).empty());
+  auto v010 = fp8;  // DeepseekV32ForCausalLM arrived in 0.11
+  v010.vllm.release_minor = 10;
+  CHECK_THAT(refusal(v32, v010), Catch::Matchers::ContainsSubstring("from 0.11"));
+  // A ModelOpt checkpoint's FP8 at auto reaches the backend as "fp8_e4m3": FLASHMLA_SPARSE (Hopper) refuses it,
+  // FLASHINFER_MLA_SPARSE (SM100) keeps a plain row; a typed fp8 is "fp8".
+  engine_options declared{.context = 4'096};
+  declared.checkpoint_kv = kvsize::checkpoint_kv_cache::modelopt_nvfp4_fp8;
+  declared.vllm.deepseek_v32_checkpoint = true;
+  CHECK_THAT(refusal(v32, declared), Catch::Matchers::ContainsSubstring("not the fp8_e4m3"));
+  declared.vllm.compute_capability = 100;
+  CHECK(refusal(v32, declared).empty());
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, declared).kv_bytes_per_token == bytes{61 * (576 + 132)});
+  declared.vllm.compute_capability = 90;
+  declared.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);  // the user typed fp8
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, declared).kv_bytes_per_token == bytes{61 * (656 + 132)});
+  declared.vllm.kv_cache_auto = true;  // ... or the command's resolved types: the checkpoint's name again
+  CHECK_FALSE(refusal(v32, declared).empty());
   // A bf16 cache is never converted; an explicit backend decides (fp8_ds_mla set); DeepSeek-V3's MLA (no indexer)
   // (R1, V3's shape) keeps the dense backends' plain fp8 row.
   engine_options bf16{.context = 4'096};
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, bf16).kv_bytes_per_token == bytes{61 * (1'152 + 132)});
+  bf16.vllm.fp8_ds_mla = true;  // FLASHMLA_SPARSE rewrites only an fp8 cache (MLAAttention.__init__)
   CHECK(kvsize::size_cache(v32, engine_kind::vllm, bf16).kv_bytes_per_token == bytes{61 * (1'152 + 132)});
   engine_options forced{.context = 4'096};
   forced.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
   forced.vllm.fp8_ds_mla = false;
   CHECK(kvsize::size_cache(v32, engine_kind::vllm, forced).kv_bytes_per_token == bytes{61 * (576 + 132)});
-  forced.vllm.fp8_ds_mla.reset();
+  forced.vllm.fp8_ds_mla = true;  // a sparse backend's layout needs a sparse model
   CHECK(kvsize::size_cache(config("deepseek-ai__DeepSeek-R1.config.json"), engine_kind::vllm, forced)
             .kv_bytes_per_token == bytes{61 * 576});
 }
