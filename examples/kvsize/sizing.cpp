@@ -242,6 +242,13 @@ auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::frac
       fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, sglang::release_refusal(*r))};
 }
 
+/// The checkpoint's declared KV cache as the engine's attention layers read it (vLLM: compressed-tensors' scheme never
+/// reaches MLAAttention, engines::vllm::checkpoint_kv_for).
+auto checkpoint_kv_read(const sizing& s) -> kvsize::checkpoint_kv_cache {
+  return s.engine == engine_kind::vllm ? kvsize::engines::vllm::checkpoint_kv_for(s.config.spec, s.config.checkpoint_kv)
+                                       : s.config.checkpoint_kv;
+}
+
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -310,7 +317,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.llama_cpp.swa_full = opts.swa_full;
   // --dtype (not auto): the spec's compute dtype is the user's, which each engine's rules serve as is.
   o.dtype_given = s.dtype_facts.given;
-  o.checkpoint_kv = s.config.checkpoint_kv;
+  o.checkpoint_kv = checkpoint_kv_read(s);
   return o;
 }
 
@@ -706,7 +713,7 @@ auto checkpoint_kv_where(const sizing& s) -> std::string {
 /// What the engine's default reads of the checkpoint's KV cache: its form and the release given.
 auto declared_kv_options(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
-  o.checkpoint_kv = s.config.checkpoint_kv;
+  o.checkpoint_kv = checkpoint_kv_read(s);
   if (opts.engine_version && s.engine == engine_kind::vllm) {
     o.vllm.release_minor = vllm_release_option(opts);
   }
@@ -1010,6 +1017,12 @@ auto sparse_mla_note(const sizing& s) -> std::string {
   if (s.engine != engine_kind::vllm || s.config.spec.latent.index_head_dim == 0 || !fp8 || o.vllm.fp8_ds_mla ||
       release < vllm::sparse_mla_by_backend_since || o.vllm.compute_capability != 0 || o.vllm.rocm) {
     return {};
+  }
+  if (!vllm::sparse_mla_of(s.config.spec, o).fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
+    return fmt::format("KV cache: vLLM {} keeps this checkpoint's fp8 cache (fp8_e4m3 at auto) as a plain 576-byte "
+                       "latent row on a B200 or GB200 (FLASHINFER_MLA_SPARSE), the device assumed; Hopper's "
+                       "FLASHMLA_SPARSE refuses fp8_e4m3 ({} fp8 names it as Hopper takes it, in 656-byte rows)",
+                       vllm::release_name(release), "--kv-dtype");
   }
   return fmt::format("KV cache: vLLM {} keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B "
                      "a token and layer) on Hopper, the device assumed; on a B200 or GB200 (--gpu b200) it keeps a "

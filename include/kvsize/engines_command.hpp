@@ -40,6 +40,9 @@ template <class T>
 /// is named (vllm/config/cache.py CacheDType: "bfloat16"; "float16" from 0.18: a type vLLM cannot name there, float32
 /// or float16 before 0.18, is refused first, engines::vllm::checkpoint_kv_type_refusal).
 [[nodiscard]] inline auto vllm_cache_dtype(const engine_options& o) -> std::string_view {
+  if (o.vllm.kv_cache_auto) {
+    return "auto";  // the types are what auto resolved to: a checkpoint's FP8 stays the checkpoint's (fp8_e4m3)
+  }
   if (!o.kv || o.kv->k == dtype::bf16 || o.kv->k == dtype::f16 || o.kv->k == dtype::f32) {
     const bool named = o.kv && engines::vllm::checkpoint_kv_dtype(o).has_value();
     return !named ? "auto" : o.kv->k == dtype::bf16 ? "bfloat16" : "float16";

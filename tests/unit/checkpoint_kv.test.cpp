@@ -155,6 +155,17 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   CHECK_FALSE(kvsize::checkpoint_kv_dtype(engine_kind::vllm, ct));
   CHECK_FALSE(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, ct));
   CHECK(kvsize::checkpoint_kv_dtype(engine_kind::trtllm, modelopt) == dtype::fp8_e4m3);
+  // compressed-tensors' scheme reaches Attention.__init__ only, never MLAAttention: an MLA model keeps its own type,
+  // 61 × 576 × 2 B = 70,272 B a token for DeepSeek-R1 in bf16, and an explicit type stands (checkpoint_kv_for).
+  const auto r1 = load("deepseek-ai__DeepSeek-R1").spec;
+  kvsize::engine_options r1_ct;
+  r1_ct.checkpoint_kv = checkpoint_kv_cache::compressed_tensors_fp8;
+  CHECK(kvsize::size_cache(r1, engine_kind::vllm, r1_ct).kv_bytes_per_token.count() == 61 * 576 * 2);
+  r1_ct.kv = kvsize::kv_dtypes::same(dtype::bf16);
+  CHECK(kvsize::size_cache(r1, engine_kind::vllm, r1_ct).kv_bytes_per_token.count() == 61 * 576 * 2);
+  r1_ct.checkpoint_kv = checkpoint_kv_cache::modelopt_fp8;  // ModelOpt's, resolved in create_engine_config, does
+  r1_ct.kv.reset();
+  CHECK(kvsize::size_cache(r1, engine_kind::vllm, r1_ct).kv_bytes_per_token.count() == 61 * 576);
   auto q8 = ct;  // a GGML block type is refused (vLLM has none), never overridden
   q8.vllm.release_minor = 19;
   q8.kv = kvsize::kv_dtypes::same(dtype::q8_0);
@@ -231,7 +242,9 @@ TEST_CASE("kvsize: a declared FP8 KV cache is sized where the engine keeps it, a
   const auto vllm_bf16 = json_of(gemma + " --engine vllm --kv-dtype bf16 --gpu h100-80gb");
   CHECK_THAT(vllm_bf16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype bfloat16"));
   const auto vllm_auto = json_of(gemma + " --engine vllm --gpu h100-80gb");
-  CHECK_THAT(vllm_auto["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype fp8"));
+  // At auto the checkpoint's FP8 is what vLLM takes (as "fp8_e4m3"): the command leaves the flag out.
+  CHECK(vllm_auto["kv_bytes_per_token"] == 450'560ULL);
+  CHECK_THAT(vllm_auto["plan"]["command_line"].get<std::string>(), !ContainsSubstring("--kv-cache-dtype"));
   const auto sglang_bf16 = json_of(gemma + " --engine sglang --kv-dtype bf16 --gpu h100-80gb");
   CHECK_THAT(sglang_bf16["plan"]["command_line"].get<std::string>(), ContainsSubstring("--kv-cache-dtype bf16"));
   // A type the engine's option cannot name over it: exit 2 naming the option that gave it and the key; vLLM's

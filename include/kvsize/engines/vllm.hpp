@@ -70,6 +70,16 @@ inline constexpr std::uint32_t explicit_kv_wins_since = 22;
   return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
+/// The declared cache as vLLM's attention layers of `m` read it: compressed-tensors' kv_cache_scheme reaches
+/// Attention.__init__ only (vllm/attention/layer.py at v0.15.0, layers/attention/attention.py at v0.19.0), never
+/// MLAAttention (layers/attention/mla_attention.py reads no kv_cache_scheme at any tag), so a model with latent
+/// layers keeps its own cache type there; ModelOpt's, resolved in EngineArgs.create_engine_config, reaches both.
+[[nodiscard]] constexpr auto checkpoint_kv_for(const model_spec& m, checkpoint_kv_cache c) -> checkpoint_kv_cache {
+  return c == checkpoint_kv_cache::compressed_tensors_fp8 && count_layers(m, layer_kind::latent) != 0
+             ? checkpoint_kv_cache::none
+             : c;
+}
+
 /// The first release whose --kv-cache-dtype names "float16" (vllm/config/cache.py CacheDType, PR #37199, merged
 /// 2026-03-16; tag v0.18.0 is the first release that contains it). Before it a 16-bit cache is "auto" or "bfloat16".
 inline constexpr std::uint32_t float16_cache_name_since = 18;
@@ -115,9 +125,11 @@ inline constexpr std::uint32_t float16_cache_name_since = 18;
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  const kv_dtypes kv = checkpoint_kv_overrides_option(o)
+  engine_options read = o;
+  read.checkpoint_kv = checkpoint_kv_for(m, o.checkpoint_kv);
+  const kv_dtypes kv = checkpoint_kv_overrides_option(read)
                            ? kv_dtypes::same(dtype::fp8_e4m3)
-                           : kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(o).value_or(served)));
+                           : kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(read).value_or(served)));
   kvsize::detail::stage_dtypes t{kv, kvsize::detail::state_in(o, served)};
   if (!o.state_dtype && m.state.ssm_dtype_set && release_of(o) >= config_ssm_dtype_since(m)) {
     t.state.ssm = m.state.ssm_dtype_defaulted && release_of(o) >= f32_ssm_default_since ? dtype::f32 : m.state.ssm_dtype;
@@ -148,7 +160,9 @@ inline constexpr std::uint32_t float16_cache_name_since = 18;
   if (const std::string_view model = model_refusal(m, o); !model.empty()) {
     return model;
   }
-  if (const std::string_view type = checkpoint_kv_type_refusal(o); !type.empty()) {
+  engine_options read = o;
+  read.checkpoint_kv = checkpoint_kv_for(m, o.checkpoint_kv);
+  if (const std::string_view type = checkpoint_kv_type_refusal(read); !type.empty()) {
     return type;
   }
   return sparse_mla_of(m, o).refusal;

@@ -9,7 +9,8 @@
 // - The backends (vllm/v1/attention/backends/mla/): FLASHMLA_SPARSE, compute capability 9.x or 10.x, cache dtypes
 //   auto, bfloat16, fp8_ds_mla and, from 0.18, "fp8" (an alias of fp8_ds_mla); FLASHINFER_MLA_SPARSE, 10.x only,
 //   auto and bfloat16 until 0.17, then also float16, fp8 and fp8_e4m3 (a plain fp8 row); ROCm's
-//   rocm_aiter_mla_sparse, auto, float16 and bfloat16. No sparse backend on any other device (8.x, 12.x).
+//   rocm_aiter_mla_sparse, auto, float16 and bfloat16, and from 0.21 fp8 and fp8_e4m3 (a plain row). No sparse
+//   backend on any other device (8.x, 12.x).
 // - 0.11 – 0.17: vllm/model_executor/models/config.py DeepseekV32ForCausalLM.verify_and_update_config rewrites any
 //   cache dtype starting "fp8" to "fp8_ds_mla" before a backend is chosen, for that architecture only.
 // - 0.18 on: vllm/platforms/cuda.py _get_backend_priorities puts FLASHINFER_MLA_SPARSE first on SM100 at ≤ 16 query
@@ -31,6 +32,8 @@ namespace kvsize::engines::vllm {
 
 /// The first release that serves DeepSeek sparse attention (DeepseekV32ForCausalLM, PR #25896).
 inline constexpr std::uint32_t sparse_mla_since = 11;
+/// The first release whose ROCm sparse MLA backend keeps an fp8 cache (rocm_aiter_mla_sparse.py: "fp8", "fp8_e4m3").
+inline constexpr std::uint32_t rocm_fp8_sparse_since = 21;
 /// The first release that chooses the layout by backend (MLAAttention.__init__), not by architecture.
 inline constexpr std::uint32_t sparse_mla_by_backend_since = 18;
 /// The first release that puts FLASHINFER_MLA_SPARSE first on SM100 for an fp8 cache at any head count.
@@ -53,7 +56,8 @@ struct sparse_mla_choice {
 
 /// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
 /// o.vllm.deepseek_v32_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the layout of an fp8 cache). A
-/// device of unknown compute capability (0) takes Hopper's rule, the devices DSA's kernels were first written for.
+/// device of unknown compute capability (0) takes Hopper's rule, the devices DSA's kernels were first written for,
+/// unless only SM100's FLASHINFER_MLA_SPARSE takes the cache (a checkpoint's "fp8_e4m3"): then SM100's.
 [[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
     -> sparse_mla_choice {
   const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
@@ -63,9 +67,10 @@ struct sparse_mla_choice {
     return {false, "vLLM serves DeepSeek sparse attention from 0.11 (DeepseekV32ForCausalLM, PR #25896)"};
   }
   if (o.vllm.rocm) {
-    return fp8 ? sparse_mla_choice{false, "vLLM's ROCm sparse MLA backend (rocm_aiter_mla_sparse) keeps auto, float16 "
-                                          "or bfloat16 caches only, no fp8"}
-               : sparse_mla_choice{};
+    const bool refused = fp8 && (release < rocm_fp8_sparse_since || c.latent == dtype::fp8_e5m2);
+    return refused ? sparse_mla_choice{false, "vLLM's ROCm sparse MLA backend (rocm_aiter_mla_sparse) keeps auto, "
+                                              "float16 or bfloat16 caches, and from 0.21 fp8 or fp8_e4m3"}
+                   : sparse_mla_choice{};
   }
   if (major != 0 && major != 9 && major != 10) {
     return {false, "vLLM's sparse MLA backends need compute capability 9.x or 10.x (FLASHMLA_SPARSE) or 10.x "
@@ -90,7 +95,7 @@ struct sparse_mla_choice {
   const bool named_e4m3 = c.checkpoint_fp8 && !e5m2;
   const bool flashmla_takes = !e5m2 && !named_e4m3;
   const bool flashinfer_takes = !e5m2;
-  if (major == 10) {
+  if (major == 10 || (major == 0 && !flashmla_takes && flashinfer_takes)) {  // SM100, or unknown and only it serves
     const bool flashinfer_first =
         release >= sm100_fp8_flashinfer_since || c.heads_per_rank <= sm100_flashinfer_max_heads;
     if (flashinfer_takes && (flashinfer_first || !flashmla_takes)) {

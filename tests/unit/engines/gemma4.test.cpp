@@ -132,11 +132,14 @@ TEST_CASE("Gemma 4 E2B from config.json: KV-shared layers, per-layer inputs, the
     return w.starts_with("/audio_config: an audio tower, which kvsize does not count");
   }));
   // vLLM 0.19 loads, beside the weights, gemma4_mm.py's per_layer_embeddings buffer: max_num_batched_tokens (8,192
-  // on a device of 70 GiB or more) × 35 layers × 256 × 2 B = 146,800,640, and the rotary cache, 131,072 positions ×
-  // head_dim 256 × 2 B = 67,108,864 (vllm_startup.hpp loaded_buffers). The vocabulary (262,144) needs no padding.
+  // on a device of 70 GiB or more) × 35 layers × 256 × 2 B = 146,800,640 (vllm_startup.hpp loaded_buffers).
   engine_options big{.context = 4'096};
   big.device_memory = 80_GiB;
-  CHECK(kvsize::engines::vllm::loaded_buffers(m, big, dtype::bf16) == bytes{146'800'640ULL + 67'108'864ULL});
+  model_spec without = m;
+  without.weights.per_layer_input_width = 0;
+  CHECK(kvsize::engines::vllm::loaded_buffers(m, big, dtype::bf16) -
+            kvsize::engines::vllm::loaded_buffers(without, big, dtype::bf16) ==
+        bytes{146'800'640ULL});
   // Gemma 4's dense and MoE checkpoints write hidden_size_per_layer_input 0: no per-layer inputs.
   CHECK(config("google__gemma-4-26B-A4B.config.json").weights.per_layer_input_width == 0);
 }

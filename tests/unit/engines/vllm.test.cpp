@@ -256,11 +256,18 @@ TEST_CASE("vLLM: a DSA model's fp8 latent, DeepSeek's fp8_ds_mla layout or a pla
   auto v010 = fp8;  // DeepseekV32ForCausalLM arrived in 0.11
   v010.vllm.release_minor = 10;
   CHECK_THAT(refusal(v32, v010), Catch::Matchers::ContainsSubstring("from 0.11"));
+  amd.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);  // from 0.21 it keeps "fp8" / "fp8_e4m3", a plain row
+  amd.vllm.release_minor = 21;
+  CHECK(refusal(v32, amd).empty());
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, amd).kv_bytes_per_token == bytes{61 * (576 + 132)});
   // A ModelOpt checkpoint's FP8 at auto reaches the backend as "fp8_e4m3": FLASHMLA_SPARSE (Hopper) refuses it,
-  // FLASHINFER_MLA_SPARSE (SM100) keeps a plain row; a typed fp8 is "fp8".
+  // FLASHINFER_MLA_SPARSE (SM100) keeps a plain row, and an unknown device takes SM100's rule; a typed fp8 is "fp8".
   engine_options declared{.context = 4'096};
   declared.checkpoint_kv = kvsize::checkpoint_kv_cache::modelopt_nvfp4_fp8;
   declared.vllm.deepseek_v32_checkpoint = true;
+  CHECK(refusal(v32, declared).empty());
+  CHECK(kvsize::size_cache(v32, engine_kind::vllm, declared).kv_bytes_per_token == bytes{61 * (576 + 132)});
+  declared.vllm.compute_capability = 90;
   CHECK_THAT(refusal(v32, declared), Catch::Matchers::ContainsSubstring("not the fp8_e4m3"));
   declared.vllm.compute_capability = 100;
   CHECK(refusal(v32, declared).empty());
