@@ -242,6 +242,13 @@ auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::frac
       fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, sglang::release_refusal(*r))};
 }
 
+/// Whether K's or V's type is the engine's own default: its option (`own`: --k-dtype / --v-dtype), else --kv-dtype,
+/// absent or "auto".
+auto takes_default_type(const options& opts, const std::optional<std::string>& own) -> bool {
+  const std::optional<std::string>& given = own ? own : opts.kv_dtype;
+  return !given || *given == "auto";
+}
+
 /// The checkpoint's declared KV cache as the engine's attention layers read it (vLLM: compressed-tensors' scheme never
 /// reaches MLAAttention, engines::vllm::checkpoint_kv_for).
 auto checkpoint_kv_read(const sizing& s) -> kvsize::checkpoint_kv_cache {
@@ -305,11 +312,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.vllm.deepseek_v32_checkpoint = std::ranges::find(s.config.architectures, "DeepseekV32ForCausalLM") !=
                                    s.config.architectures.end();
   // No type named (or "auto"): s.kv is what the engine's auto resolved to, which vLLM names apart (kv_cache_auto).
-  const auto named = [&](const std::optional<std::string>& own) {
-    const std::optional<std::string>& typed = own ? own : opts.kv_dtype;
-    return typed && *typed != "auto";
-  };
-  o.vllm.kv_cache_auto = !named(opts.k_dtype) && !named(opts.v_dtype);
+  o.vllm.kv_cache_auto = takes_default_type(opts, opts.k_dtype) && takes_default_type(opts, opts.v_dtype);
   if (opts.cuda_graph_memory) {
     o.vllm.cuda_graph_estimate = size_option(opts.flag("--cuda-graph-memory"), *opts.cuda_graph_memory, true);
   }
@@ -784,12 +787,8 @@ void set_cache_types(const options& opts, sizing& s) {
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
   const bool overridden = apply_checkpoint_kv_rules(opts, declared, s);
   const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
-  const auto takes_default = [&](const std::optional<std::string>& own) {  // --k-dtype / --v-dtype, else --kv-dtype
-    const std::optional<std::string>& given = own ? own : opts.kv_dtype;
-    return !given || *given == "auto";
-  };
   if (!s.config.checkpoint_kv_fp8.empty() && serving &&
-      (takes_default(opts.k_dtype) || takes_default(opts.v_dtype) || overridden)) {
+      (takes_default_type(opts, opts.k_dtype) || takes_default_type(opts, opts.v_dtype) || overridden)) {
     s.notes.push_back(checkpoint_kv_note(opts, s, declared));
   }
 }

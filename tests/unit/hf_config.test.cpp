@@ -882,6 +882,8 @@ TEST_CASE("parse_config: every file of configs/weights_unknown is read, the weig
       {"compressed_tensors_num_bits_string", "/quantization_config/config_groups/group_0/weights/num_bits"},
       {"modelopt_quant_algo_not_string", "/quantization_config/quant_algo"},
       {"modelopt_group_size_zero", "/quantization_config/config_groups/group_0/weights/group_size"},
+      {"gemma4_per_layer_input_string", "/text_config/hidden_size_per_layer_input"},
+      {"gemma4_double_wide_mlp_string", "/text_config/use_double_wide_mlp"},
   };
   std::set<std::string> covered;
   for (const auto& row : table) {
