@@ -13,6 +13,7 @@
 #include <kvsize/fmt.hpp>
 
 #include "command_line.hpp"
+#include "text.hpp"  // grouped
 
 namespace kvsize::cli {
 namespace {
@@ -227,7 +228,7 @@ auto vllm_release_option(const options& opts) -> std::uint32_t {
 
 /// --engine-version for SGLang: a release 0.4.0 – 0.4.5.post2 or 0.4.7.post1 – 0.5.19 ("0.5.10",
 /// "v0.5.4.post1", "0.5.3rc2"), whose default mem_fraction_static rule applies; else exit 2.
-auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::fraction_rule {
+auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::release {
   namespace sglang = kvsize::engines::sglang;
   const auto r = sglang::parse_release(*opts.engine_version);
   if (!r) {
@@ -235,11 +236,17 @@ auto sglang_release_option(const options& opts) -> kvsize::engines::sglang::frac
                                   "0.5.3rc2)",
                                   opts.flag("--engine-version"), *opts.engine_version)};
   }
-  if (const auto rule = sglang::rule_of(*r)) {
-    return *rule;
+  if (sglang::rule_of(*r)) {
+    return *r;
   }
   throw usage_error{
       fmt::format("{} {}: {}", opts.flag("--engine-version"), *opts.engine_version, sglang::release_refusal(*r))};
+}
+
+/// The SGLang release of --engine-version: its rule and, for the facts that change inside a rule, itself.
+void set_sglang_release(engine_options& o, const kvsize::engines::sglang::release& r) {
+  o.sglang.version = r;
+  o.sglang.release = *kvsize::engines::sglang::rule_of(r);  // sglang_release_option took only modelled releases
 }
 
 /// Whether K's or V's type is the engine's own default: its option (`own`: --k-dtype / --v-dtype), else --kv-dtype,
@@ -287,7 +294,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
     o.vllm.release_minor = vllm_release_option(opts);
   }
   if (opts.engine_version && s.engine == engine_kind::sglang) {
-    o.sglang.release = sglang_release_option(opts);
+    set_sglang_release(o, sglang_release_option(opts));
   }
   if (opts.enable_prefix_caching || opts.no_enable_prefix_caching) {
     o.vllm.prefix_caching = opts.enable_prefix_caching ? kvsize::vllm_prefix_caching::enabled
@@ -311,6 +318,8 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
   o.vllm.deepseek_v32_checkpoint = std::ranges::find(s.config.architectures, "DeepseekV32ForCausalLM") !=
                                    s.config.architectures.end();
+  o.glm_moe_dsa_checkpoint = std::ranges::find(s.config.architectures, "GlmMoeDsaForCausalLM") !=
+                             s.config.architectures.end();
   // No type named (or "auto"): s.kv is what the engine's auto resolved to, which vLLM names apart (kv_cache_auto).
   o.vllm.kv_cache_auto = takes_default_type(opts, opts.k_dtype) && takes_default_type(opts, opts.v_dtype);
   if (opts.cuda_graph_memory) {
@@ -713,15 +722,29 @@ auto checkpoint_kv_where(const sizing& s) -> std::string {
   return s.config.checkpoint_kv_file.empty() ? s.config_path + ":" + key : key;
 }
 
-/// What the engine's default reads of the checkpoint's KV cache: its form and the release given.
-auto declared_kv_options(const options& opts, const sizing& s) -> engine_options {
+struct device_choice {
+  std::optional<bytes> memory;  ///< what the engines budget from; absent without --gpu / --gpu-memory
+  std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
+  std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
+  bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
+  bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20+ measures no CUDA-graph estimate there)
+  std::uint32_t compute_capability = 0;  ///< a catalog GPU's CUDA compute capability × 10 (0: AMD, or not known)
+  std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
+};
+
+/// What the engine's default reads of the checkpoint's KV cache: its form, the release given and, for SGLang's
+/// defaults under DeepSeek sparse attention, the device and the model's indexer.
+auto declared_kv_options(const options& opts, const sizing& s, const device_choice& d) -> engine_options {
   engine_options o;
   o.checkpoint_kv = checkpoint_kv_read(s);
+  o.sglang.rocm = d.rocm;
+  o.sglang.compute_capability = d.compute_capability;
+  o.sglang.sparse_index = s.config.spec.latent.index_head_dim != 0;
   if (opts.engine_version && s.engine == engine_kind::vllm) {
     o.vllm.release_minor = vllm_release_option(opts);
   }
   if (opts.engine_version && s.engine == engine_kind::sglang) {
-    o.sglang.release = sglang_release_option(opts);
+    set_sglang_release(o, sglang_release_option(opts));
   }
   return o;
 }
@@ -754,19 +777,63 @@ auto apply_checkpoint_kv_rules(const options& opts, const engine_options& declar
   return false;
 }
 
+/// The SGLang release the options name: the release given ("0.5.16"), else its rule's releases ("0.5.15-0.5.19").
+auto sglang_release_words(const engine_options& o) -> std::string {
+  if (!o.sglang.version) {
+    return std::string{kvsize::engines::sglang::version_name(o.sglang.release)};
+  }
+  const kvsize::engines::sglang::release& r = *o.sglang.version;
+  const std::string tail = r.candidate ? fmt::format("rc{}", r.rc) : r.post != 0 ? fmt::format(".post{}", r.post) : "";
+  return fmt::format("0.{}.{}{}", r.minor, r.patch, tail);
+}
+
+/// SGLang 0.5.3rc2 – 0.5.4 on compute capability 10+ keep a DeepSeek-sparse-attention model's cache in fp8_e4m3
+/// over the type named (engines::sglang::dsa_cache_dtype): s.kv becomes that, with a note. With no device known,
+/// the type `auto` gives there follows the GPU: a note says which was taken. A page size given is not the one
+/// SGLang sets for these models: a note.
+void sglang_dsa_types(const options& opts, const engine_options& declared, sizing& s) {
+  namespace sglang = kvsize::engines::sglang;
+  const std::string release = fmt::format("SGLang {}", sglang_release_words(declared));
+  const bool named = !takes_default_type(opts, opts.k_dtype) || !takes_default_type(opts, opts.v_dtype);
+  if (const std::uint32_t page = sglang::dsa_pool_of(declared, s.kv.k, bytes{0}).page_size;
+      opts.block_size && *opts.block_size != page) {
+    s.notes.push_back(fmt::format("{} {}: {} sets a page size of {} for DeepSeek sparse attention over "
+                                  "--page-size (server_args.py): kvsize sized pages of {}",
+                                  opts.flag("--block-size"), *opts.block_size, release, page, page));
+  }
+  if (named && (sglang::dsa_replaces_named_type(declared, s.kv.k) || sglang::dsa_replaces_named_type(declared, s.kv.v))) {
+    s.notes.push_back(fmt::format("KV cache: {} sets fp8_e4m3 for DeepSeek sparse attention on compute capability "
+                                  "10+ over --kv-cache-dtype (server_args.py, 0.5.3rc2 – 0.5.4): kvsize sized "
+                                  "fp8_e4m3, not {}",
+                                  release, kv_words(s.kv)));
+    s.kv = kv_dtypes::same(dtype::fp8_e4m3);
+    return;
+  }
+  if (!named && declared.sglang.compute_capability == 0 && !declared.sglang.rocm && s.kv.k != dtype::fp8_e4m3) {
+    s.notes.push_back(fmt::format("KV cache: {} keeps DeepSeek sparse attention's cache in {} on Hopper, the device "
+                                  "assumed, and in fp8_e4m3 on compute capability 10+ (--gpu b200; server_args.py's "
+                                  "default for these models); {} fp8_e4m3 sizes that",
+                                  release, kv_words(s.kv), opts.flag("--kv-dtype")));
+  }
+}
+
 /// The element types: --k-dtype / --v-dtype override --kv-dtype, which overrides the engine's own
 /// default for this model ("auto" names that default, as the engines' --kv-cache-dtype auto does: the checkpoint's
 /// FP8 cache where the engine's release takes it, else the serving dtype).
 /// An explicit --dtype (not auto) is what vLLM / SGLang / TensorRT-LLM then serve, float32 included.
-void set_cache_types(const options& opts, sizing& s) {
+/// SGLang sets a DeepSeek-sparse-attention model's type itself (sglang_dsa_types).
+void set_cache_types(const options& opts, sizing& s, const device_choice& d) {
   const model_spec& m = s.config.spec;
   const dtype model_dtype = m.compute_dtype;
   const bool dtype_given = opts.model_dtype && *opts.model_dtype != "auto";
   s.dtype_facts = {model_dtype, !s.config.dtype_key.empty(), s.config.model_type.starts_with("gemma"),
                    s.config.quantization_method == "mxfp4", dtype_given};
-  const engine_options declared = declared_kv_options(opts, s);
-  const dtype engine_kv =
+  const engine_options declared = declared_kv_options(opts, s, d);
+  const dtype automatic =
       checkpoint_kv_dtype(s.engine, declared).value_or(default_kv_dtypes(s.engine, s.dtype_facts).k);
+  const bool sglang_dsa = s.engine == engine_kind::sglang && m.latent.index_head_dim != 0;
+  const dtype engine_kv =
+      sglang_dsa ? kvsize::engines::sglang::dsa_cache_dtype(declared, std::nullopt, automatic) : automatic;
   const dtype kv_all =
       opts.kv_dtype ? dtype_option(opts.flag("--kv-dtype"), *opts.kv_dtype, engine_kv) : engine_kv;
   s.kv.k = opts.k_dtype ? dtype_option(opts.flag("--k-dtype"), *opts.k_dtype, engine_kv) : kv_all;
@@ -786,6 +853,9 @@ void set_cache_types(const options& opts, sizing& s) {
   check_rows(s.kv.k, opts.k_dtype ? opts.flag("--k-dtype") : opts.flag("--kv-dtype"));
   check_rows(s.kv.v, opts.v_dtype ? opts.flag("--v-dtype") : opts.flag("--kv-dtype"));
   const bool overridden = apply_checkpoint_kv_rules(opts, declared, s);
+  if (sglang_dsa) {
+    sglang_dsa_types(opts, declared, s);
+  }
   const bool serving = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang || s.engine == engine_kind::trtllm;
   if (!s.config.checkpoint_kv_fp8.empty() && serving &&
       (takes_default_type(opts, opts.k_dtype) || takes_default_type(opts, opts.v_dtype) || overridden)) {
@@ -944,15 +1014,6 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
 }
 
 /// The device the request is for (--gpu, --gpu-memory, --bandwidth), when one is given.
-struct device_choice {
-  std::optional<bytes> memory;  ///< what the engines budget from; absent without --gpu / --gpu-memory
-  std::uint64_t bandwidth = 0;  ///< bytes per second (0: unknown)
-  std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
-  bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
-  bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20+ measures no CUDA-graph estimate there)
-  std::uint32_t compute_capability = 0;  ///< a catalog GPU's CUDA compute capability × 10 (0: AMD, or not known)
-  std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
-};
 
 /// The device memory, when given: the engines' memory-dependent defaults read it.
 auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -> device_choice {
@@ -1030,6 +1091,26 @@ auto sparse_mla_note(const sizing& s) -> std::string {
                      release < vllm::sm100_fp8_flashinfer_since ? " at 16 query heads a rank or fewer" : "");
 }
 
+/// SGLang counts a DeepSeek-sparse-attention pool's tokens at fewer bytes a token than it allocates (before 0.5.17,
+/// engines/sglang_dsa.hpp): what its pool then takes beyond the budget. Empty where it counts what it allocates.
+auto sglang_counted_cell_note(const sizing& s) -> std::string {
+  if (s.engine != engine_kind::sglang || !s.capacity || s.cache.part_count == 0 ||
+      s.cache.part(0).counted_per_token.count() == 0) {
+    return {};
+  }
+  const kvsize::cache_part& full = s.cache.part(0);
+  const engine_capacity& c = s.capacity->figures;
+  const bytes counted = full.counted_per_token * (c.max_tokens + s.cache.block_size);
+  const bytes over = kvsize::detail::saturating_sub(c.allocated, counted);
+  return fmt::format("KV cache: SGLang {} counts DeepSeek sparse attention's pool at {} B a token and allocates "
+                     "{} B (its count leaves out the indexer's keys until 0.5.3.post1, and DeepSeek's 656-byte fp8 rows, "
+                     "counted at 576, until 0.5.17; engines/sglang_dsa.hpp): the pool of "
+                     "{} tokens takes {} ({} B) more than that count, out of the memory mem_fraction_static leaves "
+                     "outside the pool",
+                     sglang_release_words(s.engine_opts), grouped(full.counted_per_token.count()),
+                     grouped(full.bytes_per_token.count()), grouped(c.max_tokens), over, grouped(over.count()));
+}
+
 /// The engine's options and its sizing of the cache on one device.
 void size_request(const options& opts, sizing& s, const device_choice& d, const workspace_overrides& overrides) {
   const model_spec& m = s.config.spec;
@@ -1042,6 +1123,8 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   s.engine_opts.vllm.a100 = d.a100;
   s.engine_opts.vllm.rocm = d.rocm;
   s.engine_opts.vllm.compute_capability = d.compute_capability;
+  s.engine_opts.sglang.rocm = d.rocm;
+  s.engine_opts.sglang.compute_capability = d.compute_capability;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
@@ -1230,11 +1313,11 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   check_parallel_split(opts, m, engine, s.tensor_split);
 
-  set_cache_types(opts, s);
+  const device_choice device = device_of(opts, stderr_warnings);
+  set_cache_types(opts, s, device);
   set_context(opts, s, stderr_warnings);
   check_attention_and_offload(opts, s);
   set_weights(opts, s, stderr_warnings);
-  const device_choice device = device_of(opts, stderr_warnings);
   const workspace_overrides overrides = workspace_overrides_of(opts);
   const std::optional<bytes> kv_memory = kv_memory_of(opts, device);
   size_request(opts, s, device, overrides);
@@ -1254,6 +1337,9 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   set_per_token_figures(opts, s, served);
   if (device.memory || kv_memory) {
     s.capacity = capacity_figures_of(opts, s, device, kv_memory, served, overrides);
+    if (std::string note = sglang_counted_cell_note(s); !note.empty()) {
+      s.notes.push_back(std::move(note));
+    }
   }
   compute_plan(opts, s, served, device.memory, device.bandwidth, device.source, overrides);
   compute_offload(opts, s, device.memory, stderr_warnings);

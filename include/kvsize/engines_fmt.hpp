@@ -105,8 +105,10 @@ inline void vllm_lines(std::vector<std::string>& out, const engine_sizing& s,
   }
 }
 
-inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, const engine_sizing& s,
-                         const std::optional<engine_capacity>& c) {
+/// SGLang's pool lines. A DSA pool's "KV size" counts the indexer's keys from 0.5.3.post1 (PR #11309 added them to
+/// the log with the count; engines/sglang_dsa.hpp), the latent alone before.
+inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, const engine_options& o,
+                         const engine_sizing& s, const std::optional<engine_capacity>& c) {
   if (!c) {
     return;
   }
@@ -126,8 +128,12 @@ inline void sglang_lines(std::vector<std::string>& out, const model_spec& m, con
   const cache_part& full = s.part(0);
   const bool latent = count_layers(m, layer_kind::latent) != 0 && full.v_per_token.count() == 0;
   if (latent) {
+    const bool indexer_unlogged = m.latent.index_head_dim != 0 &&
+                                  !engines::sglang::at_least(engines::sglang::version_of(o),
+                                                             engines::sglang::dsa_indexer_counted_since);
+    const bytes indexer = indexer_unlogged ? detail::indexer_row(m, true, s.kv.k) * full.layers : bytes{0};
     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {:.2f} GB", c->max_tokens,
-                              gib(full.k_per_token * (c->max_tokens + page))));
+                              gib((full.k_per_token - indexer) * (c->max_tokens + page))));
   } else {
     bytes k = full.k_per_token * (c->max_tokens + page);
     bytes v = full.v_per_token * (c->max_tokens + page);
@@ -221,7 +227,7 @@ inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, co
   if (in.b && in.c) {
     sglang_startup_lines(out, *in.b);
   }
-  sglang_lines(out, in.m, in.s, in.c);
+  sglang_lines(out, in.m, in.o, in.s, in.c);
 }
 /// llama.cpp over `devices` GPUs (-sm layer, every slot offloaded): the cache lines of the whole model
 /// (llama_kv_cache sizes every layer), then, from the offload split of every slot (detail::place_slots

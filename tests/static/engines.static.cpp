@@ -91,6 +91,71 @@ static_assert(sgl::rule_of(*sgl::parse_release("0.5.19")) == sgl::fraction_rule:
 static_assert(!sgl::rule_of(*sgl::parse_release("0.4.11")) && !sgl::parse_release("0.05.10"));
 static_assert(!sgl::rule_of(*sgl::parse_release("0.5.20")) && !sgl::rule_of(*sgl::parse_release("0.3.6")));
 static_assert(!sgl::parse_release("0.5") && !sgl::parse_release("0.5.10-rc1") && !sgl::parse_release("1.0.0"));
+// Release order: rcN < the release < .postN; a rule alone stands for its newest release.
+static_assert(sgl::at_least(*sgl::parse_release("0.5.3rc2"), sgl::release_0_5(3, 2)) &&
+              !sgl::at_least(*sgl::parse_release("0.5.3rc1"), sgl::release_0_5(3, 2)));
+static_assert(sgl::at_least(*sgl::parse_release("0.5.3.post1"), sgl::release_0_5(3)) &&
+              !sgl::at_least(*sgl::parse_release("0.5.3"), *sgl::parse_release("0.5.3.post1")));
+static_assert(sgl::at_least(*sgl::parse_release("0.5.10rc0"), sgl::release_0_5(9)) &&
+              !sgl::at_least(*sgl::parse_release("0.4.10.post2"), sgl::release_0_5(0, 0)));
+static_assert(sgl::rule_of(sgl::last_release_of(sgl::fraction_rule::v0_5)) == sgl::fraction_rule::v0_5 &&
+              sgl::rule_of(sgl::last_release_of(sgl::fraction_rule::v0_4)) == sgl::fraction_rule::v0_4 &&
+              sgl::rule_of(sgl::last_release_of(sgl::fraction_rule::v0_4_7)) == sgl::fraction_rule::v0_4_7);
+// DeepSeek sparse attention's pool (engines/sglang_dsa.hpp): a 576-element latent, 1,152 B in bf16, 576 B in fp8.
+namespace dsa {
+using kvsize::dtype;
+constexpr auto at(std::string_view release, std::uint32_t compute_capability, bool rocm = false) -> engine_options {
+  engine_options o;
+  o.sglang.version = *sgl::parse_release(release);
+  o.sglang.release = *sgl::rule_of(*o.sglang.version);
+  o.sglang.compute_capability = compute_capability;
+  o.sglang.rocm = rocm;
+  return o;
+}
+constexpr bytes fp8_row{576};
+// Hopper, fp8_e4m3: DeepSeek's 656-byte rows at every release, counted at 576 until 0.5.17.
+static_assert(sgl::dsa_pool_of(at("0.5.9", 90), dtype::fp8_e4m3, fp8_row).latent_row == bytes{656});
+static_assert(sgl::dsa_pool_of(at("0.5.16", 90), dtype::fp8_e4m3, fp8_row).counted_row == fp8_row);
+static_assert(sgl::dsa_pool_of(at("0.5.17", 90), dtype::fp8_e4m3, fp8_row).counted_row == bytes{656});
+// B200: trtllm's plain rows from 0.5.10; fp8_e5m2 (allowed before 0.5.5) and MI300X's e4m3fnuz are plain.
+static_assert(sgl::dsa_pool_of(at("0.5.9", 100), dtype::fp8_e4m3, fp8_row).latent_row == bytes{656});
+static_assert(sgl::dsa_pool_of(at("0.5.10", 100), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
+static_assert(sgl::dsa_pool_of(at("0.5.4", 90), dtype::fp8_e5m2, fp8_row).latent_row == fp8_row);
+static_assert(sgl::dsa_pool_of(at("0.5.5", 0, true), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
+// The indexer counted from 0.5.3.post1; pages of 64, of 1 on HIP from 0.5.9.
+static_assert(!sgl::dsa_pool_of(at("0.5.3", 90), dtype::bf16, bytes{1'152}).indexer_counted &&
+              sgl::dsa_pool_of(at("0.5.3.post1", 90), dtype::bf16, bytes{1'152}).indexer_counted);
+static_assert(sgl::dsa_pool_of(at("0.5.8", 0, true), dtype::bf16, bytes{1'152}).page_size == 64 &&
+              sgl::dsa_pool_of(at("0.5.9", 0, true), dtype::bf16, bytes{1'152}).page_size == 1);
+// The cache dtype: auto is bf16 on Hopper and fp8_e4m3 on 10+ from 0.5.5; before, 10+ forces fp8_e4m3 over a
+// named type and Hopper's auto is what other models get (here a checkpoint's FP8).
+static_assert(sgl::dsa_cache_dtype(at("0.5.5", 90), std::nullopt, dtype::fp8_e4m3) == dtype::bf16);
+static_assert(sgl::dsa_cache_dtype(at("0.5.5", 100), std::nullopt, dtype::bf16) == dtype::fp8_e4m3);
+static_assert(sgl::dsa_cache_dtype(at("0.5.5", 100), dtype::bf16, dtype::bf16) == dtype::bf16);
+static_assert(sgl::dsa_cache_dtype(at("0.5.4", 100), dtype::bf16, dtype::bf16) == dtype::fp8_e4m3);
+static_assert(sgl::dsa_cache_dtype(at("0.5.4", 90), std::nullopt, dtype::fp8_e4m3) == dtype::fp8_e4m3);
+// Refused: before 0.5.3rc2; GLM-5 before 0.5.9; from 0.5.5 a type other than bf16 / fp8_e4m3.
+static_assert(!sgl::dsa_refusal(at("0.5.3rc1", 90), std::nullopt).empty() &&
+              sgl::dsa_refusal(at("0.5.3rc2", 90), std::nullopt).empty());
+static_assert(sgl::dsa_refusal(at("0.5.4", 90), dtype::f16).empty() &&
+              !sgl::dsa_refusal(at("0.5.5", 90), dtype::f16).empty());
+constexpr auto glm_5(std::string_view release) -> engine_options {
+  engine_options o = at(release, 90);
+  o.glm_moe_dsa_checkpoint = true;
+  return o;
+}
+static_assert(!sgl::dsa_refusal(glm_5("0.5.8"), std::nullopt).empty() &&
+              sgl::dsa_refusal(glm_5("0.5.9"), std::nullopt).empty());
+// mem_fraction_static 0.8 over a given value in 0.5.3rc2 – 0.5.3 for a DSA model.
+constexpr auto sparse(std::string_view release, double fraction) -> engine_options {
+  engine_options o = at(release, 90);
+  o.sglang.sparse_index = true;
+  o.sglang.mem_fraction_static = fraction;
+  return o;
+}
+static_assert(sgl::mem_fraction_static(sparse("0.5.3", 0.9)) == 0.8 &&
+              sgl::mem_fraction_static(sparse("0.5.3.post1", 0.9)) == 0.9);
+}  // namespace dsa
 
 // Budgets: vLLM takes a fraction of TOTAL memory, TRT-LLM of what is left after the weights.
 constexpr engine_options defaults{};

@@ -27,6 +27,14 @@ namespace {
 auto config(const std::string& name) -> std::string {
   return (std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / name).string();
 }
+
+/// Whether one of the report's warnings (--json "warnings") holds `words`.
+auto noted(const nlohmann::json& j, const std::string& words) -> bool {
+  const auto& w = j.at("warnings");
+  return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
+    return one.get<std::string>().find(words) != std::string::npos;
+  });
+}
 }  // namespace
 
 TEST_CASE("kvsize: Qwen2.5-1.5B --json reports the lesson's figures", "[cli]") {
@@ -311,12 +319,6 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   // fp8_ds_mla on Hopper, 61 × (656 + 132) = 48,068 B a token; a plain fp8 row on B200 / GB200 (SM100),
   // 61 × (576 + 132) = 43,188 (engines/vllm_sparse_mla.hpp has the sources). With no --gpu, Hopper's rule and a note.
   const std::string v32 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm --kv-dtype fp8";
-  const auto noted = [](const nlohmann::json& j, const std::string& words) {
-    const auto& w = j.at("warnings");
-    return std::any_of(w.begin(), w.end(), [&](const nlohmann::json& one) {
-      return one.get<std::string>().find(words) != std::string::npos;
-    });
-  };
   const auto no_device = json_of(v32);
   CHECK(no_device.at("kv_bytes_per_token") == 48'068);
   CHECK(noted(no_device, "vLLM 0.19 keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B a "
@@ -329,23 +331,75 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.17").at("kv_bytes_per_token") == 48'068);
   CHECK(json_of(v32 + " --gpu b200 --tp 4 --engine-version 0.18").at("kv_bytes_per_token") == 48'068);  // 32 heads
   CHECK(json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.18").at("kv_bytes_per_token") == 43'188);  // 16
-  // GLM-5 (GlmMoeDsaForCausalLM): 0.17's hook does not name it and no sparse backend there takes "fp8": exit 2.
-  // On an A100 no sparse MLA backend runs at all.
+  // GLM-5 (GlmMoeDsaForCausalLM): 0.17's hook does not name it and no sparse backend there takes "fp8": exit 2;
+  // before 0.16 vLLM does not register it at all. On an A100 no sparse MLA backend runs at all, nor on ROCm in 0.11.
   for (const std::string& refused : {"'" + config("zai-org__GLM-5.config.json") +
                                          "' --engine vllm --kv-dtype fp8 --engine-version 0.17",
-                                     v32 + " --gpu a100-80gb",
+                                     "'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --engine-version 0.15",
+                                     "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
+                                         "' --engine vllm --gpu mi300x --engine-version 0.11",
+                                     v32 + " --gpu a100-80gb", v32 + " --gpu h200 --dtype float16",
                                      "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
                                          "' --engine vllm --kv-dtype fp8_e5m2 --gpu h200"}) {
     INFO(refused);
-    const auto r = run_cli(refused);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK_THAT(r.err, ContainsSubstring("--engine vllm: vLLM"));
+    require_refused(run_cli(refused), "--engine vllm: vLLM");
   }
+  CHECK(run_cli("'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --engine-version 0.16").exit_code == 0);
+  // A float16 model: FLASHMLA_SPARSE runs bfloat16 only; a B200's FLASHINFER_MLA_SPARSE takes it, in plain rows.
+  CHECK(json_of(v32 + " --gpu b200 --dtype float16").at("kv_bytes_per_token") == 43'188);
+  CHECK(run_cli("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm --gpu mi300x --engine-version "
+                "0.12").exit_code == 0);
   // bf16 (the default cache): no fp8 layout, no note.
   const auto bf16 = json_of("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm");
   CHECK(bf16.at("kv_bytes_per_token") == 61 * (1'152 + 132));
   CHECK_FALSE(noted(bf16, "fp8_ds_mla"));
+}
+
+TEST_CASE("kvsize: a DSA model under SGLang: the cache type, rows and pages SGLang sets for it", "[cli][engines]") {
+  // DeepSeek-V3.2 (61 layers): engines/sglang_dsa.hpp has the sources. Hopper, auto: bf16 from 0.5.5,
+  // 61 × (1,152 + 132) = 78,324 B a token; fp8_e4m3 named: DeepSeek's 656-byte rows, 61 × (656 + 132) = 48,068;
+  // B200, auto: fp8_e4m3, in plain rows under 0.5.10+'s trtllm backends (61 × (576 + 132) = 43,188), in 656-byte
+  // rows before. Pages of 64 whatever --block-size says.
+  const std::string v32 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine sglang";
+  const auto no_device = json_of(v32);
+  CHECK(no_device.at("kv_bytes_per_token") == 78'324);
+  CHECK(no_device.at("block_size") == 64);
+  CHECK(noted(no_device, "SGLang 0.5.15-0.5.19 keeps DeepSeek sparse attention's cache in bf16 on Hopper, the device "
+                         "assumed, and in fp8_e4m3 on compute capability 10+"));
+  const auto h200 = json_of(v32 + " --gpu h200 --tp 8");
+  CHECK(h200.at("kv_bytes_per_token") == 78'324);
+  CHECK_FALSE(noted(h200, "the device assumed"));
+  CHECK(json_of(v32 + " --gpu h200 --tp 8 --kv-dtype fp8_e4m3").at("kv_bytes_per_token") == 48'068);
+  CHECK(json_of(v32 + " --gpu b200 --tp 8").at("kv_bytes_per_token") == 43'188);
+  const auto b200_0_5_9 = json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.5.9");
+  CHECK(b200_0_5_9.at("kv_bytes_per_token") == 48'068);
+  // 0.5.9 counts the pool's tokens at 61 × 708 B and allocates 61 × 788: the note says what that takes.
+  CHECK(noted(b200_0_5_9, "SGLang 0.5.9 counts DeepSeek sparse attention's pool at 43,188 B a token and allocates "
+                          "48,068 B"));
+  const auto tokens = b200_0_5_9.at("capacity").at("max_tokens").get<std::uint64_t>();
+  CHECK(tokens == b200_0_5_9.at("capacity").at("kv_budget_bytes").get<std::uint64_t>() / 43'188 / 64 * 64);
+  // 0.5.3rc2 – 0.5.4 set fp8_e4m3 on B200 over a named type, and 0.5.3 mem_fraction_static 0.8 over any.
+  const auto forced = json_of(v32 + " --gpu b200 --tp 8 --engine-version 0.5.4 --kv-dtype bf16");
+  CHECK(forced.at("kv_bytes_per_token") == 48'068);
+  CHECK(noted(forced, "SGLang 0.5.4 sets fp8_e4m3 for DeepSeek sparse attention on compute capability 10+ over "
+                      "--kv-cache-dtype"));
+  const auto fraction =
+      json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.3 --mem-fraction-static 0.9").at("budget").at("fraction");
+  CHECK(fraction.get<double>() == 0.8);
+  CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --block-size 16"), "--block-size 16: SGLang 0.5.15-0.5.19 sets a page "
+                                                                   "size of 64 for DeepSeek sparse attention"));
+  // MI300X keeps fp8_e4m3 as e4m3fnuz, in plain rows, in pages of one token from 0.5.9.
+  const auto mi300x = json_of(v32 + " --gpu mi300x --tp 8 --kv-dtype fp8_e4m3");
+  CHECK(mi300x.at("kv_bytes_per_token") == 43'188);
+  CHECK(mi300x.at("block_size") == 1);
+  // Refused: any DSA model before 0.5.3rc2, GLM-5 before 0.5.9, a type but bf16 / fp8_e4m3 from 0.5.5.
+  for (const std::string& refused : {v32 + " --engine-version 0.5.2",
+                                     "'" + config("zai-org__GLM-5.config.json") + "' --engine sglang --engine-version 0.5.8",
+                                     v32 + " --kv-dtype f16"}) {
+    INFO(refused);
+    require_refused(run_cli(refused), "--engine sglang: SGLang");
+  }
+  CHECK(run_cli("'" + config("zai-org__GLM-5.config.json") + "' --engine sglang --engine-version 0.5.9").exit_code == 0);
 }
 
 TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {

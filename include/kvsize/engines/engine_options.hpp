@@ -82,6 +82,13 @@ struct sglang_knobs {
   std::uint64_t max_running_requests = 0;  ///< 0 → SGLang's rule
   /// --engine-version: the releases whose default mem_fraction_static rule applies (sglang_release.hpp).
   engines::sglang::fraction_rule release = engines::sglang::default_rule;
+  /// The release itself, where a fact changes inside a rule's releases (DeepSeek sparse attention's pool,
+  /// sglang_dsa.hpp); none: the newest release of `release` (last_release_of). The command sets both.
+  std::optional<engines::sglang::release> version{};
+  /// The device's CUDA compute capability × 10 (90: Hopper, 100: B200 / GB200); 0: not known (Hopper's rules are
+  /// taken). SGLang's defaults for DeepSeek sparse attention read its major (server_args.py).
+  std::uint32_t compute_capability = 0;
+  bool rocm = false;  ///< the device is an AMD GPU (HIP; MI300X / MI325X keep fp8 as e4m3fnuz)
   /// nvidia-smi's memory.total of the device, the figure the default rule reads (server_args.py
   /// get_nvgpu_memory_capacity), above CUDA's total; 0 → device_memory.
   bytes reported_memory{0};
@@ -136,6 +143,9 @@ struct engine_options {
   /// The KV cache the checkpoint declares (hf::parsed_config::checkpoint_kv): vLLM, SGLang and TensorRT-LLM take
   /// it where `kv` is none (each engine's checkpoint_kv_dtype), and vLLM 0.15 – 0.21 even over `kv`.
   checkpoint_kv_cache checkpoint_kv = checkpoint_kv_cache::none;
+  /// The checkpoint's `architectures` holds GlmMoeDsaForCausalLM (GLM-5), which vLLM registers from 0.16 and SGLang
+  /// from 0.5.9 (the command sets it from config.json).
+  bool glm_moe_dsa_checkpoint = false;
 
   vllm_knobs vllm{};
   sglang_knobs sglang{};

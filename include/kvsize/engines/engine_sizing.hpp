@@ -31,6 +31,9 @@ struct cache_part {
   std::uint64_t cells = 0;    ///< llama.cpp: cells per stream; SGLang: 0 until capacity is known
   std::uint32_t streams = 1;  ///< llama.cpp: streams (1 if unified); recurrent: sequences
   bytes bytes_per_token{0};   ///< K+V bytes one token costs across the part's layers (state: per sequence)
+  /// SGLang: the bytes a token costs in the cell its token count divides the budget by, where the release counts
+  /// other than it allocates (DeepSeek sparse attention before 0.5.17, sglang_dsa.hpp); 0: bytes_per_token.
+  bytes counted_per_token{0};
   bytes k_bytes{0};           ///< K (or R for a state) of the whole part, all streams
   bytes v_bytes{0};           ///< V (or S for a state) of the whole part, all streams
   bytes k_per_token{0};       ///< K bytes one token costs across the part's layers (R per cell for a state)

@@ -13,6 +13,7 @@
 
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "sglang_dsa.hpp"       // DeepSeek sparse attention's pool, cache dtype and page size
 #include "sglang_fraction.hpp"  // the default mem_fraction_static of each release
 
 namespace kvsize::engines::sglang {
@@ -36,14 +37,16 @@ namespace kvsize::engines::sglang {
 /// the ModelOptQuantConfig base that sets it. By kvsize's release groups: NVFP4 weights from 0.5.3rc2 (group
 /// v0_5_3; 0.5.3rc1 ends group v0_4_7, sized without), FP8 weights from 0.5.4.post1 (group v0_5; 0.5.4 ends group
 /// v0_5_3, sized without): both err low. compressed-tensors' kv_cache_scheme is not taken (PR #35455, August 2026;
-/// its first release is not known): nullopt, the serving dtype.
+/// its first release is not known): nullopt, the serving dtype. A DSA model (o.sglang.sparse_index) from 0.5.5 has
+/// its `auto` resolved before the model loads (sglang_dsa.hpp dsa_cache_dtype): nullopt.
 [[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
   const auto from = [&](fraction_rule first) {
     return static_cast<std::uint8_t>(o.sglang.release) >= static_cast<std::uint8_t>(first);
   };
   const bool takes = (o.checkpoint_kv == checkpoint_kv_cache::modelopt_nvfp4_fp8 && from(fraction_rule::v0_5_3)) ||
                      (o.checkpoint_kv == checkpoint_kv_cache::modelopt_fp8 && from(fraction_rule::v0_5));
-  return takes ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
+  const bool dsa_default = o.sglang.sparse_index && at_least(version_of(o), dsa_named_type_checked_since);
+  return takes && !dsa_default ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
 /// An explicit K/V type SGLang cannot be given where its `auto` takes the checkpoint's FP8 cache (checkpoint_kv_dtype):
@@ -57,7 +60,13 @@ namespace kvsize::engines::sglang {
              : std::string_view{};
 }
 
-/// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype). The states, as
+/// The cache type named (o.kv's K; none: `auto`).
+[[nodiscard]] constexpr auto named_kv(const engine_options& o) -> std::optional<dtype> {
+  return o.kv ? std::optional<dtype>{o.kv->k} : std::nullopt;
+}
+
+/// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype); a DSA model's latent in the type
+/// SGLang sets for it (dsa_cache_dtype). The states, as
 /// python/sglang/srt/configs/mamba_utils.py
 /// `mamba2_state_dtype` gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is
 /// "bfloat16" whatever the model's dtype (sglang/srt/environ.py), the SSM state in
@@ -66,8 +75,12 @@ namespace kvsize::engines::sglang {
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
-  return {kvsize::detail::kv_or(o, kv_dtypes::same(checkpoint_kv_dtype(o).value_or(served))),
-          {dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32}};
+  const dtype automatic = checkpoint_kv_dtype(o).value_or(served);
+  const state_dtypes state{dtype::bf16, o.state_dtype ? *o.state_dtype : dtype::f32};
+  if (m.latent.index_head_dim != 0) {
+    return {kv_dtypes::same(dsa_cache_dtype(o, named_kv(o), automatic)), state};
+  }
+  return {kvsize::detail::kv_or(o, kv_dtypes::same(automatic)), state};
 }
 
 /// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers):
@@ -104,8 +117,9 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   s.prefix_bytes_saved = s.prefix_bytes_per_sequence * (o.batch - 1);
 }
 
-/// Why SGLang's cache for this model is not modelled or cannot be had, in words; empty when it is: an explicit K/V
-/// type it cannot name over the checkpoint's FP8 (checkpoint_kv_type_refusal). SGLang keeps MiniMax's
+/// Why SGLang's cache for this model is not modelled or cannot be had, in words; empty when it is: a DSA model
+/// before its release or in a type it does not keep (dsa_refusal), an explicit K/V type it cannot name over the
+/// checkpoint's FP8 (checkpoint_kv_type_refusal). SGLang keeps MiniMax's
 /// lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__ allocates a float32
 /// MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler config says), heads / tp,
 /// head_dim, head_dim) with the weights, and serves at most that many sequences.
@@ -115,18 +129,26 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
            "with the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size "
            "it with --engine vllm or exact";
   }
+  if (m.latent.index_head_dim != 0) {
+    if (const std::string_view why = dsa_refusal(o, named_kv(o)); !why.empty()) {
+      return why;
+    }
+  }
   return checkpoint_kv_type_refusal(o);
 }
 
 /// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads
 /// max(1, n_kv // tp). Parts: the full pool (K, V per token; latent: K only), the SWA pool when
-/// `swa_pool`, the mamba state (R = conv, S = ssm per request).
+/// `swa_pool`, the mamba state (R = conv, S = ssm per request). A DSA model's pool (dsa_pool_of): its page size,
+/// its latent rows as allocated, and the cell its token count divides by where that differs.
 [[nodiscard]] constexpr auto size_stage(const model_spec& m, const engine_options& o, kvsize::detail::stage_range r)
     -> engine_sizing {
   kvsize::detail::require_served(model_refusal(m, o));
   engine_sizing s =
       kvsize::detail::start_plain_sizing(engine_kind::sglang, m, o, r, stage_types(m, o));
-  s.block_size = o.block_size != 0 ? o.block_size : 1;
+  const bool dsa = m.latent.index_head_dim != 0;
+  const dsa_pool pool = dsa ? dsa_pool_of(o, s.kv.k, row_bytes(s.kv.k, kvsize::detail::latent_width(m))) : dsa_pool{};
+  s.block_size = dsa ? pool.page_size : (o.block_size != 0 ? o.block_size : 1);
 
   cache_part full = kvsize::detail::part_of(group_kind::full, s.kv);
   full.block_size = s.block_size;
@@ -134,10 +156,17 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   swa.block_size = s.block_size;
   swa.window = m.sliding_window != 0 ? m.sliding_window : m.attention_chunk;
   cache_part state = kvsize::detail::part_of(group_kind::recurrent_state, {s.state.conv, s.state.ssm});
-  const auto add = [](cache_part& c, const layer_group& g, bytes k, bytes v) {
+  // A DSA layer's K: the latent as the pool allocates it, and the indexer's key; `counted`: the full pool's cell
+  // as the token count reads it (dsa_pool_of).
+  bytes counted{0};
+  const auto add = [&](cache_part& c, const layer_group& g, bytes k, bytes v) {
+    const bool dsa_layer = g.kind == group_kind::latent && g.index_row != bytes{0};
     c.layers += g.layers;
-    c.k_per_token += k * g.layers;
+    c.k_per_token += (dsa_layer ? pool.latent_row + g.index_row : k) * g.layers;
     c.v_per_token += v * g.layers;
+    if (&c == &full) {
+      counted += (dsa_layer ? pool.counted_row + (pool.indexer_counted ? g.index_row : bytes{0}) : k + v) * g.layers;
+    }
   };
   for_each_group(
       kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
@@ -148,6 +177,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
       [&](const layer_group& g) { add(o.sglang.swa_pool && is_windowed(g.kind) ? swa : full, g, g.k_row, g.v_row); },
       [&](const layer_group& g) { add(state, g, g.conv_state, g.ssm_state); });  // state: R, S per request
   full.bytes_per_token = full.k_per_token + full.v_per_token;
+  full.counted_per_token = dsa && counted != full.bytes_per_token ? counted : bytes{0};
   swa.bytes_per_token = swa.k_per_token + swa.v_per_token;
   state.bytes_per_token = state.k_per_token + state.v_per_token;
   s.add_part(full);
@@ -172,7 +202,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   return s;
 }
 
-/// #tokens = budget // cell, floored to the page size; with a mamba state, the budget is first
+/// #tokens = budget // cell, floored to the page size (a DSA pool's cell: dsa_pool_of's counted row, the pool then
+/// allocates its own rows for those tokens); with a mamba state, the budget is first
 /// split r : 1 (mamba_full_memory_ratio) between state slots and tokens; with a SWA pool,
 /// cell = full + ratio × swa. max_running_requests = min(max(int(N / context · 512), 2048), 4096).
 [[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
@@ -181,6 +212,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
   c.kv_budget = budget;
   const std::uint64_t page = s.block_size;
   const cache_part& full = s.part(0);
+  // The cell the token count divides by: the full pool's bytes a token, or what the release counts instead (DSA).
+  const bytes cell = full.counted_per_token.count() != 0 ? full.counted_per_token : full.bytes_per_token;
   bytes swa_per_token{0};
   bytes state_per_request{0};
   for (std::uint32_t i = 1; i < s.part_count; ++i) {
@@ -198,13 +231,13 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     kv_budget = budget - mamba;
   }
   if (swa_per_token.count() != 0) {
-    const double cell = static_cast<double>(full.bytes_per_token.count()) +
-                        o.sglang.swa_full_tokens_ratio * static_cast<double>(swa_per_token.count());
-    const auto tokens = static_cast<std::uint64_t>(static_cast<double>(kv_budget.count()) / cell);
+    const double swa_cell = static_cast<double>(cell.count()) +
+                            o.sglang.swa_full_tokens_ratio * static_cast<double>(swa_per_token.count());
+    const auto tokens = static_cast<std::uint64_t>(static_cast<double>(kv_budget.count()) / swa_cell);
     c.max_tokens = tokens / page * page;
     c.swa_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) * o.sglang.swa_full_tokens_ratio) / page * page;
   } else {
-    c.max_tokens = full.bytes_per_token.count() == 0 ? 0 : kv_budget / full.bytes_per_token / page * page;
+    c.max_tokens = cell.count() == 0 ? 0 : kv_budget / cell / page * page;
   }
   const std::uint64_t context = kvsize::detail::round_up(s.context, page);
   c.max_running_requests = o.sglang.max_running_requests;

@@ -8,10 +8,12 @@
 #include <algorithm>  // std::max
 #include <bit>        // std::bit_cast
 #include <cstdint>    // std::int64_t, std::uint32_t, std::uint64_t
+#include <optional>   // std::optional
 
 #include "../bytes.hpp"
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
+#include "sglang_dsa.hpp"  // dsa_forced_fraction
 #include "sglang_release.hpp"
 
 namespace kvsize::engines::sglang {
@@ -156,10 +158,13 @@ namespace kvsize::engines::sglang {
   return python_round3((mem - reserved) / mem);
 }
 
-/// mem_fraction_static: the user's value (o.sglang.mem_fraction_static != 0), else the default rule of
-/// o.sglang.release on the device's nvidia-smi total (o.sglang.reported_memory, else o.device_memory,
-/// else `device`).
+/// mem_fraction_static: 0.8 for a DSA model in 0.5.3rc2 – 0.5.3 over any value (dsa_forced_fraction), the user's
+/// value (o.sglang.mem_fraction_static != 0), else the default rule of o.sglang.release on the device's nvidia-smi
+/// total (o.sglang.reported_memory, else o.device_memory, else `device`).
 [[nodiscard]] constexpr auto default_fraction(const engine_options& o, bytes device) -> double {
+  if (const std::optional<double> forced = dsa_forced_fraction(o)) {
+    return *forced;
+  }
   if (o.sglang.mem_fraction_static != 0) {
     return o.sglang.mem_fraction_static;
   }

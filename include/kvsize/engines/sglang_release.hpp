@@ -91,25 +91,60 @@ struct release {
   return text.empty() ? std::optional<release>{r} : std::nullopt;
 }
 
+/// Whether release `r` is `first` or later. Order within a patch: rcN < the release < .postN.
+[[nodiscard]] constexpr auto at_least(const release& r, const release& first) -> bool {
+  const auto stage = [](const release& x) { return x.candidate ? 0 : x.post != 0 ? 2 : 1; };
+  const auto number = [](const release& x) { return x.candidate ? x.rc : x.post; };
+  if (r.minor != first.minor) {
+    return r.minor > first.minor;
+  }
+  if (r.patch != first.patch) {
+    return r.patch > first.patch;
+  }
+  return stage(r) != stage(first) ? stage(r) > stage(first) : number(r) >= number(first);
+}
+
+/// 0.5.PATCH as a release; with `rc`, its release candidate rcN.
+[[nodiscard]] constexpr auto release_0_5(std::uint32_t patch, std::optional<std::uint32_t> rc = std::nullopt)
+    -> release {
+  return {.minor = 5, .patch = patch, .rc = rc.value_or(0), .candidate = rc.has_value(), .post = 0};
+}
+
+/// The newest release of rule `r`: what a caller that names only the rule is taken to run, where a fact changes
+/// inside a rule's releases (sglang_dsa.hpp). 0.5.19 for the newest rule, the default.
+[[nodiscard]] constexpr auto last_release_of(fraction_rule r) -> release {
+  switch (r) {
+    case fraction_rule::v0_4:
+      return {.minor = 4, .patch = 5, .rc = 0, .candidate = false, .post = 2};
+    case fraction_rule::v0_4_7:
+      return release_0_5(3, 1);
+    case fraction_rule::v0_5_3:
+      return release_0_5(4);
+    case fraction_rule::v0_5:
+      return release_0_5(9);
+    case fraction_rule::v0_5_10:
+      return release_0_5(14);
+    case fraction_rule::v0_5_15:
+      break;
+  }
+  return release_0_5(19);
+}
+
 /// The rule of release `r`; none for the releases kvsize does not model (release_refusal says why).
 [[nodiscard]] constexpr auto rule_of(const release& r) -> std::optional<fraction_rule> {
-  // Order of releases: rcN < the release < .postN. key(patch, stage, n) compares them.
-  const auto at_least = [&](std::uint32_t patch, int stage, std::uint32_t n) {  // stage: 0 rc, 1 final, 2 post
-    const int own = r.candidate ? 0 : r.post != 0 ? 2 : 1;
-    const std::uint32_t own_n = r.candidate ? r.rc : r.post;
-    if (r.patch != patch) {
-      return r.patch > patch;
-    }
-    return own != stage ? own > stage : own_n >= n;
+  const auto since = [&](std::uint32_t patch, int stage, std::uint32_t n) {  // stage: 0 rc, 1 final, 2 post
+    const release first{.minor = r.minor, .patch = patch, .rc = stage == 0 ? n : 0, .candidate = stage == 0,
+                        .post = stage == 2 ? n : 0};
+    return at_least(r, first);
   };
   if (r.minor == 4) {
     if (r.patch > 10) {
       return std::nullopt;  // the 0.4 series ended with 0.4.10.post2
     }
-    if (!at_least(5, 2, 3)) {
+    if (!since(5, 2, 3)) {
       return fraction_rule::v0_4;  // 0.4.0 – 0.4.5.post2
     }
-    if (!at_least(7, 2, 1)) {
+    if (!since(7, 2, 1)) {
       return std::nullopt;  // 0.4.5.post3 – 0.4.7: rules B – D
     }
     return fraction_rule::v0_4_7;
@@ -117,19 +152,19 @@ struct release {
   if (r.minor != 5) {
     return std::nullopt;
   }
-  if (!at_least(3, 0, 2)) {
+  if (!since(3, 0, 2)) {
     return fraction_rule::v0_4_7;  // 0.5.0 – 0.5.3rc1
   }
-  if (!at_least(4, 2, 1)) {
+  if (!since(4, 2, 1)) {
     return fraction_rule::v0_5_3;  // 0.5.3rc2 – 0.5.4
   }
-  if (!at_least(10, 0, 0)) {
+  if (!since(10, 0, 0)) {
     return fraction_rule::v0_5;  // 0.5.4.post1 – 0.5.9
   }
-  if (!at_least(15, 0, 0)) {
+  if (!since(15, 0, 0)) {
     return fraction_rule::v0_5_10;  // 0.5.10rc0 – 0.5.14
   }
-  if (!at_least(20, 0, 0)) {
+  if (!since(20, 0, 0)) {
     return fraction_rule::v0_5_15;  // 0.5.15rc0 – 0.5.19
   }
   return std::nullopt;

@@ -32,6 +32,11 @@ namespace kvsize::engines::vllm {
 
 /// The first release that serves DeepSeek sparse attention (DeepseekV32ForCausalLM, PR #25896).
 inline constexpr std::uint32_t sparse_mla_since = 11;
+/// The first release that registers GLM-5 (GlmMoeDsaForCausalLM, vllm/model_executor/models/registry.py).
+inline constexpr std::uint32_t glm_moe_dsa_since = 16;
+/// The first release with a sparse MLA backend on ROCm (vllm/platforms/rocm.py: 0.11 raises "Sparse Attention is
+/// not supported on ROCm").
+inline constexpr std::uint32_t rocm_sparse_since = 12;
 /// The first release whose ROCm sparse MLA backend keeps an fp8 cache (rocm_aiter_mla_sparse.py: "fp8", "fp8_e4m3").
 inline constexpr std::uint32_t rocm_fp8_sparse_since = 21;
 /// The first release that chooses the layout by backend (MLAAttention.__init__), not by architecture.
@@ -40,11 +45,17 @@ inline constexpr std::uint32_t sparse_mla_by_backend_since = 18;
 inline constexpr std::uint32_t sm100_fp8_flashinfer_since = 19;
 /// At or below this many query heads a rank, 0.18 puts FLASHINFER_MLA_SPARSE first on SM100 (FlashMLA pads heads).
 inline constexpr std::uint32_t sm100_flashinfer_max_heads = 16;
+/// The first release with FLASHINFER_MLA_SPARSE (SM100's backend list in vllm/platforms/cuda.py), whose
+/// supported_dtypes take a float16 model; FLASHMLA_SPARSE's are bfloat16 only at every release.
+inline constexpr std::uint32_t sm100_float16_sparse_since = 17;
+/// The first release whose ROCm sparse backend takes a float16 model (rocm_aiter_mla_sparse.py supported_dtypes).
+inline constexpr std::uint32_t rocm_float16_sparse_since = 18;
 
 /// A DSA model's latent cache as vLLM is given it on one rank.
 struct sparse_mla_case {
   std::uint32_t heads_per_rank = 0;   ///< query heads a rank (num_heads // tp, as deepseek_v2.py passes them)
   dtype latent = dtype::bf16;         ///< the cache's element type
+  dtype model = dtype::bf16;          ///< the dtype vLLM serves the model in (the backends' supported_dtypes)
   bool checkpoint_fp8 = false;        ///< the type is a checkpoint's FP8 taken at `auto` (vLLM: "fp8_e4m3")
 };
 
@@ -55,9 +66,10 @@ struct sparse_mla_choice {
 };
 
 /// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
-/// o.vllm.deepseek_v32_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the layout of an fp8 cache). A
-/// device of unknown compute capability (0) takes Hopper's rule, the devices DSA's kernels were first written for,
-/// unless only SM100's FLASHINFER_MLA_SPARSE takes the cache (a checkpoint's "fp8_e4m3"): then SM100's.
+/// o.vllm.deepseek_v32_checkpoint, o.glm_moe_dsa_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the
+/// layout of an fp8 cache). A device of unknown compute capability (0) takes Hopper's rule, the devices DSA's
+/// kernels were first written for, unless only SM100's FLASHINFER_MLA_SPARSE takes the cache (a checkpoint's
+/// "fp8_e4m3"): then SM100's.
 [[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
     -> sparse_mla_choice {
   const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
@@ -65,6 +77,23 @@ struct sparse_mla_choice {
   const std::uint32_t major = o.vllm.compute_capability / 10;
   if (release < sparse_mla_since) {
     return {false, "vLLM serves DeepSeek sparse attention from 0.11 (DeepseekV32ForCausalLM, PR #25896)"};
+  }
+  if (o.glm_moe_dsa_checkpoint && release < glm_moe_dsa_since) {
+    return {false, "vLLM registers GLM-5 (GlmMoeDsaForCausalLM) from 0.16"};
+  }
+  if (o.vllm.rocm && release < rocm_sparse_since) {
+    return {false, "vLLM 0.11 has no sparse attention on ROCm (platforms/rocm.py: \"Sparse Attention is not "
+                   "supported on ROCm\"); its sparse MLA backend comes in 0.12"};
+  }
+  // The model's dtype: bfloat16 everywhere; float16 on ROCm from 0.18 and on SM100 from 0.17 (FlashInfer's backend,
+  // which 0.17 gives only an `auto` or bfloat16 cache); float32 nowhere.
+  const bool float16_served = o.vllm.rocm ? release >= rocm_float16_sparse_since
+                                          : major == 10 && release >= sm100_float16_sparse_since &&
+                                                (release >= sparse_mla_by_backend_since || !fp8);
+  if (c.model != dtype::bf16 && !(c.model == dtype::f16 && float16_served)) {
+    return {false, "vLLM's sparse MLA backends run a bfloat16 model (FLASHMLA_SPARSE at every release), or a float16 "
+                   "one on a B200 / GB200 from 0.17 (FLASHINFER_MLA_SPARSE; with an fp8 cache from 0.18) or on ROCm "
+                   "from 0.18: --dtype bfloat16"};
   }
   if (o.vllm.rocm) {
     const bool refused = fp8 && (release < rocm_fp8_sparse_since || c.latent == dtype::fp8_e5m2);
@@ -93,7 +122,7 @@ struct sparse_mla_choice {
   // and "fp8_e4m3" (a plain row); neither takes "fp8_e5m2".
   const bool e5m2 = c.latent == dtype::fp8_e5m2;
   const bool named_e4m3 = c.checkpoint_fp8 && !e5m2;
-  const bool flashmla_takes = !e5m2 && !named_e4m3;
+  const bool flashmla_takes = !e5m2 && !named_e4m3 && c.model == dtype::bf16;
   const bool flashinfer_takes = !e5m2;
   if (major == 10 || (major == 0 && !flashmla_takes && flashinfer_takes)) {  // SM100, or unknown and only it serves
     const bool flashinfer_first =

@@ -74,6 +74,53 @@ TEST_CASE("SGLang S4: DeepSeek-R1, latent 576 replicated on every rank", "[engin
   CHECK(has_line(sglang_at(m, {.tp = 16}, 274'934), "KV Cache is allocated. #tokens: 274934, KV size: 17.99 GB"));
 }
 
+TEST_CASE("SGLang S10: DeepSeek-V3.2's DSA pool on 8 × B200, before and after PR #11309", "[engines][sglang][latent]") {
+  // sgl-project/sglang PR #11309 (https://github.com/sgl-project/sglang/pull/11309, "Include indexer kv cache when
+  // estimating kv cache size", first in v0.5.3.post1), DeepSeek-V3.2-Exp (V3.2's shape: 61 layers, latent 512 + 64,
+  // index_head_dim 128) at --tp 8 --dp 8 on B200, where SGLang sets fp8_e4m3 and DeepSeek's 656-byte rows:
+  //   before: "KV Cache is allocated. #tokens: 1462784, KV size: 54.52 GB" ("KV size including index is actually
+  //           65.49 GB"): 61 × 656 × (1,462,784 + 64) = 54.52 GiB, with the indexer's 61 × 132 B a token 65.49;
+  //   after:  "KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB": 61 × (656 + 132) × (975,424 + 64).
+  // The token count divides the budget by 61 × 576 = 35,136 B before, 61 × (576 + 132) = 43,188 after (the pool's
+  // 656-byte rows are counted at 576 until 0.5.17): a budget of exactly that many cells gives the logged #tokens.
+  const model_spec& m = config("deepseek-ai__DeepSeek-V3.2.config.json");
+  const auto on_b200 = [](std::string_view release) {
+    engine_options o{.tp = 8};
+    o.sglang.version = *kvsize::engines::sglang::parse_release(release);
+    o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+    o.sglang.compute_capability = 100;
+    return o;
+  };
+  const auto logged = [&](const engine_options& o, std::uint64_t tokens) {
+    const auto s = kvsize::size_cache(m, engine_kind::sglang, o);
+    CHECK(s.block_size == 64);
+    CHECK(s.kv.k == kvsize::dtype::fp8_e4m3);  // set on compute capability 10, `auto` given
+    CHECK(s.kv_bytes_per_token == bytes{61 * (656 + 132)});
+    return lines(m, engine_kind::sglang, o, s.part(0).counted_per_token * tokens);
+  };
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, on_b200("0.5.3")).part(0).counted_per_token == bytes{61 * 576});
+  CHECK(has_line(logged(on_b200("0.5.3"), 1'462'784), "KV Cache is allocated. #tokens: 1462784, KV size: 54.52 GB"));
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, on_b200("0.5.3.post1")).part(0).counted_per_token ==
+        bytes{61 * (576 + 132)});
+  CHECK(has_line(logged(on_b200("0.5.3.post1"), 975'424), "KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB"));
+  // 0.5.10+ on B200: the DSA backends are trtllm, whose rows are plain: 61 × (576 + 132), counted as allocated.
+  const auto trtllm = kvsize::size_cache(m, engine_kind::sglang, on_b200("0.5.10"));
+  CHECK(trtllm.kv_bytes_per_token == bytes{61 * (576 + 132)});
+  CHECK(trtllm.part(0).counted_per_token == bytes{0});
+  // Hopper from 0.5.5: bf16 unless named, 61 × (1,152 + 132); fp8_e4m3 named: 656-byte rows, counted so from 0.5.17.
+  engine_options hopper = on_b200("0.5.16");
+  hopper.sglang.compute_capability = 90;
+  CHECK(kvsize::size_cache(m, engine_kind::sglang, hopper).kv_bytes_per_token == bytes{61 * (1'152 + 132)});
+  hopper.kv = kvsize::kv_dtypes::same(kvsize::dtype::fp8_e4m3);
+  const bytes budget{61ULL * (576 + 132) * 64 * 1'000};
+  CHECK(kvsize::engine_capacity_for(m, engine_kind::sglang, hopper, budget).max_tokens == 64'000);
+  hopper.sglang.version = kvsize::engines::sglang::release_0_5(17);
+  hopper.sglang.release = kvsize::engines::sglang::fraction_rule::v0_5_15;
+  const auto counted_as_allocated = kvsize::engine_capacity_for(m, engine_kind::sglang, hopper, budget);
+  CHECK(counted_as_allocated.max_tokens == 61ULL * 708 * 64'000 / (61 * 788) / 64 * 64);  // 57,472
+  CHECK(counted_as_allocated.allocated == bytes{61ULL * 788 * (57'472 + 64)});
+}
+
 TEST_CASE("SGLang S5: Kimi-K2.5 (Kimi-K2 text model) at TP 8", "[engines][sglang][latent]") {
   // A public 8×MI355X benchmark log: "KV Cache is allocated. #tokens:
   // 2454421, KV size: 160.63 GB".
