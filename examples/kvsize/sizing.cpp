@@ -296,6 +296,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   if (opts.engine_version && s.engine == engine_kind::sglang) {
     set_sglang_release(o, sglang_release_option(opts));
   }
+  o = kvsize::engines::sglang::with_model_facts(o, s.config.spec);  // the fraction and DSA rules read them
   if (opts.enable_prefix_caching || opts.no_enable_prefix_caching) {
     o.vllm.prefix_caching = opts.enable_prefix_caching ? kvsize::vllm_prefix_caching::enabled
                                                        : kvsize::vllm_prefix_caching::disabled;
@@ -740,6 +741,8 @@ auto declared_kv_options(const options& opts, const sizing& s, const device_choi
   o.sglang.rocm = d.rocm;
   o.sglang.compute_capability = d.compute_capability;
   o.sglang.sparse_index = s.config.spec.latent.index_head_dim != 0;
+  o.glm_moe_dsa_checkpoint = std::ranges::find(s.config.architectures, "GlmMoeDsaForCausalLM") !=
+                             s.config.architectures.end();
   if (opts.engine_version && s.engine == engine_kind::vllm) {
     o.vllm.release_minor = vllm_release_option(opts);
   }
@@ -795,15 +798,21 @@ void sglang_dsa_types(const options& opts, const engine_options& declared, sizin
   namespace sglang = kvsize::engines::sglang;
   const std::string release = fmt::format("SGLang {}", sglang_release_words(declared));
   const bool named = !takes_default_type(opts, opts.k_dtype) || !takes_default_type(opts, opts.v_dtype);
+  if (const std::optional<double> forced = sglang::dsa_forced_fraction(declared);
+      forced && opts.mem_fraction_static && *opts.mem_fraction_static != *forced) {
+    s.notes.push_back(fmt::format("{} {}: {} sets mem_fraction_static {} for DeepSeek sparse attention over any "
+                                  "value (server_args.py, 0.5.3rc2 – 0.5.3): kvsize sized that",
+                                  opts.flag("--mem-fraction-static"), *opts.mem_fraction_static, release, *forced));
+  }
   if (const std::uint32_t page = sglang::dsa_pool_of(declared, s.kv.k, bytes{0}).page_size;
-      opts.block_size && *opts.block_size != page) {
+      opts.block_size && *opts.block_size != page && !declared.sglang.rocm) {
     s.notes.push_back(fmt::format("{} {}: {} sets a page size of {} for DeepSeek sparse attention over "
                                   "--page-size (server_args.py): kvsize sized pages of {}",
                                   opts.flag("--block-size"), *opts.block_size, release, page, page));
   }
   if (named && (sglang::dsa_replaces_named_type(declared, s.kv.k) || sglang::dsa_replaces_named_type(declared, s.kv.v))) {
     s.notes.push_back(fmt::format("KV cache: {} sets fp8_e4m3 for DeepSeek sparse attention on compute capability "
-                                  "10+ over --kv-cache-dtype (server_args.py, 0.5.3rc2 – 0.5.4): kvsize sized "
+                                  "10+ over --kv-cache-dtype (server_args.py, 0.5.3rc2 – 0.5.4.post1): kvsize sized "
                                   "fp8_e4m3, not {}",
                                   release, kv_words(s.kv)));
     s.kv = kv_dtypes::same(dtype::fp8_e4m3);
@@ -811,9 +820,9 @@ void sglang_dsa_types(const options& opts, const engine_options& declared, sizin
   }
   if (!named && declared.sglang.compute_capability == 0 && !declared.sglang.rocm && s.kv.k != dtype::fp8_e4m3) {
     s.notes.push_back(fmt::format("KV cache: {} keeps DeepSeek sparse attention's cache in {} on Hopper, the device "
-                                  "assumed, and in fp8_e4m3 on compute capability 10+ (--gpu b200; server_args.py's "
-                                  "default for these models); {} fp8_e4m3 sizes that",
-                                  release, kv_words(s.kv), opts.flag("--kv-dtype")));
+                                  "assumed, and in fp8_e4m3 on compute capability 10+ (server_args.py's default for "
+                                  "these models); {} b200 sizes that",
+                                  release, kv_words(s.kv), opts.flag("--gpu")));
   }
 }
 

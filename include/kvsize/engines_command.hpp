@@ -119,8 +119,10 @@ template <engine E>
     -> std::string {
   const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
   // A bf16 cache where the release would take the checkpoint's FP8 at auto: "bf16" (server_args.py, PR #11749).
+  // Or a bf16 cache of a DSA model where SGLang's default is fp8_e4m3 (compute capability 10+; sglang_dsa.hpp).
   const bool bf16_over_checkpoint =
-      o.kv && o.kv->k == dtype::bf16 && engines::sglang::checkpoint_kv_dtype(o).has_value();
+      o.kv && o.kv->k == dtype::bf16 &&
+      (engines::sglang::checkpoint_kv_dtype(o).has_value() || (o.sglang.sparse_index && engines::sglang::dsa_sm100(o)));
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}",
@@ -128,7 +130,8 @@ template <engine E>
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8 || bf16_over_checkpoint, "--kv-cache-dtype",
               bf16_over_checkpoint ? "bf16" : o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),
-      flag_if(o.block_size > 1, "--page-size", o.block_size));
+      // A DSA model's page size is SGLang's own (64 over --page-size; sglang_dsa.hpp).
+      flag_if(o.block_size > 1 && !o.sglang.sparse_index, "--page-size", o.block_size));
 }
 
 /// -c is shared by the -np slots; every layer on the GPU (-ngl 999); a quantized V cache needs -fa on;

@@ -129,6 +129,10 @@ struct weights_shape {
   bool attention_sinks = false;    ///< one learned sink logit per head (gpt-oss)
   bool output_gate = false;        ///< Q projection doubled for a sigmoid output gate (Qwen3-Next)
   bool head_gate = false;          ///< a heads × hidden projection gates each head's output (Step-3.5 g_proj)
+  /// The sliding layers rotate with parameters of their own (Gemma 3 / 3n / 4: rope_local_base_freq, or
+  /// rope_parameters' sliding_attention entry): vLLM's get_rope builds a second cos/sin table for them (its cache
+  /// key holds the parameters). No weight; the loaded buffers (engines/vllm_startup.hpp loaded_buffers).
+  bool sliding_rope_apart = false;
   /// An indexed layer's indexer query heads (MiniMax-M3 sparse_num_index_heads): index_q_proj of these heads and
   /// index_k_proj of one, each of model_spec::sparse_index_dim, with a norm each
   std::uint32_t sparse_index_heads = 0;

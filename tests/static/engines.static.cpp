@@ -119,16 +119,18 @@ static_assert(sgl::dsa_pool_of(at("0.5.16", 90), dtype::fp8_e4m3, fp8_row).count
 static_assert(sgl::dsa_pool_of(at("0.5.17", 90), dtype::fp8_e4m3, fp8_row).counted_row == bytes{656});
 // B200: trtllm's plain rows from 0.5.10; fp8_e5m2 (allowed before 0.5.5) and MI300X's e4m3fnuz are plain.
 static_assert(sgl::dsa_pool_of(at("0.5.9", 100), dtype::fp8_e4m3, fp8_row).latent_row == bytes{656});
-static_assert(sgl::dsa_pool_of(at("0.5.10", 100), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
+static_assert(sgl::dsa_pool_of(at("0.5.10rc0", 100), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
 static_assert(sgl::dsa_pool_of(at("0.5.4", 90), dtype::fp8_e5m2, fp8_row).latent_row == fp8_row);
 static_assert(sgl::dsa_pool_of(at("0.5.5", 0, true), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
-// The indexer counted from 0.5.3.post1; pages of 64, of 1 on HIP from 0.5.9.
+// The indexer counted from 0.5.3.post1; pages of 64, of 1 on HIP from 0.5.8.
 static_assert(!sgl::dsa_pool_of(at("0.5.3", 90), dtype::bf16, bytes{1'152}).indexer_counted &&
               sgl::dsa_pool_of(at("0.5.3.post1", 90), dtype::bf16, bytes{1'152}).indexer_counted);
-static_assert(sgl::dsa_pool_of(at("0.5.8", 0, true), dtype::bf16, bytes{1'152}).page_size == 64 &&
-              sgl::dsa_pool_of(at("0.5.9", 0, true), dtype::bf16, bytes{1'152}).page_size == 1);
-// The cache dtype: auto is bf16 on Hopper and fp8_e4m3 on 10+ from 0.5.5; before, 10+ forces fp8_e4m3 over a
+static_assert(sgl::dsa_pool_of(at("0.5.7", 0, true), dtype::bf16, bytes{1'152}).page_size == 64 &&
+              sgl::dsa_pool_of(at("0.5.8", 0, true), dtype::bf16, bytes{1'152}).page_size == 1);
+// The cache dtype: auto is bf16 on Hopper and fp8_e4m3 on 10+ from 0.5.4.post2; before, 10+ forces fp8_e4m3 over a
 // named type and Hopper's auto is what other models get (here a checkpoint's FP8).
+static_assert(sgl::dsa_cache_dtype(at("0.5.4.post1", 100), dtype::bf16, dtype::bf16) == dtype::fp8_e4m3 &&
+              sgl::dsa_cache_dtype(at("0.5.4.post2", 100), dtype::bf16, dtype::bf16) == dtype::bf16);
 static_assert(sgl::dsa_cache_dtype(at("0.5.5", 90), std::nullopt, dtype::fp8_e4m3) == dtype::bf16);
 static_assert(sgl::dsa_cache_dtype(at("0.5.5", 100), std::nullopt, dtype::bf16) == dtype::fp8_e4m3);
 static_assert(sgl::dsa_cache_dtype(at("0.5.5", 100), dtype::bf16, dtype::bf16) == dtype::bf16);
@@ -146,6 +148,15 @@ constexpr auto glm_5(std::string_view release) -> engine_options {
 }
 static_assert(!sgl::dsa_refusal(glm_5("0.5.8"), std::nullopt).empty() &&
               sgl::dsa_refusal(glm_5("0.5.9"), std::nullopt).empty());
+// GLM-5's fp8 on compute capability 12.x: trtllm's plain rows from 0.5.10, flashinfer_sparse_mla's 656 from 0.5.17.
+constexpr auto glm_5_on(std::string_view release, std::uint32_t compute_capability) -> engine_options {
+  engine_options o = glm_5(release);
+  o.sglang.compute_capability = compute_capability;
+  return o;
+}
+static_assert(sgl::dsa_pool_of(glm_5_on("0.5.16", 120), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row &&
+              sgl::dsa_pool_of(glm_5_on("0.5.17", 120), dtype::fp8_e4m3, fp8_row).latent_row == bytes{656} &&
+              sgl::dsa_pool_of(glm_5_on("0.5.17", 100), dtype::fp8_e4m3, fp8_row).latent_row == fp8_row);
 // mem_fraction_static 0.8 over a given value in 0.5.3rc2 – 0.5.3 for a DSA model.
 constexpr auto sparse(std::string_view release, double fraction) -> engine_options {
   engine_options o = at(release, 90);

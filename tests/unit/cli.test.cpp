@@ -347,6 +347,11 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   CHECK(run_cli("'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --engine-version 0.16").exit_code == 0);
   // A float16 model: FLASHMLA_SPARSE runs bfloat16 only; a B200's FLASHINFER_MLA_SPARSE takes it, in plain rows.
   CHECK(json_of(v32 + " --gpu b200 --dtype float16").at("kv_bytes_per_token") == 43'188);
+  // GLM-5 (78 layers, qk_nope_head_dim 192) at 8 heads a rank: FLASHINFER_MLA_SPARSE takes a nope dim of 128 only
+  // before 0.19 (supports_combination), so 0.18 falls through to FLASHMLA_SPARSE's 656-byte rows; 0.19 plain rows.
+  const std::string glm_5 = "'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --kv-dtype fp8 --gpu b200 --tp 8";
+  CHECK(json_of(glm_5 + " --engine-version 0.18").at("kv_bytes_per_token") == 78 * (656 + 132));
+  CHECK(json_of(glm_5 + " --engine-version 0.19").at("kv_bytes_per_token") == 78 * (576 + 132));
   CHECK(run_cli("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm --gpu mi300x --engine-version "
                 "0.12").exit_code == 0);
   // bf16 (the default cache): no fp8 layout, no note.
@@ -383,9 +388,19 @@ TEST_CASE("kvsize: a DSA model under SGLang: the cache type, rows and pages SGLa
   CHECK(forced.at("kv_bytes_per_token") == 48'068);
   CHECK(noted(forced, "SGLang 0.5.4 sets fp8_e4m3 for DeepSeek sparse attention on compute capability 10+ over "
                       "--kv-cache-dtype"));
+  // From 0.5.4.post2 a named bf16 stays (and the command line names it, SGLang's default there being fp8_e4m3).
+  const auto kept = run_cli(v32 + " --gpu b200 --tp 8 --engine-version 0.5.4.post2 --kv-dtype bf16");
+  REQUIRE(kept.exit_code == 0);
+  CHECK_THAT(kept.out, ContainsSubstring("78,324 B"));
+  CHECK_THAT(kept.out, ContainsSubstring("--kv-cache-dtype bf16"));
+  CHECK_THAT(kept.out, !ContainsSubstring("sets fp8_e4m3"));
   const auto fraction =
       json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.3 --mem-fraction-static 0.9").at("budget").at("fraction");
   CHECK(fraction.get<double>() == 0.8);
+  CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.3 --mem-fraction-static 0.9"),
+              "--mem-fraction-static 0.9: SGLang 0.5.3 sets mem_fraction_static 0.8 for DeepSeek sparse attention"));
+  // SGLang sets the page size itself: the command line passes none.
+  CHECK_THAT(run_cli(v32 + " --gpu h200 --tp 8 --block-size 16").out, !ContainsSubstring("--page-size 16"));
   CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --block-size 16"), "--block-size 16: SGLang 0.5.15-0.5.19 sets a page "
                                                                    "size of 64 for DeepSeek sparse attention"));
   // MI300X keeps fp8_e4m3 as e4m3fnuz, in plain rows, in pages of one token from 0.5.9.

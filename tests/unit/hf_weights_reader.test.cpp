@@ -679,6 +679,15 @@ TEST_CASE("hf: modules_to_not_convert names the attention by its projections; a 
     INFO(one);
     CHECK(parts_and_warnings({one}) == std::pair{part_bit(weight_part::vision), std::ptrdiff_t{0}});
   }
+  // Gemma 3n / 4 E's per-layer-input modules are the embeddings' part; a name segment must start with "per_layer"
+  // ("upper_layer_down" in an MLP stays the MLP's).
+  for (const char* one : {"model.language_model.per_layer_model_projection", "model.layers.3.per_layer_input_gate",
+                          "per_layer_projection"}) {
+    INFO(one);
+    CHECK(parts_and_warnings({one}) == std::pair{part_bit(weight_part::embeddings), std::ptrdiff_t{0}});
+  }
+  CHECK(parts_and_warnings({"model.layers.0.mlp.upper_layer_down"}) ==
+        std::pair{part_bit(weight_part::mlp), std::ptrdiff_t{0}});
   // An audio tower's (Gemma 3n "model.audio_tower", Qwen2.5-Omni "thinker.audio_tower") keeps nothing kvsize sizes:
   // no decoder projection role, no part, no warning.
   for (const char* one : {"model.audio_tower.conformer.0.attention.attn.q_proj", "thinker.audio_tower.layers.0.self_attn.k_proj",

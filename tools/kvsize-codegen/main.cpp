@@ -218,6 +218,7 @@ struct field_list {
   f.add("attention_sinks", w.attention_sinks, d.attention_sinks, b(w.attention_sinks));
   f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
   f.add("head_gate", w.head_gate, d.head_gate, b(w.head_gate));
+  f.add("sliding_rope_apart", w.sliding_rope_apart, d.sliding_rope_apart, b(w.sliding_rope_apart));
   f.add("sparse_index_heads", w.sparse_index_heads, d.sparse_index_heads, n(w.sparse_index_heads));
   f.add("dsa_index_heads", w.dsa_index_heads, d.dsa_index_heads, n(w.dsa_index_heads));
   f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));

@@ -18,10 +18,13 @@
 //   tokens counted at 576: it takes more than the budget (what `mem_fraction_static` leaves outside absorbs it).
 // - server_args.py, for a model `is_deepseek_nsa` names (GlmMoeDsaForCausalLM from 0.5.9): page size 64 over
 //   --page-size (1 on HIP from 0.5.9); mem_fraction_static 0.8 over any value in 0.5.3rc2 – 0.5.3 (removed by PR
-//   #11309); on compute capability 10+ the cache dtype fp8_e4m3 over --kv-cache-dtype in 0.5.3rc2 – 0.5.4; from
-//   0.5.5 only `auto` is defaulted (fp8_e4m3 on 10+, bfloat16 below: _set_default_nsa_kv_cache_dtype, 0.5.15+
-//   arg_groups/overrides.py) and a named type must be bf16 / bfloat16 or fp8_e4m3 (its assert); from 0.5.10 the
-//   default DSA backends on 10+ with fp8 are `trtllm` (_set_default_nsa_backends).
+//   #11309); on compute capability 10+ the cache dtype fp8_e4m3 over --kv-cache-dtype in 0.5.3rc2 – 0.5.4.post1;
+//   from 0.5.4.post2 only `auto` is defaulted (fp8_e4m3 on 10+, bfloat16 below; 0.5.9 – 0.5.12
+//   _set_default_nsa_kv_cache_dtype, 0.5.15+ arg_groups/overrides.py) and a named type must be bf16 / bfloat16 or
+//   fp8_e4m3 (its assert); from 0.5.10rc0 the default DSA backends on 10+ with fp8 are `trtllm`
+//   (_set_default_nsa_backends), except GLM-5 on 12.x from 0.5.17 (`flashinfer_sparse_mla`, DeepSeek's rows:
+//   overrides.py _dsa_split_backend_resolution). Pages of 1 token on HIP from 0.5.8 (memory_pool.py asserts it;
+//   from 0.5.12 64 where aiter's preshuffled paged MQA runs, Triton 3.5+, a runtime fact not modelled).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -40,13 +43,16 @@ inline constexpr release dsa_since = release_0_5(3, 2);
 /// The first release that counts the indexer's 132 B in the cell (PR #11309), and sets no mem_fraction_static.
 inline constexpr release dsa_indexer_counted_since{.minor = 5, .patch = 3, .rc = 0, .candidate = false, .post = 1};
 /// The first release that defaults only `auto` and checks a named type (bf16 / fp8_e4m3).
-inline constexpr release dsa_named_type_checked_since = release_0_5(5);
+inline constexpr release dsa_named_type_checked_since{.minor = 5, .patch = 4, .rc = 0, .candidate = false, .post = 2};
 /// The first release that registers GLM-5 (GlmMoeDsaForCausalLM, models/glm4_moe.py).
 inline constexpr release glm_moe_dsa_since = release_0_5(9);
 /// The first release that keeps DSA pages of 1 token on HIP ("Setting page size to 1 for DeepSeek DSA on ROCm").
-inline constexpr release dsa_hip_page_one_since = release_0_5(9);
+inline constexpr release dsa_hip_page_one_since = release_0_5(8);
 /// The first release whose default DSA backends on compute capability 10+ with fp8 are `trtllm` (plain rows).
-inline constexpr release dsa_trtllm_since = release_0_5(10);
+inline constexpr release dsa_trtllm_since = release_0_5(10, 0);
+/// The first release that gives GLM-5's fp8 cache on compute capability 12.x `flashinfer_sparse_mla` (DeepSeek's
+/// rows), not trtllm.
+inline constexpr release glm_sm120_flashinfer_since = release_0_5(17);
 /// The first release whose cell is the pool's own row width (calculate_mla_kv_cache_dim): 656 for DeepSeek's layout.
 inline constexpr release dsa_layout_counted_since = release_0_5(17);
 /// mem_fraction_static in 0.5.3rc2 – 0.5.3, over any value given ("Setting mem fraction static to 0.8 for DeepSeek
@@ -73,13 +79,13 @@ inline constexpr bytes dsa_fp8_latent_row{656};
 [[nodiscard]] constexpr auto dsa_cache_dtype(const engine_options& o, std::optional<dtype> named, dtype automatic)
     -> dtype {
   const release r = version_of(o);
-  if (!at_least(r, dsa_named_type_checked_since)) {  // 0.5.3rc2 – 0.5.4: fp8_e4m3 on 10+ whatever was named
+  if (!at_least(r, dsa_named_type_checked_since)) {  // 0.5.3rc2 – 0.5.4.post1: fp8_e4m3 on 10+ whatever was named
     return dsa_sm100(o) ? dtype::fp8_e4m3 : named.value_or(automatic);
   }
   return named.value_or(dsa_sm100(o) ? dtype::fp8_e4m3 : dtype::bf16);
 }
 
-/// Whether the type named is one that 0.5.3rc2 – 0.5.4 replace on this device (a note's matter).
+/// Whether the type named is one that 0.5.3rc2 – 0.5.4.post1 replace on this device (a note's matter).
 [[nodiscard]] constexpr auto dsa_replaces_named_type(const engine_options& o, dtype named) -> bool {
   return !at_least(version_of(o), dsa_named_type_checked_since) && dsa_sm100(o) && named != dtype::fp8_e4m3;
 }
@@ -112,7 +118,9 @@ struct dsa_pool {
 /// The pool for `latent` (a row of `plain_row` bytes: kv_lora_rank + rope elements of `latent`) under `o`.
 [[nodiscard]] constexpr auto dsa_pool_of(const engine_options& o, dtype latent, bytes plain_row) -> dsa_pool {
   const release r = version_of(o);
-  const bool trtllm = dsa_sm100(o) && at_least(r, dsa_trtllm_since);  // fp8 on 10+: both DSA backends trtllm
+  const bool glm_sm120 = o.glm_moe_dsa_checkpoint && o.sglang.compute_capability / 10 == 12 &&
+                         at_least(r, glm_sm120_flashinfer_since);
+  const bool trtllm = dsa_sm100(o) && at_least(r, dsa_trtllm_since) && !glm_sm120;  // fp8 on 10+: trtllm
   const bool deepseek_layout = latent == dtype::fp8_e4m3 && !o.sglang.rocm && !trtllm;
   dsa_pool p;
   p.latent_row = deepseek_layout ? dsa_fp8_latent_row : plain_row;

@@ -150,6 +150,7 @@ inline constexpr std::uint32_t float16_cache_name_since = 18;
   const sparse_mla_case c{.heads_per_rank = m.attention_heads / std::max<std::uint32_t>(o.tp, 1U),
                           .latent = stage_types(m, o).kv.k,
                           .model = serving_dtype(dtype_facts(m, o)),
+                          .nope_head_dim = m.latent.nope_head_dim,
                           .checkpoint_fp8 = modelopt && checkpoint_kv_dtype(o).has_value() &&
                                             (!o.kv || o.vllm.kv_cache_auto)};
   return sparse_mla_choice_of(o, c);

@@ -48,6 +48,9 @@ inline constexpr std::uint32_t sm100_flashinfer_max_heads = 16;
 /// The first release with FLASHINFER_MLA_SPARSE (SM100's backend list in vllm/platforms/cuda.py), whose
 /// supported_dtypes take a float16 model; FLASHMLA_SPARSE's are bfloat16 only at every release.
 inline constexpr std::uint32_t sm100_float16_sparse_since = 17;
+/// The first release whose FLASHINFER_MLA_SPARSE takes a qk_nope_head_dim other than 128 (supports_combination:
+/// [128, 192] from v0.19.0; GLM-5's is 192).
+inline constexpr std::uint32_t flashinfer_sparse_nope_192_since = 19;
 /// The first release whose ROCm sparse backend takes a float16 model (rocm_aiter_mla_sparse.py supported_dtypes).
 inline constexpr std::uint32_t rocm_float16_sparse_since = 18;
 
@@ -56,6 +59,7 @@ struct sparse_mla_case {
   std::uint32_t heads_per_rank = 0;   ///< query heads a rank (num_heads // tp, as deepseek_v2.py passes them)
   dtype latent = dtype::bf16;         ///< the cache's element type
   dtype model = dtype::bf16;          ///< the dtype vLLM serves the model in (the backends' supported_dtypes)
+  std::uint32_t nope_head_dim = 128;  ///< qk_nope_head_dim (FLASHINFER_MLA_SPARSE takes 128 only before 0.19)
   bool checkpoint_fp8 = false;        ///< the type is a checkpoint's FP8 taken at `auto` (vLLM: "fp8_e4m3")
 };
 
@@ -87,8 +91,9 @@ struct sparse_mla_choice {
   }
   // The model's dtype: bfloat16 everywhere; float16 on ROCm from 0.18 and on SM100 from 0.17 (FlashInfer's backend,
   // which 0.17 gives only an `auto` or bfloat16 cache); float32 nowhere.
+  const bool flashinfer_shape = release >= flashinfer_sparse_nope_192_since || c.nope_head_dim == 128;
   const bool float16_served = o.vllm.rocm ? release >= rocm_float16_sparse_since
-                                          : major == 10 && release >= sm100_float16_sparse_since &&
+                                          : major == 10 && release >= sm100_float16_sparse_since && flashinfer_shape &&
                                                 (release >= sparse_mla_by_backend_since || !fp8);
   if (c.model != dtype::bf16 && !(c.model == dtype::f16 && float16_served)) {
     return {false, "vLLM's sparse MLA backends run a bfloat16 model (FLASHMLA_SPARSE at every release), or a float16 "
@@ -123,7 +128,7 @@ struct sparse_mla_choice {
   const bool e5m2 = c.latent == dtype::fp8_e5m2;
   const bool named_e4m3 = c.checkpoint_fp8 && !e5m2;
   const bool flashmla_takes = !e5m2 && !named_e4m3 && c.model == dtype::bf16;
-  const bool flashinfer_takes = !e5m2;
+  const bool flashinfer_takes = !e5m2 && flashinfer_shape;
   if (major == 10 || (major == 0 && !flashmla_takes && flashinfer_takes)) {  // SM100, or unknown and only it serves
     const bool flashinfer_first =
         release >= sm100_fp8_flashinfer_since || c.heads_per_rank <= sm100_flashinfer_max_heads;
@@ -133,7 +138,10 @@ struct sparse_mla_choice {
     if (flashmla_takes) {
       return {true, {}};
     }
-    return {false, "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"};
+    return {false, e5m2 ? "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"
+                        : "no sparse MLA backend of this vLLM takes this cache on a B200 / GB200: FLASHMLA_SPARSE "
+                          "takes fp8 (not the fp8_e4m3 a checkpoint's FP8 resolves to), FLASHINFER_MLA_SPARSE fp8 "
+                          "or fp8_e4m3 but, before 0.19, only a qk_nope_head_dim of 128: --kv-dtype fp8"};
   }
   if (flashmla_takes) {  // Hopper (or an unknown device): FLASHMLA_SPARSE only
     return {true, {}};

@@ -212,9 +212,12 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 }
 
 /// Device buffers loaded with the weights beyond the parameters kvsize counts, on one rank:
-///   rotary cos/sin cache  max_position_embeddings × rotary dim × model dtype (one per model:
-///                         layers/rotary_embedding.py get_rope caches it; RotaryEmbedding.__init__
-///                         keeps it in the default dtype)
+///   rotary cos/sin cache  max_position_embeddings × rotary dim × model dtype (one per parameter set:
+///                         layers/rotary_embedding get_rope caches it by head size, rotary dim, position and
+///                         rope parameters; RotaryEmbedding.__init__ keeps it in the default dtype): one for
+///                         most models; with weights_shape::sliding_rope_apart one for the full layers' head
+///                         dim and one for the sliding layers' (Gemma 4's full layers: global_head_dim, which
+///                         Gemma4RotaryEmbedding caches whole, rotary_embedding/gemma4_rope.py)
 ///   vocabulary padding    (round_up(vocab, 64) − vocab) × hidden, in the embedding and, untied, the
 ///                         LM head, split over tp (layers/vocab_parallel_embedding.py pad_vocab_size)
 ///   per-layer inputs     max_num_batched_tokens × layers × hidden_size_per_layer_input × model dtype, whole on
@@ -225,8 +228,22 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 /// is 16,094,076,928 B, not the parameters' 16,060,522,496 B.
 [[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
   using detail::checked_mul;
-  const std::uint64_t rotary_dim = m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m);
-  const bytes rope = storage_bytes(served, checked_mul(m.max_context, rotary_dim));
+  const auto rope_table = [&](std::uint64_t rotary_dim) {
+    return storage_bytes(served, checked_mul(m.max_context, rotary_dim));
+  };
+  bytes rope = rope_table(m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m));
+  const auto first_of = [&](layer_kind k) {  // the first layer of kind k; m.layers when none is
+    std::uint32_t il = 0;
+    while (il < m.layers && kind_of_layer(m, il) != k) {
+      ++il;
+    }
+    return il;
+  };
+  const std::uint32_t full = first_of(layer_kind::full);
+  const std::uint32_t sliding = first_of(layer_kind::sliding);
+  if (m.weights.sliding_rope_apart && full != m.layers && sliding != m.layers) {
+    rope = rope_table(head_dim_of_layer(m, full)) + rope_table(head_dim_of_layer(m, sliding));
+  }
   const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
   const std::uint64_t tables = m.tied_embeddings ? 1 : 2;
   const bytes padding = storage_bytes(served, checked_mul(checked_mul(padded - m.vocab_size, m.hidden_size), tables));

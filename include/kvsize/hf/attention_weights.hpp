@@ -38,6 +38,7 @@ inline void read_norms_and_block(const config_view& v, kvsize::weights_shape& w)
     w.norms_per_ffn = 2;    // pre_feedforward_layernorm + post_feedforward_layernorm
   }
   w.layer_scalar = fam.layer_scalar;
+  w.sliding_rope_apart = fam.sliding_rope_apart;
   if (fam.block == block_rule::parallel) {
     w.parallel_block = true;
     w.norms_per_ffn = 0;  // one input_layernorm feeds attention and MLP

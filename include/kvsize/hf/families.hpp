@@ -146,20 +146,23 @@ inline constexpr family families[] = {
     // Gemma3TextConfig: vocab 262208, hidden 2304, intermediate 9216, 26 layers, 8 heads, 4 kv heads,
     // head_dim 256, max_position_embeddings 131072, sliding_window 4096, sliding_window_pattern 6.
     {.model_type = "gemma3_text", .source = "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
-     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .qk_norm = qk_norm_rule::head,
+     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .sliding_rope_apart = true,
+     .qk_norm = qk_norm_rule::head,
      .nested_defaults = R"({"vocab_size":262208,"hidden_size":2304,"intermediate_size":9216,"num_hidden_layers":26,"num_attention_heads":8,"num_key_value_heads":4,"head_dim":256,"max_position_embeddings":131072,"sliding_window":4096,"sliding_window_pattern":6})"},
     {.model_type = "gemma3", .source = "Gemma3TextConfig (transformers models/gemma3/configuration_gemma3.py)",
-     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .qk_norm = qk_norm_rule::head},
+     .window = window_rule::pattern, .pattern = 6, .tied = true, .sandwich_norms = true, .sliding_rope_apart = true,
+     .qk_norm = qk_norm_rule::head},
     // Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py @01854809, the same
     // in @c5d9fba1): vocab 262400, hidden 2048, intermediate 16384, 35 layers, 8 heads, 2 KV heads,
     // head_dim 256, max_position_embeddings 32768, sliding_window 512, num_kv_shared_layers 15, tied;
     // layer_types default: layer i is full iff (i + 1) % 5 == 0. No sliding_window_pattern key.
     {.model_type = "gemma3n_text", .source = "Gemma3nTextConfig (transformers models/gemma3n/configuration_gemma3n.py)",
-     .window = window_rule::pattern, .pattern = 5, .pattern_key = false, .tied = true, .per_layer_inputs = true,
+     .window = window_rule::pattern, .pattern = 5, .pattern_key = false, .tied = true, .sliding_rope_apart = true,
+     .per_layer_inputs = true,
      .per_layer_input_default = 256,
      .nested_defaults = R"({"vocab_size":262400,"hidden_size":2048,"intermediate_size":16384,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,"max_position_embeddings":32768,"sliding_window":512,"num_kv_shared_layers":15})"},
     {.model_type = "gemma3n", .source = "Gemma3nTextConfig", .window = window_rule::pattern, .pattern = 5, .pattern_key = false,
-     .tied = true, .per_layer_inputs = true, .per_layer_input_default = 256},
+     .tied = true, .sliding_rope_apart = true, .per_layer_inputs = true, .per_layer_input_default = 256},
     // Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py @008e5743): head_dim 256,
     // global_head_dim 512, num_global_key_value_heads None, attention_k_eq_v false,
     // num_kv_shared_layers 0, sliding_window 512, 30 layers, 4 KV heads, max_position_embeddings
@@ -174,13 +177,13 @@ inline constexpr family families[] = {
     // intermediate_size in the KV-shared layers (Gemma4TextMLP: layer_idx >= first_kv_shared_layer_idx > 0).
     {.model_type = "gemma4_text", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
+     .sliding_rope_apart = true, .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
      .shared_expert_is_mlp = true,
      .global_attention_keys = true,
      .nested_defaults = R"({"head_dim":256,"global_head_dim":512,"num_hidden_layers":30,"num_key_value_heads":4,"max_position_embeddings":131072,"sliding_window":512})"},
     {.model_type = "gemma4", .source = "Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py)",
      .window = window_rule::pattern, .pattern = 6, .pattern_key = false, .tied = true, .sandwich_norms = true, .layer_scalar = true,
-     .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
+     .sliding_rope_apart = true, .per_layer_inputs = true, .per_layer_input_default = 256, .double_wide_mlp_key = true, .qk_norm = qk_norm_rule::head,
      .shared_expert_is_mlp = true,
      .global_attention_keys = true},
     // MiniMaxM2Config (transformers models/minimax_m2/modular_minimax_m2.py @001f85b3): full attention on every

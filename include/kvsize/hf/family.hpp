@@ -119,6 +119,9 @@ struct family {
   norm_rule norm = norm_rule::rms;
   bool sandwich_norms = false;    ///< Gemma 2/3: pre- and post- norms around attention and MLP
   bool layer_scalar = false;      ///< Gemma 4: a one-element layer_scalar buffer in each decoder layer
+  /// Gemma 3 / 3n / 4: the sliding layers rotate with parameters of their own (rope_local_base_freq, or
+  /// rope_parameters' sliding_attention entry): weights_shape::sliding_rope_apart.
+  bool sliding_rope_apart = false;
   /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
   /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).
   bool per_layer_inputs = false;

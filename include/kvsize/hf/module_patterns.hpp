@@ -204,7 +204,16 @@ struct module_match {
   if (has("lm_head")) {
     return part(weight_part::lm_head);
   }
-  if (has("per_layer")) {  // Gemma 3n / 4 E per_layer_model_projection, per_layer_input_gate, per_layer_projection
+  // A name segment that starts so ("….per_layer_projection", not "upper_layer…").
+  const auto segment_starts = [&](std::string_view head) {
+    for (std::size_t at = name.find(head); at != std::string::npos; at = name.find(head, at + 1)) {
+      if (at == 0 || name[at - 1] == '.') {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (segment_starts("per_layer")) {  // Gemma 3n / 4 E per_layer_model_projection, per_layer_input_gate, per_layer_projection
     return part(weight_part::embeddings);
   }
   if (has("embed")) {

@@ -142,6 +142,14 @@ TEST_CASE("Gemma 4 E2B from config.json: KV-shared layers, per-layer inputs, the
         bytes{146'800'640ULL});
   // Gemma 4's dense and MoE checkpoints write hidden_size_per_layer_input 0: no per-layer inputs.
   CHECK(config("google__gemma-4-26B-A4B.config.json").weights.per_layer_input_width == 0);
+  // Two rotary cos/sin tables (vllm/model_executor/models/gemma4.py Gemma4Attention: rope_parameters by layer type;
+  // layers/rotary_embedding get_rope caches one per parameter set): the sliding layers' at head_dim 256, the full
+  // layers' Gemma4RotaryEmbedding at global_head_dim 512 whole (gemma4_rope.py), each max_position_embeddings 131,072
+  // rows × 2 B: 67,108,864 + 134,217,728 = 201,326,592. Without the flag, one table of 256: 67,108,864.
+  model_spec one_table = without;
+  one_table.weights.sliding_rope_apart = false;
+  CHECK(kvsize::engines::vllm::loaded_buffers(without, big, dtype::bf16) == bytes{201'326'592ULL});
+  CHECK(kvsize::engines::vllm::loaded_buffers(one_table, big, dtype::bf16) == bytes{67'108'864ULL});
 }
 
 TEST_CASE("Gemma 4 per engine, one 4,096-token sequence", "[engines][gemma4]") {
