@@ -790,7 +790,7 @@ auto sglang_release_words(const engine_options& o) -> std::string {
   return fmt::format("0.{}.{}{}", r.minor, r.patch, tail);
 }
 
-/// SGLang 0.5.3rc2 – 0.5.4 on compute capability 10+ keep a DeepSeek-sparse-attention model's cache in fp8_e4m3
+/// SGLang 0.5.3rc2 – 0.5.4.post1 on compute capability 10+ keep a DeepSeek-sparse-attention model's cache in fp8_e4m3
 /// over the type named (engines::sglang::dsa_cache_dtype): s.kv becomes that, with a note. With no device known,
 /// the type `auto` gives there follows the GPU: a note says which was taken. A page size given is not the one
 /// SGLang sets for these models: a note.
@@ -805,7 +805,8 @@ void sglang_dsa_types(const options& opts, const engine_options& declared, sizin
                                   opts.flag("--mem-fraction-static"), *opts.mem_fraction_static, release, *forced));
   }
   if (const std::uint32_t page = sglang::dsa_pool_of(declared, s.kv.k, bytes{0}).page_size;
-      opts.block_size && *opts.block_size != page && !declared.sglang.rocm) {
+      opts.block_size && *opts.block_size != page &&
+      !(declared.sglang.rocm && sglang::at_least(sglang::version_of(declared), sglang::release_0_5(12)))) {
     s.notes.push_back(fmt::format("{} {}: {} sets a page size of {} for DeepSeek sparse attention over "
                                   "--page-size (server_args.py): kvsize sized pages of {}",
                                   opts.flag("--block-size"), *opts.block_size, release, page, page));
@@ -1087,6 +1088,11 @@ auto sparse_mla_note(const sizing& s) -> std::string {
       release < vllm::sparse_mla_by_backend_since || o.vllm.compute_capability != 0 || o.vllm.rocm) {
     return {};
   }
+  engine_options on_b200 = o;
+  on_b200.vllm.compute_capability = 100;
+  if (const auto b200 = vllm::sparse_mla_of(s.config.spec, on_b200); !b200.refusal.empty() || b200.fp8_ds_mla) {
+    return {};  // a B200 keeps the layout Hopper does, or serves nothing: the device changes no figure
+  }
   if (!vllm::sparse_mla_of(s.config.spec, o).fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
     return fmt::format("KV cache: vLLM {} keeps this checkpoint's fp8 cache (fp8_e4m3 at auto) as a plain 576-byte "
                        "latent row on a B200 or GB200 (FLASHINFER_MLA_SPARSE), the device assumed; Hopper's "
@@ -1095,9 +1101,8 @@ auto sparse_mla_note(const sizing& s) -> std::string {
   }
   return fmt::format("KV cache: vLLM {} keeps DeepSeek sparse attention's fp8 latent in the fp8_ds_mla layout (656 B "
                      "a token and layer) on Hopper, the device assumed; on a B200 or GB200 (--gpu b200) it keeps a "
-                     "plain 576-byte fp8 row{}",
-                     vllm::release_name(release),
-                     release < vllm::sm100_fp8_flashinfer_since ? " at 16 query heads a rank or fewer" : "");
+                     "plain 576-byte fp8 row",
+                     vllm::release_name(release));
 }
 
 /// SGLang counts a DeepSeek-sparse-attention pool's tokens at fewer bytes a token than it allocates (before 0.5.17,

@@ -352,6 +352,11 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   const std::string glm_5 = "'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --kv-dtype fp8 --gpu b200 --tp 8";
   CHECK(json_of(glm_5 + " --engine-version 0.18").at("kv_bytes_per_token") == 78 * (656 + 132));
   CHECK(json_of(glm_5 + " --engine-version 0.19").at("kv_bytes_per_token") == 78 * (576 + 132));
+  // With no --gpu, 0.18 keeps GLM-5's 656-byte rows on a B200 as on Hopper: no note says otherwise.
+  const auto glm_5_no_device =
+      json_of("'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --kv-dtype fp8 --tp 8 --engine-version 0.18");
+  CHECK(glm_5_no_device.at("kv_bytes_per_token") == 78 * (656 + 132));
+  CHECK_FALSE(noted(glm_5_no_device, "plain 576-byte"));
   CHECK(run_cli("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") + "' --engine vllm --gpu mi300x --engine-version "
                 "0.12").exit_code == 0);
   // bf16 (the default cache): no fp8 layout, no note.
@@ -403,7 +408,10 @@ TEST_CASE("kvsize: a DSA model under SGLang: the cache type, rows and pages SGLa
   CHECK_THAT(run_cli(v32 + " --gpu h200 --tp 8 --block-size 16").out, !ContainsSubstring("--page-size 16"));
   CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --block-size 16"), "--block-size 16: SGLang 0.5.15-0.5.19 sets a page "
                                                                    "size of 64 for DeepSeek sparse attention"));
-  // MI300X keeps fp8_e4m3 as e4m3fnuz, in plain rows, in pages of one token from 0.5.9.
+  // MI300X keeps fp8_e4m3 as e4m3fnuz, in plain rows, in pages of one token from 0.5.8 (a note where another was
+  // given; from 0.5.12 the page depends on the runtime, and no note is given).
+  CHECK(noted(json_of(v32 + " --gpu mi300x --tp 8 --engine-version 0.5.8 --block-size 16"), "sets a page size of 1 "));
+  CHECK_FALSE(noted(json_of(v32 + " --gpu mi300x --tp 8 --block-size 16"), "sets a page size"));
   const auto mi300x = json_of(v32 + " --gpu mi300x --tp 8 --kv-dtype fp8_e4m3");
   CHECK(mi300x.at("kv_bytes_per_token") == 43'188);
   CHECK(mi300x.at("block_size") == 1);
