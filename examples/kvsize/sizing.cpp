@@ -82,6 +82,11 @@ auto bandwidth_option(std::string_view flag, const std::string& text) -> std::ui
 
 /// An FP8 format's name by the extent of its scale: "fp8-per-tensor" (0 × 0), "fp8-per-channel" (1 × 0),
 /// "fp8-block128x128"; "+input-scale" where each matrix also stores ModelOpt's static float32 input_scale.
+/// The config's `architectures` names `architecture` (vLLM and SGLang pick the model class by it).
+auto architectures_hold(const sizing& s, std::string_view architecture) -> bool {
+  return std::ranges::find(s.config.architectures, architecture) != s.config.architectures.end();
+}
+
 auto fp8_format_name(const weights_format& f) -> std::string {
   const std::string extent = f.block_rows == 0 && f.block_cols == 0 ? std::string{"per-tensor"}
                              : f.block_rows == 1 && f.block_cols == 0
@@ -313,14 +318,10 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   // A quantization_config kvsize cannot read is still one; a folder's safetensors beside its config.json
   // are the same checkpoint, a GGUF file is not (V2's GGUF path untraced).
   const bool quantized = s.config.quantization_config_given;
-  o.vllm.v2_default_checkpoint = std::ranges::find(s.config.architectures, "Qwen3ForCausalLM") !=
-                                     s.config.architectures.end() &&
-                                 !quantized &&
+  o.vllm.v2_default_checkpoint = architectures_hold(s, "Qwen3ForCausalLM") && !quantized &&
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
-  o.vllm.deepseek_v32_checkpoint = std::ranges::find(s.config.architectures, "DeepseekV32ForCausalLM") !=
-                                   s.config.architectures.end();
-  o.glm_moe_dsa_checkpoint = std::ranges::find(s.config.architectures, "GlmMoeDsaForCausalLM") !=
-                             s.config.architectures.end();
+  o.vllm.deepseek_v32_checkpoint = architectures_hold(s, "DeepseekV32ForCausalLM");
+  o.glm_moe_dsa_checkpoint = architectures_hold(s, "GlmMoeDsaForCausalLM");
   // No type named (or "auto"): s.kv is what the engine's auto resolved to, which vLLM names apart (kv_cache_auto).
   o.vllm.kv_cache_auto = takes_default_type(opts, opts.k_dtype) && takes_default_type(opts, opts.v_dtype);
   if (opts.cuda_graph_memory) {
@@ -741,8 +742,7 @@ auto declared_kv_options(const options& opts, const sizing& s, const device_choi
   o.sglang.rocm = d.rocm;
   o.sglang.compute_capability = d.compute_capability;
   o.sglang.sparse_index = s.config.spec.latent.index_head_dim != 0;
-  o.glm_moe_dsa_checkpoint = std::ranges::find(s.config.architectures, "GlmMoeDsaForCausalLM") !=
-                             s.config.architectures.end();
+  o.glm_moe_dsa_checkpoint = architectures_hold(s, "GlmMoeDsaForCausalLM");
   if (opts.engine_version && s.engine == engine_kind::vllm) {
     o.vllm.release_minor = vllm_release_option(opts);
   }
@@ -1077,23 +1077,36 @@ auto kv_memory_of(const options& opts, const device_choice& d) -> std::optional<
   return kv_memory;
 }
 
-/// The note on an fp8 cache of a DeepSeek-sparse-attention model under vLLM 0.18+ with no device known: its layout
-/// follows the GPU (engines::vllm::sparse_mla_choice_of), and Hopper's was taken. Empty where there is nothing to say.
+/// The note on a DeepSeek-sparse-attention model under vLLM with no device known, where the GPU decides what serves
+/// it (engines::vllm::sparse_mla_choice_of): a float16 model, which only a B200 / GB200 runs (that device taken), or
+/// an fp8 cache under 0.18+, whose layout follows the GPU (Hopper's taken unless only SM100's backend takes it).
+/// Empty where there is nothing to say.
 auto sparse_mla_note(const sizing& s) -> std::string {
   namespace vllm = kvsize::engines::vllm;
   const engine_options& o = s.engine_opts;
+  const model_spec& m = s.config.spec;
   const bool fp8 = s.kv.k == dtype::fp8_e4m3 || s.kv.k == dtype::fp8_e5m2;
   const std::uint32_t release = vllm::release_of(o);
-  if (s.engine != engine_kind::vllm || s.config.spec.latent.index_head_dim == 0 || !fp8 || o.vllm.fp8_ds_mla ||
-      release < vllm::sparse_mla_by_backend_since || o.vllm.compute_capability != 0 || o.vllm.rocm) {
+  if (s.engine != engine_kind::vllm || m.latent.index_head_dim == 0 || o.vllm.fp8_ds_mla ||
+      o.vllm.compute_capability != 0 || o.vllm.rocm) {
+    return {};
+  }
+  const bool float16 = vllm::serving_dtype(kvsize::dtype_facts(m, o)) == dtype::f16;
+  if (float16 && vllm::sparse_mla_of(m, o).refusal.empty()) {
+    return fmt::format("KV cache: vLLM {} runs a float16 DeepSeek-sparse-attention model on a B200 or GB200 only "
+                       "(FLASHINFER_MLA_SPARSE{}), the device assumed; Hopper's FLASHMLA_SPARSE runs bfloat16 models "
+                       "(--dtype bfloat16)",
+                       vllm::release_name(release), fp8 ? ", in plain 576-byte fp8 latent rows" : "");
+  }
+  if (!fp8 || release < vllm::sparse_mla_by_backend_since) {
     return {};
   }
   engine_options on_b200 = o;
   on_b200.vllm.compute_capability = 100;
-  if (const auto b200 = vllm::sparse_mla_of(s.config.spec, on_b200); !b200.refusal.empty() || b200.fp8_ds_mla) {
+  if (const auto b200 = vllm::sparse_mla_of(m, on_b200); !b200.refusal.empty() || b200.fp8_ds_mla) {
     return {};  // a B200 keeps the layout Hopper does, or serves nothing: the device changes no figure
   }
-  if (!vllm::sparse_mla_of(s.config.spec, o).fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
+  if (!vllm::sparse_mla_of(m, o).fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
     return fmt::format("KV cache: vLLM {} keeps this checkpoint's fp8 cache (fp8_e4m3 at auto) as a plain 576-byte "
                        "latent row on a B200 or GB200 (FLASHINFER_MLA_SPARSE), the device assumed; Hopper's "
                        "FLASHMLA_SPARSE refuses fp8_e4m3 ({} fp8 names it as Hopper takes it, in 656-byte rows)",

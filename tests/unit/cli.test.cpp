@@ -347,6 +347,11 @@ TEST_CASE("kvsize: a DSA model's fp8 cache under vLLM in the layout the device g
   CHECK(run_cli("'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --engine-version 0.16").exit_code == 0);
   // A float16 model: FLASHMLA_SPARSE runs bfloat16 only; a B200's FLASHINFER_MLA_SPARSE takes it, in plain rows.
   CHECK(json_of(v32 + " --gpu b200 --dtype float16").at("kv_bytes_per_token") == 43'188);
+  // With no --gpu only a B200 serves it: sized there, and a note says so (Hopper refuses it, above).
+  const auto float16_no_device = json_of(v32 + " --dtype float16");
+  CHECK(float16_no_device.at("kv_bytes_per_token") == 43'188);
+  CHECK(noted(float16_no_device, "runs a float16 DeepSeek-sparse-attention model on a B200 or GB200 only"));
+  CHECK_FALSE(noted(json_of(v32 + " --gpu b200 --dtype float16"), "float16 DeepSeek-sparse-attention"));
   // GLM-5 (78 layers, qk_nope_head_dim 192) at 8 heads a rank: FLASHINFER_MLA_SPARSE takes a nope dim of 128 only
   // before 0.19 (supports_combination), so 0.18 falls through to FLASHMLA_SPARSE's 656-byte rows; 0.19 plain rows.
   const std::string glm_5 = "'" + config("zai-org__GLM-5.config.json") + "' --engine vllm --kv-dtype fp8 --gpu b200 --tp 8";

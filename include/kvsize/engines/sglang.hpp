@@ -37,8 +37,8 @@ namespace kvsize::engines::sglang {
 /// the ModelOptQuantConfig base that sets it. By kvsize's release groups: NVFP4 weights from 0.5.3rc2 (group
 /// v0_5_3; 0.5.3rc1 ends group v0_4_7, sized without), FP8 weights from 0.5.4.post1 (group v0_5; 0.5.4 ends group
 /// v0_5_3, sized without): both err low. compressed-tensors' kv_cache_scheme is not taken (PR #35455, August 2026;
-/// its first release is not known): nullopt, the serving dtype. A DSA model (o.sglang.sparse_index) from 0.5.5 has
-/// its `auto` resolved before the model loads (sglang_dsa.hpp dsa_cache_dtype): nullopt.
+/// its first release is not known): nullopt, the serving dtype. A DSA model (o.sglang.sparse_index) from 0.5.4.post2
+/// has its `auto` resolved before the model loads (sglang_dsa.hpp dsa_cache_dtype): nullopt.
 [[nodiscard]] constexpr auto checkpoint_kv_dtype(const engine_options& o) -> std::optional<dtype> {
   const auto from = [&](fraction_rule first) {
     return static_cast<std::uint8_t>(o.sglang.release) >= static_cast<std::uint8_t>(first);

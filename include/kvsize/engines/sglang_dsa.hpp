@@ -17,7 +17,7 @@
 //   calculate_mla_kv_cache_dim's width (656 for DeepSeek's layout). Until then the pool allocates 656-byte rows for
 //   tokens counted at 576: it takes more than the budget (what `mem_fraction_static` leaves outside absorbs it).
 // - server_args.py, for a model `is_deepseek_nsa` names (GlmMoeDsaForCausalLM from 0.5.9): page size 64 over
-//   --page-size (1 on HIP from 0.5.9); mem_fraction_static 0.8 over any value in 0.5.3rc2 – 0.5.3 (removed by PR
+//   --page-size (1 on HIP from 0.5.8); mem_fraction_static 0.8 over any value in 0.5.3rc2 – 0.5.3 (removed by PR
 //   #11309); on compute capability 10+ the cache dtype fp8_e4m3 over --kv-cache-dtype in 0.5.3rc2 – 0.5.4.post1;
 //   from 0.5.4.post2 only `auto` is defaulted (fp8_e4m3 on 10+, bfloat16 below; 0.5.9 – 0.5.12
 //   _set_default_nsa_kv_cache_dtype, 0.5.15+ arg_groups/overrides.py) and a named type must be bf16 / bfloat16 or
@@ -33,6 +33,7 @@
 #include <string_view>  // std::string_view
 
 #include "../dtype.hpp"
+#include "dsa_fp8_layout.hpp"
 #include "engine_options.hpp"
 #include "sglang_release.hpp"
 
@@ -58,10 +59,8 @@ inline constexpr release dsa_layout_counted_since = release_0_5(17);
 /// mem_fraction_static in 0.5.3rc2 – 0.5.3, over any value given ("Setting mem fraction static to 0.8 for DeepSeek
 /// NSA").
 inline constexpr double dsa_fraction_0_5_3 = 0.8;
-/// Tokens a DSA page holds on CUDA (and on HIP before 0.5.9).
+/// Tokens a DSA page holds on CUDA (and on HIP before 0.5.8).
 inline constexpr std::uint32_t dsa_page_size = 64;
-/// DeepSeek's fp8 latent row: 512 fp8 + 512 / 128 × 4 B of float32 scales + 64 × 2 B of bf16 RoPE.
-inline constexpr bytes dsa_fp8_latent_row{656};
 
 /// The release whose rules apply: o.sglang.version, else the newest release of o.sglang.release's rule.
 [[nodiscard]] constexpr auto version_of(const engine_options& o) -> release {

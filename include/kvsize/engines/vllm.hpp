@@ -15,6 +15,7 @@
 
 #include "../error.hpp"
 #include "common.hpp"
+#include "dsa_fp8_layout.hpp"  // fp8_ds_mla's 656-byte row
 #include "engine_concept.hpp"
 #include "vllm_prefix_caching.hpp"  // the Mamba cache mode
 #include "vllm_runner_v2.hpp"       // 0.22's Model Runner V2
@@ -176,7 +177,6 @@ inline constexpr std::uint32_t default_mla_block_size = 64;  ///< FlashMLA force
 /// size == sparse block size"; models/minimax_m3/common/sparse_attention.py @040e4601), so the cache's
 /// block size must be a multiple of 128; vLLM's recipes pass --block-size 128.
 inline constexpr std::uint32_t sparse_index_block_size = 128;
-inline constexpr bytes fp8_ds_mla_bytes_per_token{656};  ///< 512 fp8 + 4×fp32 scales + 64 bf16 rope
 
 namespace detail {
 using kvsize::detail::ceil_div;
@@ -267,7 +267,7 @@ inline constexpr std::uint32_t diff_kv_since = 20;
     specs.any_attention = true;
     specs.any_latent = specs.any_latent || latent;
     specs.add(spec{.kind = full ? group_kind::full : g.kind,
-                   .per_token = ds_mla ? fp8_ds_mla_bytes_per_token + g.index_row : attention_row(g, o),
+                   .per_token = ds_mla ? dsa_fp8_latent_row + g.index_row : attention_row(g, o),
                    .window = full ? 0U : g.window,
                    .layers = g.layers});
   };

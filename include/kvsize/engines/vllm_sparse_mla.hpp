@@ -69,11 +69,69 @@ struct sparse_mla_choice {
   std::string_view refusal;  ///< non-empty: vLLM cannot serve this configuration, in words
 };
 
+/// Why no sparse MLA backend runs the model's dtype `c.model`, in words; empty when one does. bfloat16 everywhere;
+/// float16 on ROCm from 0.18 and on SM100 (or an unknown device) from 0.17 (FlashInfer's backend, which 0.17 gives
+/// only an `auto` or bfloat16 cache, at a qk_nope_head_dim it supports: `flashinfer_shape`); float32 nowhere.
+[[nodiscard]] constexpr auto model_dtype_refusal(const engine_options& o, const sparse_mla_case& c,
+                                                 bool flashinfer_shape) -> std::string_view {
+  const std::uint32_t release = release_of(o);
+  const std::uint32_t major = o.vllm.compute_capability / 10;
+  const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
+  const bool sm100_or_unknown = major == 10 || major == 0;
+  const bool float16_served =
+      o.vllm.rocm ? release >= rocm_float16_sparse_since
+                  : sm100_or_unknown && release >= sm100_float16_sparse_since && flashinfer_shape &&
+                        (release >= sparse_mla_by_backend_since || !fp8);
+  if (c.model == dtype::bf16 || (c.model == dtype::f16 && float16_served)) {
+    return {};
+  }
+  if (c.model == dtype::f16 && !o.vllm.rocm && sm100_or_unknown && release >= sm100_float16_sparse_since &&
+      !flashinfer_shape) {
+    return "FLASHINFER_MLA_SPARSE, vLLM's one sparse MLA backend for a float16 model on a B200 / GB200, takes a "
+           "qk_nope_head_dim of 128, or 192 (GLM-5's) from 0.19 (supports_combination): --dtype bfloat16";
+  }
+  return "vLLM's sparse MLA backends run a bfloat16 model (FLASHMLA_SPARSE at every release), or a float16 one on a "
+         "B200 / GB200 from 0.17 (FLASHINFER_MLA_SPARSE, at a qk_nope_head_dim of 128, or 192 from 0.19; with an fp8 "
+         "cache from 0.18) or on ROCm from 0.18: --dtype bfloat16";
+}
+
+/// An fp8 cache under an explicit --attention-backend (o.vllm.fp8_ds_mla set): FLASHMLA_SPARSE (true) takes a
+/// bfloat16 model's "fp8" from 0.18 (as fp8_ds_mla), and before that only the fp8_ds_mla that
+/// DeepseekV32ForCausalLM's config hook makes of any fp8 type; FLASHINFER_MLA_SPARSE (false) runs on compute
+/// capability 10.x and takes "fp8" or "fp8_e4m3" (a plain row) from 0.18, at a qk_nope_head_dim it supports
+/// (`flashinfer_shape`). Neither takes "fp8_e5m2" from 0.18. Device and model dtype are checked by the caller.
+[[nodiscard]] constexpr auto explicit_sparse_backend(const engine_options& o, const sparse_mla_case& c,
+                                                     bool flashinfer_shape) -> sparse_mla_choice {
+  const std::uint32_t release = release_of(o);
+  const bool by_backend = release >= sparse_mla_by_backend_since;
+  if (by_backend && c.latent == dtype::fp8_e5m2) {
+    return {false, "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"};
+  }
+  if (*o.vllm.fp8_ds_mla) {
+    if (c.model != dtype::bf16) {
+      return {false, "FLASHMLA_SPARSE runs a bfloat16 model only (its supported_dtypes): --dtype bfloat16"};
+    }
+    if (by_backend ? c.checkpoint_fp8 : !o.vllm.deepseek_v32_checkpoint) {
+      return {false, by_backend ? "FLASHMLA_SPARSE takes --kv-cache-dtype fp8, not the fp8_e4m3 that a checkpoint's "
+                                  "FP8 cache resolves to at auto: --kv-dtype fp8 names it so"
+                                : "vLLM 0.17 and before convert only DeepseekV32ForCausalLM's fp8 cache to fp8_ds_mla "
+                                  "(models/config.py), the one fp8 type FLASHMLA_SPARSE takes there: --kv-dtype bf16"};
+    }
+    return {true, {}};
+  }
+  const std::uint32_t major = o.vllm.compute_capability / 10;
+  if (!by_backend || (major != 0 && major != 10) || !flashinfer_shape) {
+    return {false, "FLASHINFER_MLA_SPARSE keeps an fp8 cache from 0.18, on compute capability 10.x (B200 / GB200), "
+                   "at a qk_nope_head_dim of 128, or 192 (GLM-5's) from 0.19"};
+  }
+  return {false, {}};
+}
+
 /// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
 /// o.vllm.deepseek_v32_checkpoint, o.glm_moe_dsa_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the
 /// layout of an fp8 cache). A device of unknown compute capability (0) takes Hopper's rule, the devices DSA's
-/// kernels were first written for, unless only SM100's FLASHINFER_MLA_SPARSE takes the cache (a checkpoint's
-/// "fp8_e4m3"): then SM100's.
+/// kernels were first written for, unless only SM100's FLASHINFER_MLA_SPARSE takes the model or the cache (a float16
+/// model, a checkpoint's "fp8_e4m3"): then SM100's.
 [[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
     -> sparse_mla_choice {
   const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
@@ -89,16 +147,10 @@ struct sparse_mla_choice {
     return {false, "vLLM 0.11 has no sparse attention on ROCm (platforms/rocm.py: \"Sparse Attention is not "
                    "supported on ROCm\"); its sparse MLA backend comes in 0.12"};
   }
-  // The model's dtype: bfloat16 everywhere; float16 on ROCm from 0.18 and on SM100 from 0.17 (FlashInfer's backend,
-  // which 0.17 gives only an `auto` or bfloat16 cache); float32 nowhere.
-  const bool flashinfer_shape = release >= flashinfer_sparse_nope_192_since || c.nope_head_dim == 128;
-  const bool float16_served = o.vllm.rocm ? release >= rocm_float16_sparse_since
-                                          : major == 10 && release >= sm100_float16_sparse_since && flashinfer_shape &&
-                                                (release >= sparse_mla_by_backend_since || !fp8);
-  if (c.model != dtype::bf16 && !(c.model == dtype::f16 && float16_served)) {
-    return {false, "vLLM's sparse MLA backends run a bfloat16 model (FLASHMLA_SPARSE at every release), or a float16 "
-                   "one on a B200 / GB200 from 0.17 (FLASHINFER_MLA_SPARSE; with an fp8 cache from 0.18) or on ROCm "
-                   "from 0.18: --dtype bfloat16"};
+  const bool flashinfer_shape =
+      c.nope_head_dim == 128 || (c.nope_head_dim == 192 && release >= flashinfer_sparse_nope_192_since);
+  if (const std::string_view dtype_refusal = model_dtype_refusal(o, c, flashinfer_shape); !dtype_refusal.empty()) {
+    return {false, dtype_refusal};
   }
   if (o.vllm.rocm) {
     const bool refused = fp8 && (release < rocm_fp8_sparse_since || c.latent == dtype::fp8_e5m2);
@@ -113,8 +165,9 @@ struct sparse_mla_choice {
   if (!fp8) {
     return {};
   }
+  const bool e5m2 = c.latent == dtype::fp8_e5m2;
   if (o.vllm.fp8_ds_mla) {
-    return {*o.vllm.fp8_ds_mla, {}};
+    return explicit_sparse_backend(o, c, flashinfer_shape);
   }
   if (release < sparse_mla_by_backend_since) {
     return o.vllm.deepseek_v32_checkpoint
@@ -125,7 +178,6 @@ struct sparse_mla_choice {
   }
   // From 0.18, by the name vLLM is given: FLASHMLA_SPARSE takes "fp8" (as fp8_ds_mla), FLASHINFER_MLA_SPARSE "fp8"
   // and "fp8_e4m3" (a plain row); neither takes "fp8_e5m2".
-  const bool e5m2 = c.latent == dtype::fp8_e5m2;
   const bool named_e4m3 = c.checkpoint_fp8 && !e5m2;
   const bool flashmla_takes = !e5m2 && !named_e4m3 && c.model == dtype::bf16;
   const bool flashinfer_takes = !e5m2 && flashinfer_shape;
@@ -146,10 +198,15 @@ struct sparse_mla_choice {
   if (flashmla_takes) {  // Hopper (or an unknown device): FLASHMLA_SPARSE only
     return {true, {}};
   }
-  return {false, e5m2 ? "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes fp8, not fp8_e5m2: --kv-dtype fp8"
-                      : "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes --kv-cache-dtype fp8, not the "
-                        "fp8_e4m3 that a checkpoint's FP8 cache resolves to at auto: --kv-dtype fp8 names it so (on "
-                        "a B200 or GB200, --gpu b200, FLASHINFER_MLA_SPARSE takes fp8_e4m3)"};
+  return {false,
+          e5m2 ? "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes fp8, not fp8_e5m2: --kv-dtype fp8"
+          : flashinfer_shape
+              ? "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes --kv-cache-dtype fp8, not the fp8_e4m3 "
+                "that a checkpoint's FP8 cache resolves to at auto: --kv-dtype fp8 names it so (on a B200 or GB200, "
+                "--gpu b200, FLASHINFER_MLA_SPARSE takes fp8_e4m3)"
+              : "vLLM's sparse MLA backend on Hopper (FLASHMLA_SPARSE) takes --kv-cache-dtype fp8, not the fp8_e4m3 "
+                "that a checkpoint's FP8 cache resolves to at auto: --kv-dtype fp8 names it so (on a B200 or GB200 "
+                "FLASHINFER_MLA_SPARSE takes fp8_e4m3 at a qk_nope_head_dim of 192, GLM-5's, only from 0.19)"};
 }
 
 }  // namespace kvsize::engines::vllm

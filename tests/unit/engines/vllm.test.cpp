@@ -294,6 +294,72 @@ TEST_CASE("vLLM: a DSA model's fp8 latent, DeepSeek's fp8_ds_mla layout or a pla
             .kv_bytes_per_token == bytes{61 * 576});
 }
 
+TEST_CASE("vLLM: sparse MLA backends by qk_nope_head_dim, model dtype and an explicit backend",
+          "[engines][vllm][latent]") {
+  // engines/vllm_sparse_mla.hpp sparse_mla_choice_of, from vLLM's source: FLASHINFER_MLA_SPARSE's
+  // supports_combination takes qk_nope_head_dim 128 in 0.17 – 0.18 and [128, 192] from v0.19.0
+  // (v1/attention/backends/mla/flashinfer_mla_sparse.py: "requires qk_nope_head_dim in [128, 192]");
+  // FLASHMLA_SPARSE's supported_dtypes are bfloat16 only; FLASHINFER_MLA_SPARSE runs on 10.x only.
+  using kvsize::engines::vllm::sparse_mla_case;
+  using kvsize::engines::vllm::sparse_mla_choice_of;
+  using kvsize::dtype;
+  const auto at = [](std::uint32_t release, std::uint32_t capability) {
+    engine_options o{.context = 4'096};
+    o.vllm.release_minor = release;
+    o.vllm.compute_capability = capability;
+    return o;
+  };
+  const auto reason = [](const engine_options& o, const sparse_mla_case& c) {
+    return std::string{sparse_mla_choice_of(o, c).refusal};
+  };
+  // GLM-5 (nope 192) served in float16 on a B200: only FlashInfer runs float16, and takes 192 from 0.19.
+  const sparse_mla_case glm5_f16{.heads_per_rank = 64, .model = dtype::f16, .nope_head_dim = 192};
+  CHECK_THAT(reason(at(18, 100), glm5_f16), Catch::Matchers::ContainsSubstring("192 (GLM-5's) from 0.19"));
+  CHECK(reason(at(19, 100), glm5_f16).empty());
+  // DeepSeek-V3.2's shape (nope 128) in float16: served from 0.17 on SM100, and on an unknown device (only
+  // FlashInfer serves it, so SM100's rule), never on Hopper.
+  const sparse_mla_case v32_f16{.heads_per_rank = 128, .model = dtype::f16, .nope_head_dim = 128};
+  CHECK(reason(at(17, 100), v32_f16).empty());
+  CHECK(reason(at(19, 0), v32_f16).empty());
+  CHECK_THAT(reason(at(19, 90), v32_f16), Catch::Matchers::ContainsSubstring("--dtype bfloat16"));
+  CHECK_FALSE(reason(at(16, 100), v32_f16).empty());
+  // ... and its fp8 cache there is FlashInfer's plain row.
+  auto v32_f16_fp8 = v32_f16;
+  v32_f16_fp8.latent = dtype::fp8_e4m3;
+  CHECK(reason(at(19, 0), v32_f16_fp8).empty());
+  CHECK_FALSE(sparse_mla_choice_of(at(19, 0), v32_f16_fp8).fp8_ds_mla);
+  // A nope dim FlashInfer never takes (64): SM100 falls back to FLASHMLA_SPARSE's fp8_ds_mla layout at 0.19.
+  const sparse_mla_case nope_64{.heads_per_rank = 16, .latent = dtype::fp8_e4m3, .nope_head_dim = 64};
+  CHECK(reason(at(19, 100), nope_64).empty());
+  CHECK(sparse_mla_choice_of(at(19, 100), nope_64).fp8_ds_mla);
+  // A checkpoint's fp8_e4m3 on Hopper: the refusal names FlashInfer's nope-dim rule where the model has 192.
+  const sparse_mla_case glm5_ckpt{.heads_per_rank = 64, .latent = dtype::fp8_e4m3, .nope_head_dim = 192,
+                                  .checkpoint_fp8 = true};
+  CHECK_THAT(reason(at(18, 90), glm5_ckpt), Catch::Matchers::ContainsSubstring("only from 0.19"));
+  CHECK_THAT(reason(at(19, 90), glm5_ckpt), Catch::Matchers::ContainsSubstring("--gpu b200"));
+  // An explicit --attention-backend (vllm_knobs::fp8_ds_mla): FLASHMLA_SPARSE (true) runs bfloat16 models only and
+  // takes "fp8", not a checkpoint's "fp8_e4m3"; FLASHINFER_MLA_SPARSE (false) keeps fp8 from 0.18 on 10.x only.
+  auto flashmla = at(19, 100);
+  flashmla.vllm.fp8_ds_mla = true;
+  CHECK_THAT(reason(flashmla, v32_f16_fp8), Catch::Matchers::ContainsSubstring("bfloat16 model only"));
+  auto v32_fp8 = v32_f16_fp8;
+  v32_fp8.model = dtype::bf16;
+  CHECK(reason(flashmla, v32_fp8).empty());
+  CHECK(sparse_mla_choice_of(flashmla, v32_fp8).fp8_ds_mla);
+  CHECK_THAT(reason(flashmla, glm5_ckpt), Catch::Matchers::ContainsSubstring("not the fp8_e4m3"));
+  auto flashinfer = at(19, 90);
+  flashinfer.vllm.fp8_ds_mla = false;
+  CHECK_THAT(reason(flashinfer, v32_fp8), Catch::Matchers::ContainsSubstring("compute capability 10.x"));
+  flashinfer.vllm.compute_capability = 100;
+  CHECK(reason(flashinfer, v32_fp8).empty());
+  CHECK_FALSE(sparse_mla_choice_of(flashinfer, v32_fp8).fp8_ds_mla);
+  flashinfer.vllm.release_minor = 17;  // 0.17's FlashInfer backend keeps auto or bfloat16 caches only
+  CHECK_FALSE(reason(flashinfer, v32_fp8).empty());
+  auto e5m2 = v32_fp8;
+  e5m2.latent = dtype::fp8_e5m2;
+  CHECK_THAT(reason(flashmla, e5m2), Catch::Matchers::ContainsSubstring("not fp8_e5m2"));
+}
+
 TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
   // opea-project/GenAIExamples PR #1762 (https://github.com/opea-project/GenAIExamples/pull/1762):
   // "... the maximum number of tokens that can be stored in KV cache (21840)" with the default
