@@ -10,6 +10,8 @@
 #include <array>    // std::array
 #include <cstdint>  // std::uint8_t, std::uint32_t, std::uint64_t
 
+#include "rotary_cache_shape.hpp"
+
 namespace kvsize {
 
 /// What one normalization layer holds.
@@ -133,6 +135,7 @@ struct weights_shape {
   /// rope_parameters' sliding_attention entry): vLLM's get_rope builds a second cos/sin table for them (its cache
   /// key holds the parameters). No weight; the loaded buffers (engines/vllm_startup.hpp loaded_buffers).
   bool sliding_rope_apart = false;
+  rotary_cache_shape rotary{};  ///< the full layers' rotary table, where rope scaling or a partial rotary shape it
   /// An indexed layer's indexer query heads (MiniMax-M3 sparse_num_index_heads): index_q_proj of these heads and
   /// index_k_proj of one, each of model_spec::sparse_index_dim, with a norm each
   std::uint32_t sparse_index_heads = 0;

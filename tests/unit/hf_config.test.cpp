@@ -884,6 +884,8 @@ TEST_CASE("parse_config: every file of configs/weights_unknown is read, the weig
       {"modelopt_group_size_zero", "/quantization_config/config_groups/group_0/weights/group_size"},
       {"gemma4_per_layer_input_string", "/text_config/hidden_size_per_layer_input"},
       {"gemma4_double_wide_mlp_string", "/text_config/use_double_wide_mlp"},
+      {"gemma3_rope_scaling_factor_string", "/text_config/rope_scaling/factor"},
+      {"glm4_5_partial_rotary_factor_above_one", "/partial_rotary_factor"},
   };
   std::set<std::string> covered;
   for (const auto& row : table) {

@@ -219,6 +219,12 @@ struct field_list {
   f.add("output_gate", w.output_gate, d.output_gate, b(w.output_gate));
   f.add("head_gate", w.head_gate, d.head_gate, b(w.head_gate));
   f.add("sliding_rope_apart", w.sliding_rope_apart, d.sliding_rope_apart, b(w.sliding_rope_apart));
+  if (!(w.rotary == d.rotary)) {
+    const auto& r = w.rotary;
+    f.add_always("rotary", "{.positions = " + n(r.positions) + ", .rotary_dim = " + n(r.rotary_dim) +
+                               ", .positions_dynamic = " + b(r.positions_dynamic) + ", .multimodal = " +
+                               b(r.multimodal) + ", .float32 = " + b(r.float32) + ", .none = " + b(r.none) + "}");
+  }
   f.add("sparse_index_heads", w.sparse_index_heads, d.sparse_index_heads, n(w.sparse_index_heads));
   f.add("dsa_index_heads", w.dsa_index_heads, d.dsa_index_heads, n(w.dsa_index_heads));
   f.add("fused_qkv", w.fused_qkv, d.fused_qkv, b(w.fused_qkv));

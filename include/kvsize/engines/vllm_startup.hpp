@@ -212,12 +212,16 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 }
 
 /// Device buffers loaded with the weights beyond the parameters kvsize counts, on one rank:
-///   rotary cos/sin cache  max_position_embeddings × rotary dim × model dtype (one per parameter set:
-///                         layers/rotary_embedding get_rope caches it by head size, rotary dim, position and
-///                         rope parameters; RotaryEmbedding.__init__ keeps it in the default dtype): one for
-///                         most models; with weights_shape::sliding_rope_apart one for the full layers' head
-///                         dim and one for the sliding layers' (Gemma 4's full layers: global_head_dim, which
-///                         Gemma4RotaryEmbedding caches whole, rotary_embedding/gemma4_rope.py)
+///   rotary cos/sin cache  rows × rotary dim × model dtype (one per parameter set: layers/rotary_embedding
+///                         get_rope caches it by head size, rotary dim, position and rope parameters;
+///                         RotaryEmbedding.__init__ keeps it in the default dtype, float32 where the class asks):
+///                         rows max_position_embeddings, or as the scaling class sizes them (weights_shape::rotary:
+///                         Gemma 3's linear factor 8 gives 8 × 131,072), × 4 under mrope; the rotary dim
+///                         int(head_dim × partial_rotary_factor), or qk_rope_head_dim (MLA); none without rope
+///                         (Nemotron-H). One table for most models; with weights_shape::sliding_rope_apart one for
+///                         the full layers and one, max_position_embeddings rows, for the sliding layers' head dim
+///                         (Gemma 4's full layers: global_head_dim, which Gemma4RotaryEmbedding caches whole,
+///                         rotary_embedding/gemma4_rope.py)
 ///   vocabulary padding    (round_up(vocab, 64) − vocab) × hidden, in the embedding and, untied, the
 ///                         LM head, split over tp (layers/vocab_parallel_embedding.py pad_vocab_size)
 ///   per-layer inputs     max_num_batched_tokens × layers × hidden_size_per_layer_input × model dtype, whole on
@@ -228,10 +232,16 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 /// is 16,094,076,928 B, not the parameters' 16,060,522,496 B.
 [[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
   using detail::checked_mul;
-  const auto rope_table = [&](std::uint64_t rotary_dim) {
-    return storage_bytes(served, checked_mul(m.max_context, rotary_dim));
+  const rotary_cache_shape& r = m.weights.rotary;
+  const dtype table_type = r.float32 ? dtype::f32 : served;
+  // DynamicNTKScalingRotaryEmbedding caches max_position rows again from 0.22 (max_trained_positions).
+  const bool scaled = r.positions != 0 && !(r.positions_dynamic && release_of(o) >= 22);
+  const std::uint64_t full_rows = checked_mul(scaled ? r.positions : m.max_context, r.multimodal ? 4 : 1);
+  const auto rope_table = [&](std::uint64_t rows, std::uint64_t head_dim) {
+    const std::uint64_t width = r.rotary_dim != 0 ? r.rotary_dim : head_dim;
+    return r.none ? bytes{0} : storage_bytes(table_type, checked_mul(rows, width));
   };
-  bytes rope = rope_table(m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m));
+  bytes rope = rope_table(full_rows, m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m));
   const auto first_of = [&](layer_kind k) {  // the first layer of kind k; m.layers when none is
     std::uint32_t il = 0;
     while (il < m.layers && kind_of_layer(m, il) != k) {
@@ -242,7 +252,8 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
   const std::uint32_t full = first_of(layer_kind::full);
   const std::uint32_t sliding = first_of(layer_kind::sliding);
   if (m.weights.sliding_rope_apart && full != m.layers && sliding != m.layers) {
-    rope = rope_table(head_dim_of_layer(m, full)) + rope_table(head_dim_of_layer(m, sliding));
+    rope = rope_table(full_rows, head_dim_of_layer(m, full)) +
+           rope_table(m.max_context, head_dim_of_layer(m, sliding));
   }
   const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
   const std::uint64_t tables = m.tied_embeddings ? 1 : 2;

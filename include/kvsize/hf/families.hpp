@@ -232,9 +232,10 @@ inline constexpr family families[] = {
     // models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer.__init__): sliding layers where hybrid_layer_pattern is 1,
     // with their own KV heads and head widths (swa_*), window sliding_window_size, and sinks when
     // add_swa_attention_sink_bias; full layers num_key_value_heads × head_dim (K) / v_head_dim (V); MoE where
-    // moe_layer_freq[i] is 1 (no shared expert); MiMoV2MoE's gate has e_score_correction_bias.
+    // moe_layer_freq[i] is 1 (no shared expert); MiMoV2MoE's gate has e_score_correction_bias. The sliding layers
+    // rotate at swa_rope_theta (MiMoV2Attention's get_rope): a rotary table of their own.
     {.model_type = "mimo_v2_flash", .source = "MiMoV2FlashConfig (transformers models/mimo_v2_flash/configuration_mimo_v2_flash.py)",
-     .window = window_rule::hybrid_layer_pattern, .experts_key = "n_routed_experts", .score_correction_bias = true,
+     .window = window_rule::hybrid_layer_pattern, .sliding_rope_apart = true, .experts_key = "n_routed_experts", .score_correction_bias = true,
      .swa_attention_keys = true,
      .nested_defaults = R"({"intermediate_size":16384})"},
     // CohereDecoderLayer: one CohereLayerNorm (weight only) feeds attention and MLP in parallel.
@@ -266,7 +267,8 @@ inline constexpr family families[] = {
      .experts_key = "num_local_experts", .shared_expert_is_mlp = true, .dense_width_key = "intermediate_size_mlp"},
     // GptOssAttention.sinks: one logit per head; GptOssTopKRouter: Linear with bias; experts'
     // gate_up_proj_bias and down_proj_bias.
-    {.model_type = "gpt_oss", .source = "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)", .attention_sinks = true,
+    {.model_type = "gpt_oss", .source = "GptOssConfig (models/gpt_oss/configuration_gpt_oss.py)", .rotary_float32 = true,
+     .attention_sinks = true,
      .qkv_bias = true, .experts_key = "num_local_experts", .expert_biases = true},
     // Latent attention: vLLM's MLA list (config/model.py is_deepseek_mla). DeepseekV3Config,
     // NemotronHConfig and Glm4MoeConfig spell the expert count n_routed_experts.
@@ -358,7 +360,8 @@ inline constexpr family families[] = {
     // #29978) to 0.19; float32 from 0.20 (PR #39032, merged after 0.19.0): the reader marks the default
     // (recurrent_state::ssm_dtype_defaulted) and engines/vllm.hpp stage_types replaces it from 0.20.
     {.model_type = "nemotron_h", .source = "NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py)",
-     .one_block_per_layer = true, .gated_mlp = false, .score_correction_bias = true, .expert_latent_key = "moe_latent_size",
+     .one_block_per_layer = true, .gated_mlp = false, .rotary_none = true, .score_correction_bias = true,
+     .expert_latent_key = "moe_latent_size",
      .nested_defaults = R"({"intermediate_size":21504})",
      .ssm_dtype_key = "mamba_ssm_cache_dtype", .ssm_dtype_default = "float16",
      .ssm_dtype_source = "vLLM 0.13 to 0.19's NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype "
@@ -366,7 +369,7 @@ inline constexpr family families[] = {
                          "float32 from 0.20, PR #39032)"},
     // Hybrids with Mamba state.
     {.model_type = "jamba", .source = "JambaConfig (models/jamba/configuration_jamba.py)", .layers = layer_rule::jamba_period,
-     .mixer = mixer_rule::mamba1, .single_expert_dense = true, .expert_layer_period = true,
+     .mixer = mixer_rule::mamba1, .rotary_none = true, .single_expert_dense = true, .expert_layer_period = true,
      .nested_defaults = R"({"intermediate_size":14336})"},
     // No intermediate_size default: GraniteMoeHybridDecoderLayer gives it to the experts only; the MLP every
     // layer has is shared_mlp, of shared_intermediate_size.

@@ -122,6 +122,8 @@ struct family {
   /// Gemma 3 / 3n / 4: the sliding layers rotate with parameters of their own (rope_local_base_freq, or
   /// rope_parameters' sliding_attention entry): weights_shape::sliding_rope_apart.
   bool sliding_rope_apart = false;
+  bool rotary_float32 = false;  ///< the model class keeps its rotary table in float32 (rotary_cache_shape::float32)
+  bool rotary_none = false;     ///< the model has no rotary embedding (rotary_cache_shape::none: Nemotron-H, Jamba)
   /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
   /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).
   bool per_layer_inputs = false;

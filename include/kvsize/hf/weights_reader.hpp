@@ -29,6 +29,7 @@
 #include "moe_weights.hpp"
 #include "parsed_config.hpp"
 #include "quantization_reader.hpp"
+#include "rotary_reader.hpp"
 #include "weights_only.hpp"
 
 namespace kvsize::hf::detail {
@@ -280,6 +281,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     read_attention_extras(v, m, w);
     read_per_layer_inputs(v, w);
   });
+  read_weights_only(out, [&] { read_rotary_cache(v, m); });
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
   read_weights_only(out, [&] {  // FFN kinds and widths (block_configs' ffn): the MLP width too
     try {

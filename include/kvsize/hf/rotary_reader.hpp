@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// model_spec::weights.rotary: the shape of the rotary cos/sin table vLLM builds for the full-attention layers, from
+// the config's rope keys (rope_scaling, or transformers v5's rope_parameters; partial_rotary_factor, rotary_pct,
+// rotary_emb_fraction, rotary_dim; position_embedding_type) and the family's row. vLLM patches the legacy keys into
+// rope_parameters (transformers_utils/config.py patch_rope_parameters) and get_rope reads them there
+// (layers/rotary_embedding/__init__.py; sources at the tags v0.10.0 – v0.24.0). A device buffer, not a weight:
+// read among the weights-only keys (weights_only.hpp), so a malformed one leaves the weights unknown, never the KV.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cmath>        // std::isfinite
+#include <cstdint>      // std::uint32_t, std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include "../model_spec.hpp"
+#include "config_view.hpp"
+#include "families.hpp"
+#include "json_reader.hpp"
+
+namespace kvsize::hf::detail::weights_detail {
+
+/// The full-attention layers' rope parameters: rope_scaling, else rope_parameters, whose per-layer-type form
+/// ({"full_attention": {...}, "sliding_attention": {...}}: Gemma 3 / 4 under transformers v5) gives its
+/// full_attention entry. Absent or null: an unset slot. Anything but an object is refused.
+[[nodiscard]] inline auto full_layers_rope(const config_view& v) -> slot {
+  slot rope = v.get("rope_scaling");
+  if (!rope.set()) {
+    rope = v.get("rope_parameters");
+  }
+  if (!rope.set()) {
+    return rope;
+  }
+  if (!rope.value->is_object()) {
+    fail(config_errc::wrong_type, rope.pointer(),
+         "expected an object of rope parameters, got " + describe(*rope.value));
+  }
+  if (slot full = lookup(*rope.value, rope.pointer(), "full_attention"); full.set()) {
+    if (!full.value->is_object()) {
+      fail(config_errc::wrong_type, full.pointer(),
+           "expected an object of rope parameters, got " + describe(*full.value));
+    }
+    return full;
+  }
+  return rope;
+}
+
+/// A rope scaling factor: a finite number in (0, 1024] (Gemma 3: 8, DeepSeek-V3: 40).
+[[nodiscard]] inline auto read_rope_factor(const slot& s) -> double {
+  if (!s.set() || !s.value->is_number()) {
+    fail(s.set() ? config_errc::wrong_type : config_errc::missing_key, s.pointer(),
+         "expected a positive number, the rope scaling factor, got " + (s.set() ? describe(*s.value) : "nothing"));
+  }
+  const double factor = s.value->get<double>();
+  if (!std::isfinite(factor) || factor <= 0 || factor > 1024) {
+    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 1024], got " + describe(*s.value));
+  }
+  return factor;
+}
+
+/// A fraction of the head dim that rotates (partial_rotary_factor, rotary_pct, rotary_emb_fraction): (0, 1].
+[[nodiscard]] inline auto read_rotary_fraction(const slot& s) -> double {
+  if (!s.value->is_number()) {
+    fail(config_errc::wrong_type, s.pointer(), "expected a number in (0, 1], got " + describe(*s.value));
+  }
+  const double fraction = s.value->get<double>();
+  if (!std::isfinite(fraction) || fraction <= 0 || fraction > 1) {
+    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 1], got " + describe(*s.value));
+  }
+  return fraction;
+}
+
+/// torch.arange(n × factor)'s length, ⌈n × factor⌉, with n × factor evaluated in double as Python does; n < 2^41
+/// and factor ≤ 1024 keep it below 2^51, where double is exact on integers.
+[[nodiscard]] inline auto scaled_positions(std::uint64_t n, double factor) -> std::uint64_t {
+  const double end = static_cast<double>(n) * factor;
+  auto rows = static_cast<std::uint64_t>(end);
+  if (static_cast<double>(rows) < end) {
+    ++rows;
+  }
+  return rows;
+}
+
+/// Rows of the full layers' table by the scaling class get_rope picks for rope_type (or the legacy `type`).
+inline void read_rotary_positions(const slot& rope, const std::string& type, const kvsize::model_spec& m,
+                                  kvsize::rotary_cache_shape& r) {
+  const std::uint64_t max = m.max_context;
+  const auto key = [&](std::string_view k) { return lookup(*rope.value, rope.pointer(), k); };
+  const auto original = [&] {  // absent: transformers' default, max_position_embeddings
+    const slot o = key("original_max_position_embeddings");
+    return o.set() ? read_integer(o, 1, std::uint64_t{1} << 40U) : max;
+  };
+  if (type == "linear") {
+    r.positions = scaled_positions(max, read_rope_factor(key("factor")));
+  } else if (type == "dynamic" && !key("alpha").present()) {  // DynamicNTKAlphaRotaryEmbedding keeps max rows
+    r.positions = scaled_positions(max, read_rope_factor(key("factor")));
+    r.positions_dynamic = true;
+  } else if (type == "yarn" || type == "deepseek_yarn") {
+    r.positions = scaled_positions(original(), read_rope_factor(key("factor")));
+  } else if (type == "longrope" || type == "su") {
+    r.positions = original() + max;
+  }
+}
+
+/// The rotated dims a head: rotary_dim (MiniMax), else the first rotary fraction present, in the rope parameters
+/// or at the top level, as int(head_dim × fraction) (get_rope); 0 where the whole head rotates.
+[[nodiscard]] inline auto read_rotary_dim(const config_view& v, const slot& rope, std::uint32_t head_dim)
+    -> std::uint32_t {
+  if (const slot dim = v.get("rotary_dim"); dim.set()) {
+    const std::uint32_t d = read_u32(dim, 1, head_dim);
+    return d == head_dim ? 0 : d;
+  }
+  slot fraction = rope.set() ? lookup(*rope.value, rope.pointer(), "partial_rotary_factor") : slot{};
+  for (const std::string_view k : {"partial_rotary_factor", "rotary_pct", "rotary_emb_fraction"}) {
+    if (!fraction.set()) {
+      fraction = v.get(k);
+    }
+  }
+  if (!fraction.set()) {
+    return 0;
+  }
+  const auto d = static_cast<std::uint32_t>(static_cast<double>(head_dim) * read_rotary_fraction(fraction));
+  return d == head_dim ? 0 : d;
+}
+
+/// model_spec::weights.rotary from the config (m's attention shape and max_context already read).
+inline void read_rotary_cache(const config_view& v, kvsize::model_spec& m) {
+  const family& fam = v.facts();
+  kvsize::rotary_cache_shape& r = m.weights.rotary;
+  r.float32 = fam.rotary_float32;
+  const slot position_type = v.get("position_embedding_type");  // GraniteMoeHybrid: "rope" or "nope"
+  r.none = fam.rotary_none ||
+           (position_type.set() && position_type.value->is_string() && read_string(position_type) == "nope");
+  const slot rope = full_layers_rope(v);
+  std::string type;
+  if (rope.set()) {
+    slot t = lookup(*rope.value, rope.pointer(), "rope_type");
+    if (!t.set()) {
+      t = lookup(*rope.value, rope.pointer(), "type");
+    }
+    if (t.set()) {
+      type = read_string(t);
+    }
+    read_rotary_positions(rope, type, m, r);
+    r.multimodal = type == "mrope" || lookup(*rope.value, rope.pointer(), "mrope_section").set();
+  }
+  // Gemma4RotaryEmbedding ("proportional") rotates a zero-padded whole head (rotary_embedding/gemma4_rope.py); a
+  // latent model's table is qk_rope_head_dim wide whatever the fraction.
+  if (type != "proportional" && m.latent.kv_lora_rank == 0 && kvsize::effective_head_dim(m) != 0) {
+    r.rotary_dim = read_rotary_dim(v, rope, kvsize::effective_head_dim(m));
+  }
+}
+
+}  // namespace kvsize::hf::detail::weights_detail
