@@ -80,13 +80,13 @@ auto bandwidth_option(std::string_view flag, const std::string& text) -> std::ui
   return rate->count();
 }
 
-/// An FP8 format's name by the extent of its scale: "fp8-per-tensor" (0 × 0), "fp8-per-channel" (1 × 0),
-/// "fp8-block128x128"; "+input-scale" where each matrix also stores ModelOpt's static float32 input_scale.
 /// The config's `architectures` names `architecture` (vLLM and SGLang pick the model class by it).
 auto architectures_hold(const sizing& s, std::string_view architecture) -> bool {
   return std::ranges::find(s.config.architectures, architecture) != s.config.architectures.end();
 }
 
+/// An FP8 format's name by the extent of its scale: "fp8-per-tensor" (0 × 0), "fp8-per-channel" (1 × 0),
+/// "fp8-block128x128"; "+input-scale" where each matrix also stores ModelOpt's static float32 input_scale.
 auto fp8_format_name(const weights_format& f) -> std::string {
   const std::string extent = f.block_rows == 0 && f.block_cols == 0 ? std::string{"per-tensor"}
                              : f.block_rows == 1 && f.block_cols == 0
@@ -321,6 +321,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.vllm.v2_default_checkpoint = architectures_hold(s, "Qwen3ForCausalLM") && !quantized &&
                                  !(s.config.checkpoint && s.config.checkpoint->as_loaded);
   o.vllm.deepseek_v32_checkpoint = architectures_hold(s, "DeepseekV32ForCausalLM");
+  o.vllm.text_only_class = architectures_hold(s, "Gemma3nForCausalLM") || architectures_hold(s, "Gemma4ForCausalLM");
   o.glm_moe_dsa_checkpoint = architectures_hold(s, "GlmMoeDsaForCausalLM");
   // No type named (or "auto"): s.kv is what the engine's auto resolved to, which vLLM names apart (kv_cache_auto).
   o.vllm.kv_cache_auto = takes_default_type(opts, opts.k_dtype) && takes_default_type(opts, opts.v_dtype);

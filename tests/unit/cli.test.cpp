@@ -209,6 +209,8 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
       {qwen + " --no-such-flag", "no-such-flag"},
       {"", "no config.json given"},
       {qwen + " --gpu rtx-3060 --gpu-memory 24GiB", "pass one of them"},
+      // SGLang's --kv-cache-dtype has no float32 (engines/sglang.hpp named_type_refusal): refused, not sized.
+      {qwen + " --engine sglang --kv-dtype f32", "SGLang's --kv-cache-dtype names auto"},
   };
   for (const auto& c : cases) {
     INFO(c.args);

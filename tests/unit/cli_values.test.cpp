@@ -209,7 +209,7 @@ TEST_CASE("kvsize values: a cache type the engine cannot store is refused under 
               {
                   {"--engine vllm --kv-cache-dtype q8_0", "--kv-cache-dtype q8_0: vllm has no GGML block-quantized",
                    "--engine vllm --kv-cache-dtype fp8"},
-                  {"--engine sglang -ctk q4_0", "-ctk q4_0: sglang has no GGML", "--engine sglang -ctk fp8_e5m2"},
+                  {"--engine sglang -ctk q4_0", "-ctk q4_0: sglang has no GGML", "--engine sglang --kv-dtype fp8_e5m2"},
                   {"--engine llama.cpp --kv-dtype fp8", "--kv-dtype fp8: llama.cpp's KV cache types are f32, f16",
                    "--engine llama.cpp --kv-dtype q8_0"},
                   {"--engine llama.cpp -ctv int8", "-ctv int8: llama.cpp's KV cache types", "--engine llama.cpp -ctv q4_0"},

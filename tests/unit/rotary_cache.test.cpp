@@ -85,6 +85,9 @@ TEST_CASE("rotary tables: each bundled config's, as vLLM builds them", "[weights
   CHECK(kvsize::engines::vllm::loaded_buffers(nemotron, {}, dtype::bf16) ==
         kvsize::engines::vllm::loaded_buffers(nemotron, {}, dtype::bf16) - rope_bytes(nemotron));
   CHECK(load("ai21labs__Jamba-v0.1").spec.weights.rotary.none);
+  // Kimi-Linear's MLA layers rotate nothing (kimi_linear.py: rotary_emb=None); GPT-2 has learned positions.
+  CHECK(load("moonshotai__Kimi-Linear-48B-A3B-Instruct").spec.weights.rotary.none);
+  CHECK(load("openai-community__gpt2-xl").spec.weights.rotary.none);
 }
 
 TEST_CASE("rotary tables: the scaling classes and rotary fractions a config may name", "[weights][hf][vllm]") {
@@ -122,10 +125,24 @@ TEST_CASE("rotary tables: the scaling classes and rotary fractions a config may 
   qwen3["rope_parameters"] = {{"full_attention", {{"rope_type", "linear"}, {"factor", 4}}},
                               {"sliding_attention", {{"rope_type", "default"}}}};
   CHECK(kvsize::hf::parse_config(qwen3.dump()).spec.weights.rotary.positions == 163'840);
+  // A top-level original_max_position_embeddings reaches the rope parameters (patch_rope_parameters): Phi-3-style
+  // longrope with 4,096 original positions over 40,960.
+  qwen3.erase("rope_parameters");
+  qwen3["rope_scaling"] = {{"rope_type", "longrope"}};
+  qwen3["original_max_position_embeddings"] = 4'096;
+  CHECK(kvsize::hf::parse_config(qwen3.dump()).spec.weights.rotary.positions == 45'056);
+  // mrope_section under a linear type: get_rope builds LinearScalingRotaryEmbedding, no 4 × rows.
+  qwen3["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 2}, {"mrope_section", {16, 24, 24}}};
+  CHECK_FALSE(kvsize::hf::parse_config(qwen3.dump()).spec.weights.rotary.multimodal);
+  qwen3["rope_scaling"] = {{"rope_type", "default"}, {"mrope_section", {16, 24, 24}}};
+  CHECK(kvsize::hf::parse_config(qwen3.dump()).spec.weights.rotary.multimodal);
   // A rotary fraction: rotary_pct 0.25 of 128 → 32 dims; rotary_dim names them outright.
   nlohmann::json partial = document("Qwen__Qwen3-30B-A3B");
   partial["rotary_pct"] = 0.25;
   CHECK(kvsize::hf::parse_config(partial.dump()).spec.weights.rotary.rotary_dim == 32);
+  partial["rope_scaling"] = {{"rope_type", "default"}, {"partial_rotary_factor", 0.5}};  // the top-level key wins
+  CHECK(kvsize::hf::parse_config(partial.dump()).spec.weights.rotary.rotary_dim == 32);
+  partial.erase("rope_scaling");
   partial.erase("rotary_pct");
   partial["rotary_dim"] = 64;
   CHECK(kvsize::hf::parse_config(partial.dump()).spec.weights.rotary.rotary_dim == 64);

@@ -51,6 +51,11 @@ struct vllm_knobs {
   /// The checkpoint's `architectures` holds DeepseekV32ForCausalLM, whose config hook gives an fp8 cache the
   /// fp8_ds_mla layout in 0.11 – 0.17 (the command sets it from config.json).
   bool deepseek_v32_checkpoint = false;
+  /// The checkpoint's `architectures` names a text-only Gemma 3n / Gemma 4 class (Gemma3nForCausalLM,
+  /// Gemma4ForCausalLM), which allocates no per_layer_embeddings buffer at load (gemma3n.py: only under
+  /// kv_sharing_fast_prefill; gemma4.py: none); the multimodal classes every published E checkpoint names do
+  /// (vllm_startup.hpp loaded_buffers). The command sets it from config.json.
+  bool text_only_class = false;
   /// The device's CUDA compute capability × 10 (90: Hopper, 100: B200 / GB200); 0: not known. vLLM's attention
   /// backend priorities read it (the command sets it from the GPU catalog).
   std::uint32_t compute_capability = 0;

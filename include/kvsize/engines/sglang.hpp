@@ -60,6 +60,35 @@ namespace kvsize::engines::sglang {
              : std::string_view{};
 }
 
+/// The first release whose --kv-cache-dtype names bf16 / bfloat16 (server_args.py choices, v0.5.4; auto, fp8_e5m2
+/// and fp8_e4m3 before).
+inline constexpr release named_bf16_since = release_0_5(4);
+
+/// A K/V type (o.kv) SGLang's one --kv-cache-dtype cannot be given: K and V apart, or a type that is neither what
+/// `auto` gives (the serving dtype) nor among its choices (server_args.py at every tag from 0.4.6 to 0.5.18: auto,
+/// fp8_e5m2, fp8_e4m3, and bf16 / bfloat16 from 0.5.4; fp4 recipes kvsize does not size). A float16, float32 or
+/// integer cache is had only as the model's own dtype. Empty: the type can be had.
+[[nodiscard]] constexpr auto named_type_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  if (!o.kv) {
+    return {};
+  }
+  if (o.kv->k != o.kv->v) {
+    return "SGLang's --kv-cache-dtype sets K and V together: name one type for both";
+  }
+  const dtype t = o.kv->k;
+  if (t == serving_dtype(kvsize::dtype_facts(m, o)) || t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2) {
+    return {};
+  }
+  if (t == dtype::bf16) {
+    return at_least(version_of(o), named_bf16_since)
+               ? std::string_view{}
+               : "SGLang's --kv-cache-dtype names bf16 from 0.5.4 (0.5.3 and before: auto, fp8_e5m2, fp8_e4m3); "
+                 "there a bf16 cache is the model's own dtype only";
+  }
+  return "SGLang's --kv-cache-dtype names auto (the model's dtype), fp8_e5m2, fp8_e4m3 and, from 0.5.4, bf16: a "
+         "float16, float32 or integer cache only as the dtype the model is served in (--dtype)";
+}
+
 /// The cache type named (o.kv's K; none: `auto`).
 [[nodiscard]] constexpr auto named_kv(const engine_options& o) -> std::optional<dtype> {
   return o.kv ? std::optional<dtype>{o.kv->k} : std::nullopt;
@@ -119,7 +148,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 
 /// Why SGLang's cache for this model is not modelled or cannot be had, in words; empty when it is: a DSA model
 /// before its release or in a type it does not keep (dsa_refusal), an explicit K/V type it cannot name over the
-/// checkpoint's FP8 (checkpoint_kv_type_refusal). SGLang keeps MiniMax's
+/// checkpoint's FP8 (checkpoint_kv_type_refusal) or at all (named_type_refusal). SGLang keeps MiniMax's
 /// lightning state out of its pools: models/minimax_text_01.py MiniMaxText01Model.__init__ allocates a float32
 /// MinimaxCacheManager of (lightning layers, max_num_seqs (32 unless the scheduler config says), heads / tp,
 /// head_dim, head_dim) with the weights, and serves at most that many sequences.
@@ -134,7 +163,10 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
       return why;
     }
   }
-  return checkpoint_kv_type_refusal(o);
+  if (const std::string_view why = checkpoint_kv_type_refusal(o); !why.empty()) {
+    return why;
+  }
+  return named_type_refusal(m, o);
 }
 
 /// Cell sizes (bytes per token of each pool) on one attention-TP rank for layers of `r`: KV heads

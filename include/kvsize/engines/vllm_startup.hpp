@@ -227,7 +227,8 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 ///   per-layer inputs     max_num_batched_tokens × layers × hidden_size_per_layer_input × model dtype, whole on
 ///                         every rank (Gemma 3n / Gemma 4 "E": the per_layer_embeddings buffer that
 ///                         gemma3n_mm.py, from 0.10.1, and gemma4_mm.py, from 0.19, allocate at load "for CUDA graph
-///                         compatibility"; the multimodal classes every published E checkpoint names)
+///                         compatibility"; the multimodal classes every published E checkpoint names; none under
+///                         a text-only class, vllm_knobs::text_only_class)
 /// Llama-3.1-8B: 131,072 × 128 × 2 B = 32 MiB, which is why vLLM's "Model loading took 14.9889 GiB"
 /// is 16,094,076,928 B, not the parameters' 16,060,522,496 B.
 [[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
@@ -258,8 +259,9 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
   const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
   const std::uint64_t tables = m.tied_embeddings ? 1 : 2;
   const bytes padding = storage_bytes(served, checked_mul(checked_mul(padded - m.vocab_size, m.hidden_size), tables));
-  const bytes per_layer_inputs = storage_bytes(
-      served, checked_mul(checked_mul(max_num_batched_tokens(o), m.layers), m.weights.per_layer_input_width));
+  const std::uint64_t per_layer_elements =
+      checked_mul(checked_mul(max_num_batched_tokens(o), m.layers), m.weights.per_layer_input_width);
+  const bytes per_layer_inputs = o.vllm.text_only_class ? bytes{0} : storage_bytes(served, per_layer_elements);
   return rope + padding / (o.tp == 0 ? 1 : o.tp) + per_layer_inputs;
 }
 

@@ -290,7 +290,7 @@ inline constexpr family families[] = {
     // linear_attn_config.full_attn_layers, KDA on the others (layer_keys.hpp read_linear_attn_layers);
     // KimiMoEGate: e_score_correction_bias.
     {.model_type = "kimi_linear", .source = "KimiLinearConfig (Kimi-Linear remote code)", .latent = true,
-     .mixer = mixer_rule::kda, .experts_key = "num_experts", .score_correction_bias = true,
+     .mixer = mixer_rule::kda, .rotary_none = true, .experts_key = "num_experts", .score_correction_bias = true,
      .expert_latent_key = "routed_expert_hidden_size"},
     {.model_type = "minicpm3", .source = "MiniCPM3Config", .latent = true},
     // Glm4MoeAttention: o_proj without bias; Glm4MoeTopkRouter: e_score_correction_bias.
@@ -331,12 +331,14 @@ inline constexpr family families[] = {
     // Two-matrix MLPs (GELU / ReLU²): gpt2, gpt_neox, falcon, mpt, nemotron_h. GPT2Config
     // n_positions 1024, GPTBigCodeConfig 2048: the rows of wpe.
     {.model_type = "gpt2", .source = "GPT2Config (models/gpt2/configuration_gpt2.py)", .gated_mlp = false, .ffn_4x_hidden = true,
-     .tied = true, .learned_positions = 1024, .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true,
+     .tied = true, .learned_positions = 1024, .norm = norm_rule::layer_norm, .rotary_none = true, .fused_qkv = true,
+     .qkv_bias = true,
      .linear_bias = linear_bias_rule::always},
     // GPTBigCodeBlock: inner_dim = n_inner, or 4 × hidden_size when None (transformers modeling_gpt_bigcode.py).
     {.model_type = "gpt_bigcode", .source = "GPTBigCodeConfig", .gated_mlp = false, .ffn_4x_hidden = true, .tied = true,
      .learned_positions = 2048,
-     .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always},
+     .norm = norm_rule::layer_norm, .rotary_none = true, .fused_qkv = true, .qkv_bias = true,
+     .linear_bias = linear_bias_rule::always},
     {.model_type = "gpt_neox", .source = "GPTNeoXConfig (models/gpt_neox/configuration_gpt_neox.py)", .gated_mlp = false,
      .norm = norm_rule::layer_norm, .fused_qkv = true, .qkv_bias = true, .linear_bias = linear_bias_rule::always,
      .nested_defaults = R"({"intermediate_size":24576})"},
@@ -352,7 +354,7 @@ inline constexpr family families[] = {
      .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .block = block_rule::falcon,
      .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
     {.model_type = "mpt", .source = "MptConfig (models/mpt/configuration_mpt.py)", .kv_heads = kv_heads_rule::mpt_attn_config,
-     .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .fused_qkv = true,
+     .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .rotary_none = true, .fused_qkv = true,
      .linear_bias = linear_bias_rule::unless_no_bias},
     // NemotronH: routes only in its 'E' blocks (hybrid_override_pattern), with e_score_correction_bias.
     // vLLM reads mamba_ssm_cache_dtype (its SSM state dtype) in vllm/model_executor/models/config.py

@@ -123,7 +123,9 @@ struct family {
   /// rope_parameters' sliding_attention entry): weights_shape::sliding_rope_apart.
   bool sliding_rope_apart = false;
   bool rotary_float32 = false;  ///< the model class keeps its rotary table in float32 (rotary_cache_shape::float32)
-  bool rotary_none = false;     ///< the model has no rotary embedding (rotary_cache_shape::none: Nemotron-H, Jamba)
+  /// The model has no rotary embedding in vLLM (rotary_cache_shape::none): Nemotron-H, Jamba, Kimi-Linear (MLA with
+  /// rotary_emb=None, kimi_linear.py), GPT-2 / GPTBigCode (learned positions), MPT (ALiBi).
+  bool rotary_none = false;
   /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
   /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).
   bool per_layer_inputs = false;

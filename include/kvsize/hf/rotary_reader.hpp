@@ -82,12 +82,15 @@ namespace kvsize::hf::detail::weights_detail {
 }
 
 /// Rows of the full layers' table by the scaling class get_rope picks for rope_type (or the legacy `type`).
-inline void read_rotary_positions(const slot& rope, const std::string& type, const kvsize::model_spec& m,
-                                  kvsize::rotary_cache_shape& r) {
+inline void read_rotary_positions(const config_view& v, const slot& rope, const std::string& type,
+                                  const kvsize::model_spec& m, kvsize::rotary_cache_shape& r) {
   const std::uint64_t max = m.max_context;
   const auto key = [&](std::string_view k) { return lookup(*rope.value, rope.pointer(), k); };
-  const auto original = [&] {  // absent: transformers' default, max_position_embeddings
-    const slot o = key("original_max_position_embeddings");
+  const auto original = [&] {  // vLLM copies a top-level key in (patch_rope_parameters); absent: max
+    slot o = key("original_max_position_embeddings");
+    if (!o.set()) {
+      o = v.get("original_max_position_embeddings");
+    }
     return o.set() ? read_integer(o, 1, std::uint64_t{1} << 40U) : max;
   };
   if (type == "linear") {
@@ -102,19 +105,23 @@ inline void read_rotary_positions(const slot& rope, const std::string& type, con
   }
 }
 
-/// The rotated dims a head: rotary_dim (MiniMax), else the first rotary fraction present, in the rope parameters
-/// or at the top level, as int(head_dim × fraction) (get_rope); 0 where the whole head rotates.
+/// The rotated dims a head: rotary_dim (MiniMax), else the first rotary fraction present, at the top level or in
+/// the rope parameters, as int(head_dim × fraction) (get_rope); 0 where the whole head rotates.
 [[nodiscard]] inline auto read_rotary_dim(const config_view& v, const slot& rope, std::uint32_t head_dim)
     -> std::uint32_t {
   if (const slot dim = v.get("rotary_dim"); dim.set()) {
     const std::uint32_t d = read_u32(dim, 1, head_dim);
     return d == head_dim ? 0 : d;
   }
-  slot fraction = rope.set() ? lookup(*rope.value, rope.pointer(), "partial_rotary_factor") : slot{};
+  // A top-level key wins: vLLM's patch_rope_parameters copies it over the rope parameters' own.
+  slot fraction;
   for (const std::string_view k : {"partial_rotary_factor", "rotary_pct", "rotary_emb_fraction"}) {
     if (!fraction.set()) {
       fraction = v.get(k);
     }
+  }
+  if (!fraction.set() && rope.set()) {
+    fraction = lookup(*rope.value, rope.pointer(), "partial_rotary_factor");
   }
   if (!fraction.set()) {
     return 0;
@@ -141,8 +148,10 @@ inline void read_rotary_cache(const config_view& v, kvsize::model_spec& m) {
     if (t.set()) {
       type = read_string(t);
     }
-    read_rotary_positions(rope, type, m, r);
-    r.multimodal = type == "mrope" || lookup(*rope.value, rope.pointer(), "mrope_section").set();
+    read_rotary_positions(v, rope, type, m, r);
+    // get_rope builds MRotaryEmbedding for the default and yarn types only (legacy "mrope" is default).
+    const bool mrope_class = type.empty() || type == "default" || type == "mrope" || type == "yarn";
+    r.multimodal = mrope_class && (type == "mrope" || lookup(*rope.value, rope.pointer(), "mrope_section").set());
   }
   // Gemma4RotaryEmbedding ("proportional") rotates a zero-padded whole head (rotary_embedding/gemma4_rope.py); a
   // latent model's table is qk_rope_head_dim wide whatever the fraction.

@@ -140,6 +140,11 @@ TEST_CASE("Gemma 4 E2B from config.json: KV-shared layers, per-layer inputs, the
   CHECK(kvsize::engines::vllm::loaded_buffers(m, big, dtype::bf16) -
             kvsize::engines::vllm::loaded_buffers(without, big, dtype::bf16) ==
         bytes{146'800'640ULL});
+  // The text-only class (Gemma4ForCausalLM, models/gemma4.py) allocates no such buffer.
+  engine_options text_only = big;
+  text_only.vllm.text_only_class = true;
+  CHECK(kvsize::engines::vllm::loaded_buffers(m, text_only, dtype::bf16) ==
+        kvsize::engines::vllm::loaded_buffers(without, big, dtype::bf16));
   // Gemma 4's dense and MoE checkpoints write hidden_size_per_layer_input 0: no per-layer inputs.
   CHECK(config("google__gemma-4-26B-A4B.config.json").weights.per_layer_input_width == 0);
   // Two rotary cos/sin tables (vllm/model_executor/models/gemma4.py Gemma4Attention: rope_parameters by layer type;

@@ -4,6 +4,8 @@
 
 #include "engine_logs_support.hpp"  // Catch2, the kvsize headers, and the names the cases use
 
+#include <catch2/matchers/catch_matchers_string.hpp>
+
 using namespace kvsize::test::engine_logs;
 
 // ────────────────────────────────────────────── SGLang ──────────────────────────────────────────────
@@ -194,4 +196,39 @@ TEST_CASE("SGLang's load lines, as PR #4760's log prints them", "[engines][sglan
   const auto ls = kvsize::engine_log_lines(m, engine_kind::sglang, o, s, f.capacity, f.startup);
   CHECK(has_line(ls, "Load weight begin. avail mem=78.59 GB"));
   CHECK(has_line(ls, "Load weight end. avail mem=63.48 GB, mem usage=15.11 GB."));
+}
+
+TEST_CASE("SGLang: the K/V types --kv-cache-dtype can be given, by release", "[engines][sglang]") {
+  // server_args.py's --kv-cache-dtype choices, read at every tag v0.4.6 – v0.5.18: auto (the model's dtype),
+  // fp8_e5m2, fp8_e4m3, and bf16 / bfloat16 from v0.5.4 (v0.5.3.post3 lists none); fp4 recipes from 0.5.4.post3.
+  // One flag sets K and V. Anything else is refused, not sized as a cache SGLang cannot be given.
+  const model_spec& llama = config("meta-llama__Llama-3.1-8B.config.json");              // bfloat16
+  const model_spec& redpajama = config("togethercomputer__RedPajama-INCITE-7B-Base.config.json");  // float16
+  const auto refusal = [](const model_spec& m, dtype k, dtype v, const char* version) {
+    engine_options o{.context = 4'096};
+    o.kv = kvsize::kv_dtypes{k, v};
+    const auto release = kvsize::engines::sglang::parse_release(version);
+    REQUIRE(release);
+    const auto rule = kvsize::engines::sglang::rule_of(*release);
+    REQUIRE(rule);
+    o.sglang.version = *release;
+    o.sglang.release = *rule;
+    return std::string{kvsize::model_refusal(engine_kind::sglang, m, o)};
+  };
+  CHECK(refusal(llama, dtype::bf16, dtype::bf16, "0.5.3").empty());  // auto's own type: the command names none
+  CHECK(refusal(llama, dtype::fp8_e4m3, dtype::fp8_e4m3, "0.5.3").empty());
+  CHECK(refusal(llama, dtype::fp8_e5m2, dtype::fp8_e5m2, "0.4.7.post1").empty());
+  CHECK(refusal(redpajama, dtype::f16, dtype::f16, "0.5.18").empty());
+  CHECK(refusal(redpajama, dtype::bf16, dtype::bf16, "0.5.4").empty());
+  CHECK_THAT(refusal(redpajama, dtype::bf16, dtype::bf16, "0.5.3.post3"),
+             Catch::Matchers::ContainsSubstring("names bf16 from 0.5.4"));
+  CHECK_THAT(refusal(llama, dtype::f32, dtype::f32, "0.5.18"), Catch::Matchers::ContainsSubstring("float32"));
+  CHECK_FALSE(refusal(llama, dtype::f16, dtype::f16, "0.5.18").empty());
+  CHECK_FALSE(refusal(llama, dtype::int8, dtype::int8, "0.5.18").empty());
+  CHECK_THAT(refusal(llama, dtype::fp8_e4m3, dtype::bf16, "0.5.18"),
+             Catch::Matchers::ContainsSubstring("sets K and V together"));
+  engine_options none{.context = 4'096};  // auto
+  CHECK(std::string{kvsize::model_refusal(engine_kind::sglang, llama, none)}.empty());
+  none.kv = kvsize::kv_dtypes::same(dtype::f32);
+  CHECK_THROWS(kvsize::size_cache(llama, engine_kind::sglang, none));
 }
