@@ -1093,7 +1093,8 @@ auto sparse_mla_note(const sizing& s) -> std::string {
     return {};
   }
   const bool float16 = vllm::serving_dtype(kvsize::dtype_facts(m, o)) == dtype::f16;
-  if (float16 && vllm::sparse_mla_of(m, o).refusal.empty()) {
+  const vllm::sparse_mla_choice assumed = vllm::sparse_mla_of(m, o);  // on the device the rule assumes
+  if (float16 && assumed.refusal.empty()) {
     return fmt::format("KV cache: vLLM {} runs a float16 DeepSeek-sparse-attention model on a B200 or GB200 only "
                        "(FLASHINFER_MLA_SPARSE{}), the device assumed; Hopper's FLASHMLA_SPARSE runs bfloat16 models "
                        "(--dtype bfloat16)",
@@ -1107,7 +1108,7 @@ auto sparse_mla_note(const sizing& s) -> std::string {
   if (const auto b200 = vllm::sparse_mla_of(m, on_b200); !b200.refusal.empty() || b200.fp8_ds_mla) {
     return {};  // a B200 keeps the layout Hopper does, or serves nothing: the device changes no figure
   }
-  if (!vllm::sparse_mla_of(m, o).fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
+  if (!assumed.fp8_ds_mla) {  // only SM100's backend takes the checkpoint's fp8_e4m3
     return fmt::format("KV cache: vLLM {} keeps this checkpoint's fp8 cache (fp8_e4m3 at auto) as a plain 576-byte "
                        "latent row on a B200 or GB200 (FLASHINFER_MLA_SPARSE), the device assumed; Hopper's "
                        "FLASHMLA_SPARSE refuses fp8_e4m3 ({} fp8 names it as Hopper takes it, in 656-byte rows)",

@@ -199,8 +199,22 @@ TEST_CASE("checkpoint_kv_dtype: the engines that take a declared FP8 cache at th
   CHECK(per_token(engine_kind::vllm, with_kv(modelopt, dtype::f16, dtype::f16, 18)) == 131'072);
   CHECK(per_token(engine_kind::vllm, with_kv(ct, dtype::f32, dtype::f32, 19)) == 65'536);
   const auto sglang_f16 = with_kv(modelopt, dtype::f16, dtype::f16, 19);
-  CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::sglang, sglang_f16), ContainsSubstring("no float16 or float32"));
+  CHECK_THROWS_WITH(kvsize::size_cache(m, engine_kind::sglang, sglang_f16), ContainsSubstring("no float16, float32"));
   CHECK_FALSE(kvsize::model_refusal(engine_kind::sglang, m, sglang_f16).empty());
+  // Over the checkpoint's FP8, SGLang's --kv-cache-dtype names fp8_e5m2, and bf16 from 0.5.4 only (server_args.py):
+  // at 0.5.3 the model's own bf16 is no choice, for `auto` gives the FP8.
+  const auto sglang_at = [&](dtype t, std::string_view release) {
+    auto o = with_kv(modelopt, t, t, 19);
+    o.sglang.version = *kvsize::engines::sglang::parse_release(release);
+    o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+    return o;
+  };
+  CHECK_THAT(std::string{kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, sglang_at(dtype::bf16, "0.5.3"))},
+             ContainsSubstring("names bf16 from 0.5.4"));
+  CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, sglang_at(dtype::bf16, "0.5.4")).empty());
+  CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, sglang_at(dtype::fp8_e5m2, "0.5.3")).empty());
+  CHECK(per_token(engine_kind::sglang, sglang_at(dtype::bf16, "0.5.4")) == 131'072);
+  CHECK_FALSE(kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, sglang_at(dtype::int8, "0.5.4")).empty());
   CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::sglang, with_kv(ct, dtype::f16, dtype::f16, 19)).empty());
   CHECK(kvsize::checkpoint_kv_type_refusal(engine_kind::llama_cpp, sglang_f16).empty());
   CHECK_FALSE(kvsize::checkpoint_kv_type_refusal(engine_kind::trtllm, sglang_f16).empty());

@@ -49,20 +49,32 @@ namespace kvsize::engines::sglang {
   return takes && !dsa_default ? std::optional<dtype>{dtype::fp8_e4m3} : std::nullopt;
 }
 
-/// An explicit K/V type SGLang cannot be given where its `auto` takes the checkpoint's FP8 cache (checkpoint_kv_dtype):
-/// float16 and float32, which --kv-cache-dtype never names (server_args.py: auto, the fp8 and fp4 types, bf16 /
-/// bfloat16). Empty: the type can be named.
-[[nodiscard]] constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
-  const auto unnamed = [](dtype t) { return t == dtype::f16 || t == dtype::f32; };
-  return o.kv && checkpoint_kv_dtype(o) && (unnamed(o.kv->k) || unnamed(o.kv->v))
-             ? "SGLang's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other 16-bit "
-               "choice is bf16 (server_args.py --kv-cache-dtype): no float16 or float32"
-             : std::string_view{};
-}
-
 /// The first release whose --kv-cache-dtype names bf16 / bfloat16 (server_args.py choices, v0.5.4; auto, fp8_e5m2
 /// and fp8_e4m3 before).
 inline constexpr release named_bf16_since = release_0_5(4);
+
+/// An explicit K/V type SGLang cannot be given where its `auto` takes the checkpoint's FP8 cache (checkpoint_kv_dtype):
+/// any but fp8_e4m3, fp8_e5m2 and, from 0.5.4, bf16 (server_args.py --kv-cache-dtype: auto, the fp8 types, bf16 /
+/// bfloat16 from 0.5.4; fp4 recipes kvsize does not size). The model's own 16-bit dtype is no choice there: `auto`
+/// gives the FP8. Empty: the type can be named.
+[[nodiscard]] constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
+  if (!o.kv || !checkpoint_kv_dtype(o)) {
+    return {};
+  }
+  const bool bf16_named = at_least(version_of(o), named_bf16_since);
+  const auto nameable = [&](dtype t) {
+    return t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2 || (t == dtype::bf16 && bf16_named);
+  };
+  if (nameable(o.kv->k) && nameable(o.kv->v)) {
+    return {};
+  }
+  return bf16_named ? "SGLang's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and its other "
+                      "choices are fp8_e5m2 and bf16 (server_args.py --kv-cache-dtype): no float16, float32 or "
+                      "integer cache"
+                    : "SGLang's --kv-cache-dtype auto takes the FP8 KV cache the checkpoint declares, and before 0.5.4 "
+                      "its one other choice is fp8_e5m2 (server_args.py --kv-cache-dtype names bf16 from 0.5.4): no "
+                      "16-bit, float32 or integer cache";
+}
 
 /// A K/V type (o.kv) SGLang's one --kv-cache-dtype cannot be given: K and V apart, or a type that is neither what
 /// `auto` gives (the serving dtype) nor among its choices (server_args.py at every tag from 0.4.6 to 0.5.18: auto,

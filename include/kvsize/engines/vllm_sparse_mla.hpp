@@ -69,6 +69,9 @@ struct sparse_mla_choice {
   std::string_view refusal;  ///< non-empty: vLLM cannot serve this configuration, in words
 };
 
+/// Whether `t` is one of the 8-bit float cache types.
+[[nodiscard]] constexpr auto is_fp8_cache(dtype t) -> bool { return t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2; }
+
 /// Why no sparse MLA backend runs the model's dtype `c.model`, in words; empty when one does. bfloat16 everywhere;
 /// float16 on ROCm from 0.18 and on SM100 (or an unknown device) from 0.17 (FlashInfer's backend, which 0.17 gives
 /// only an `auto` or bfloat16 cache, at a qk_nope_head_dim it supports: `flashinfer_shape`); float32 nowhere.
@@ -76,7 +79,7 @@ struct sparse_mla_choice {
                                                  bool flashinfer_shape) -> std::string_view {
   const std::uint32_t release = release_of(o);
   const std::uint32_t major = o.vllm.compute_capability / 10;
-  const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
+  const bool fp8 = is_fp8_cache(c.latent);
   const bool sm100_or_unknown = major == 10 || major == 0;
   const bool float16_served =
       o.vllm.rocm ? release >= rocm_float16_sparse_since
@@ -95,21 +98,27 @@ struct sparse_mla_choice {
          "cache from 0.18) or on ROCm from 0.18: --dtype bfloat16";
 }
 
-/// An fp8 cache under an explicit --attention-backend (o.vllm.fp8_ds_mla set): FLASHMLA_SPARSE (true) takes a
-/// bfloat16 model's "fp8" from 0.18 (as fp8_ds_mla), and before that only the fp8_ds_mla that
-/// DeepseekV32ForCausalLM's config hook makes of any fp8 type; FLASHINFER_MLA_SPARSE (false) runs on compute
-/// capability 10.x and takes "fp8" or "fp8_e4m3" (a plain row) from 0.18, at a qk_nope_head_dim it supports
-/// (`flashinfer_shape`). Neither takes "fp8_e5m2" from 0.18. Device and model dtype are checked by the caller.
+/// The cache under an explicit --attention-backend (o.vllm.fp8_ds_mla set), whatever its type. FLASHMLA_SPARSE
+/// (true) runs a bfloat16 model only (its supported_dtypes) and takes a 16-bit cache, a bfloat16 model's "fp8" from
+/// 0.18 (as fp8_ds_mla) and, before that, only the fp8_ds_mla that DeepseekV32ForCausalLM's config hook makes of any
+/// fp8 type. FLASHINFER_MLA_SPARSE (false) exists from 0.17, runs on compute capability 10.x at a qk_nope_head_dim it
+/// supports (`flashinfer_shape`) and takes "fp8" or "fp8_e4m3" (a plain row) from 0.18. Neither takes "fp8_e5m2"
+/// from 0.18. The compute capability (9.x or 10.x, or unknown) and a model dtype that no backend runs are checked by
+/// the caller.
 [[nodiscard]] constexpr auto explicit_sparse_backend(const engine_options& o, const sparse_mla_case& c,
                                                      bool flashinfer_shape) -> sparse_mla_choice {
   const std::uint32_t release = release_of(o);
+  const bool fp8 = is_fp8_cache(c.latent);
   const bool by_backend = release >= sparse_mla_by_backend_since;
-  if (by_backend && c.latent == dtype::fp8_e5m2) {
-    return {false, "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"};
-  }
   if (*o.vllm.fp8_ds_mla) {
     if (c.model != dtype::bf16) {
       return {false, "FLASHMLA_SPARSE runs a bfloat16 model only (its supported_dtypes): --dtype bfloat16"};
+    }
+    if (!fp8) {
+      return {};
+    }
+    if (by_backend && c.latent == dtype::fp8_e5m2) {
+      return {false, "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"};
     }
     if (by_backend ? c.checkpoint_fp8 : !o.vllm.deepseek_v32_checkpoint) {
       return {false, by_backend ? "FLASHMLA_SPARSE takes --kv-cache-dtype fp8, not the fp8_e4m3 that a checkpoint's "
@@ -120,11 +129,16 @@ struct sparse_mla_choice {
     return {true, {}};
   }
   const std::uint32_t major = o.vllm.compute_capability / 10;
-  if (!by_backend || (major != 0 && major != 10) || !flashinfer_shape) {
-    return {false, "FLASHINFER_MLA_SPARSE keeps an fp8 cache from 0.18, on compute capability 10.x (B200 / GB200), "
-                   "at a qk_nope_head_dim of 128, or 192 (GLM-5's) from 0.19"};
+  if (release < sm100_float16_sparse_since || (major != 0 && major != 10) || !flashinfer_shape) {
+    return {false, "FLASHINFER_MLA_SPARSE runs from 0.17, on compute capability 10.x (B200 / GB200), at a "
+                   "qk_nope_head_dim of 128, or 192 (GLM-5's) from 0.19"};
   }
-  return {false, {}};
+  if (fp8 && (!by_backend || c.latent == dtype::fp8_e5m2)) {
+    return {false, by_backend ? "vLLM's sparse MLA backends take fp8 or fp8_e4m3 caches, not fp8_e5m2: --kv-dtype fp8"
+                              : "FLASHINFER_MLA_SPARSE keeps an fp8 cache from 0.18; 0.17's takes auto or bfloat16: "
+                                "--kv-dtype bf16"};
+  }
+  return {};
 }
 
 /// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
@@ -134,7 +148,7 @@ struct sparse_mla_choice {
 /// model, a checkpoint's "fp8_e4m3"): then SM100's.
 [[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
     -> sparse_mla_choice {
-  const bool fp8 = c.latent == dtype::fp8_e4m3 || c.latent == dtype::fp8_e5m2;
+  const bool fp8 = is_fp8_cache(c.latent);
   const std::uint32_t release = release_of(o);
   const std::uint32_t major = o.vllm.compute_capability / 10;
   if (release < sparse_mla_since) {
@@ -162,13 +176,13 @@ struct sparse_mla_choice {
     return {false, "vLLM's sparse MLA backends need compute capability 9.x or 10.x (FLASHMLA_SPARSE) or 10.x "
                    "(FLASHINFER_MLA_SPARSE): none serves DeepSeek sparse attention on this GPU"};
   }
+  if (o.vllm.fp8_ds_mla) {  // an explicit backend: its own rules, whatever the cache type
+    return explicit_sparse_backend(o, c, flashinfer_shape);
+  }
   if (!fp8) {
     return {};
   }
   const bool e5m2 = c.latent == dtype::fp8_e5m2;
-  if (o.vllm.fp8_ds_mla) {
-    return explicit_sparse_backend(o, c, flashinfer_shape);
-  }
   if (release < sparse_mla_by_backend_since) {
     return o.vllm.deepseek_v32_checkpoint
                ? sparse_mla_choice{true, {}}

@@ -224,20 +224,26 @@ inline void require_divisor(const slot& s, std::uint64_t n, const std::string& w
   return s.value->get_ref<const std::string&>();
 }
 
-/// A multiplier of an MLP width (LFM2's block_ffn_dim_multiplier, DeciLM's ffn_mult): a finite number
-/// in (0, 64], which the width formulas then evaluate in double as Python does. `expected` names what the
-/// key may hold, for the error ("a positive number", "a number or null").
-[[nodiscard]] inline auto read_width_multiplier(const slot& s, std::string_view expected = "a positive number")
-    -> double {
+/// A finite number in (0, `upper`], read as double (the formulas then evaluate it as Python does); `expected` names
+/// what the key may hold, for the error where it is missing or not a number.
+[[nodiscard]] inline auto read_number_in(const slot& s, std::uint32_t upper, std::string_view expected) -> double {
   if (!s.set() || !s.value->is_number()) {
     fail(s.set() ? config_errc::wrong_type : config_errc::missing_key, s.pointer(),
          "expected " + std::string(expected) + ", got " + (s.set() ? describe(*s.value) : std::string("nothing")));
   }
-  const double factor = s.value->get<double>();
-  if (!std::isfinite(factor) || factor <= 0 || factor > 64) {
-    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 64], got " + describe(*s.value));
+  const double number = s.value->get<double>();
+  if (!std::isfinite(number) || number <= 0 || number > upper) {
+    fail(config_errc::out_of_range, s.pointer(),
+         "expected a number in (0, " + std::to_string(upper) + "], got " + describe(*s.value));
   }
-  return factor;
+  return number;
+}
+
+/// A multiplier of an MLP width (LFM2's block_ffn_dim_multiplier, DeciLM's ffn_mult): a finite number
+/// in (0, 64]. `expected` names what the key may hold, for the error ("a positive number", "a number or null").
+[[nodiscard]] inline auto read_width_multiplier(const slot& s, std::string_view expected = "a positive number")
+    -> double {
+  return read_number_in(s, 64, expected);
 }
 
 /// One flag of a per-layer 0/1 list (moe_layer_freq, sparse_attention_freq): true, false, 0 or 1.

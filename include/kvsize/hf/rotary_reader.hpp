@@ -8,7 +8,6 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cmath>        // std::isfinite
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -47,27 +46,12 @@ namespace kvsize::hf::detail::weights_detail {
 
 /// A rope scaling factor: a finite number in (0, 1024] (Gemma 3: 8, DeepSeek-V3: 40).
 [[nodiscard]] inline auto read_rope_factor(const slot& s) -> double {
-  if (!s.set() || !s.value->is_number()) {
-    fail(s.set() ? config_errc::wrong_type : config_errc::missing_key, s.pointer(),
-         "expected a positive number, the rope scaling factor, got " + (s.set() ? describe(*s.value) : "nothing"));
-  }
-  const double factor = s.value->get<double>();
-  if (!std::isfinite(factor) || factor <= 0 || factor > 1024) {
-    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 1024], got " + describe(*s.value));
-  }
-  return factor;
+  return read_number_in(s, 1024, "a positive number, the rope scaling factor");
 }
 
 /// A fraction of the head dim that rotates (partial_rotary_factor, rotary_pct, rotary_emb_fraction): (0, 1].
 [[nodiscard]] inline auto read_rotary_fraction(const slot& s) -> double {
-  if (!s.value->is_number()) {
-    fail(config_errc::wrong_type, s.pointer(), "expected a number in (0, 1], got " + describe(*s.value));
-  }
-  const double fraction = s.value->get<double>();
-  if (!std::isfinite(fraction) || fraction <= 0 || fraction > 1) {
-    fail(config_errc::out_of_range, s.pointer(), "expected a number in (0, 1], got " + describe(*s.value));
-  }
-  return fraction;
+  return read_number_in(s, 1, "a number in (0, 1]");
 }
 
 /// torch.arange(n × factor)'s length, ⌈n × factor⌉, with n × factor evaluated in double as Python does; n < 2^41

@@ -358,6 +358,26 @@ TEST_CASE("vLLM: sparse MLA backends by qk_nope_head_dim, model dtype and an exp
   auto e5m2 = v32_fp8;
   e5m2.latent = dtype::fp8_e5m2;
   CHECK_THAT(reason(flashmla, e5m2), Catch::Matchers::ContainsSubstring("not fp8_e5m2"));
+  // The explicit backend's rules hold for a 16-bit cache too: FLASHMLA_SPARSE refuses a float16 model whatever the
+  // cache, FLASHINFER_MLA_SPARSE refuses Hopper, a nope dim of 192 before 0.19, and releases before 0.17.
+  CHECK_THAT(reason(flashmla, v32_f16), Catch::Matchers::ContainsSubstring("bfloat16 model only"));
+  const sparse_mla_case v32_bf16{.heads_per_rank = 128, .nope_head_dim = 128};
+  CHECK(reason(flashmla, v32_bf16).empty());
+  CHECK_FALSE(sparse_mla_choice_of(flashmla, v32_bf16).fp8_ds_mla);
+  auto flashinfer_16 = at(19, 90);
+  flashinfer_16.vllm.fp8_ds_mla = false;
+  CHECK_THAT(reason(flashinfer_16, v32_bf16), Catch::Matchers::ContainsSubstring("compute capability 10.x"));
+  flashinfer_16.vllm.compute_capability = 100;
+  CHECK(reason(flashinfer_16, v32_bf16).empty());
+  CHECK(reason(flashinfer_16, glm5_f16).empty());
+  flashinfer_16.vllm.release_minor = 18;
+  CHECK_THAT(reason(flashinfer_16, glm5_f16), Catch::Matchers::ContainsSubstring("192 (GLM-5's) from 0.19"));
+  flashinfer_16.vllm.release_minor = 16;
+  CHECK_THAT(reason(flashinfer_16, v32_bf16), Catch::Matchers::ContainsSubstring("from 0.17"));
+  // 0.17's FlashInfer backend keeps a 16-bit cache, not an fp8 one (the refusal says which).
+  flashinfer_16.vllm.release_minor = 17;
+  CHECK(reason(flashinfer_16, v32_bf16).empty());
+  CHECK_THAT(reason(flashinfer_16, v32_fp8), Catch::Matchers::ContainsSubstring("0.17's takes auto or bfloat16"));
 }
 
 TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
