@@ -28,6 +28,21 @@ struct rotary_cache_shape {
   bool multimodal = false;
   bool float32 = false;  ///< the model class asks for a float32 table (gpt_oss.py GptOssAttention: dtype=torch.float32)
   bool none = false;     ///< no rotary embedding at all (NoPE: Nemotron-H, Jamba; position_embedding_type "nope")
+  /// Rows min(rows, max_model_len): MiniMaxText01ForCausalLM.__init__ (models/minimax_text_01.py) writes
+  /// max_model_len over the config's max_position_embeddings before its layers build the rope.
+  bool rows_max_model_len = false;
+  /// With weights_shape::sliding_rope_apart, the sliding layers' table width where it differs from the full
+  /// layers' (Step-3.5's partial_rotary_factors, one fraction a layer: models/step3p5.py Step3p5Attention); 0: as
+  /// rotary_dim.
+  std::uint32_t sliding_rotary_dim = 0;
+  /// DeepSeek sparse attention's indexer builds a table of its own (models/deepseek_v2.py, indexer_rope_emb from
+  /// vLLM 0.12): is_neox_style true where the MLA's is false, so get_rope caches it apart; none where
+  /// indexer_rope_interleave makes the two alike (GLM-5).
+  bool indexer_table = false;
+  /// DeepseekScalingRotaryEmbedding (rope type yarn on DeepSeek's MLA, which deepseek_v2.py renames
+  /// deepseek_yarn): from vLLM 0.14 its table stays float32 where the rotary custom op runs on CUDA (use_flashinfer:
+  /// custom ops "all", which --enforce-eager sets; deepseek_scaling_rope.py).
+  bool deepseek_scaling = false;
 
   friend constexpr auto operator==(const rotary_cache_shape&, const rotary_cache_shape&) -> bool = default;
 };

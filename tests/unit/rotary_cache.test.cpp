@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 using kvsize::bytes;
 using kvsize::dtype;
@@ -88,6 +89,60 @@ TEST_CASE("rotary tables: each bundled config's, as vLLM builds them", "[weights
   // Kimi-Linear's MLA layers rotate nothing (kimi_linear.py: rotary_emb=None); GPT-2 has learned positions.
   CHECK(load("moonshotai__Kimi-Linear-48B-A3B-Instruct").spec.weights.rotary.none);
   CHECK(load("openai-community__gpt2-xl").spec.weights.rotary.none);
+}
+
+TEST_CASE("rotary tables: the model classes that build theirs apart", "[weights][hf][vllm]") {
+  // MiniMax-M1 (rotary_dim 64 of head_dim 128, max_position_embeddings 10,240,000): MiniMaxText01ForCausalLM writes
+  // max_model_len over max_position_embeddings and asks get_rope for float32 (models/minimax_text_01.py, v0.10.2 –
+  // v0.23): min(10,240,000, max_model_len) × 64 × 4 B. At the model's own length (context 0) 2,621,440,000 B.
+  const model_spec m1 = load("MiniMax-AI__MiniMax-M1").spec;
+  CHECK(m1.weights.rotary.float32);
+  CHECK(m1.weights.rotary.rows_max_model_len);
+  CHECK(rope_bytes(m1, engine_options{.context = 8'192}) == bytes{8'192ULL * 64 * 4});
+  CHECK(rope_bytes(m1, engine_options{.context = 0}) == bytes{2'621'440'000ULL});
+  // DeepSeek-V3.2: deepseek_yarn, 4,096 × 40 = 163,840 rows × qk_rope_head_dim 64; from 0.12 the indexer's
+  // indexer_rope_emb (is_neox_style true, the MLA's false) is a second table: 2 × 20,971,520 B. GLM-5 sets
+  // indexer_rope_interleave, so one table (default rope, max_position_embeddings 202,752 rows).
+  const model_spec v32 = load("deepseek-ai__DeepSeek-V3.2").spec;
+  engine_options at_11;
+  at_11.vllm.release_minor = 11;
+  CHECK(rope_bytes(v32, at_11) == bytes{20'971'520ULL});
+  CHECK(rope_bytes(v32) == bytes{41'943'040ULL});
+  const model_spec glm5 = load("zai-org__GLM-5").spec;
+  CHECK_FALSE(glm5.weights.rotary.indexer_table);
+  CHECK(rope_bytes(glm5) == bytes{202'752ULL * 64 * 2});
+  // Under --enforce-eager from 0.14 the rotary custom op runs and DeepseekScalingRotaryEmbedding keeps its float32
+  // table (deepseek_scaling_rope.py use_flashinfer; rotary_embedding/base.py casts only otherwise); not on ROCm,
+  // not before 0.14, not GLM-5's default rope.
+  engine_options eager;
+  eager.vllm.enforce_eager = true;
+  CHECK(rope_bytes(v32, eager) == bytes{83'886'080ULL});
+  CHECK(rope_bytes(load("deepseek-ai__DeepSeek-R1").spec, eager) == bytes{163'840ULL * 64 * 4});
+  CHECK(rope_bytes(glm5, eager) == bytes{202'752ULL * 64 * 2});
+  engine_options eager_13 = eager;
+  eager_13.vllm.release_minor = 13;
+  CHECK(rope_bytes(v32, eager_13) == bytes{41'943'040ULL});
+  engine_options eager_rocm = eager;
+  eager_rocm.vllm.rocm = true;
+  CHECK(rope_bytes(v32, eager_rocm) == bytes{41'943'040ULL});
+  // Step-3.5-Flash: partial_rotary_factors 0.5 on the full layers, 1.0 on the sliding ones, each its own get_rope
+  // (models/step3p5.py Step3p5Attention): 262,144 × 64 × 2 + 262,144 × 128 × 2 = 96 MiB.
+  const model_spec step = load("stepfun-ai__Step-3.5-Flash").spec;
+  CHECK(step.weights.rotary.rotary_dim == 64);
+  CHECK(step.weights.rotary.sliding_rotary_dim == 128);
+  CHECK(rope_bytes(step) == bytes{100'663'296ULL});
+  // Falcon's RWConfig names no length: falcon.py takes getattr(config, "max_position_embeddings", 8192) rows of
+  // head_dim 64 (4,544 / 71; 8,192 / 128); with alibi, no rope at all (use_rotary = not alibi).
+  CHECK(rope_bytes(load("tiiuae__falcon-7b").spec) == bytes{8'192ULL * 64 * 2});
+  CHECK(rope_bytes(load("tiiuae__falcon-40b").spec) == bytes{8'192ULL * 64 * 2});
+  nlohmann::json falcon_alibi = document("tiiuae__falcon-7b");
+  falcon_alibi["alibi"] = true;
+  CHECK(kvsize::hf::parse_config(falcon_alibi.dump()).spec.weights.rotary.none);
+  // ChatGLM rotates half of each head (chatglm.py GLMAttention: rotary_dim head_dim // 2) over seq_length rows:
+  // chatglm3-6b 8,192 × 64 × 2.
+  const model_spec chatglm = load("THUDM__chatglm3-6b").spec;
+  CHECK(chatglm.weights.rotary.rotary_dim == 64);
+  CHECK(rope_bytes(chatglm) == bytes{8'192ULL * 64 * 2});
 }
 
 TEST_CASE("rotary tables: the scaling classes and rotary fractions a config may name", "[weights][hf][vllm]") {
@@ -176,4 +231,15 @@ TEST_CASE("rotary tables: malformed rope keys leave the weights unknown, never t
   CHECK(unknown_because("partial_rotary_factor", 1.5).starts_with("/partial_rotary_factor: expected a number in (0, 1]"));
   CHECK(unknown_because("partial_rotary_factor", "half").starts_with("/partial_rotary_factor"));
   CHECK(unknown_because("rotary_dim", 4'096).starts_with("/rotary_dim"));
+  // partial_rotary_factors (one fraction a layer): every layer needs one, each in (0, 1].
+  CHECK(unknown_because("partial_rotary_factors", json::array({0.5})).starts_with("/partial_rotary_factors: expected an array of more than 47"));
+  CHECK(unknown_because("partial_rotary_factors", "half").starts_with("/partial_rotary_factors"));
+  CHECK(unknown_because("partial_rotary_factors", json(std::vector<double>(48, 2.0)))
+            .starts_with("/partial_rotary_factors/0: expected a number in (0, 1]"));
+  CHECK(unknown_because("alibi", "yes").empty());  // not a Falcon: the key is not read
+  nlohmann::json falcon = document("tiiuae__falcon-7b");
+  falcon["alibi"] = "yes";
+  const auto falcon_parsed = kvsize::hf::parse_config(falcon.dump());
+  CHECK(falcon_parsed.weights_unknown_because.starts_with("/alibi"));
+  CHECK(kvsize::kv_token_bytes_of(falcon_parsed.spec) == kvsize::kv_token_bytes_of(load("tiiuae__falcon-7b").spec));
 }

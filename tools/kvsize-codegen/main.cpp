@@ -223,7 +223,10 @@ struct field_list {
     const auto& r = w.rotary;
     f.add_always("rotary", "{.positions = " + n(r.positions) + ", .rotary_dim = " + n(r.rotary_dim) +
                                ", .positions_dynamic = " + b(r.positions_dynamic) + ", .multimodal = " +
-                               b(r.multimodal) + ", .float32 = " + b(r.float32) + ", .none = " + b(r.none) + "}");
+                               b(r.multimodal) + ", .float32 = " + b(r.float32) + ", .none = " + b(r.none) +
+                               ", .rows_max_model_len = " + b(r.rows_max_model_len) + ", .sliding_rotary_dim = " +
+                               n(r.sliding_rotary_dim) + ", .indexer_table = " + b(r.indexer_table) +
+                               ", .deepseek_scaling = " + b(r.deepseek_scaling) + "}");
   }
   f.add("sparse_index_heads", w.sparse_index_heads, d.sparse_index_heads, n(w.sparse_index_heads));
   f.add("dsa_index_heads", w.dsa_index_heads, d.dsa_index_heads, n(w.dsa_index_heads));

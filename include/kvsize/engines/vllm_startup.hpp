@@ -221,7 +221,10 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 ///                         (Nemotron-H). One table for most models; with weights_shape::sliding_rope_apart one for
 ///                         the full layers and one, max_position_embeddings rows, for the sliding layers' head dim
 ///                         (Gemma 4's full layers: global_head_dim, which Gemma4RotaryEmbedding caches whole,
-///                         rotary_embedding/gemma4_rope.py)
+///                         rotary_embedding/gemma4_rope.py; Step-3.5's sliding layers their own fraction); from
+///                         0.12 a second for DeepSeek sparse attention's indexer; MiniMax-Text-01 / M1's float32,
+///                         min(max_position_embeddings, max_model_len) rows; DeepSeek's yarn float32 under
+///                         --enforce-eager from 0.14 (rotary_cache_shape says where each comes from)
 ///   vocabulary padding    (round_up(vocab, 64) − vocab) × hidden, in the embedding and, untied, the
 ///                         LM head, split over tp (layers/vocab_parallel_embedding.py pad_vocab_size)
 ///   per-layer inputs     max_num_batched_tokens × layers × hidden_size_per_layer_input × model dtype, whole on
@@ -234,15 +237,26 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
 [[nodiscard]] constexpr auto loaded_buffers(const model_spec& m, const engine_options& o, dtype served) -> bytes {
   using detail::checked_mul;
   const rotary_cache_shape& r = m.weights.rotary;
-  const dtype table_type = r.float32 ? dtype::f32 : served;
+  // DeepseekScalingRotaryEmbedding keeps float32 where the rotary custom op runs (use_flashinfer: CUDA, a 16-bit
+  // model, custom ops "all", which --enforce-eager sets) from 0.14.
+  const bool deepseek_float32 = r.deepseek_scaling && o.vllm.enforce_eager && !o.vllm.rocm && release_of(o) >= 14 &&
+                                (served == dtype::bf16 || served == dtype::f16);
+  const dtype table_type = r.float32 || deepseek_float32 ? dtype::f32 : served;
   // DynamicNTKScalingRotaryEmbedding caches max_position rows again from 0.22 (max_trained_positions).
   const bool scaled = r.positions != 0 && !(r.positions_dynamic && release_of(o) >= 22);
-  const std::uint64_t full_rows = checked_mul(scaled ? r.positions : m.max_context, r.multimodal ? 4 : 1);
-  const auto rope_table = [&](std::uint64_t rows, std::uint64_t head_dim) {
-    const std::uint64_t width = r.rotary_dim != 0 ? r.rotary_dim : head_dim;
+  std::uint64_t base_rows = scaled ? r.positions : m.max_context;
+  if (r.rows_max_model_len && o.context != 0) {
+    base_rows = detail::min_of(base_rows, std::uint64_t{o.context});
+  }
+  const std::uint64_t full_rows = checked_mul(base_rows, r.multimodal ? 4 : 1);
+  const auto rope_table = [&](std::uint64_t rows, std::uint64_t width) {
     return r.none ? bytes{0} : storage_bytes(table_type, checked_mul(rows, width));
   };
-  bytes rope = rope_table(full_rows, m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m));
+  const std::uint64_t full_head = m.latent.rope_head_dim != 0 ? m.latent.rope_head_dim : effective_head_dim(m);
+  bytes rope = rope_table(full_rows, r.rotary_dim != 0 ? r.rotary_dim : full_head);
+  if (r.indexer_table && release_of(o) >= 12) {  // the DSA indexer's own, alike but for is_neox_style
+    rope += rope_table(full_rows, full_head);
+  }
   const auto first_of = [&](layer_kind k) {  // the first layer of kind k; m.layers when none is
     std::uint32_t il = 0;
     while (il < m.layers && kind_of_layer(m, il) != k) {
@@ -253,8 +267,11 @@ inline constexpr std::uint64_t sampler_scratch_sms = 132;
   const std::uint32_t full = first_of(layer_kind::full);
   const std::uint32_t sliding = first_of(layer_kind::sliding);
   if (m.weights.sliding_rope_apart && full != m.layers && sliding != m.layers) {
-    rope = rope_table(full_rows, head_dim_of_layer(m, full)) +
-           rope_table(m.max_context, head_dim_of_layer(m, sliding));
+    const std::uint32_t sliding_width = r.sliding_rotary_dim != 0 ? r.sliding_rotary_dim
+                                        : r.rotary_dim != 0       ? r.rotary_dim
+                                                                  : head_dim_of_layer(m, sliding);
+    rope = rope_table(full_rows, r.rotary_dim != 0 ? r.rotary_dim : head_dim_of_layer(m, full)) +
+           rope_table(m.max_context, sliding_width);
   }
   const std::uint64_t padded = detail::round_up(m.vocab_size, 64);
   const std::uint64_t tables = m.tied_embeddings ? 1 : 2;

@@ -42,8 +42,8 @@ inline constexpr family generic_family{.model_type = "", .source = "PretrainedCo
 // params_dtype torch.float32).
 inline constexpr family minimax_text_01_family{
     .model_type = "minimax_text_01", .source = "MiniMaxText01Config (MiniMax-Text-01 remote code)",
-    .mixer = mixer_rule::lightning, .experts_key = "num_local_experts", .single_expert_dense = true,
-    .shared_expert_gate = true, .router_f32 = true};
+    .mixer = mixer_rule::lightning, .rotary_float32 = true, .rotary_rows_max_model_len = true,
+    .experts_key = "num_local_experts", .single_expert_dense = true, .shared_expert_gate = true, .router_f32 = true};
 // HunYuan (Hunyuan-A13B: Tencent's remote-code HunYuanConfig, model_type "hunyuan"; transformers'
 // HunYuanMoEV1Config), read as vLLM's models/hunyuan_v1.py builds it: head_dim or attention_head_dim, RMSNorm
 // over head_dim on Q and K when use_qk_norm, every layer MoE when num_experts > 1 (moe_topk,
@@ -212,8 +212,8 @@ inline constexpr family families[] = {
     // heads g_proj; MoE on the moe_layers_enum layers (moe_num_experts of moe_intermediate_size, top
     // moe_top_k, a share_expert MLP, a float32 router_bias), a dense MLP of intermediate_size elsewhere.
     {.model_type = "step3p5", .source = "Step3p5Config (Step-3.5-Flash remote code configuration_step3p5.py)",
-     .window = window_rule::alternate, .pattern = 2, .qk_norm = qk_norm_rule::head, .experts_key = "moe_num_experts",
-     .score_correction_bias = true, .step_attention_keys = true,
+     .window = window_rule::alternate, .pattern = 2, .sliding_rope_apart = true, .qk_norm = qk_norm_rule::head,
+     .experts_key = "moe_num_experts", .score_correction_bias = true, .step_attention_keys = true,
      .mtp_uncounted = "vLLM models/step3p5_mtp.py builds each as a dense, sliding Step3p5DecoderLayer with eh_proj, "
                       "norms and a head of its own, which kvsize's MTP module does not describe"},
     // ERNIE 4.5 (Ernie4_5Config, transformers models/ernie4_5; vLLM models/ernie45.py runs it as Llama): head_dim
@@ -326,7 +326,7 @@ inline constexpr family families[] = {
     // ChatGLM (THUDM remote code, modeling_chatglm.py): query_key_value and dense_h_to_4h fused;
     // add_bias_linear for dense and the MLP; add_qkv_bias for query_key_value.
     {.model_type = "chatglm", .source = "ChatGLMConfig (THUDM remote code)", .kv_heads = kv_heads_rule::chatglm,
-     .fused_qkv = true, .fused_gate_up = true, .linear_bias = linear_bias_rule::add_bias_linear,
+     .rotary_half = true, .fused_qkv = true, .fused_gate_up = true, .linear_bias = linear_bias_rule::add_bias_linear,
      .attention_bias = attention_bias_rule::ignored},
     // Two-matrix MLPs (GELU / ReLU²): gpt2, gpt_neox, falcon, mpt, nemotron_h. GPT2Config
     // n_positions 1024, GPTBigCodeConfig 2048: the rows of wpe.
@@ -348,11 +348,11 @@ inline constexpr family families[] = {
      .kv_heads = kv_heads_rule::falcon_multi_query, .gated_mlp = false, .ffn_4x_hidden = true, .tied = true,
      .norm = norm_rule::layer_norm, .block = block_rule::falcon, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
     {.model_type = "RefinedWeb", .source = "RWConfig (tiiuae remote code)", .kv_heads = kv_heads_rule::falcon_multi_query,
-     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .block = block_rule::falcon,
-     .new_decoder_default = true, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .rotary_default_positions = 8'192,
+     .block = block_rule::falcon, .new_decoder_default = true, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
     {.model_type = "RefinedWebModel", .source = "RWConfig (tiiuae remote code)", .kv_heads = kv_heads_rule::falcon_multi_query,
-     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .block = block_rule::falcon,
-     .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+     .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .rotary_default_positions = 8'192,
+     .block = block_rule::falcon, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
     {.model_type = "mpt", .source = "MptConfig (models/mpt/configuration_mpt.py)", .kv_heads = kv_heads_rule::mpt_attn_config,
      .gated_mlp = false, .tied = true, .norm = norm_rule::layer_norm_unless_no_bias, .rotary_none = true, .fused_qkv = true,
      .linear_bias = linear_bias_rule::unless_no_bias},

@@ -126,6 +126,12 @@ struct family {
   /// The model has no rotary embedding in vLLM (rotary_cache_shape::none): Nemotron-H, Jamba, Kimi-Linear (MLA with
   /// rotary_emb=None, kimi_linear.py), GPT-2 / GPTBigCode (learned positions), MPT (ALiBi).
   bool rotary_none = false;
+  /// MiniMax-Text-01 / M1: rows min(max_position_embeddings, max_model_len) (rotary_cache_shape::rows_max_model_len).
+  bool rotary_rows_max_model_len = false;
+  bool rotary_half = false;  ///< ChatGLM rotates half of each head (chatglm.py GLMAttention: head_dim // 2)
+  /// Rows where the config names no length: RWConfig has no max_position_embeddings, and falcon.py takes
+  /// getattr(config, "max_position_embeddings", 8192).
+  std::uint32_t rotary_default_positions = 0;
   /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
   /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).
   bool per_layer_inputs = false;

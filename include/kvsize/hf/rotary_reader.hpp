@@ -114,14 +114,53 @@ inline void read_rotary_positions(const config_view& v, const slot& rope, const 
   return d == head_dim ? 0 : d;
 }
 
+/// Step-3.5's partial_rotary_factors, one fraction a layer (models/step3p5.py Step3p5Attention passes each layer's
+/// to get_rope): the full layers' width (the first full layer's fraction) in rotary_dim, the sliding layers' in
+/// sliding_rotary_dim. False where the key is absent.
+inline auto read_layer_rotary_fractions(const config_view& v, const kvsize::model_spec& m, kvsize::rotary_cache_shape& r)
+    -> bool {
+  const slot fractions = v.get("partial_rotary_factors");
+  if (!fractions.set()) {
+    return false;
+  }
+  // One a layer, MTP layers' after the model's (Step-3.5-Flash: 48 over 45 layers): every model layer needs one.
+  if (m.layers != 0) {
+    static_cast<void>(element(fractions, m.layers - 1));  // refuses a non-array or a shorter one, naming the key
+  }
+  const auto width = [&](std::uint32_t il) {
+    const std::uint32_t head_dim = kvsize::head_dim_of_layer(m, il);
+    return static_cast<std::uint32_t>(static_cast<double>(head_dim) *
+                                      read_rotary_fraction(element(fractions, il)));
+  };
+  bool full_seen = false;
+  bool sliding_seen = false;
+  for (std::uint32_t il = 0; il < m.layers && !(full_seen && sliding_seen); ++il) {
+    const bool sliding = kvsize::kind_of_layer(m, il) == kvsize::layer_kind::sliding;
+    if (sliding && !sliding_seen) {
+      r.sliding_rotary_dim = width(il);
+      sliding_seen = true;
+    } else if (!sliding && !full_seen) {
+      const std::uint32_t d = width(il);
+      r.rotary_dim = d == kvsize::head_dim_of_layer(m, il) ? 0 : d;
+      full_seen = true;
+    }
+  }
+  return true;
+}
+
 /// model_spec::weights.rotary from the config (m's attention shape and max_context already read).
 inline void read_rotary_cache(const config_view& v, kvsize::model_spec& m) {
   const family& fam = v.facts();
   kvsize::rotary_cache_shape& r = m.weights.rotary;
   r.float32 = fam.rotary_float32;
+  r.rows_max_model_len = fam.rotary_rows_max_model_len;
   const slot position_type = v.get("position_embedding_type");  // GraniteMoeHybrid: "rope" or "nope"
-  r.none = fam.rotary_none ||
+  // Falcon rotates unless ALiBi (FalconConfig.rotary and RWConfig.rotary: not alibi; falcon.py use_rotary).
+  const bool alibi = fam.block == block_rule::falcon && read_bool_or(v.get("alibi"), false);
+  r.none = fam.rotary_none || alibi ||
            (position_type.set() && position_type.value->is_string() && read_string(position_type) == "nope");
+  // DeepSeek sparse attention's indexer table (deepseek_v2.py: is_neox_style = not indexer_rope_interleave).
+  r.indexer_table = m.latent.index_head_dim != 0 && !read_bool_or(v.get("indexer_rope_interleave"), false);
   const slot rope = full_layers_rope(v);
   std::string type;
   if (rope.set()) {
@@ -133,15 +172,22 @@ inline void read_rotary_cache(const config_view& v, kvsize::model_spec& m) {
       type = read_string(t);
     }
     read_rotary_positions(v, rope, type, m, r);
+    // deepseek_v2.py renames its MLA's yarn deepseek_yarn: DeepseekScalingRotaryEmbedding.
+    r.deepseek_scaling = m.latent.kv_lora_rank != 0 && (type == "yarn" || type == "deepseek_yarn");
     // get_rope builds MRotaryEmbedding for the default and yarn types only (legacy "mrope" is default).
     const bool mrope_class = type.empty() || type == "default" || type == "mrope" || type == "yarn";
     r.multimodal = mrope_class && (type == "mrope" || lookup(*rope.value, rope.pointer(), "mrope_section").set());
   }
   // Gemma4RotaryEmbedding ("proportional") rotates a zero-padded whole head (rotary_embedding/gemma4_rope.py); a
   // latent model's table is qk_rope_head_dim wide whatever the fraction.
-  if (type != "proportional" && m.latent.kv_lora_rank == 0 && kvsize::effective_head_dim(m) != 0) {
-    r.rotary_dim = read_rotary_dim(v, rope, kvsize::effective_head_dim(m));
+  if (r.positions == 0 && fam.rotary_default_positions != 0 && !v.get("max_position_embeddings").set()) {
+    r.positions = fam.rotary_default_positions;
   }
+  if (type == "proportional" || m.latent.kv_lora_rank != 0 || kvsize::effective_head_dim(m) == 0 ||
+      read_layer_rotary_fractions(v, m, r)) {
+    return;
+  }
+  r.rotary_dim = fam.rotary_half ? kvsize::effective_head_dim(m) / 2 : read_rotary_dim(v, rope, kvsize::effective_head_dim(m));
 }
 
 }  // namespace kvsize::hf::detail::weights_detail
