@@ -30,7 +30,7 @@ struct engine_alias {
 /// -ctk) are here because CLI11 2.1 reads "-tp" as the short flags -t -p (it has no option for
 /// non-standard names), so they are rewritten before it parses. Long flags are also accepted with
 /// underscores (TensorRT-LLM's trtllm-serve spells --max_seq_len; vLLM's parser takes both).
-inline constexpr std::array<engine_alias, 31> engine_aliases{{
+inline constexpr std::array<engine_alias, 32> engine_aliases{{
     {"--max-model-len", "--context", "vLLM"},
     {"--context-length", "--context", "SGLang"},
     {"-c", "--context", "llama.cpp"},
@@ -49,6 +49,7 @@ inline constexpr std::array<engine_alias, 31> engine_aliases{{
     {"--pipeline-parallel-size", "--pp", "vLLM/SGLang"},
     {"--pp-size", "--pp", "SGLang/TensorRT-LLM"},
     {"--page-size", "--block-size", "SGLang"},
+    {"--dp-size", "--dp", "SGLang"},
     {"-np", "--parallel", "llama.cpp"},
     {"-ub", "--ubatch", "llama.cpp"},
     {"--ubatch-size", "--ubatch", "llama.cpp"},

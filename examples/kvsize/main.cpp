@@ -211,6 +211,12 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   engine.add_option("--max-running-requests", o.max_running_requests,
                     "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
       ->check(positive_integer());
+  engine.add_option("--dp", o.dp,
+                    "SGLang: data-parallel ranks; with --enable-dp-attention each GPU its own attention rank "
+                    "(kvsize models --dp equal to --tp), without it replicas of the tp group (one is sized)")
+      ->check(positive_integer(max_u32));
+  engine.add_flag("--enable-dp-attention", o.enable_dp_attention,
+                  "SGLang: DP attention; the figures are then one GPU's, each with its own pool and requests");
   engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
                     fmt::format("TensorRT-LLM: fraction of the memory left after weights and activations that "
                                 "the KV cache takes (default {:g})",

@@ -304,6 +304,10 @@ auto engine_words(const sizing& s) -> std::string {
   if (!r.setting.empty()) {
     words += fmt::format(" at {} {}", r.setting, fraction_text(r));
   }
+  // SGLang's DP attention: each GPU serves that many users of its own (engines/sglang_dp.hpp).
+  if (s.engine == engine_kind::sglang && kvsize::engines::sglang::attention_dp_of(s.config.spec, s.engine_opts) > 1) {
+    words += ", with DP attention: users per GPU";
+  }
   return words;
 }
 

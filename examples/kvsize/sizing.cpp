@@ -193,6 +193,10 @@ auto scaling_options_given(const options& opts) -> std::string {
   add("--max-num-batched-tokens", opts.max_num_batched_tokens);
   add("--max-num-seqs", opts.max_num_seqs);
   add("--max-running-requests", opts.max_running_requests);
+  add("--dp", opts.dp);
+  if (opts.enable_dp_attention) {
+    out += fmt::format(", {}", opts.flag("--enable-dp-attention"));
+  }
   add("--prefill-chunk", opts.prefill_chunk);
   add("--parallel", opts.parallel);
   add("--ubatch", opts.ubatch);
@@ -292,6 +296,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.gpu_memory_utilization, o.vllm.gpu_memory_utilization);
   given(opts.mem_fraction_static, o.sglang.mem_fraction_static);
   given(opts.max_running_requests, o.sglang.max_running_requests);
+  o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;  // dp = tp (check_sglang_dp)
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -352,6 +357,8 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.gpu_memory_utilization.has_value(), "--gpu-memory-utilization", reads(engine_knob::gpu_memory_utilization)},
       {opts.mem_fraction_static.has_value(), "--mem-fraction-static", reads(engine_knob::mem_fraction_static)},
       {opts.max_running_requests.has_value(), "--max-running-requests", reads(engine_knob::max_running_requests)},
+      {opts.dp.has_value(), "--dp", reads(engine_knob::dp_attention)},
+      {opts.enable_dp_attention, "--enable-dp-attention", reads(engine_knob::dp_attention)},
       {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction",
        reads(engine_knob::free_gpu_memory_fraction)},
       {opts.parallel.has_value(), "--parallel", reads(engine_knob::parallel)},
@@ -798,6 +805,17 @@ auto sglang_release_words(const engine_options& o) -> std::string {
 void sglang_dsa_types(const options& opts, const engine_options& declared, sizing& s) {
   namespace sglang = kvsize::engines::sglang;
   const std::string release = fmt::format("SGLang {}", sglang_release_words(declared));
+  engine_options at_tp = declared;
+  at_tp.tp = opts.tp;
+  if (!opts.enable_dp_attention && sglang::dsa_forces_dp_attention(at_tp)) {
+    s.notes.push_back(fmt::format("DP attention: {} turns it on for DeepSeek sparse attention at dp = tp = {} "
+                                  "(server_args.py _handle_model_specific_adjustments, PR #11061): each GPU holds the "
+                                  "attention projections and the embedding whole, which the weights per device "
+                                  "count, and keeps its own pool for its own requests: the tokens and users shown "
+                                  "are one GPU's, the {} GPUs serve {} × as many (0.5.6 and later serve it with "
+                                  "tensor-parallel attention unless asked)",
+                                  release, opts.tp, opts.tp, opts.tp));
+  }
   const bool named = !takes_default_type(opts, opts.k_dtype) || !takes_default_type(opts, opts.v_dtype);
   if (const std::optional<double> forced = sglang::dsa_forced_fraction(declared);
       forced && opts.mem_fraction_static && *opts.mem_fraction_static != *forced) {
@@ -949,6 +967,69 @@ void compare_checkpoint(sizing& s) {
   }
 }
 
+/// SGLang's DP attention at dp = tp, asked for (--enable-dp-attention --dp tp) or set by the release for a DSA model
+/// in 0.5.3rc2 – 0.5.5.post3 (engines::sglang::attention_dp_of): every GPU then holds the attention and the
+/// embedding whole.
+auto sglang_attention_whole(const options& opts, const sizing& s) -> bool {
+  if (s.engine != engine_kind::sglang) {
+    return false;
+  }
+  engine_options o;
+  o.tp = opts.tp;
+  o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;
+  if (opts.engine_version) {
+    set_sglang_release(o, sglang_release_option(opts));
+  }
+  return kvsize::engines::sglang::attention_dp_of(s.config.spec, o) > 1;
+}
+
+/// --dp and --enable-dp-attention under SGLang: kvsize sizes DP attention at dp = tp only (exit 2 otherwise, and
+/// where SGLang's own assert tp % dp == 0 fails), and a --max-running-requests SGLang would divide to nothing; a
+/// --dp without DP attention is replicas of the tp group, one of which is sized (a note).
+void check_sglang_dp(const options& opts, sizing& s) {
+  if (s.engine != engine_kind::sglang || (!opts.dp && !opts.enable_dp_attention)) {
+    return;
+  }
+  const std::uint32_t dp = opts.dp.value_or(1);
+  if (!opts.enable_dp_attention) {
+    if (dp > 1) {
+      s.notes.push_back(fmt::format("{} {} without {}: SGLang runs {} replicas of the {}-GPU group, each with its own "
+                                    "weights, pool and requests; kvsize sizes one (the figures × {} for all)",
+                                    opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp, opts.tp, dp));
+    }
+    return;
+  }
+  if (dp <= 1) {
+    s.notes.push_back(fmt::format("{} at dp 1: SGLang turns DP attention off (server_args.py "
+                                  "_handle_data_parallelism); kvsize sized tensor-parallel attention",
+                                  opts.flag("--enable-dp-attention")));
+    return;
+  }
+  if (opts.tp % dp != 0) {
+    throw usage_error{fmt::format("{} {}: SGLang requires {} {} to be a multiple of it (server_args.py: "
+                                  "tp_size % dp_size == 0)",
+                                  opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp)};
+  }
+  if (dp != opts.tp) {
+    throw usage_error{fmt::format("{} {} with {} {}: kvsize models DP attention at dp = tp (each GPU its own "
+                                  "attention rank); {} GPUs a rank's attention is not modelled yet",
+                                  opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp, opts.tp / dp)};
+  }
+  if (opts.max_running_requests && *opts.max_running_requests < dp) {
+    throw usage_error{fmt::format("{} {}: SGLang gives each of the {} DP ranks {} // {} = 0 requests",
+                                  opts.flag("--max-running-requests"), *opts.max_running_requests, dp,
+                                  *opts.max_running_requests, dp)};
+  }
+  const bool latent = s.config.spec.latent.kv_lora_rank != 0;
+  s.notes.push_back(fmt::format("DP attention ({} {} {}): each of the {} GPUs holds the attention projections and "
+                                "the embedding whole, which the weights per device count, {} and keeps its own pool "
+                                "for its own requests: the tokens and users shown are one GPU's ({} counts a GPU's "
+                                "requests), the {} serve {} × as many; SGLang divides --max-running-requests by {}",
+                                opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp,
+                                latent ? "caches the whole latent of its requests" : "caches every KV head of its requests",
+                                opts.flag("--batch"), dp, dp, dp));
+}
+
 void set_weights(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
   const model_spec& m = s.config.spec;
   std::optional<weights_format> format;
@@ -1017,7 +1098,7 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
   }
   if (format) {
     s.weights_format = weights_format_name(*format);
-    s.weights_shares = weights_split_of(m, *format);
+    s.weights_shares = weights_split_of(m, *format, sglang_attention_whole(opts, s));
     s.weights = s.weights_shares->total();
     s.formula_format = format;
   }
@@ -1032,12 +1113,23 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
   if (opts.gpu) {
     const auto g = find_gpu(*opts.gpu);
     if (!g) {
+      // The catalog's ids that start with what was typed ("h100" → h100-80gb, h100-nvl, h100-pcie): the variants
+      // differ in memory, so none is taken for the user.
+      std::string typed = *opts.gpu;  // the catalog's ids are lower case; find_gpu ignores case too
+      std::transform(typed.begin(), typed.end(), typed.begin(),
+                     [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
       std::string ids;
+      std::string variants;
       for (const auto& entry : gpu_catalog) {
         ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
+        if (!typed.empty() && entry.id.starts_with(typed)) {
+          variants += fmt::format("{}{}", variants.empty() ? "" : ", ", entry.id);
+        }
       }
-      throw usage_error{fmt::format("{}: unknown GPU '{}' (known: {}; or give --gpu-memory SIZE)", opts.flag("--gpu"),
-                                    *opts.gpu, ids)};
+      const std::string which =
+          variants.empty() ? std::string{} : fmt::format(": name one of {}, which differ in memory", variants);
+      throw usage_error{fmt::format("{}: unknown GPU '{}'{} (known: {}; or give --gpu-memory SIZE)",
+                                    opts.flag("--gpu"), *opts.gpu, which, ids)};
     }
     // The total CUDA/HIP reports to a process (cudaMemGetInfo), which every engine budgets from:
     // vLLM's and SGLang's total_gpu_memory, llama.cpp's device memory. nvidia-smi's total is
@@ -1232,7 +1324,10 @@ void set_per_token_figures(const options& opts, sizing& s, const model_spec& ser
   for (std::uint32_t il = s.cache.first_layer; il < s.cache.first_layer + s.cache.stage_layers; ++il) {
     mha += layer_kv_bytes_per_token_mha(m, il, s.kv);
   }
-  s.kv_per_token_mha = mha / opts.tp;
+  // Heads over the ranks that share a request's attention: tp, or one GPU under SGLang's DP attention at dp = tp.
+  const bool dp_attention =
+      s.engine == engine_kind::sglang && kvsize::engines::sglang::attention_dp_of(m, s.engine_opts) > 1;
+  s.kv_per_token_mha = mha / (dp_attention ? 1U : opts.tp);
   s.gqa_ratio = gqa_ratio(m);
   s.logits_per_token = logits_bytes_per_token(served);
   s.logits_prefill = logits_bytes_prefill(served, s.context);
@@ -1341,6 +1436,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     s.tensor_split = parse_tensor_split(opts);
   }
   check_parallel_split(opts, m, engine, s.tensor_split);
+  check_sglang_dp(opts, s);
 
   const device_choice device = device_of(opts, stderr_warnings);
   set_cache_types(opts, s, device);

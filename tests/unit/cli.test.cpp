@@ -201,6 +201,8 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
       {"/nonexistent/config.json", "/nonexistent/config.json"},
       {qwen + " --kv-dtype fp9", "--kv-dtype: unknown element type 'fp9'"},
       {qwen + " --gpu rtx-9999", "--gpu: unknown GPU 'rtx-9999'"},
+      // A family name with several catalog variants: the variants are named, none is taken.
+      {qwen + " --gpu H100", "--gpu: unknown GPU 'H100': name one of h100-80gb, h100-nvl, h100-pcie, which differ"},
       {qwen + " --gpu-memory 12gigs", "--gpu-memory: '12gigs' is not a size"},
       {qwen + " --batch 0", "--batch"},
       {qwen + " --context 0", "--context"},
@@ -411,6 +413,20 @@ TEST_CASE("kvsize: a DSA model under SGLang: the cache type, rows and pages SGLa
   CHECK(fraction.get<double>() == 0.8);
   CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.3 --mem-fraction-static 0.9"),
               "--mem-fraction-static 0.9: SGLang 0.5.3 sets mem_fraction_static 0.8 for DeepSeek sparse attention"));
+  // 0.5.3rc2 – 0.5.5.post3 turn DP attention on at dp = tp (server_args.py, PR #11061): each GPU holds q_b, kv_b and
+  // o_proj with their float32 block scales (37,757,952 + 16,781,312 + 117,469,184 B a layer × 61 = 10,492,515,328 B)
+  // and the bf16 embedding (129,280 × 7,168 × 2 = 1,853,358,080 B) whole, 7/8 of 12,345,873,408 B more than at
+  // 0.5.6 (docs/research/sglang-dp-attention.md derives the figure by hand). At tp 1 and from 0.5.6: no change.
+  const auto weights_at = [&](const std::string& flags) {
+    return json_of(v32 + " --gpu h200 " + flags).at("capacity").at("weights_per_device_bytes").get<std::uint64_t>();
+  };
+  CHECK(weights_at("--tp 8 --engine-version 0.5.5.post3") - weights_at("--tp 8 --engine-version 0.5.6") ==
+        10'802'639'232ULL);
+  CHECK(weights_at("--tp 8 --engine-version 0.5.4") == weights_at("--tp 8 --engine-version 0.5.5"));
+  CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.4"),
+              "DP attention: SGLang 0.5.4 turns it on for DeepSeek sparse attention at dp = tp = 8"));
+  CHECK_FALSE(noted(json_of(v32 + " --gpu h200 --tp 8 --engine-version 0.5.6"), "DP attention"));
+  CHECK_FALSE(noted(json_of(v32 + " --engine-version 0.5.4"), "DP attention"));  // tp 1
   // SGLang sets the page size itself: the command line passes none.
   CHECK_THAT(run_cli(v32 + " --gpu h200 --tp 8 --block-size 16").out, !ContainsSubstring("--page-size 16"));
   CHECK(noted(json_of(v32 + " --gpu h200 --tp 8 --block-size 16"), "--block-size 16: SGLang 0.5.15-0.5.19 sets a page "
@@ -430,6 +446,75 @@ TEST_CASE("kvsize: a DSA model under SGLang: the cache type, rows and pages SGLa
     require_refused(run_cli(refused), "--engine sglang: SGLang");
   }
   CHECK(run_cli("'" + config("zai-org__GLM-5.config.json") + "' --engine sglang --engine-version 0.5.9").exit_code == 0);
+}
+
+TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GPU's figures", "[cli][engines][dp]") {
+  // engines/sglang_dp.hpp; docs/research/sglang-dp-attention.md. Qwen3-235B-A22B (94 layers, 64 heads, 4 KV heads
+  // of 128, hidden 4,096, vocabulary 151,936, bf16) on 8 × H200.
+  const std::string q235 = "'" + config("Qwen__Qwen3-235B-A22B.config.json") + "' --engine sglang --gpu h200 --tp 8";
+  const auto tp = json_of(q235);
+  const auto dp = json_of(q235 + " --dp 8 --enable-dp-attention");
+  // Every KV head of a GPU's own requests: 94 × 4 × 128 × 2 × 2 B (1 head a GPU under TP attention).
+  CHECK(tp.at("kv_bytes_per_token") == 48'128);
+  CHECK(dp.at("kv_bytes_per_token") == 192'512);
+  // Each GPU holds the attention and the embedding whole. Under TP attention q_proj and o_proj (2 × 4,096 × 8,192
+  // × 2 B × 94 layers = 12,616,466,432 B) and the embedding (151,936 × 4,096 × 2 = 1,244,659,712 B) are split 8
+  // ways, k_proj and v_proj (2 × 4,096 × 512 × 2 B × 94 = 788,529,152 B) 4 ways (one KV head each): DP attention
+  // adds 7/8 × 13,861,126,144 + 3/4 × 788,529,152 = 12,719,882,240 B a GPU.
+  const auto weights = [](const nlohmann::json& j) {
+    return j.at("capacity").at("weights_per_device_bytes").get<std::uint64_t>();
+  };
+  CHECK(weights(dp) - weights(tp) == 12'719'882'240ULL);
+  // The default fraction reserves the graph batch × dp × 3 (× 1.5 more above 300) MiB: less room for the pool.
+  CHECK(dp.at("budget").at("fraction").get<double>() < tp.at("budget").at("fraction").get<double>());
+  CHECK(noted(dp, "DP attention (--dp 8 --enable-dp-attention): each of the 8 GPUs holds the attention projections"));
+  // --json's dp_attention: the ranks' totals beside one GPU's capacity.
+  CHECK(dp.at("dp_attention").at("ranks") == 8);
+  CHECK(dp.at("dp_attention").at("max_tokens").get<std::uint64_t>() ==
+        8 * dp.at("capacity").at("max_tokens").get<std::uint64_t>());
+  CHECK(dp.at("dp_attention").at("max_sequences").get<std::uint64_t>() ==
+        8 * dp.at("capacity").at("max_sequences").get<std::uint64_t>());
+  CHECK_FALSE(tp.contains("dp_attention"));
+  // The command names DP attention and all the requests: SGLang divides --max-running-requests by dp.
+  const std::string command = json_of(q235 + " --dp-size 8 --enable-dp-attention --batch 4 --context 8192")
+                                  .at("plan")
+                                  .at("command_line")
+                                  .get<std::string>();
+  CHECK_THAT(command, ContainsSubstring("--tp-size 8 --dp 8 --enable-dp-attention"));
+  CHECK_THAT(command, ContainsSubstring("--max-running-requests 32 "));
+  const auto text = run_cli(q235 + " --dp-size 8 --enable-dp-attention --batch 4 --context 8192");
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, ContainsSubstring("with DP attention:"));  // the verdict: users per GPU
+  // What kvsize does not size, or SGLang does not run: exit 2, naming the option as typed.
+  const struct {
+    std::string flags;
+    std::string words;
+  } refused[] = {
+      {" --dp 3 --enable-dp-attention", "--dp 3: SGLang requires --tp 8 to be a multiple of it"},
+      {" --dp-size 2 --enable-dp-attention", "--dp-size 2 with --tp 8: kvsize models DP attention at dp = tp"},
+      {" --dp 8 --enable-dp-attention --max-running-requests 4", "--max-running-requests 4: SGLang gives each of"},
+  };
+  for (const auto& r : refused) {
+    CAPTURE(r.flags);
+    const auto result = run_cli(q235 + r.flags);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK_THAT(result.err, ContainsSubstring(r.words));
+  }
+  // A hybrid's state pools under DP attention are not modelled: refused, not sized as TP.
+  const auto hybrid = run_cli("'" + config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json") +
+                              "' --engine sglang --tp 2 --dp 2 --enable-dp-attention");
+  CHECK(hybrid.exit_code == 2);
+  CHECK_THAT(hybrid.err, ContainsSubstring("recurrent layers"));
+  // --dp alone is replicas of the tp group; --enable-dp-attention at dp 1 is off: notes, TP attention's figures.
+  const auto replicas = json_of(q235 + " --dp 4");
+  CHECK(replicas.at("kv_bytes_per_token") == 48'128);
+  CHECK(noted(replicas, "--dp 4 without --enable-dp-attention: SGLang runs 4 replicas"));
+  CHECK(noted(json_of(q235 + " --enable-dp-attention"), "--enable-dp-attention at dp 1: SGLang turns DP attention off"));
+  // Another engine: no effect, said so.
+  const auto vllm = run_cli("'" + config("Qwen__Qwen3-235B-A22B.config.json") + "' --engine vllm --tp 8 --dp 8");
+  CHECK(vllm.exit_code == 0);
+  CHECK_THAT(vllm.err, ContainsSubstring("--dp has no effect with --engine vllm"));
 }
 
 TEST_CASE("kvsize: --tp splits KV heads per device", "[cli][engines]") {

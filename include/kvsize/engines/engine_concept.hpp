@@ -84,6 +84,7 @@ enum class engine_knob : std::uint32_t {
   prefix_caching = 1U << 14,           ///< vLLM --enable-prefix-caching / --no-enable-prefix-caching
   cuda_graphs = 1U << 15,              ///< vLLM --enforce-eager / --cuda-graph-memory (0.20 – 0.22's graph estimate)
   model_runner = 1U << 16,             ///< vLLM 0.22 --model-runner / --reasoning-parser (Model Runner V1 or V2)
+  dp_attention = 1U << 17,             ///< SGLang --enable-dp-attention --dp (at dp = tp)
 };
 [[nodiscard]] constexpr auto operator|(engine_knob a, engine_knob b) -> engine_knob {
   return static_cast<engine_knob>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));

@@ -102,6 +102,10 @@ struct sglang_knobs {
   /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
   bool sparse_index = false;
+  /// --enable-dp-attention --dp tp: every GPU a data-parallel attention rank that runs attention for its own
+  /// requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info: attn_tp_size 1), so the
+  /// figures are one GPU's (engines/sglang_dp.hpp). kvsize models dp = tp only; at tp 1 it changes nothing.
+  bool dp_attention = false;
 };
 
 /// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.

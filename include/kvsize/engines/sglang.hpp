@@ -13,6 +13,7 @@
 
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "sglang_dp.hpp"        // DP attention's ranks and attention-TP group
 #include "sglang_dsa.hpp"       // DeepSeek sparse attention's pool, cache dtype and page size
 #include "sglang_fraction.hpp"  // the default mem_fraction_static of each release
 
@@ -107,12 +108,10 @@ inline constexpr release named_bf16_since = release_0_5(4);
 }
 
 /// K and V in the serving dtype, or the checkpoint's FP8 (checkpoint_kv_dtype); a DSA model's latent in the type
-/// SGLang sets for it (dsa_cache_dtype). The states, as
-/// python/sglang/srt/configs/mamba_utils.py
-/// `mamba2_state_dtype` gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is
-/// "bfloat16" whatever the model's dtype (sglang/srt/environ.py), the SSM state in
-/// `--mamba-ssm-dtype` (here `--state-dtype`), else float32. (SGLang reads the config key
-/// mamba_ssm_dtype, not NemotronH's mamba_ssm_cache_dtype, so m.state.ssm_dtype does not apply.)
+/// SGLang sets for it (dsa_cache_dtype). The states, as python/sglang/srt/configs/mamba_utils.py `mamba2_state_dtype`
+/// gives them: the conv state in SGLANG_MAMBA_CONV_DTYPE, whose default is "bfloat16" whatever the model's dtype
+/// (sglang/srt/environ.py), the SSM state in `--mamba-ssm-dtype` (here `--state-dtype`), else float32. (SGLang
+/// reads the config key mamba_ssm_dtype, not NemotronH's mamba_ssm_cache_dtype, so m.state.ssm_dtype does not apply.)
 [[nodiscard]] constexpr auto stage_types(const model_spec& m, const engine_options& o)
     -> kvsize::detail::stage_dtypes {
   const dtype served = serving_dtype(dtype_facts(m, o));
@@ -124,11 +123,10 @@ inline constexpr release named_bf16_since = release_0_5(4);
   return {kvsize::detail::kv_or(o, kv_dtypes::same(automatic)), state};
 }
 
-/// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers):
-/// model_runner.py's total_gpu_memory is the free memory measured then ("Load weight begin. avail
-/// mem=…"), not the device. Public H100 logs (docs/research/sglang-budget.md): 0.60 GiB at tp 1
-/// (S2: 79.19 − 78.59), 1.76 GiB at tp 8 (S9: 79.19 − 77.43); any tp ≥ 2 takes the tp-8 figure, the
-/// largest seen (no public log at tp 2 or 4), so the budget errs low.
+/// Memory in use before the weights load (the CUDA context, NCCL and custom all-reduce buffers): model_runner.py's
+/// total_gpu_memory is the free memory measured then ("Load weight begin. avail mem=…"), not the device. Public H100
+/// logs (docs/research/sglang-budget.md): 0.60 GiB at tp 1 (S2: 79.19 − 78.59), 1.76 GiB at tp 8 (S9: 79.19 −
+/// 77.43); any tp ≥ 2 takes the tp-8 figure, the largest seen (no public log at tp 2 or 4), so the budget errs low.
 [[nodiscard]] constexpr auto non_torch_memory(const engine_options& o) -> bytes {
   return std::uint64_t{o.tp} * o.pp >= 2 ? MiB * 1'803 : MiB * 615;  // 1.76 GiB, 0.60 GiB (rounded up)
 }
@@ -169,6 +167,10 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     return "sglang keeps MiniMax's lightning-attention state in a fixed float32 cache of 32 sequences allocated "
            "with the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size "
            "it with --engine vllm or exact";
+  }
+  if (o.sglang.dp_attention && o.tp > 1 && m.weights.recurrent.kind != recurrent_kind::none) {
+    return "kvsize does not model SGLang's DP attention for a model with recurrent layers (their state pools per "
+           "DP rank); size it with tensor-parallel attention";
   }
   if (m.latent.index_head_dim != 0) {
     if (const std::string_view why = dsa_refusal(o, named_kv(o)); !why.empty()) {
@@ -212,8 +214,10 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
       counted += (dsa_layer ? pool.counted_row + (pool.indexer_counted ? g.index_row : bytes{0}) : k + v) * g.layers;
     }
   };
+  engine_options attention = o;  // KV heads a rank: over the attention-TP group (tp // dp under DP attention)
+  attention.tp = attention_tp_of(m, o);
   for_each_group(
-      kvsize::detail::engine_groups(m, o, s, head_split::replicate, mla_cache_layout::latent_k_only,
+      kvsize::detail::engine_groups(m, attention, s, head_split::replicate, mla_cache_layout::latent_k_only,
                                     true,  // the NSA pool's index_k_with_scale_buffer: fp8 + scales
                                     // MiniMax-M3's index_k_pool: one head in the served (model) dtype, whatever
                                     // the KV's (pool_configurator.py DefaultPoolConfigurator._compute_cell_size)
@@ -284,7 +288,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     c.max_tokens = cell.count() == 0 ? 0 : kv_budget / cell / page * page;
   }
   const std::uint64_t context = kvsize::detail::round_up(s.context, page);
-  c.max_running_requests = o.sglang.max_running_requests;
+  c.max_running_requests = running_requests_per_rank(o);
   if (c.max_running_requests == 0) {
     const auto by_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) / static_cast<double>(s.context) * 512.0);
     c.max_running_requests = std::min<std::uint64_t>(std::max<std::uint64_t>(by_tokens, 2'048), 4'096);
@@ -316,7 +320,7 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   [[nodiscard]] static constexpr auto version_name(const engine_options& o) -> std::string_view {
     return engines::sglang::version_name(o.sglang.release);
   }
-  static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::mem_fraction_static |
+  static constexpr engine_knob knobs = engine_knob::block_size | engine_knob::mem_fraction_static | engine_knob::dp_attention |
                                        engine_knob::max_running_requests | engine_knob::engine_version;
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::sglang::serving_dtype(f);

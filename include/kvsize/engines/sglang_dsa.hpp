@@ -67,6 +67,19 @@ inline constexpr std::uint32_t dsa_page_size = 64;
   return o.sglang.version.value_or(last_release_of(o.sglang.release));
 }
 
+/// The first release after those that turn DP attention on for every DSA model (0.5.3rc2 – 0.5.5.post3, PR #11061;
+/// 0.5.6's PR #13646 sets enable_dp_attention without dp_size, which dp 1 turns off again).
+inline constexpr release dsa_dp_attention_until = release_0_5(6, 0);
+
+/// SGLang serves a DSA model with DP attention at dp = tp on its own: server_args.py
+/// _handle_model_specific_adjustments, for is_deepseek_nsa ("DP attention is enabled for DeepSeek NSA."), sets
+/// enable_dp_attention and dp_size = tp_size in 0.5.3rc2 – 0.5.5.post3 (not on NPU). At tp 1 that changes nothing.
+/// The handler runs after the memory settings, so the default mem_fraction_static has no DP-attention term there.
+[[nodiscard]] constexpr auto dsa_forces_dp_attention(const engine_options& o) -> bool {
+  const release r = version_of(o);
+  return o.tp > 1 && at_least(r, dsa_since) && !at_least(r, dsa_dp_attention_until);
+}
+
 /// The device's compute capability is 10 or more (B200, GB200, RTX 50): SGLang's `major >= 10` (its
 /// torch.cuda.get_device_capability; 9 on MI300X / MI325X). Unknown (0): Hopper's rules.
 [[nodiscard]] constexpr auto dsa_sm100(const engine_options& o) -> bool {

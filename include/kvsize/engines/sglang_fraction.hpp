@@ -117,9 +117,13 @@ namespace kvsize::engines::sglang {
 ///     24 in G, PR #12124);
 ///   H (0.5.10+): G plus, before the floor, prefill_graph_reserve_mib;
 /// fraction = round((memory − reserve) / memory, 3), as Python rounds. Rule A is legacy_mem_fraction_static.
+/// DP attention asked for (`dp_attention` ranks, > 1) adds, before the floor: 4,096 MiB under E; cuda-graph batch
+/// × dp × 3 MiB, and × 1.5 more above a batch of 300, from F on (server_args.py, PR #10975); and
+/// `prefill_graphs_off` drops H's prefill-graph term (0.5.10 – 0.5.16 turn those graphs off under DP attention).
 [[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
                                                       fraction_rule rule = default_rule, bool latent_cache = false,
-                                                      bool sparse_index = false) -> double {
+                                                      bool sparse_index = false, std::uint32_t dp_attention = 0,
+                                                      bool prefill_graphs_off = false) -> double {
   if (rule == fraction_rule::v0_4) {
     return legacy_mem_fraction_static(tp);
   }
@@ -134,6 +138,7 @@ namespace kvsize::engines::sglang {
                : mem < 90 * 1024.0  ? (9.5 + devices / 2) * 1024
                : mem < 160 * 1024.0 ? (12 + devices / 2) * 1024
                                     : 32 * 1024.0;
+    reserved += dp_attention > 1 ? 4 * 1024.0 : 0.0;
   } else {
     const bool big_tp = tp >= 4;
     double chunked = 0;
@@ -150,13 +155,23 @@ namespace kvsize::engines::sglang {
       chunked = 16384, graph_bs = 512;
     }
     reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
-    reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index);
+    if (!prefill_graphs_off) {
+      reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index);
+    }
+    if (dp_attention > 1) {
+      const double dp = dp_attention;
+      reserved += graph_bs * dp * 3 + (graph_bs > 300 ? graph_bs * dp * 1.5 : 0.0);
+    }
     if (mem > 60 * 1024.0) {
       reserved = std::max(reserved, 10 * 1024.0);
     }
   }
   return python_round3((mem - reserved) / mem);
 }
+
+/// The first release that keeps the prefill CUDA graphs under DP attention (v0.5.17 drops the "DP attention" rule
+/// of _handle_cuda_graph_config: 0.5.10 – 0.5.14's piecewise and 0.5.15 – 0.5.16's breakable graphs are off there).
+inline constexpr release dp_prefill_graphs_since = release_0_5(17);
 
 /// mem_fraction_static: 0.8 for a DSA model in 0.5.3rc2 – 0.5.3 over any value (dsa_forced_fraction), the user's
 /// value (o.sglang.mem_fraction_static != 0), else the default rule of o.sglang.release on the device's nvidia-smi
@@ -171,7 +186,11 @@ namespace kvsize::engines::sglang {
   const bytes memory = o.sglang.reported_memory.count() != 0 ? o.sglang.reported_memory
                        : o.device_memory.count() != 0       ? o.device_memory
                                                             : device;
-  return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index);
+  // DP attention the user asked for (the forced DSA case adds nothing: its handler runs after the memory settings).
+  const std::uint32_t dp = o.sglang.dp_attention && o.tp > 1 ? o.tp : 0;
+  const bool prefill_graphs_off = dp != 0 && !at_least(version_of(o), dp_prefill_graphs_since);
+  return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
+                                  dp, prefill_graphs_off);
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {

@@ -232,3 +232,72 @@ TEST_CASE("SGLang: the K/V types --kv-cache-dtype can be given, by release", "[e
   none.kv = kvsize::kv_dtypes::same(dtype::f32);
   CHECK_THROWS(kvsize::size_cache(llama, engine_kind::sglang, none));
 }
+
+TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglang][dp]") {
+  // engines/sglang_dp.hpp, from SGLang's source (docs/research/sglang-dp-attention.md): each DP rank caches
+  // get_num_kv_heads(attn_tp_size) heads of its own requests; at dp = tp, attn_tp_size is 1.
+  const model_spec& qwen3 = config("Qwen__Qwen3-235B-A22B.config.json");  // 94 layers, 4 KV heads of 128
+  engine_options tp8{.tp = 8};
+  CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, tp8).kv_bytes_per_token == bytes{94ULL * 1 * 128 * 2 * 2});
+  engine_options dp8 = tp8;
+  dp8.sglang.dp_attention = true;
+  CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, dp8).kv_bytes_per_token == bytes{192'512});
+  // At tp 1 it changes nothing (SGLang turns it off at dp 1).
+  engine_options dp1;
+  dp1.sglang.dp_attention = true;
+  CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, dp1).kv_bytes_per_token == bytes{192'512});
+  // sgl-project/sglang#7055 (https://github.com/sgl-project/sglang/issues/7055), DeepSeek-R1 under --dp-size 8
+  // --enable-dp-attention: "[DP7 TP7] KV Cache is allocated. #tokens: 1230416, KV size: 80.53 GB": the whole latent
+  // on each rank, 61 × 576 × 2 B a token.
+  const model_spec& r1 = config("deepseek-ai__DeepSeek-R1.config.json");
+  CHECK(kvsize::size_cache(r1, engine_kind::sglang, dp8).kv_bytes_per_token == bytes{70'272});
+  CHECK(has_line(sglang_at(r1, dp8, 1'230'416), "KV Cache is allocated. #tokens: 1230416, KV size: 80.53 GB"));
+  // A --max-running-requests given is divided by dp (model_runner.py v0.5.9: max_running_requests // dp_size);
+  // SGLang's own rule from the pool is not.
+  engine_options capped = dp8;
+  capped.sglang.max_running_requests = 64;
+  CHECK(kvsize::engines::sglang::running_requests_per_rank(capped) == 8);
+  capped.sglang.dp_attention = false;
+  CHECK(kvsize::engines::sglang::running_requests_per_rank(capped) == 64);
+  // A hybrid model's state pools under DP attention are not modelled: refused, never sized as TP.
+  engine_options next = dp8;
+  next.tp = 2;
+  CHECK_THROWS_WITH(kvsize::size_cache(config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json"), engine_kind::sglang, next),
+                    Catch::Matchers::ContainsSubstring("DP attention for a model with recurrent layers"));
+}
+
+TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by release", "[engines][sglang][dp]") {
+  // server_args.py at the tags (docs/research/sglang-dp-attention.md): 0.4.7.post1 – 0.5.3rc1 add 4,096 MiB; from
+  // 0.5.3rc2 cuda_graph_max_bs × dp × 3, and × 1.5 more above a batch of 300, before the 10 GiB floor; 0.5.10 –
+  // 0.5.16 turn the prefill CUDA graphs off under DP attention. An H100's nvidia-smi total, 81,559 MiB, at tp 8
+  // (graph batch 512, chunked prefill 8,192):
+  //   0.5.4.post1 – 0.5.9: 512 + 8,192 × 1.5 + 512 × 2 + 8 / 8 × 1,024 = 14,848 MiB → 0.818; with dp 8
+  //   + 512 × 8 × 3 + 512 × 8 × 1.5 = 33,280 MiB → round(48,279 / 81,559, 3) = 0.592.
+  //   0.4.7.post1 – 0.5.3rc1: (9.5 + 8 / 2) GiB = 13,824 MiB → 0.831; with dp 8 17,920 MiB → 0.780.
+  using kvsize::engines::sglang::auto_mem_fraction_static;
+  using kvsize::engines::sglang::fraction_rule;
+  const bytes h100 = MiB * 81'559;
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_5) == 0.818);
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_5, false, false, 8) == 0.592);
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_4_7) == 0.831);
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_4_7, false, false, 8) == 0.780);
+  // Through the options: a user's --enable-dp-attention at tp 8 (dp = tp); the forced DSA case adds nothing (its
+  // handler runs after the memory settings).
+  engine_options o{.tp = 8, .device_memory = h100};
+  o.sglang.release = fraction_rule::v0_5;
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.818);
+  o.sglang.dp_attention = true;
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.592);
+  // 0.5.10+: the prefill-graph term (8 MiB a capture size up to the chunked size, prefill_graph_reserve_mib) is off
+  // under DP attention until 0.5.16 and back from 0.5.17.
+  engine_options newer{.tp = 8, .device_memory = h100};
+  newer.sglang.dp_attention = true;
+  newer.sglang.version = kvsize::engines::sglang::release_0_5(16);
+  newer.sglang.release = *kvsize::engines::sglang::rule_of(*newer.sglang.version);
+  const double off = kvsize::engines::sglang::mem_fraction_static(newer);
+  newer.sglang.version = kvsize::engines::sglang::release_0_5(17);
+  const double on = kvsize::engines::sglang::mem_fraction_static(newer);
+  CHECK(off == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, true));
+  CHECK(on == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, false));
+  CHECK(on < off);
+}
