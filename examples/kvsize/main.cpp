@@ -152,7 +152,8 @@ void device_options(CLI::App& app, kvsize::cli::options& o) {
 /// model runner.
 void vllm_start_up_knobs(CLI::Option_group& engine, kvsize::cli::options& o) {
   engine.add_flag("--enforce-eager", o.enforce_eager,
-                  "vLLM: no CUDA graphs (vLLM 0.20 to 0.22 then subtract no CUDA-graph estimate)")
+                  "vLLM: no CUDA graphs (vLLM 0.20 to 0.22 then subtract no CUDA-graph estimate; from 0.14 "
+                  "DeepSeek's yarn rotary table stays float32)")
       ->disable_flag_override();
   engine.add_option("--cuda-graph-memory", o.cuda_graph_memory,
                     "vLLM 0.20 to 0.22 (V1): the \"Estimated CUDA graph memory\" of a start-up log, which they subtract "

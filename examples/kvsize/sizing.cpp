@@ -272,6 +272,8 @@ auto checkpoint_kv_read(const sizing& s) -> kvsize::checkpoint_kv_cache {
                                        : s.config.checkpoint_kv;
 }
 
+auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, with SGLang's other DP-attention rules
+
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -296,7 +298,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.gpu_memory_utilization, o.vllm.gpu_memory_utilization);
   given(opts.mem_fraction_static, o.sglang.mem_fraction_static);
   given(opts.max_running_requests, o.sglang.max_running_requests);
-  o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;  // dp = tp (check_sglang_dp)
+  o.sglang.dp_attention = sglang_dp_asked(opts, s);  // dp = tp (check_sglang_dp)
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -807,7 +809,7 @@ void sglang_dsa_types(const options& opts, const engine_options& declared, sizin
   const std::string release = fmt::format("SGLang {}", sglang_release_words(declared));
   engine_options at_tp = declared;
   at_tp.tp = opts.tp;
-  if (!opts.enable_dp_attention && sglang::dsa_forces_dp_attention(at_tp)) {
+  if (sglang::dsa_forces_dp_attention(at_tp)) {
     s.notes.push_back(fmt::format("DP attention: {} turns it on for DeepSeek sparse attention at dp = tp = {} "
                                   "(server_args.py _handle_model_specific_adjustments, PR #11061): each GPU holds the "
                                   "attention projections and the embedding whole, which the weights per device "
@@ -967,42 +969,93 @@ void compare_checkpoint(sizing& s) {
   }
 }
 
-/// SGLang's DP attention at dp = tp, asked for (--enable-dp-attention --dp tp) or set by the release for a DSA model
-/// in 0.5.3rc2 – 0.5.5.post3 (engines::sglang::attention_dp_of): every GPU then holds the attention and the
-/// embedding whole.
-auto sglang_attention_whole(const options& opts, const sizing& s) -> bool {
-  if (s.engine != engine_kind::sglang) {
-    return false;
-  }
+/// The SGLang release the options name (its rule and, where given, the release itself), and tp.
+auto sglang_options_of(const options& opts) -> engine_options {
   engine_options o;
   o.tp = opts.tp;
-  o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;
   if (opts.engine_version) {
     set_sglang_release(o, sglang_release_option(opts));
   }
-  return kvsize::engines::sglang::attention_dp_of(s.config.spec, o) > 1;
+  return o;
 }
 
+/// 0.5.3rc2 – 0.5.5.post3 set DP attention at dp = tp for a DSA model themselves, at any tp the planner tries
+/// (engines::sglang::dsa_forces_dp_attention, read here without its tp > 1).
+auto sglang_dsa_sets_dp(const options& opts, const sizing& s) -> bool {
+  if (s.engine != engine_kind::sglang || s.config.spec.latent.index_head_dim == 0) {
+    return false;  // and --engine-version names another engine's release
+  }
+  engine_options o = sglang_options_of(opts);
+  o.tp = 2;
+  return kvsize::engines::sglang::dsa_forces_dp_attention(o);
+}
+
+/// DP attention the user asks SGLang for: --enable-dp-attention with --dp > 1, or --dp > 1 alone for a DSA model
+/// under 0.5.6 – 0.5.7, whose server_args.py sets enable_dp_attention for it without a dp (PR #13646).
+auto sglang_dp_asked(const options& opts, const sizing& s) -> bool {
+  namespace sglang = kvsize::engines::sglang;
+  if (s.engine != engine_kind::sglang || opts.dp.value_or(1) <= 1) {
+    return false;
+  }
+  const sglang::release r = sglang::version_of(sglang_options_of(opts));
+  const bool dsa_dp_alone = s.config.spec.latent.index_head_dim != 0 && sglang::at_least(r, sglang::release_0_5(6, 0)) &&
+                            !sglang::at_least(r, sglang::release_0_5(8, 0));
+  return opts.enable_dp_attention || dsa_dp_alone;
+}
+
+/// Every GPU holds the attention and the embedding whole: SGLang's DP attention at dp = tp, asked for or set by the
+/// release (at every tp the planner tries: at tp 1 whole and split are the same).
+auto sglang_attention_whole(const options& opts, const sizing& s) -> bool {
+  return sglang_dp_asked(opts, s) || sglang_dsa_sets_dp(opts, s);
+}
+
+/// The model classes SGLang builds with the attention-TP size (models/*.py read get_attention_tp_size at v0.5.9):
+/// the others keep their attention split over the whole tp, which DP attention at dp = tp does not describe.
+constexpr std::array<std::string_view, 15> sglang_dp_attention_classes{
+    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM",
+    "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",   "Qwen2MoeForCausalLM",    "Glm4MoeForCausalLM",
+    "GptOssForCausalLM",     "Llama4ForCausalLM",     "Llama4ForConditionalGeneration", "Grok1ForCausalLM",
+    "Step3p5ForCausalLM",    "MiMoV2FlashForCausalLM", "Qwen3NextForCausalLM"};
+
 /// --dp and --enable-dp-attention under SGLang: kvsize sizes DP attention at dp = tp only (exit 2 otherwise, and
-/// where SGLang's own assert tp % dp == 0 fails), and a --max-running-requests SGLang would divide to nothing; a
-/// --dp without DP attention is replicas of the tp group, one of which is sized (a note).
+/// where SGLang's own assert tp % dp == 0 fails), for the model classes that read the attention-TP size, and not a
+/// --max-running-requests SGLang would divide to nothing; a --dp without DP attention is replicas of the tp group,
+/// one of which is sized (a note). Where the release sets dp = tp itself (a DSA model in 0.5.3rc2 – 0.5.5.post3),
+/// the flags change nothing (a note).
 void check_sglang_dp(const options& opts, sizing& s) {
-  if (s.engine != engine_kind::sglang || (!opts.dp && !opts.enable_dp_attention)) {
+  if (s.engine != engine_kind::sglang) {
     return;
   }
   const std::uint32_t dp = opts.dp.value_or(1);
-  if (!opts.enable_dp_attention) {
+  const bool forced = sglang_dsa_sets_dp(opts, s) && opts.tp > 1;
+  const bool asked = sglang_dp_asked(opts, s);
+  if ((forced || asked) && opts.max_running_requests && *opts.max_running_requests < opts.tp) {
+    throw usage_error{fmt::format("{} {}: under DP attention SGLang gives each of the {} ranks {} // {} = 0 requests",
+                                  opts.flag("--max-running-requests"), *opts.max_running_requests, opts.tp,
+                                  *opts.max_running_requests, opts.tp)};
+  }
+  if (sglang_dsa_sets_dp(opts, s)) {
+    if (opts.dp || opts.enable_dp_attention) {
+      s.notes.push_back(fmt::format("{}: SGLang {} sets DP attention at dp = tp for DeepSeek sparse attention over "
+                                    "the flags given (server_args.py, PR #11061)",
+                                    opts.dp ? opts.flag("--dp") : opts.flag("--enable-dp-attention"),
+                                    sglang_release_words(sglang_options_of(opts))));
+    }
+    return;
+  }
+  if (!opts.dp && !opts.enable_dp_attention) {
+    return;
+  }
+  if (!asked) {
     if (dp > 1) {
       s.notes.push_back(fmt::format("{} {} without {}: SGLang runs {} replicas of the {}-GPU group, each with its own "
                                     "weights, pool and requests; kvsize sizes one (the figures × {} for all)",
                                     opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp, opts.tp, dp));
+    } else {
+      s.notes.push_back(fmt::format("{} at dp 1: SGLang turns DP attention off (server_args.py "
+                                    "_handle_data_parallelism, from 0.5.2); kvsize sized tensor-parallel attention",
+                                    opts.flag("--enable-dp-attention")));
     }
-    return;
-  }
-  if (dp <= 1) {
-    s.notes.push_back(fmt::format("{} at dp 1: SGLang turns DP attention off (server_args.py "
-                                  "_handle_data_parallelism); kvsize sized tensor-parallel attention",
-                                  opts.flag("--enable-dp-attention")));
     return;
   }
   if (opts.tp % dp != 0) {
@@ -1015,10 +1068,14 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   "attention rank); {} GPUs a rank's attention is not modelled yet",
                                   opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp, opts.tp / dp)};
   }
-  if (opts.max_running_requests && *opts.max_running_requests < dp) {
-    throw usage_error{fmt::format("{} {}: SGLang gives each of the {} DP ranks {} // {} = 0 requests",
-                                  opts.flag("--max-running-requests"), *opts.max_running_requests, dp,
-                                  *opts.max_running_requests, dp)};
+  const bool known = std::ranges::any_of(sglang_dp_attention_classes,
+                                         [&](std::string_view c) { return architectures_hold(s, c); });
+  if (!known) {
+    throw usage_error{fmt::format("{}: kvsize models SGLang's DP attention for the model classes it builds with "
+                                  "the attention-TP size (DeepSeek V2 / V3 / V3.2, GLM-4.5 / GLM-5, Qwen3, Qwen3-MoE, "
+                                  "Qwen2-MoE, gpt-oss, Llama 4, Grok, Step-3.5, MiMo-V2-Flash); config.json's "
+                                  "architectures name none of them",
+                                  opts.flag("--enable-dp-attention"))};
   }
   const bool latent = s.config.spec.latent.kv_lora_rank != 0;
   s.notes.push_back(fmt::format("DP attention ({} {} {}): each of the {} GPUs holds the attention projections and "

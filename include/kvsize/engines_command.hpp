@@ -123,14 +123,16 @@ template <engine E>
   const bool bf16_over_checkpoint =
       o.kv && o.kv->k == dtype::bf16 &&
       (engines::sglang::checkpoint_kv_dtype(o).has_value() || (o.sglang.sparse_index && engines::sglang::dsa_sm100(o)));
-  // Under DP attention (dp = tp) each GPU runs o.batch requests of its own, and SGLang divides
-  // --max-running-requests by dp (engines/sglang_dp.hpp): the command names all of them.
-  const bool dp_attention = o.sglang.dp_attention && o.tp > 1;
+  // Under DP attention (dp = tp, asked for or set by the release for a DSA model) each GPU runs o.batch requests of
+  // its own, and SGLang divides --max-running-requests by dp (engines/sglang_dp.hpp): the command names all of
+  // them, and asks for DP attention where the release does not set it.
+  const std::uint32_t dp = engines::sglang::attention_dp(o, o.sglang.sparse_index);
+  const bool asked = o.sglang.dp_attention && dp > 1;
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}{}",
-      names.model, o.context, dp_attention ? o.batch * o.tp : o.batch, fraction_text(rule),
-      flag_if(o.tp > 1, "--tp-size", o.tp), dp_attention ? fmt::format(" --dp {} --enable-dp-attention", o.tp) : "",
+      names.model, o.context, detail::checked_mul(o.batch, dp), fraction_text(rule),
+      flag_if(o.tp > 1, "--tp-size", o.tp), asked ? fmt::format(" --dp {} --enable-dp-attention", dp) : "",
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8 || bf16_over_checkpoint, "--kv-cache-dtype",
               bf16_over_checkpoint ? "bf16" : o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),

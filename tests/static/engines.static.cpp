@@ -69,6 +69,12 @@ static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fra
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 1, 1) == 0.830);
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 4, 2) == 0.812);
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 4, 2, sgl::fraction_rule::v0_5_10) == 0.818);
+// An MLA model without DSA: 0.5.15 – 0.5.17 turn its breakable prefill graphs off (14,848 MiB → 0.818); 0.5.18
+// drops that rule (_disable_breakable_cudagraph_if_incompatible), so it reserves the 1.5 GiB again → 0.799.
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_15, true, false, 0,
+                                            sgl::release_0_5(17)) == 0.818);
+static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fraction_rule::v0_5_15, true, false, 0,
+                                            sgl::release_0_5(18)) == 0.799);
 // Python's round(x, 3) on the double's exact value: A100 40 GB (40,960 MiB) at tp 8 under rule E is
 // 27,136 / 40,960 = 0.6625, stored just below, so SGLang gets 0.662 (x × 1000 + 0.5 would give 0.663).
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 40'960, 8, 1, sgl::fraction_rule::v0_4_7) == 0.662);

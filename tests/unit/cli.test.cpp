@@ -492,7 +492,7 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   } refused[] = {
       {" --dp 3 --enable-dp-attention", "--dp 3: SGLang requires --tp 8 to be a multiple of it"},
       {" --dp-size 2 --enable-dp-attention", "--dp-size 2 with --tp 8: kvsize models DP attention at dp = tp"},
-      {" --dp 8 --enable-dp-attention --max-running-requests 4", "--max-running-requests 4: SGLang gives each of"},
+      {" --dp 8 --enable-dp-attention --max-running-requests 4", "--max-running-requests 4: under DP attention SGLang gives each of"},
   };
   for (const auto& r : refused) {
     CAPTURE(r.flags);
@@ -511,6 +511,24 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   CHECK(replicas.at("kv_bytes_per_token") == 48'128);
   CHECK(noted(replicas, "--dp 4 without --enable-dp-attention: SGLang runs 4 replicas"));
   CHECK(noted(json_of(q235 + " --enable-dp-attention"), "--enable-dp-attention at dp 1: SGLang turns DP attention off"));
+  // A model class SGLang builds without the attention-TP size (llama.py): not DP attention at dp = tp, refused.
+  const auto llama = run_cli("'" + config("meta-llama__Llama-3.1-8B.config.json") +
+                             "' --engine sglang --tp 2 --dp 2 --enable-dp-attention");
+  CHECK(llama.exit_code == 2);
+  CHECK_THAT(llama.err, ContainsSubstring("model classes it builds with the attention-TP size"));
+  // Where the release sets dp = tp itself (DeepSeek-V3.2 under 0.5.4): the flags change nothing (a note), and the
+  // command asks for all of the GPUs' requests: --batch 2 on each of 8 GPUs.
+  const std::string v32 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
+                          "' --engine sglang --gpu h200 --tp 8 --engine-version 0.5.4 --batch 2 --context 4096";
+  const auto set_by_release = json_of(v32 + " --dp 2 --enable-dp-attention");
+  CHECK(noted(set_by_release, "SGLang 0.5.4 sets DP attention at dp = tp for DeepSeek sparse attention over the flags"));
+  const std::string v32_command = json_of(v32).at("plan").at("command_line").get<std::string>();
+  CHECK_THAT(v32_command, ContainsSubstring("--max-running-requests 16 "));
+  CHECK_THAT(v32_command, !ContainsSubstring("--enable-dp-attention"));
+  // 0.5.6 – 0.5.7 set enable_dp_attention for a DSA model without a dp: --dp 8 alone is DP attention there.
+  const std::string v32_056 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
+                              "' --engine sglang --gpu h200 --tp 8 --engine-version 0.5.6 --dp 8";
+  CHECK(json_of(v32_056).at("dp_attention").at("ranks") == 8);
   // Another engine: no effect, said so.
   const auto vllm = run_cli("'" + config("Qwen__Qwen3-235B-A22B.config.json") + "' --engine vllm --tp 8 --dp 8");
   CHECK(vllm.exit_code == 0);

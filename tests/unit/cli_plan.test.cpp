@@ -703,25 +703,29 @@ TEST_CASE("kvsize --engine-version: SGLang's release picks its default mem_fract
   }
   CHECK(json_of(config + " --gpu-memory 80GiB --engine sglang").at("budget").at("fraction").get<double>() == 0.830);
   // An MLA model with DSA (DeepSeek-V3.2, 8 × H100): 0.5.15+ reserve 1.5 GiB for its prefill graphs:
-  // 512 + 12,288 + 1,024 + 1,024 + 1,536 = 16,384 MiB → 0.799. Kimi-K2 (MLA without DSA) has none
-  // there: 14,848 MiB → 0.818; 0.5.10 – 0.5.14 reserve the 1.5 GiB for it → 0.799.
+  // 512 + 12,288 + 1,024 + 1,024 + 1,536 = 16,384 MiB → 0.799. Kimi-K2 (MLA without DSA) has none in
+  // 0.5.15 – 0.5.17 (their "MLA attention (non-DSA)" rule turns the graphs off): 14,848 MiB → 0.818; 0.5.10 –
+  // 0.5.14 and, the rule dropped, 0.5.18+ (the default rule's newest release, 0.5.19) reserve it → 0.799.
   const std::string dir = "'" + std::string{KVSIZE_SOURCE_DIR} + "/configs/";
   const std::string v32 = dir + "deepseek-ai__DeepSeek-V3.2.config.json' --gpu h100-80gb --engine sglang --tp 8";
   const std::string k2 = dir + "moonshotai__Kimi-K2-Instruct.config.json' --gpu h100-80gb --engine sglang --tp 8";
   CHECK(json_of(v32).at("budget").at("fraction").get<double>() == 0.799);
-  CHECK(json_of(k2).at("budget").at("fraction").get<double>() == 0.818);
+  CHECK(json_of(k2).at("budget").at("fraction").get<double>() == 0.799);
+  CHECK(json_of(k2 + " --engine-version 0.5.17").at("budget").at("fraction").get<double>() == 0.818);
+  CHECK(json_of(k2 + " --engine-version 0.5.18").at("budget").at("fraction").get<double>() == 0.799);
   CHECK(json_of(k2 + " --engine-version 0.5.14").at("budget").at("fraction").get<double>() == 0.799);
   // Every place the text report names the fraction says the model's (the fit's rule), not the rule of
   // options that do not know the model is MLA: the verdict, the command line and the reserve row.
-  // DeepSeek-R1 (MLA without DSA) fits 8 × H200; as a non-MLA model it would get 0.893.
+  // DeepSeek-R1 (MLA without DSA) fits 8 × H200 (143,771 MiB): 14,848 + 1,536 MiB → 0.886; as a non-MLA model it
+  // would get 0.893.
   const std::string r1 = dir + "deepseek-ai__DeepSeek-R1.config.json' --gpu h200 --engine sglang --tp 8";
   const double r1_fraction = json_of(r1).at("budget").at("fraction").get<double>();
-  CHECK(r1_fraction == 0.897);
+  CHECK(r1_fraction == 0.886);
   const auto r1_text = run_cli(r1 + " --context 8192 --batch 4");
   REQUIRE(r1_text.exit_code == 0);
-  CHECK_THAT(r1_text.out, ContainsSubstring("at mem_fraction_static 0.897"));
-  CHECK_THAT(r1_text.out, ContainsSubstring("--mem-fraction-static 0.897"));
-  CHECK_THAT(r1_text.out, ContainsSubstring("1 − mem_fraction_static 0.897"));
+  CHECK_THAT(r1_text.out, ContainsSubstring("at mem_fraction_static 0.886"));
+  CHECK_THAT(r1_text.out, ContainsSubstring("--mem-fraction-static 0.886"));
+  CHECK_THAT(r1_text.out, ContainsSubstring("1 − mem_fraction_static 0.886"));
   CHECK_THAT(r1_text.out, !ContainsSubstring("0.893"));
   for (const std::string bad : {"0.4.6", "0.4.11", "0.5.20", "0.6.0", "0.5", "0.05.10", "latest", "0.19"}) {
     CAPTURE(bad);

@@ -135,6 +135,10 @@ TEST_CASE("rotary tables: the model classes that build theirs apart", "[weights]
   // head_dim 64 (4,544 / 71; 8,192 / 128); with alibi, no rope at all (use_rotary = not alibi).
   CHECK(rope_bytes(load("tiiuae__falcon-7b").spec) == bytes{8'192ULL * 64 * 2});
   CHECK(rope_bytes(load("tiiuae__falcon-40b").spec) == bytes{8'192ULL * 64 * 2});
+  // transformers' FalconConfig (model_type "falcon") defaults max_position_embeddings to 2,048.
+  nlohmann::json falcon_hf = document("tiiuae__falcon-7b");
+  falcon_hf["model_type"] = "falcon";
+  CHECK(rope_bytes(kvsize::hf::parse_config(falcon_hf.dump()).spec) == bytes{2'048ULL * 64 * 2});
   nlohmann::json falcon_alibi = document("tiiuae__falcon-7b");
   falcon_alibi["alibi"] = true;
   CHECK(kvsize::hf::parse_config(falcon_alibi.dump()).spec.weights.rotary.none);

@@ -84,22 +84,32 @@ namespace kvsize::engines::sglang {
   return static_cast<double>(whole) / 1000.0;
 }
 
+/// The first release that keeps the prefill CUDA graphs under DP attention (v0.5.17 drops the "DP attention" rule
+/// of _disable_breakable_cudagraph_if_incompatible: 0.5.10 – 0.5.14's piecewise and 0.5.15 – 0.5.16's breakable
+/// graphs are off there).
+inline constexpr release dp_prefill_graphs_since = release_0_5(17);
+/// The first release whose breakable prefill graphs run an MLA model without DSA (v0.5.18 drops 0.5.15 – 0.5.17's
+/// "MLA attention (non-DSA)" rule of _disable_breakable_cudagraph_if_incompatible), so it reserves 1.5 GiB for it.
+inline constexpr release mla_prefill_graphs_since = release_0_5(18);
+
 /// What the prefill CUDA graphs of 0.5.10+ add to the reserve, in MiB, before the 10 GiB floor
 /// (server_args.py _handle_gpu_memory_settings, PR #16331): 8 MiB per capture size up to the
 /// chunked-prefill size, 1.5 GiB for an MLA model. 0.5.10 – 0.5.14 turn those graphs off at pp > 1
-/// (_handle_piecewise_cuda_graph); 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1 and
-/// turn them off for an MLA model without DSA. Not modelled: the other cases that turn them off
-/// (speculative decoding, DP attention, LoRA, a vision model in 0.5.10 – 0.5.13, ROCm), where the
-/// reserve is then too large and the budget errs low.
+/// (_handle_piecewise_cuda_graph); 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1, and 0.5.15 –
+/// 0.5.17 turn them off for an MLA model without DSA (`version`: the release inside the rule). Not modelled: the
+/// other cases that turn them off (speculative decoding, LoRA, a vision model in 0.5.10 – 0.5.13 and, unless
+/// allowlisted, in 0.5.18, ROCm), where the reserve is then too large and the budget errs low. DP attention: the
+/// caller (auto_mem_fraction_static).
 [[nodiscard]] constexpr auto prefill_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
-                                                       bool latent_cache, bool sparse_index) -> double {
+                                                       bool latent_cache, bool sparse_index, const release& version)
+    -> double {
   if (rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) {
     return 0;  // the releases before 0.5.10 capture no prefill CUDA graphs
   }
   if (rule == fraction_rule::v0_5_10 && pp > 1) {
     return 0;
   }
-  if (rule == fraction_rule::v0_5_15 && latent_cache && !sparse_index) {
+  if (rule == fraction_rule::v0_5_15 && latent_cache && !sparse_index && !at_least(version, mla_prefill_graphs_since)) {
     return 0;
   }
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
@@ -119,11 +129,12 @@ namespace kvsize::engines::sglang {
 /// fraction = round((memory − reserve) / memory, 3), as Python rounds. Rule A is legacy_mem_fraction_static.
 /// DP attention asked for (`dp_attention` ranks, > 1) adds, before the floor: 4,096 MiB under E; cuda-graph batch
 /// × dp × 3 MiB, and × 1.5 more above a batch of 300, from F on (server_args.py, PR #10975); and
-/// `prefill_graphs_off` drops H's prefill-graph term (0.5.10 – 0.5.16 turn those graphs off under DP attention).
+/// H's prefill-graph term is dropped there in 0.5.10 – 0.5.16, which turn those graphs off under DP attention.
+/// `version`: the release inside the rule where a fact changes (none: the rule's newest, last_release_of).
 [[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
                                                       fraction_rule rule = default_rule, bool latent_cache = false,
                                                       bool sparse_index = false, std::uint32_t dp_attention = 0,
-                                                      bool prefill_graphs_off = false) -> double {
+                                                      std::optional<release> version = std::nullopt) -> double {
   if (rule == fraction_rule::v0_4) {
     return legacy_mem_fraction_static(tp);
   }
@@ -155,8 +166,9 @@ namespace kvsize::engines::sglang {
       chunked = 16384, graph_bs = 512;
     }
     reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
-    if (!prefill_graphs_off) {
-      reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index);
+    const release v = version.value_or(last_release_of(rule));
+    if (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since)) {
+      reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index, v);
     }
     if (dp_attention > 1) {
       const double dp = dp_attention;
@@ -168,10 +180,6 @@ namespace kvsize::engines::sglang {
   }
   return python_round3((mem - reserved) / mem);
 }
-
-/// The first release that keeps the prefill CUDA graphs under DP attention (v0.5.17 drops the "DP attention" rule
-/// of _handle_cuda_graph_config: 0.5.10 – 0.5.14's piecewise and 0.5.15 – 0.5.16's breakable graphs are off there).
-inline constexpr release dp_prefill_graphs_since = release_0_5(17);
 
 /// mem_fraction_static: 0.8 for a DSA model in 0.5.3rc2 – 0.5.3 over any value (dsa_forced_fraction), the user's
 /// value (o.sglang.mem_fraction_static != 0), else the default rule of o.sglang.release on the device's nvidia-smi
@@ -188,9 +196,8 @@ inline constexpr release dp_prefill_graphs_since = release_0_5(17);
                                                             : device;
   // DP attention the user asked for (the forced DSA case adds nothing: its handler runs after the memory settings).
   const std::uint32_t dp = o.sglang.dp_attention && o.tp > 1 ? o.tp : 0;
-  const bool prefill_graphs_off = dp != 0 && !at_least(version_of(o), dp_prefill_graphs_since);
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
-                                  dp, prefill_graphs_off);
+                                  dp, version_of(o));
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {

@@ -346,7 +346,7 @@ inline constexpr family families[] = {
     // 40B/180B new decoder architecture, "RefinedWebModel" = 7B). multi_query defaults to true.
     {.model_type = "falcon", .source = "FalconConfig (models/falcon/configuration_falcon.py)",
      .kv_heads = kv_heads_rule::falcon_multi_query, .gated_mlp = false, .ffn_4x_hidden = true, .tied = true,
-     .norm = norm_rule::layer_norm, .block = block_rule::falcon, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
+     .norm = norm_rule::layer_norm, .rotary_default_positions = 2'048, .block = block_rule::falcon, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},
     {.model_type = "RefinedWeb", .source = "RWConfig (tiiuae remote code)", .kv_heads = kv_heads_rule::falcon_multi_query,
      .gated_mlp = false, .ffn_4x_hidden = true, .tied = true, .norm = norm_rule::layer_norm, .rotary_default_positions = 8'192,
      .block = block_rule::falcon, .new_decoder_default = true, .fused_qkv = true, .linear_bias = linear_bias_rule::like_qkv},

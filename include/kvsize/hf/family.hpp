@@ -130,7 +130,7 @@ struct family {
   bool rotary_rows_max_model_len = false;
   bool rotary_half = false;  ///< ChatGLM rotates half of each head (chatglm.py GLMAttention: head_dim // 2)
   /// Rows where the config names no length: RWConfig has no max_position_embeddings, and falcon.py takes
-  /// getattr(config, "max_position_embeddings", 8192).
+  /// getattr(config, "max_position_embeddings", 8192); transformers' FalconConfig defaults it to 2048.
   std::uint32_t rotary_default_positions = 0;
   /// Gemma 3n / Gemma 4: per-layer inputs (weights_shape::per_layer_input_width) from hidden_size_per_layer_input
   /// and vocab_size_per_layer_input; absent keys take these defaults (Gemma3nTextConfig: 256 and 262,144).

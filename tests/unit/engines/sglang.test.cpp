@@ -242,10 +242,13 @@ TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglan
   engine_options dp8 = tp8;
   dp8.sglang.dp_attention = true;
   CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, dp8).kv_bytes_per_token == bytes{192'512});
-  // At tp 1 it changes nothing (SGLang turns it off at dp 1).
-  engine_options dp1;
+  // At tp 1 it changes nothing (dp = tp = 1: SGLang turns it off): the fraction is tensor-parallel attention's.
+  engine_options tp1{.device_memory = MiB * 81'559};
+  engine_options dp1 = tp1;
   dp1.sglang.dp_attention = true;
-  CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, dp1).kv_bytes_per_token == bytes{192'512});
+  CHECK(kvsize::engines::sglang::mem_fraction_static(dp1) == kvsize::engines::sglang::mem_fraction_static(tp1));
+  CHECK(kvsize::engines::sglang::attention_dp_of(qwen3, dp1) == 1);
+  CHECK(kvsize::engines::sglang::attention_dp_of(qwen3, dp8) == 8);
   // sgl-project/sglang#7055 (https://github.com/sgl-project/sglang/issues/7055), DeepSeek-R1 under --dp-size 8
   // --enable-dp-attention: "[DP7 TP7] KV Cache is allocated. #tokens: 1230416, KV size: 80.53 GB": the whole latent
   // on each rank, 61 × 576 × 2 B a token.
@@ -282,10 +285,16 @@ TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by re
   CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_4_7) == 0.831);
   CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_4_7, false, false, 8) == 0.780);
   // Through the options: a user's --enable-dp-attention at tp 8 (dp = tp); the forced DSA case adds nothing (its
-  // handler runs after the memory settings).
+  // handler runs after the memory settings): DeepSeek-V3.2 under 0.5.4.post1 gets DP attention but G's 0.818.
   engine_options o{.tp = 8, .device_memory = h100};
   o.sglang.release = fraction_rule::v0_5;
   CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.818);
+  engine_options forced = o;
+  forced.sglang.version = kvsize::engines::sglang::parse_release("0.5.4.post1");
+  forced.sglang.sparse_index = true;
+  forced.sglang.latent_cache = true;
+  CHECK(kvsize::engines::sglang::attention_dp(forced, true) == 8);
+  CHECK(kvsize::engines::sglang::mem_fraction_static(forced) == 0.818);
   o.sglang.dp_attention = true;
   CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.592);
   // 0.5.10+: the prefill-graph term (8 MiB a capture size up to the chunked size, prefill_graph_reserve_mib) is off
@@ -297,7 +306,8 @@ TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by re
   const double off = kvsize::engines::sglang::mem_fraction_static(newer);
   newer.sglang.version = kvsize::engines::sglang::release_0_5(17);
   const double on = kvsize::engines::sglang::mem_fraction_static(newer);
-  CHECK(off == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, true));
-  CHECK(on == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, false));
+  using kvsize::engines::sglang::release_0_5;
+  CHECK(off == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, release_0_5(16)));
+  CHECK(on == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, release_0_5(17)));
   CHECK(on < off);
 }
