@@ -12,6 +12,7 @@
 #include <optional>
 #include <string_view>
 
+#include <kvsize/engines/sglang_dp.hpp>
 #include <kvsize/engines_command.hpp>
 #include <kvsize/fmt.hpp>
 
@@ -40,6 +41,12 @@ auto release_of(const sizing& s) -> std::string_view {
 /// runner or no device was given.
 auto runner_of(const sizing& s) -> std::string_view {
   return s.capacity && s.capacity->startup ? s.capacity->startup->model_runner : std::string_view{};
+}
+
+/// SGLang's DP-attention ranks in the row (engines/sglang_dp.hpp), 1 where attention is tensor-parallel: the row's
+/// tokens and users are then one rank's, of tp / ranks GPUs.
+auto dp_ranks_of(const sizing& s) -> std::uint32_t {
+  return s.engine == engine_kind::sglang ? kvsize::engines::sglang::attention_dp_of(s.config.spec, s.engine_opts) : 1;
 }
 
 /// "fits", or "no: " and what limits the request ("no: memory"); "—" without a plan.
@@ -90,6 +97,16 @@ auto text_table(const options& opts, const std::vector<engine_row>& rows) -> std
   }
   out += "\nPer device (one TP rank). KV budget: the engine's rule on the device; max users: at the context; "
          "max context: for the users. --json has every figure in bytes.\n";
+  for (const auto& r : rows) {
+    if (r.result && dp_ranks_of(*r.result) > 1) {
+      const sizing& s = *r.result;
+      const std::uint32_t ranks = dp_ranks_of(s);
+      out += fmt::format("{}: DP attention, {} ranks of {} GPU{}: its tokens and users are one rank's requests, the "
+                         "ranks serve {} × as many.\n",
+                         display_name(r.engine), ranks, s.engine_opts.tp / ranks, s.engine_opts.tp / ranks == 1 ? "" : "s",
+                         ranks);
+    }
+  }
   std::string releases;
   for (const auto& r : rows) {
     if (r.result && !release_of(*r.result).empty()) {
@@ -138,6 +155,7 @@ auto json_table(const options& opts, const std::vector<engine_row>& rows) -> std
     e["max_context"] = s.plan ? nlohmann::ordered_json(s.plan->result.max_context) : nullptr;
     e["fits"] = s.plan ? nlohmann::ordered_json(s.plan->result.point.fits()) : nullptr;
     e["limited_by"] = s.plan ? nlohmann::ordered_json(name(s.plan->result.point.limited_by)) : nullptr;
+    e["dp_attention_ranks"] = dp_ranks_of(s);  // > 1: the row's tokens and users are one rank's
     const std::string command = verdict_command(s);
     e["command_line"] = command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(command);
     engines.push_back(e);

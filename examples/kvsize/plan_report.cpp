@@ -304,9 +304,11 @@ auto engine_words(const sizing& s) -> std::string {
   if (!r.setting.empty()) {
     words += fmt::format(" at {} {}", r.setting, fraction_text(r));
   }
-  // SGLang's DP attention: each GPU serves that many users of its own (engines/sglang_dp.hpp).
+  // SGLang's DP attention: each rank (one GPU at dp = tp) serves that many users of its own (engines/sglang_dp.hpp).
   if (s.engine == engine_kind::sglang && kvsize::engines::sglang::attention_dp_of(s.config.spec, s.engine_opts) > 1) {
-    words += ", with DP attention: users per GPU";
+    const std::uint32_t attention_tp = kvsize::engines::sglang::attention_tp_of(s.config.spec, s.engine_opts);
+    words += attention_tp == 1 ? std::string{", with DP attention: users per GPU"}
+                               : fmt::format(", with DP attention: users per rank of {} GPUs", attention_tp);
   }
   return words;
 }

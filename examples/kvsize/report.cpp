@@ -501,13 +501,14 @@ auto json_report(const sizing& s) -> std::string {
       j["budget"] = budget_json(*s.capacity->startup);
     }
     j["capacity"] = capacity_json(*s.capacity);
-    // SGLang's DP attention: `capacity` is one GPU's pool; the ranks together hold ranks × as much.
+    // SGLang's DP attention: `capacity` is one rank's pool; the ranks together hold ranks × as much.
     const std::uint32_t ranks = s.engine == engine_kind::sglang
                                     ? kvsize::engines::sglang::attention_dp_of(s.config.spec, s.engine_opts)
                                     : 1;
     if (ranks > 1) {
       nlohmann::ordered_json dp;
       dp["ranks"] = ranks;
+      dp["attention_tp"] = kvsize::engines::sglang::attention_tp_of(s.config.spec, s.engine_opts);
       dp["max_tokens"] = kvsize::detail::checked_mul(ranks, s.capacity->figures.max_tokens);
       dp["max_sequences"] = kvsize::detail::checked_mul(ranks, s.capacity->figures.max_sequences);
       j["dp_attention"] = dp;

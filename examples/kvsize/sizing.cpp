@@ -273,6 +273,7 @@ auto checkpoint_kv_read(const sizing& s) -> kvsize::checkpoint_kv_cache {
 }
 
 auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, with SGLang's other DP-attention rules
+auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t;  // below
 
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
@@ -298,7 +299,8 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.gpu_memory_utilization, o.vllm.gpu_memory_utilization);
   given(opts.mem_fraction_static, o.sglang.mem_fraction_static);
   given(opts.max_running_requests, o.sglang.max_running_requests);
-  o.sglang.dp_attention = sglang_dp_asked(opts, s);  // dp = tp (check_sglang_dp)
+  o.sglang.dp_attention = sglang_dp_asked(opts, s);  // tp % dp == 0 (check_sglang_dp)
+  o.sglang.attention_tp = sglang_attention_tp(opts, s);
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -998,43 +1000,105 @@ auto sglang_dp_asked(const options& opts, const sizing& s) -> bool {
     return false;
   }
   const sglang::release r = sglang::version_of(sglang_options_of(opts));
-  const bool dsa_dp_alone = s.config.spec.latent.index_head_dim != 0 && sglang::at_least(r, sglang::release_0_5(6, 0)) &&
-                            !sglang::at_least(r, sglang::release_0_5(8, 0));
-  return opts.enable_dp_attention || dsa_dp_alone;
+  return opts.enable_dp_attention ||
+         (s.config.spec.latent.index_head_dim != 0 && sglang::dsa_dp_alone_is_dp_attention(r));
 }
 
-/// Every GPU holds the attention and the embedding whole: SGLang's DP attention at dp = tp, asked for or set by the
-/// release (at every tp the planner tries: at tp 1 whole and split are the same).
-auto sglang_attention_whole(const options& opts, const sizing& s) -> bool {
-  return sglang_dp_asked(opts, s) || sglang_dsa_sets_dp(opts, s);
+/// The GPUs one DP-attention rank runs attention over, tp / --dp where the user asks for DP attention (1 at dp = tp
+/// and where the release sets dp = tp itself; check_sglang_dp refuses a dp that does not divide tp).
+auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t {
+  const std::uint32_t dp = opts.dp.value_or(1);
+  return sglang_dp_asked(opts, s) && dp != 0 && dp < opts.tp ? opts.tp / dp : 1;
+}
+
+/// The SGLang file that builds the model's class (engines::sglang::dp_embedding_of reads it).
+auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_file {
+  using kvsize::engines::sglang::dp_model_file;
+  if (architectures_hold(s, "Step3p5ForCausalLM")) {
+    return dp_model_file::step3p5;
+  }
+  for (const std::string_view deepseek :
+       {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}) {
+    if (architectures_hold(s, deepseek)) {
+      return dp_model_file::deepseek_v2;
+    }
+  }
+  return dp_model_file::other;
+}
+
+/// The weights' layout under SGLang's DP attention, asked for or set by the release for a DSA model (at every tp
+/// the planner tries: at tp 1 it is tensor-parallel attention's).
+auto sglang_dp_layout(const options& opts, const sizing& s) -> dp_attention_layout {
+  namespace sglang = kvsize::engines::sglang;
+  const bool release_sets_dp = sglang_dsa_sets_dp(opts, s);
+  if (!release_sets_dp && !sglang_dp_asked(opts, s)) {
+    return {};
+  }
+  return {release_sets_dp ? 1U : sglang_attention_tp(opts, s),
+          sglang::dp_embedding_of(sglang_model_file(s), sglang::version_of(sglang_options_of(opts)))};
 }
 
 /// The model classes SGLang builds with the attention-TP size (models/*.py read get_attention_tp_size at v0.5.9):
 /// the others keep their attention split over the whole tp, which DP attention at dp = tp does not describe.
-constexpr std::array<std::string_view, 15> sglang_dp_attention_classes{
+/// grok.py is not among them: its attention reads the whole tensor-parallel world size.
+constexpr std::array<std::string_view, 14> sglang_dp_attention_classes{
     "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM",
     "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",   "Qwen2MoeForCausalLM",    "Glm4MoeForCausalLM",
-    "GptOssForCausalLM",     "Llama4ForCausalLM",     "Llama4ForConditionalGeneration", "Grok1ForCausalLM",
+    "GptOssForCausalLM",     "Llama4ForCausalLM",     "Llama4ForConditionalGeneration",
     "Step3p5ForCausalLM",    "MiMoV2FlashForCausalLM", "Qwen3NextForCausalLM"};
 
-/// --dp and --enable-dp-attention under SGLang: kvsize sizes DP attention at dp = tp only (exit 2 otherwise, and
-/// where SGLang's own assert tp % dp == 0 fails), for the model classes that read the attention-TP size, and not a
+/// The note on DP attention asked for at `dp` ranks (check_sglang_dp): what one GPU holds and what the figures count.
+auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> std::string {
+  const bool latent = s.config.spec.latent.kv_lora_rank != 0;
+  const std::uint32_t attention_tp = opts.tp / dp;
+  if (attention_tp == 1) {
+    // An attention group of one GPU: the embedding is whole on each whether whole or over the group.
+    return fmt::format("DP attention ({} {} {}): each of the {} GPUs holds the attention projections and "
+                       "the embedding whole, which the weights per device count, {} and keeps its own pool "
+                       "for its own requests: the tokens and users shown are one GPU's ({} counts a GPU's "
+                       "requests), the {} serve {} × as many; SGLang divides --max-running-requests by {}",
+                       opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp,
+                       latent ? "caches the whole latent of its requests"
+                              : "caches every KV head of its requests",
+                       opts.flag("--batch"), dp, dp, dp);
+  }
+  const dp_attention_layout layout = sglang_dp_layout(opts, s);
+  const std::string embedding = layout.embedding == dp_embedding::whole ? std::string{"the embedding whole"}
+                                : layout.embedding == dp_embedding::attention_group
+                                    ? fmt::format("1/{} of the embedding", attention_tp)
+                                    : fmt::format("1/{} of the embedding", opts.tp);
+  return fmt::format("DP attention ({} {} {}): {} ranks of {} GPUs, each running attention for its own "
+                     "requests with its own pool; each GPU holds 1/{} of the attention projections and {}, "
+                     "which the weights per device count, and caches {} of its rank's requests: the tokens "
+                     "and users shown are one rank's ({} counts a rank's requests), the {} ranks serve {} × "
+                     "as many; SGLang divides --max-running-requests by {}",
+                     opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp, attention_tp,
+                     attention_tp, embedding,
+                     latent ? std::string{"the whole latent"}
+                            : fmt::format("1/{} of the KV heads (at least one)", attention_tp),
+                     opts.flag("--batch"), dp, dp, dp);
+}
+
+/// --dp and --enable-dp-attention under SGLang: kvsize sizes DP attention where SGLang's own assert tp % dp == 0
+/// holds (exit 2 otherwise), for the model classes that read the attention-TP size, and not a
 /// --max-running-requests SGLang would divide to nothing; a --dp without DP attention is replicas of the tp group,
 /// one of which is sized (a note). Where the release sets dp = tp itself (a DSA model in 0.5.3rc2 – 0.5.5.post3),
-/// the flags change nothing (a note).
+/// the flags change nothing but the default fraction's reserve (a note).
 void check_sglang_dp(const options& opts, sizing& s) {
   if (s.engine != engine_kind::sglang) {
     return;
   }
   const std::uint32_t dp = opts.dp.value_or(1);
-  const bool forced = sglang_dsa_sets_dp(opts, s) && opts.tp > 1;
+  const bool release_sets_dp = sglang_dsa_sets_dp(opts, s);
+  const bool forced = release_sets_dp && opts.tp > 1;
   const bool asked = sglang_dp_asked(opts, s);
-  if ((forced || asked) && opts.max_running_requests && *opts.max_running_requests < opts.tp) {
+  const std::uint32_t ranks = forced ? opts.tp : dp;
+  if ((forced || asked) && opts.max_running_requests && *opts.max_running_requests < ranks) {
     throw usage_error{fmt::format("{} {}: under DP attention SGLang gives each of the {} ranks {} // {} = 0 requests",
-                                  opts.flag("--max-running-requests"), *opts.max_running_requests, opts.tp,
-                                  *opts.max_running_requests, opts.tp)};
+                                  opts.flag("--max-running-requests"), *opts.max_running_requests, ranks,
+                                  *opts.max_running_requests, ranks)};
   }
-  if (sglang_dsa_sets_dp(opts, s)) {
+  if (release_sets_dp) {
     if (opts.dp || opts.enable_dp_attention) {
       s.notes.push_back(fmt::format("{}: SGLang {} sets DP attention at dp = tp for DeepSeek sparse attention over "
                                     "the flags given (server_args.py, PR #11061)",
@@ -1063,28 +1127,16 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   "tp_size % dp_size == 0)",
                                   opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp)};
   }
-  if (dp != opts.tp) {
-    throw usage_error{fmt::format("{} {} with {} {}: kvsize models DP attention at dp = tp (each GPU its own "
-                                  "attention rank); {} GPUs a rank's attention is not modelled yet",
-                                  opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp, opts.tp / dp)};
-  }
   const bool known = std::ranges::any_of(sglang_dp_attention_classes,
                                          [&](std::string_view c) { return architectures_hold(s, c); });
   if (!known) {
     throw usage_error{fmt::format("{}: kvsize models SGLang's DP attention for the model classes it builds with "
                                   "the attention-TP size (DeepSeek V2 / V3 / V3.2, GLM-4.5 / GLM-5, Qwen3, Qwen3-MoE, "
-                                  "Qwen2-MoE, gpt-oss, Llama 4, Grok, Step-3.5, MiMo-V2-Flash); config.json's "
+                                  "Qwen2-MoE, gpt-oss, Llama 4, Step-3.5, MiMo-V2-Flash); config.json's "
                                   "architectures name none of them",
                                   opts.flag("--enable-dp-attention"))};
   }
-  const bool latent = s.config.spec.latent.kv_lora_rank != 0;
-  s.notes.push_back(fmt::format("DP attention ({} {} {}): each of the {} GPUs holds the attention projections and "
-                                "the embedding whole, which the weights per device count, {} and keeps its own pool "
-                                "for its own requests: the tokens and users shown are one GPU's ({} counts a GPU's "
-                                "requests), the {} serve {} × as many; SGLang divides --max-running-requests by {}",
-                                opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp,
-                                latent ? "caches the whole latent of its requests" : "caches every KV head of its requests",
-                                opts.flag("--batch"), dp, dp, dp));
+  s.notes.push_back(sglang_dp_note(opts, s, dp));
 }
 
 void set_weights(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
@@ -1155,16 +1207,15 @@ void set_weights(const options& opts, sizing& s, std::vector<std::string>& stder
   }
   if (format) {
     s.weights_format = weights_format_name(*format);
-    s.weights_shares = weights_split_of(m, *format, sglang_attention_whole(opts, s));
+    s.weights_shares = weights_split_of(m, *format, sglang_dp_layout(opts, s));
     s.weights = s.weights_shares->total();
     s.formula_format = format;
   }
   compare_checkpoint(s);
 }
 
-/// The device the request is for (--gpu, --gpu-memory, --bandwidth), when one is given.
-
-/// The device memory, when given: the engines' memory-dependent defaults read it.
+/// The device the request is for (--gpu, --gpu-memory, --bandwidth), when one is given: the engines'
+/// memory-dependent defaults read its memory.
 auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -> device_choice {
   device_choice d;
   if (opts.gpu) {
@@ -1172,14 +1223,11 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     if (!g) {
       // The catalog's ids that start with what was typed ("h100" → h100-80gb, h100-nvl, h100-pcie): the variants
       // differ in memory, so none is taken for the user.
-      std::string typed = *opts.gpu;  // the catalog's ids are lower case; find_gpu ignores case too
-      std::transform(typed.begin(), typed.end(), typed.begin(),
-                     [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
       std::string ids;
       std::string variants;
       for (const auto& entry : gpu_catalog) {
         ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
-        if (!typed.empty() && entry.id.starts_with(typed)) {
+        if (!opts.gpu->empty() && gpu_id_starts_with(entry.id, *opts.gpu)) {
           variants += fmt::format("{}{}", variants.empty() ? "" : ", ", entry.id);
         }
       }
@@ -1235,7 +1283,7 @@ auto sparse_mla_note(const sizing& s) -> std::string {
   namespace vllm = kvsize::engines::vllm;
   const engine_options& o = s.engine_opts;
   const model_spec& m = s.config.spec;
-  const bool fp8 = s.kv.k == dtype::fp8_e4m3 || s.kv.k == dtype::fp8_e5m2;
+  const bool fp8 = is_fp8(s.kv.k);
   const std::uint32_t release = vllm::release_of(o);
   if (s.engine != engine_kind::vllm || m.latent.index_head_dim == 0 || o.vllm.fp8_ds_mla ||
       o.vllm.compute_capability != 0 || o.vllm.rocm) {
@@ -1381,10 +1429,10 @@ void set_per_token_figures(const options& opts, sizing& s, const model_spec& ser
   for (std::uint32_t il = s.cache.first_layer; il < s.cache.first_layer + s.cache.stage_layers; ++il) {
     mha += layer_kv_bytes_per_token_mha(m, il, s.kv);
   }
-  // Heads over the ranks that share a request's attention: tp, or one GPU under SGLang's DP attention at dp = tp.
+  // Heads over the ranks that share a request's attention: tp, or tp / dp under SGLang's DP attention.
   const bool dp_attention =
       s.engine == engine_kind::sglang && kvsize::engines::sglang::attention_dp_of(m, s.engine_opts) > 1;
-  s.kv_per_token_mha = mha / (dp_attention ? 1U : opts.tp);
+  s.kv_per_token_mha = mha / (dp_attention ? kvsize::engines::sglang::attention_tp_of(m, s.engine_opts) : opts.tp);
   s.gqa_ratio = gqa_ratio(m);
   s.logits_per_token = logits_bytes_per_token(served);
   s.logits_prefill = logits_bytes_prefill(served, s.context);

@@ -38,6 +38,9 @@ enum class dtype : std::uint8_t {
 };
 inline constexpr std::size_t dtype_count = 13;
 
+/// One of the two 8-bit floating-point formats (e4m3, e5m2): the engines' "fp8" cache rules apply to both.
+[[nodiscard]] constexpr auto is_fp8(dtype t) -> bool { return t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2; }
+
 /// GGML tensor types a GGUF file stores weights in (weights_gguf.hpp picks one per tensor). The
 /// types kvsize also sizes caches in share dtype's rows; the K-quants (256-element super-blocks)
 /// have rows of their own, after dtype's. The enumerator is the row of detail::element_types.

@@ -117,15 +117,15 @@ template <engine E>
 [[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, const budget_rule& rule,
                                      const command_names& names)
     -> std::string {
-  const bool fp8 = o.kv && (o.kv->k == dtype::fp8_e4m3 || o.kv->k == dtype::fp8_e5m2);
+  const bool fp8 = o.kv && is_fp8(o.kv->k);
   // A bf16 cache where the release would take the checkpoint's FP8 at auto: "bf16" (server_args.py, PR #11749).
   // Or a bf16 cache of a DSA model where SGLang's default is fp8_e4m3 (compute capability 10+; sglang_dsa.hpp).
   const bool bf16_over_checkpoint =
       o.kv && o.kv->k == dtype::bf16 &&
       (engines::sglang::checkpoint_kv_dtype(o).has_value() || (o.sglang.sparse_index && engines::sglang::dsa_sm100(o)));
-  // Under DP attention (dp = tp, asked for or set by the release for a DSA model) each GPU runs o.batch requests of
-  // its own, and SGLang divides --max-running-requests by dp (engines/sglang_dp.hpp): the command names all of
-  // them, and asks for DP attention where the release does not set it.
+  // Under DP attention (dp ranks of tp / dp GPUs, asked for or set by the release for a DSA model) each rank runs
+  // o.batch requests of its own, and SGLang divides --max-running-requests by dp (engines/sglang_dp.hpp): the
+  // command names all of them, and asks for DP attention where the release does not set it.
   const std::uint32_t dp = engines::sglang::attention_dp(o, o.sglang.sparse_index);
   const bool asked = o.sglang.dp_attention && dp > 1;
   return fmt::format(

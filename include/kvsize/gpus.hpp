@@ -156,18 +156,25 @@ inline constexpr std::array<gpu_spec, 26> gpu_catalog{{
     detail::measured_gpu("mi325x",    "AMD Instinct MI325X",           MiB * 262'124, "256 GB", 6'000'000'000'000, gpu_readings::mi325x, 0),
 }};
 // clang-format on
+/// A catalog id (lower case) starts with `typed`, compared ASCII case-insensitively: "H100" names h100-80gb,
+/// h100-nvl and h100-pcie.
+[[nodiscard]] constexpr auto gpu_id_starts_with(std::string_view catalog_id, std::string_view typed) -> bool {
+  if (typed.size() > catalog_id.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    const char c = typed[i];
+    if (((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c) != catalog_id[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Looks a GPU up by its id ("h100-80gb"), ASCII case-insensitively; nullopt if unknown.
 [[nodiscard]] constexpr auto find_gpu(std::string_view id) -> std::optional<gpu_spec> {
-  const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
   for (const auto& g : gpu_catalog) {
-    if (g.id.size() != id.size()) {
-      continue;
-    }
-    bool same = true;
-    for (std::size_t i = 0; i < id.size() && same; ++i) {
-      same = lower(id[i]) == g.id[i];
-    }
-    if (same) {
+    if (g.id.size() == id.size() && gpu_id_starts_with(g.id, id)) {
       return g;
     }
   }

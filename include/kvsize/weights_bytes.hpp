@@ -330,19 +330,24 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
   return b;
 }
 
-/// weights_bytes(m, f), tensor by tensor, into the three shares of weights_split; total() is weights_bytes(m, f).
-/// `attention_whole`: every rank holds the attention's tensors (weight_part::attention: projections, biases, sinks)
-/// and the token embedding whole, as under SGLang's DP attention at dp = tp, where each rank runs attention for its
-/// own requests over an attention-TP group of one (layers/dp_attention.py compute_dp_attention_world_info;
-/// models/deepseek_v2.py builds q_b, kv_b and o_proj with tp_size=attn_tp_size and, to 0.5.7, the embedding with
-/// enable_tp=not is_dp_attention_enabled()).
-[[nodiscard]] constexpr auto weights_split_of(const model_spec& m, const weights_format& f, bool attention_whole = false)
-    -> weights_split {
+/// weights_bytes(m, f), tensor by tensor, into the shares of weights_split; total() is weights_bytes(m, f).
+/// Under data-parallel attention (`dp`, attention_tp set) the attention's tensors (weight_part::attention:
+/// projections, biases, sinks) that tensor parallelism splits go to the `attention` share, split over attention_tp
+/// GPUs (SGLang's model classes build q/k/v/o, MLA's q_b, kv_b and o_proj with tp_size=attn_tp_size), the K/V
+/// projections split over at most attention_tp, and the token embedding where dp.embedding puts it.
+[[nodiscard]] constexpr auto weights_split_of(const model_spec& m, const weights_format& f,
+                                              dp_attention_layout dp = {}) -> weights_split {
   weights_split s;
+  s.attention_tp = dp.attention_tp;
+  const bool dp_attention = dp.attention_tp != 0;
   detail::for_each_stored_tensor(m, f, [&](const weight_tensor& t, const detail::weights_sum& one) {
     const bytes b{one.total()};
-    if (attention_whole && (t.part == weight_part::attention || t.role == tensor_role::token_embedding)) {
+    const bool embedding = dp_attention && t.role == tensor_role::token_embedding;
+    if (embedding && dp.embedding == dp_embedding::whole) {
       s.whole += b;
+    } else if ((embedding && dp.embedding == dp_embedding::attention_group) ||
+               (dp_attention && t.part == weight_part::attention && t.tp_max_ways == 0)) {
+      s.attention += b;
     } else if (t.tp_max_ways == 0) {
       s.split += b;
     } else if (t.tp_max_ways == 1) {

@@ -13,6 +13,20 @@
 
 namespace kvsize {
 
+/// Where an engine keeps the token embedding under data-parallel attention.
+enum class dp_embedding : std::uint8_t {
+  whole,            ///< every GPU holds it whole (VocabParallelEmbedding enable_tp=False)
+  attention_group,  ///< split over one attention rank's GPUs (use_attn_tp_group=True)
+  tensor_parallel,  ///< split over all tp GPUs, as without DP attention
+};
+
+/// Data-parallel attention: each attention rank runs attention for its own requests over `attention_tp` GPUs
+/// (SGLang's attn_tp_size = tp / dp: layers/dp_attention.py compute_dp_attention_world_info). 0: none.
+struct dp_attention_layout {
+  std::uint32_t attention_tp = 0;
+  dp_embedding embedding = dp_embedding::whole;
+};
+
 /// The weights of format f, by how vLLM and SGLang share them over tensor-parallel ranks (the layer type each model
 /// builds a tensor with: weight_tensor::tp_max_ways; sources in docs/research/replicated-weights.md):
 ///   split       ColumnParallelLinear, RowParallelLinear, VocabParallelEmbedding, FusedMoE: 1/tp on each rank
@@ -21,6 +35,9 @@ namespace kvsize {
 ///               eh_proj: every rank holds all of it
 ///   by_kv_head  K and V projections (QKVParallelLinear): split over at most as many ranks as the layer has KV
 ///               heads, each KV head copied to tp / kv_heads ranks past that
+///   attention   under data-parallel attention (SGLang's DP attention, attention_tp set): the attention tensors
+///               that tensor parallelism splits, and the token embedding where the engine shares it so, split over
+///               the attention_tp GPUs of one attention rank; by_kv_head then splits over at most attention_tp
 /// DeepSeek-V3 FP8: whole = 1,138,633,568 B (the q_a/kv_a projections and their scales, four norms a layer, the
 /// routers and their correction biases, the final norm), which all/8 counted as 142,329,196 B a rank at tp 8.
 struct weights_split {
@@ -37,6 +54,10 @@ struct weights_split {
   bytes split{0};
   bytes whole{0};
   std::array<kv_share, kv_slots> by_kv_head{};
+  bytes attention{0};
+  /// The GPUs one data-parallel attention rank splits `attention` and the K/V projections over (SGLang's
+  /// attn_tp_size = tp / dp); 0: no DP attention, both split over tp.
+  std::uint32_t attention_tp = 0;
 
   /// Adds `size` bytes of K/V split over at most `heads` ranks.
   constexpr void add_kv(std::uint32_t heads, bytes size) {
@@ -60,15 +81,17 @@ struct weights_split {
     }
     return sum;
   }
-  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + kv_total(); }
+  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + kv_total() + attention; }
 
   /// The weights one of `tp` tensor-parallel ranks holds, each share rounded up:
-  ///   split / tp + whole + Σ kv_i / min(tp, heads_i)
+  ///   split / tp + whole + attention / a + Σ kv_i / min(a, heads_i),  a = min(attention_tp, tp), or tp without
+  /// DP attention.
   [[nodiscard]] constexpr auto per_rank(std::uint32_t tp) const -> bytes {
     const std::uint32_t ranks = tp == 0 ? 1U : tp;
-    bytes sum = split / ranks + whole;
+    const std::uint32_t attention_ranks = attention_tp != 0 && attention_tp < ranks ? attention_tp : ranks;
+    bytes sum = split / ranks + whole + attention / attention_ranks;
     for (const kv_share& s : by_kv_head) {
-      sum += s.size / (s.heads != 0 && s.heads < ranks ? s.heads : ranks);
+      sum += s.size / (s.heads != 0 && s.heads < attention_ranks ? s.heads : attention_ranks);
     }
     return sum;
   }

@@ -491,8 +491,9 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
     std::string words;
   } refused[] = {
       {" --dp 3 --enable-dp-attention", "--dp 3: SGLang requires --tp 8 to be a multiple of it"},
-      {" --dp-size 2 --enable-dp-attention", "--dp-size 2 with --tp 8: kvsize models DP attention at dp = tp"},
+      {" --dp-size 16 --enable-dp-attention", "--dp-size 16: SGLang requires --tp 8 to be a multiple of it"},
       {" --dp 8 --enable-dp-attention --max-running-requests 4", "--max-running-requests 4: under DP attention SGLang gives each of"},
+      {" --dp 2 --enable-dp-attention --max-running-requests 1", "each of the 2 ranks 1 // 2 = 0 requests"},
   };
   for (const auto& r : refused) {
     CAPTURE(r.flags);
@@ -501,6 +502,24 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
     CHECK(result.out.empty());
     CHECK_THAT(result.err, ContainsSubstring(r.words));
   }
+  // dp < tp (PR #4390): 2 ranks of 4 GPUs. Each GPU caches 4 KV heads / 4 = 1 of its rank's requests (as under
+  // TP: 48,128 B a token); q_proj and o_proj split 4 ways, not 8 (12,616,466,432 / 8 B more a GPU), and the
+  // embedding over the rank's 4 GPUs from 0.5.9 (1,244,659,712 / 8 more), whole before (7/8 of it more).
+  const auto dp2 = json_of(q235 + " --dp 2 --enable-dp-attention --batch 4 --context 8192");
+  CHECK(dp2.at("kv_bytes_per_token") == 48'128);
+  CHECK(weights(dp2) - weights(tp) == 1'577'058'304ULL + 155'582'464ULL);
+  const auto dp2_058 = json_of(q235 + " --dp 2 --enable-dp-attention --engine-version 0.5.8");
+  CHECK(weights(dp2_058) - weights(json_of(q235 + " --engine-version 0.5.8")) == 1'577'058'304ULL + 1'089'077'248ULL);
+  CHECK(dp2.at("dp_attention").at("ranks") == 2);
+  CHECK(dp2.at("dp_attention").at("attention_tp") == 4);
+  CHECK(dp.at("dp_attention").at("attention_tp") == 1);
+  CHECK(noted(dp2, "DP attention (--dp 2 --enable-dp-attention): 2 ranks of 4 GPUs"));
+  const std::string dp2_command = dp2.at("plan").at("command_line").get<std::string>();
+  CHECK_THAT(dp2_command, ContainsSubstring("--tp-size 8 --dp 2 --enable-dp-attention"));
+  CHECK_THAT(dp2_command, ContainsSubstring("--max-running-requests 8 "));
+  const auto dp2_text = run_cli(q235 + " --dp 2 --enable-dp-attention --batch 4 --context 8192");
+  REQUIRE(dp2_text.exit_code == 0);
+  CHECK_THAT(dp2_text.out, ContainsSubstring("with DP attention: users per rank of 4 GPUs"));
   // A hybrid's state pools under DP attention are not modelled: refused, not sized as TP.
   const auto hybrid = run_cli("'" + config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json") +
                               "' --engine sglang --tp 2 --dp 2 --enable-dp-attention");

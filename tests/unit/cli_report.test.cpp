@@ -384,6 +384,18 @@ TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's
   CHECK_THAT(q8.at(1).at("refused").get<std::string>(), ContainsSubstring("no GGML block-quantized KV cache"));
   CHECK(q8.at(3).at("refused").is_null());  // llama.cpp stores q8_0
   CHECK(q8.at(3).at("kv_budget_bytes").is_null());  // no device: no budget
+  // SGLang's DP attention (--dp 8 --enable-dp-attention): its row is one rank's requests, said under the table and
+  // in dp_attention_ranks; the other engines ignore the flags (1).
+  const std::string q235 = "'" + config("Qwen__Qwen3-235B-A22B.config.json") +
+                           "' --gpu h200 --tp 8 --dp 8 --enable-dp-attention --engine all";
+  const auto dp = json_of(q235).at("engines");
+  CHECK(dp.at(2).at("engine") == "sglang");
+  CHECK(dp.at(2).at("dp_attention_ranks") == 8);
+  CHECK(dp.at(1).at("dp_attention_ranks") == 1);
+  CHECK(dp.at(2).at("kv_bytes_per_token") == 192'512);  // every KV head of a GPU's own requests
+  const auto dp_text = run_cli(q235);
+  REQUIRE(dp_text.exit_code == 0);
+  CHECK_THAT(dp_text.out, ContainsSubstring("SGLang: DP attention, 8 ranks of 1 GPU:"));
   // One row per engine leaves no room for a plan's CSV or sweep.
   const auto csv = run_cli(qwen + " --engine all --csv");
   CHECK(csv.exit_code == 2);

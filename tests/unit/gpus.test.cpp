@@ -20,6 +20,12 @@ TEST_CASE("gpus: catalog lookups by id, case-insensitive", "[gpus]") {
   REQUIRE_FALSE(kvsize::find_gpu(""));
   REQUIRE_THROWS_AS(kvsize::gpu("rtx-9999"), kvsize::invalid_argument);
   static_assert(kvsize::gpu("a100-40gb").process_visible_memory() < kvsize::gpu("a100-40gb").memory);
+  // A prefix names a family's variants (the command lists them for --gpu h100).
+  static_assert(kvsize::gpu_id_starts_with("h100-nvl", "H100"));
+  static_assert(kvsize::gpu_id_starts_with("h100-nvl", "h100-nvl"));
+  static_assert(!kvsize::gpu_id_starts_with("h100-nvl", "h100-nvl2"));
+  static_assert(!kvsize::gpu_id_starts_with("h200", "h100"));
+  REQUIRE_FALSE(kvsize::find_gpu("h100"));
 }
 
 TEST_CASE("gpus: the ids the CLI and the docs already use stay in the catalog", "[gpus]") {

@@ -235,10 +235,22 @@ TEST_CASE("rotary tables: malformed rope keys leave the weights unknown, never t
   CHECK(unknown_because("partial_rotary_factor", 1.5).starts_with("/partial_rotary_factor: expected a number in (0, 1]"));
   CHECK(unknown_because("partial_rotary_factor", "half").starts_with("/partial_rotary_factor"));
   CHECK(unknown_because("rotary_dim", 4'096).starts_with("/rotary_dim"));
-  // partial_rotary_factors (one fraction a layer): every layer needs one, each in (0, 1].
-  CHECK(unknown_because("partial_rotary_factors", json::array({0.5})).starts_with("/partial_rotary_factors: expected an array of more than 47"));
-  CHECK(unknown_because("partial_rotary_factors", "half").starts_with("/partial_rotary_factors"));
-  CHECK(unknown_because("partial_rotary_factors", json(std::vector<double>(48, 2.0)))
+  // partial_rotary_factors is Step-3.5's key (vLLM reads it in models/step3p5.py only): Qwen3 ignores it.
+  CHECK(unknown_because("partial_rotary_factors", "half").empty());
+  CHECK(unknown_because("partial_rotary_factors", json(std::vector<double>(48, 0.5))).empty());
+  nlohmann::json qwen_with_factors = base;
+  qwen_with_factors["partial_rotary_factors"] = json(std::vector<double>(48, 0.5));
+  CHECK(kvsize::hf::parse_config(qwen_with_factors.dump()).spec.weights.rotary.rotary_dim == 0);
+  // Step-3.5-Flash (45 layers, 3 MTP): every layer needs one fraction, each in (0, 1].
+  const nlohmann::json step = document("stepfun-ai__Step-3.5-Flash");
+  const auto step_unknown_because = [&](const nlohmann::json& value) {
+    nlohmann::json doc = step;
+    doc["partial_rotary_factors"] = value;
+    return kvsize::hf::parse_config(doc.dump()).weights_unknown_because;
+  };
+  CHECK(step_unknown_because(json::array({0.5})).starts_with("/partial_rotary_factors: expected an array of more than 44"));
+  CHECK(step_unknown_because("half").starts_with("/partial_rotary_factors"));
+  CHECK(step_unknown_because(json(std::vector<double>(48, 2.0)))
             .starts_with("/partial_rotary_factors/0: expected a number in (0, 1]"));
   CHECK(unknown_because("alibi", "yes").empty());  // not a Falcon: the key is not read
   nlohmann::json falcon = document("tiiuae__falcon-7b");

@@ -56,6 +56,32 @@ TEST_CASE("weights_split: past its 4 KV heads Qwen3-235B-A22B copies K and V, an
   CHECK(s.per_device(8, 2) == s.per_rank(8) / 2);
 }
 
+TEST_CASE("weights_split: data-parallel attention splits the attention over one rank's GPUs (Qwen3-235B-A22B)",
+          "[weights][tp][dp]") {
+  // SGLang's DP attention at tp 8, dp 2 (layers/dp_attention.py: attn_tp_size = 8 / 2 = 4). Per layer (94, bf16):
+  // q_proj 4,096 × 8,192 and o_proj 8,192 × 4,096: 94 × 2 × 33,554,432 × 2 B = 12,616,466,432 B, split 4 ways, not 8;
+  // K and V 788,529,152 B over min(4, 4 KV heads) = 4 ranks, as under TP; the embedding 151,936 × 4,096 × 2 B =
+  // 1,244,659,712 B whole (SGLang to 0.5.8 for qwen2_moe.py) or over the 4 GPUs (0.5.9 on: use_attn_tp_group).
+  const auto m = load("Qwen__Qwen3-235B-A22B").spec;
+  const auto f = kvsize::uniform_weights(kvsize::dtype::bf16);
+  const auto tp = kvsize::weights_split_of(m, f);
+  const auto group = kvsize::weights_split_of(m, f, {4, kvsize::dp_embedding::attention_group});
+  const auto whole = kvsize::weights_split_of(m, f, {4, kvsize::dp_embedding::whole});
+  CHECK(group.total() == tp.total());
+  CHECK(whole.total() == tp.total());
+  CHECK(group.attention == bytes{12'616'466'432ULL + 1'244'659'712ULL});
+  // Over TP: 12,616,466,432 / 8 + 1,244,659,712 / 8 more a GPU, and 7/8 of the embedding where it is whole.
+  CHECK(group.per_rank(8) - tp.per_rank(8) == bytes{1'732'640'768ULL});
+  CHECK(whole.per_rank(8) - tp.per_rank(8) == bytes{1'577'058'304ULL + 1'089'077'248ULL});
+  // An attention group as wide as tp is tensor-parallel attention; one GPU a rank holds all of it (dp = tp).
+  const auto same_as_tp = kvsize::weights_split_of(m, f, {8, kvsize::dp_embedding::tensor_parallel});
+  CHECK(same_as_tp.per_rank(8) == tp.per_rank(8));
+  const auto one_gpu = kvsize::weights_split_of(m, f, {1, kvsize::dp_embedding::attention_group});
+  CHECK(one_gpu.per_rank(8) - tp.per_rank(8) == bytes{12'719'882'240ULL});
+  // The planner's other tp: a group of 4 at tp 2 is the whole tp of 2.
+  CHECK(group.per_rank(2) == tp.per_rank(2));
+}
+
 TEST_CASE("weights_split: DeepSeek-R1 FP8 holds 1,138,633,568 B whole on every rank", "[weights][tp]") {
   // A layer (61): the fused q_a + kv_a projection, ReplicatedLinear in vLLM and SGLang, (1,536 + 576) × 7,168 × 1 B
   // = 15,138,816 and its block scales (12 + 5) × 56 × 4 B = 3,808; q_a_layernorm 1,536 × 2 B, kv_a_layernorm

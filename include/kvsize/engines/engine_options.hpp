@@ -102,10 +102,13 @@ struct sglang_knobs {
   /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
   bool sparse_index = false;
-  /// --enable-dp-attention --dp tp: every GPU a data-parallel attention rank that runs attention for its own
-  /// requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info: attn_tp_size 1), so the
-  /// figures are one GPU's (engines/sglang_dp.hpp). kvsize models dp = tp only; at tp 1 it changes nothing.
+  /// --enable-dp-attention --dp N: tp / N GPUs a data-parallel attention rank, which runs attention for its own
+  /// requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures are one
+  /// rank's (engines/sglang_dp.hpp). At dp 1 (tp 1, or attention_tp ≥ tp) it changes nothing.
   bool dp_attention = false;
+  /// The GPUs one DP-attention rank runs attention over: attn_tp_size = tp / dp (1 at dp = tp). The planner keeps
+  /// it as it tries other tp, so more GPUs make more ranks.
+  std::uint32_t attention_tp = 1;
 };
 
 /// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.

@@ -64,7 +64,7 @@ inline constexpr release named_bf16_since = release_0_5(4);
   }
   const bool bf16_named = at_least(version_of(o), named_bf16_since);
   const auto nameable = [&](dtype t) {
-    return t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2 || (t == dtype::bf16 && bf16_named);
+    return is_fp8(t) || (t == dtype::bf16 && bf16_named);
   };
   if (nameable(o.kv->k) && nameable(o.kv->v)) {
     return {};
@@ -89,7 +89,7 @@ inline constexpr release named_bf16_since = release_0_5(4);
     return "SGLang's --kv-cache-dtype sets K and V together: name one type for both";
   }
   const dtype t = o.kv->k;
-  if (t == serving_dtype(kvsize::dtype_facts(m, o)) || t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2) {
+  if (t == serving_dtype(kvsize::dtype_facts(m, o)) || is_fp8(t)) {
     return {};
   }
   if (t == dtype::bf16) {

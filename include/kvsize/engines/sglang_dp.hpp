@@ -4,8 +4,12 @@
 //
 // Sources (sgl-project/sglang at the tags v0.4.6 – v0.5.18, python/sglang/srt/; docs/research/sglang-dp-attention.md):
 // - layers/dp_attention.py compute_dp_attention_world_info: attn_tp_size = tp_size // dp_size (v0.5.9 on, also
-//   // attn_cp_size, which kvsize does not model); server_args.py asserts tp_size % dp_size == 0. kvsize models
-//   dp = tp (attn_tp_size 1), the deployments SGLang documents for DeepSeek and the case DSA forces.
+//   attn_cp_size, which kvsize does not model); server_args.py asserts tp_size % dp_size == 0. dp < tp came with
+//   PR #4390 ("--tp 8 --dp 2"); dp = tp (attn_tp_size 1) is what SGLang documents for DeepSeek and what DSA forces.
+// - The model classes that read get_attention_tp_size build their attention projections over the attention-TP
+//   group; the token embedding (VocabParallelEmbedding) is whole under DP attention (enable_tp=not
+//   is_dp_attention_enabled()) until deepseek_v2.py 0.5.8 and the other files 0.5.9 put it over that group
+//   (use_attn_tp_group=is_dp_attention_enabled()); step3p5.py keeps it whole at every release.
 // - Each DP rank has its own scheduler, request pool and KV pool (managers/data_parallel_controller.py
 //   launch_dp_attention_schedulers); KV heads a rank: get_num_kv_heads(attn_tp_size), an MLA latent whole.
 // - The default mem_fraction_static reserves for it (server_args.py: 4,096 MiB from 0.4.7.post1; from 0.5.3rc2
@@ -19,17 +23,24 @@
 #include <cstdint>  // std::uint32_t
 
 #include "../model_spec.hpp"
+#include "../weights_split.hpp"  // dp_attention_layout
 #include "engine_options.hpp"
 #include "sglang_dsa.hpp"  // dsa_forces_dp_attention
 
 namespace kvsize::engines::sglang {
 
-/// DP attention's ranks under `o`: tp where the user asks for it at dp = tp (o.sglang.dp_attention) or the release
-/// turns it on for a DeepSeek-sparse-attention model (`dsa_model`; dsa_forces_dp_attention), else 1
-/// (tensor-parallel attention).
+/// DP attention's ranks under `o`: tp where the release turns it on for a DeepSeek-sparse-attention model
+/// (`dsa_model`; dsa_forces_dp_attention sets dp_size = tp_size), tp / o.sglang.attention_tp where the user asks for
+/// it (o.sglang.dp_attention), else 1 (tensor-parallel attention; also where that leaves one rank).
 [[nodiscard]] constexpr auto attention_dp(const engine_options& o, bool dsa_model) -> std::uint32_t {
-  const bool on = o.sglang.dp_attention || (dsa_model && dsa_forces_dp_attention(o));
-  return on && o.tp > 1 ? o.tp : 1;
+  if (o.tp <= 1) {
+    return 1;
+  }
+  if (dsa_model && dsa_forces_dp_attention(o)) {
+    return o.tp;
+  }
+  const std::uint32_t attention_tp = o.sglang.attention_tp == 0 ? 1 : o.sglang.attention_tp;
+  return o.sglang.dp_attention && attention_tp < o.tp ? o.tp / attention_tp : 1;
 }
 
 /// attention_dp for model `m`.
@@ -42,6 +53,39 @@ namespace kvsize::engines::sglang {
   const std::uint32_t dp = attention_dp_of(m, o);
   const std::uint32_t attn_tp = dp == 0 ? o.tp : o.tp / dp;
   return attn_tp == 0 ? 1 : attn_tp;
+}
+
+/// The SGLang model file that builds a model class, where the embedding's rule under DP attention differs.
+enum class dp_model_file : std::uint8_t {
+  deepseek_v2,  ///< deepseek_v2.py: DeepSeek V2 / V3 / V3.2 and GlmMoeDsaForCausalLM (GLM-5), built on it
+  step3p5,      ///< step3p5.py
+  other,        ///< qwen2.py (Qwen3), qwen2_moe.py (Qwen3-MoE), glm4_moe.py, gpt_oss.py, llama4.py, ...
+};
+
+/// The first releases whose embedding is split over the attention-TP group under DP attention
+/// (use_attn_tp_group=is_dp_attention_enabled()): deepseek_v2.py at v0.5.8, the other files at v0.5.9.
+inline constexpr release deepseek_embedding_attention_group_since = release_0_5(8);
+inline constexpr release embedding_attention_group_since = release_0_5(9);
+
+/// Where `file` keeps the token embedding under DP attention at release r.
+[[nodiscard]] constexpr auto dp_embedding_of(dp_model_file file, release r) -> dp_embedding {
+  switch (file) {
+    case dp_model_file::step3p5: return dp_embedding::whole;
+    case dp_model_file::deepseek_v2:
+      return at_least(r, deepseek_embedding_attention_group_since) ? dp_embedding::attention_group : dp_embedding::whole;
+    case dp_model_file::other: break;
+  }
+  return at_least(r, embedding_attention_group_since) ? dp_embedding::attention_group : dp_embedding::whole;
+}
+
+/// How model `m` (built by `file`) lays its weights out under `o`'s DP attention, for weights_split_of: none where
+/// attention is tensor-parallel.
+[[nodiscard]] constexpr auto dp_layout_of(const model_spec& m, const engine_options& o, dp_model_file file)
+    -> dp_attention_layout {
+  if (attention_dp_of(m, o) <= 1) {
+    return {};
+  }
+  return {attention_tp_of(m, o), dp_embedding_of(file, version_of(o))};
 }
 
 /// A --max-running-requests the user gave, as one DP rank takes it (the value // dp); 0 (SGLang's rule) stays 0.

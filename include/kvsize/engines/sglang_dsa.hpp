@@ -71,6 +71,15 @@ inline constexpr std::uint32_t dsa_page_size = 64;
 /// 0.5.6's PR #13646 sets enable_dp_attention without dp_size, which dp 1 turns off again).
 inline constexpr release dsa_dp_attention_until = release_0_5(6, 0);
 
+/// The releases whose server_args.py take --dp N alone as DP attention for a DSA model (PR #13646 sets
+/// enable_dp_attention for is_deepseek_nsa without touching dp_size): 0.5.6 – 0.5.7.
+inline constexpr release dsa_dp_alone_until = release_0_5(8, 0);
+
+/// --dp > 1 alone asks a DSA model for DP attention under release r (0.5.6 – 0.5.7).
+[[nodiscard]] constexpr auto dsa_dp_alone_is_dp_attention(release r) -> bool {
+  return at_least(r, dsa_dp_attention_until) && !at_least(r, dsa_dp_alone_until);
+}
+
 /// SGLang serves a DSA model with DP attention at dp = tp on its own: server_args.py
 /// _handle_model_specific_adjustments, for is_deepseek_nsa ("DP attention is enabled for DeepSeek NSA."), sets
 /// enable_dp_attention and dp_size = tp_size in 0.5.3rc2 – 0.5.5.post3 (not on NPU). At tp 1 that changes nothing.

@@ -13,6 +13,7 @@
 #include "../bytes.hpp"
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
+#include "sglang_dp.hpp"   // attention_dp
 #include "sglang_dsa.hpp"  // dsa_forced_fraction
 #include "sglang_release.hpp"
 
@@ -194,8 +195,9 @@ inline constexpr release mla_prefill_graphs_since = release_0_5(18);
   const bytes memory = o.sglang.reported_memory.count() != 0 ? o.sglang.reported_memory
                        : o.device_memory.count() != 0       ? o.device_memory
                                                             : device;
-  // DP attention the user asked for (the forced DSA case adds nothing: its handler runs after the memory settings).
-  const std::uint32_t dp = o.sglang.dp_attention && o.tp > 1 ? o.tp : 0;
+  // DP attention the user asked for, at the dp given (the forced DSA case adds nothing of its own: its handler runs
+  // after the memory settings, which read the flags).
+  const std::uint32_t dp = o.sglang.dp_attention ? attention_dp(o, false) : 0;
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
                                   dp, version_of(o));
 }

@@ -69,9 +69,6 @@ struct sparse_mla_choice {
   std::string_view refusal;  ///< non-empty: vLLM cannot serve this configuration, in words
 };
 
-/// Whether `t` is one of the 8-bit float cache types.
-[[nodiscard]] constexpr auto is_fp8_cache(dtype t) -> bool { return t == dtype::fp8_e4m3 || t == dtype::fp8_e5m2; }
-
 /// Why no sparse MLA backend runs the model's dtype `c.model`, in words; empty when one does. bfloat16 everywhere;
 /// float16 on ROCm from 0.18 and on SM100 (or an unknown device) from 0.17 (FlashInfer's backend, which 0.17 gives
 /// only an `auto` or bfloat16 cache, at a qk_nope_head_dim it supports: `flashinfer_shape`); float32 nowhere.
@@ -79,7 +76,7 @@ struct sparse_mla_choice {
                                                  bool flashinfer_shape) -> std::string_view {
   const std::uint32_t release = release_of(o);
   const std::uint32_t major = o.vllm.compute_capability / 10;
-  const bool fp8 = is_fp8_cache(c.latent);
+  const bool fp8 = is_fp8(c.latent);
   const bool sm100_or_unknown = major == 10 || major == 0;
   const bool float16_served =
       o.vllm.rocm ? release >= rocm_float16_sparse_since
@@ -98,6 +95,13 @@ struct sparse_mla_choice {
          "cache from 0.18) or on ROCm from 0.18: --dtype bfloat16";
 }
 
+/// A float16 cache over a bfloat16 model, which vLLM names "float16" from 0.18 (an `auto` cache is the model's
+/// type): FLASHMLA_SPARSE's supported_kv_cache_dtypes (auto, bfloat16, fp8_ds_mla, fp8) leave it out;
+/// FLASHINFER_MLA_SPARSE (0.18 on) and ROCm's rocm_aiter_mla_sparse take it.
+[[nodiscard]] constexpr auto named_float16_cache(const sparse_mla_case& c) -> bool {
+  return c.latent == dtype::f16 && c.model != dtype::f16;
+}
+
 /// The cache under an explicit --attention-backend (o.vllm.fp8_ds_mla set), whatever its type. FLASHMLA_SPARSE
 /// (true) runs a bfloat16 model only (its supported_dtypes) and takes a 16-bit cache, a bfloat16 model's "fp8" from
 /// 0.18 (as fp8_ds_mla) and, before that, only the fp8_ds_mla that DeepseekV32ForCausalLM's config hook makes of any
@@ -108,11 +112,15 @@ struct sparse_mla_choice {
 [[nodiscard]] constexpr auto explicit_sparse_backend(const engine_options& o, const sparse_mla_case& c,
                                                      bool flashinfer_shape) -> sparse_mla_choice {
   const std::uint32_t release = release_of(o);
-  const bool fp8 = is_fp8_cache(c.latent);
+  const bool fp8 = is_fp8(c.latent);
   const bool by_backend = release >= sparse_mla_by_backend_since;
   if (*o.vllm.fp8_ds_mla) {
     if (c.model != dtype::bf16) {
       return {false, "FLASHMLA_SPARSE runs a bfloat16 model only (its supported_dtypes): --dtype bfloat16"};
+    }
+    if (named_float16_cache(c)) {
+      return {false, "FLASHMLA_SPARSE takes auto, bfloat16 or fp8 caches, not float16 (its "
+                     "supported_kv_cache_dtypes): --kv-dtype bf16"};
     }
     if (!fp8) {
       return {};
@@ -141,6 +149,22 @@ struct sparse_mla_choice {
   return {};
 }
 
+/// Why this release serves no DSA model (or not GLM-5, or not on ROCm), in words; empty when it does.
+[[nodiscard]] constexpr auto release_refusal(const engine_options& o) -> std::string_view {
+  const std::uint32_t release = release_of(o);
+  if (release < sparse_mla_since) {
+    return "vLLM serves DeepSeek sparse attention from 0.11 (DeepseekV32ForCausalLM, PR #25896)";
+  }
+  if (o.glm_moe_dsa_checkpoint && release < glm_moe_dsa_since) {
+    return "vLLM registers GLM-5 (GlmMoeDsaForCausalLM) from 0.16";
+  }
+  if (o.vllm.rocm && release < rocm_sparse_since) {
+    return "vLLM 0.11 has no sparse attention on ROCm (platforms/rocm.py: \"Sparse Attention is not supported on "
+           "ROCm\"); its sparse MLA backend comes in 0.12";
+  }
+  return {};
+}
+
 /// vLLM's choice for `c` under `o` (the release, o.vllm.compute_capability, o.vllm.rocm,
 /// o.vllm.deepseek_v32_checkpoint, o.glm_moe_dsa_checkpoint; o.vllm.fp8_ds_mla, an explicit backend, decides the
 /// layout of an fp8 cache). A device of unknown compute capability (0) takes Hopper's rule, the devices DSA's
@@ -148,18 +172,11 @@ struct sparse_mla_choice {
 /// model, a checkpoint's "fp8_e4m3"): then SM100's.
 [[nodiscard]] constexpr auto sparse_mla_choice_of(const engine_options& o, const sparse_mla_case& c)
     -> sparse_mla_choice {
-  const bool fp8 = is_fp8_cache(c.latent);
+  const bool fp8 = is_fp8(c.latent);
   const std::uint32_t release = release_of(o);
   const std::uint32_t major = o.vllm.compute_capability / 10;
-  if (release < sparse_mla_since) {
-    return {false, "vLLM serves DeepSeek sparse attention from 0.11 (DeepseekV32ForCausalLM, PR #25896)"};
-  }
-  if (o.glm_moe_dsa_checkpoint && release < glm_moe_dsa_since) {
-    return {false, "vLLM registers GLM-5 (GlmMoeDsaForCausalLM) from 0.16"};
-  }
-  if (o.vllm.rocm && release < rocm_sparse_since) {
-    return {false, "vLLM 0.11 has no sparse attention on ROCm (platforms/rocm.py: \"Sparse Attention is not "
-                   "supported on ROCm\"); its sparse MLA backend comes in 0.12"};
+  if (const std::string_view too_old = release_refusal(o); !too_old.empty()) {
+    return {false, too_old};
   }
   const bool flashinfer_shape =
       c.nope_head_dim == 128 || (c.nope_head_dim == 192 && release >= flashinfer_sparse_nope_192_since);
@@ -179,8 +196,13 @@ struct sparse_mla_choice {
   if (o.vllm.fp8_ds_mla) {  // an explicit backend: its own rules, whatever the cache type
     return explicit_sparse_backend(o, c, flashinfer_shape);
   }
+  if (named_float16_cache(c) && (major == 9 || !flashinfer_shape)) {
+    return {false, "vLLM's FLASHMLA_SPARSE takes auto, bfloat16 or fp8 caches, not float16 (its "
+                   "supported_kv_cache_dtypes); FLASHINFER_MLA_SPARSE takes it on a B200 / GB200 only, at a "
+                   "qk_nope_head_dim of 128, or 192 from 0.19: --kv-dtype bf16"};
+  }
   if (!fp8) {
-    return {};
+    return {};  // a float16 cache on SM100 (or an unknown device, where only FlashInfer takes it): FlashInfer's
   }
   const bool e5m2 = c.latent == dtype::fp8_e5m2;
   if (release < sparse_mla_by_backend_since) {

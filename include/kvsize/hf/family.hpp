@@ -189,7 +189,8 @@ struct family {
   bool swa_attention_keys = false;
   /// Step-3.5: the layers whose layer_types entry is attention_other_setting.attention_type take that
   /// object's num_attention_heads, num_attention_groups (KV heads) and head_dim; layer_types also lists
-  /// the num_nextn_predict_layers MTP layers after the decoder's; MoE layers from moe_layers_enum.
+  /// the num_nextn_predict_layers MTP layers after the decoder's; MoE layers from moe_layers_enum; each layer's
+  /// rotary width from partial_rotary_factors (vLLM reads it in models/step3p5.py only).
   bool step_attention_keys = false;
   /// MiniMax-M3: sparse_attention_config.sparse_attention_freq marks the layers that also cache one
   /// index key of sparse_index_dim elements per token (layer_kind::indexed).

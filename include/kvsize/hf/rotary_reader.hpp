@@ -116,9 +116,13 @@ inline void read_rotary_positions(const config_view& v, const slot& rope, const 
 
 /// Step-3.5's partial_rotary_factors, one fraction a layer (models/step3p5.py Step3p5Attention passes each layer's
 /// to get_rope): the full layers' width (the first full layer's fraction) in rotary_dim, the sliding layers' in
-/// sliding_rotary_dim. False where the key is absent.
+/// sliding_rotary_dim. False where the key is absent, and for every other family: vLLM's other model classes do not
+/// read it (family::step_attention_keys).
 inline auto read_layer_rotary_fractions(const config_view& v, const kvsize::model_spec& m, kvsize::rotary_cache_shape& r)
     -> bool {
+  if (!v.facts().step_attention_keys) {
+    return false;
+  }
   const slot fractions = v.get("partial_rotary_factors");
   if (!fractions.set()) {
     return false;

@@ -269,6 +269,50 @@ TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglan
                     Catch::Matchers::ContainsSubstring("DP attention for a model with recurrent layers"));
 }
 
+TEST_CASE("SGLang: DP attention at dp < tp, tp / dp GPUs a rank", "[engines][sglang][dp]") {
+  // PR #4390 ("--tp 8 --dp 2"); layers/dp_attention.py compute_dp_attention_world_info: attn_tp_size = tp // dp.
+  // Qwen3-32B: 64 layers, 8 KV heads of 128, bf16. Each GPU of a rank caches get_num_kv_heads(attn_tp_size) heads.
+  const model_spec& qwen32 = config("Qwen__Qwen3-32B.config.json");
+  engine_options o{.tp = 8};
+  CHECK(kvsize::size_cache(qwen32, engine_kind::sglang, o).kv_bytes_per_token == bytes{64ULL * 1 * 128 * 2 * 2});
+  o.sglang.dp_attention = true;
+  o.sglang.attention_tp = 4;  // --dp 2
+  CHECK(kvsize::engines::sglang::attention_dp_of(qwen32, o) == 2);
+  CHECK(kvsize::engines::sglang::attention_tp_of(qwen32, o) == 4);
+  CHECK(kvsize::size_cache(qwen32, engine_kind::sglang, o).kv_bytes_per_token == bytes{64ULL * 2 * 128 * 2 * 2});
+  o.sglang.attention_tp = 1;  // --dp 8
+  CHECK(kvsize::size_cache(qwen32, engine_kind::sglang, o).kv_bytes_per_token == bytes{64ULL * 8 * 128 * 2 * 2});
+  // A group as wide as tp leaves one rank: SGLang turns DP attention off.
+  o.sglang.attention_tp = 8;
+  CHECK(kvsize::engines::sglang::attention_dp_of(qwen32, o) == 1);
+  // The planner keeps the group as it tries another tp: at tp 16 a group of 4 makes 4 ranks.
+  engine_options wider = o;
+  wider.tp = 16;
+  wider.sglang.attention_tp = 4;
+  CHECK(kvsize::engines::sglang::attention_dp_of(qwen32, wider) == 4);
+  // The default fraction reserves graph batch × dp × 3 (× 1.5 more above 300) MiB at the dp given: an H100 (81,559
+  // MiB) at tp 8, dp 2: 14,848 + 512 × 2 × 4.5 = 19,456 MiB → round(62,103 / 81,559, 3) = 0.761.
+  engine_options h100{.tp = 8, .device_memory = MiB * 81'559};
+  h100.sglang.release = kvsize::engines::sglang::fraction_rule::v0_5;
+  h100.sglang.dp_attention = true;
+  h100.sglang.attention_tp = 4;
+  CHECK(kvsize::engines::sglang::mem_fraction_static(h100) == 0.761);
+  // A --max-running-requests given is divided by the 2 ranks.
+  h100.sglang.max_running_requests = 64;
+  CHECK(kvsize::engines::sglang::running_requests_per_rank(h100) == 32);
+  // The embedding under DP attention, by file and release: deepseek_v2.py over the group from 0.5.8, the other
+  // files from 0.5.9 (use_attn_tp_group), whole before; step3p5.py whole at v0.5.9 and v0.5.18.
+  using kvsize::dp_embedding;
+  using kvsize::engines::sglang::dp_embedding_of;
+  using kvsize::engines::sglang::dp_model_file;
+  using kvsize::engines::sglang::release_0_5;
+  CHECK(dp_embedding_of(dp_model_file::deepseek_v2, release_0_5(7)) == dp_embedding::whole);
+  CHECK(dp_embedding_of(dp_model_file::deepseek_v2, release_0_5(8)) == dp_embedding::attention_group);
+  CHECK(dp_embedding_of(dp_model_file::other, release_0_5(8)) == dp_embedding::whole);
+  CHECK(dp_embedding_of(dp_model_file::other, release_0_5(9)) == dp_embedding::attention_group);
+  CHECK(dp_embedding_of(dp_model_file::step3p5, release_0_5(18)) == dp_embedding::whole);
+}
+
 TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by release", "[engines][sglang][dp]") {
   // server_args.py at the tags (docs/research/sglang-dp-attention.md): 0.4.7.post1 – 0.5.3rc1 add 4,096 MiB; from
   // 0.5.3rc2 cuda_graph_max_bs × dp × 3, and × 1.5 more above a batch of 300, before the 10 GiB floor; 0.5.10 –

@@ -378,6 +378,24 @@ TEST_CASE("vLLM: sparse MLA backends by qk_nope_head_dim, model dtype and an exp
   flashinfer_16.vllm.release_minor = 17;
   CHECK(reason(flashinfer_16, v32_bf16).empty());
   CHECK_THAT(reason(flashinfer_16, v32_fp8), Catch::Matchers::ContainsSubstring("0.17's takes auto or bfloat16"));
+  // A float16 cache over a bfloat16 model (--kv-cache-dtype float16, 0.18 on): FLASHMLA_SPARSE's
+  // supported_kv_cache_dtypes are auto, bfloat16, fp8_ds_mla and fp8 (flashmla_sparse.py at v0.18.0 – v0.22.0);
+  // FLASHINFER_MLA_SPARSE's add float16 (flashinfer_mla_sparse.py), and ROCm's takes it.
+  auto v32_f16_cache = v32_bf16;
+  v32_f16_cache.latent = dtype::f16;
+  CHECK_THAT(reason(at(19, 90), v32_f16_cache), Catch::Matchers::ContainsSubstring("not float16"));
+  CHECK_THAT(reason(flashmla, v32_f16_cache), Catch::Matchers::ContainsSubstring("not float16"));
+  CHECK(reason(at(19, 100), v32_f16_cache).empty());
+  CHECK(reason(at(19, 0), v32_f16_cache).empty());  // an unknown device: only FlashInfer takes it, SM100's rule
+  flashinfer_16.vllm.release_minor = 19;
+  CHECK(reason(flashinfer_16, v32_f16_cache).empty());
+  auto rocm = at(19, 0);
+  rocm.vllm.rocm = true;
+  CHECK(reason(rocm, v32_f16_cache).empty());
+  auto glm5_f16_cache = v32_f16_cache;  // nope 192: FlashInfer only from 0.19
+  glm5_f16_cache.nope_head_dim = 192;
+  CHECK_THAT(reason(at(18, 100), glm5_f16_cache), Catch::Matchers::ContainsSubstring("not float16"));
+  CHECK(reason(at(19, 100), glm5_f16_cache).empty());
 }
 
 TEST_CASE("vLLM A12: DeepSeek-R1-Distill-Qwen-14B on the CPU backend's 4 GiB", "[engines][vllm][gqa]") {
