@@ -301,6 +301,8 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.max_running_requests, o.sglang.max_running_requests);
   o.sglang.dp_attention = sglang_dp_asked(opts, s);  // tp % dp == 0 (check_sglang_dp)
   o.sglang.attention_tp = sglang_attention_tp(opts, s);
+  o.sglang.graph_class =
+      kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);

@@ -13,6 +13,7 @@
 #include "../dtype.hpp"
 #include "../layer_groups.hpp"  // mla_cache_layout
 #include "llama_cpp_tensor_split.hpp"  // tensor_split
+#include "sglang_graph_class.hpp"      // prefill_graph_class
 #include "sglang_release.hpp"          // fraction_rule
 
 namespace kvsize {
@@ -102,6 +103,9 @@ struct sglang_knobs {
   /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
   bool sparse_index = false;
+  /// The model class as 0.5.10+'s prefill CUDA graphs see it (multimodal, allowlisted, blocked): the command sets it
+  /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
+  engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
   /// --enable-dp-attention --dp N: tp / N GPUs a data-parallel attention rank, which runs attention for its own
   /// requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures are one
   /// rank's (engines/sglang_dp.hpp). At dp 1 (tp 1, or attention_tp ≥ tp) it changes nothing.

@@ -92,28 +92,58 @@ inline constexpr release dp_prefill_graphs_since = release_0_5(17);
 /// The first release whose breakable prefill graphs run an MLA model without DSA (v0.5.18 drops 0.5.15 – 0.5.17's
 /// "MLA attention (non-DSA)" rule of _disable_breakable_cudagraph_if_incompatible), so it reserves 1.5 GiB for it.
 inline constexpr release mla_prefill_graphs_since = release_0_5(18);
+/// The first release whose breakable prefill graphs run an MLA model with DSA: 0.5.15 – 0.5.16's rule is "MLA
+/// attention" (use_mla_backend(), every MLA model), v0.5.17's "MLA attention (non-DSA)".
+inline constexpr release dsa_breakable_graphs_since = release_0_5(17);
+/// The first release whose piecewise prefill graphs run DeepSeek sparse attention: v0.5.13 drops
+/// DeepseekV32ForCausalLM and GlmMoeDsaForCausalLM from piecewise_cuda_graph_disabled_model_archs.
+inline constexpr release dsa_piecewise_graphs_since = release_0_5(13);
+/// The last release that blocks the classes of prefill_graph_class::piecewise_blocked (v0.5.15 makes the
+/// breakable graphs, whose rules do not name them, the default on CUDA).
+inline constexpr release piecewise_blocklist_until = release_0_5(15);
 
 /// What the prefill CUDA graphs of 0.5.10+ add to the reserve, in MiB, before the 10 GiB floor
 /// (server_args.py _handle_gpu_memory_settings, PR #16331): 8 MiB per capture size up to the
 /// chunked-prefill size, 1.5 GiB for an MLA model. 0.5.10 – 0.5.14 turn those graphs off at pp > 1
-/// (_handle_piecewise_cuda_graph); 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1, and 0.5.15 –
-/// 0.5.17 turn them off for an MLA model without DSA (`version`: the release inside the rule). Not modelled: the
-/// other cases that turn them off (speculative decoding, LoRA, a vision model in 0.5.10 – 0.5.13 and, unless
-/// allowlisted, in 0.5.18, ROCm), where the reserve is then too large and the budget errs low. DP attention: the
-/// caller (auto_mem_fraction_static).
+/// (_handle_piecewise_cuda_graph) and, to 0.5.12, for DSA models (piecewise_cuda_graph_disabled_model_archs);
+/// 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1, and turn them off for every MLA model in
+/// 0.5.15 – 0.5.16, for one without DSA in 0.5.17 (`version`: the release inside the rule). The model class and the
+/// device (prefill_graphs_off_for_model) and DP attention: the caller (auto_mem_fraction_static). Not modelled:
+/// speculative decoding, LoRA and the other flags that turn them off, where the budget errs low.
 [[nodiscard]] constexpr auto prefill_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
                                                        bool latent_cache, bool sparse_index, const release& version)
     -> double {
   if (rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) {
     return 0;  // the releases before 0.5.10 capture no prefill CUDA graphs
   }
-  if (rule == fraction_rule::v0_5_10 && pp > 1) {
+  if (rule == fraction_rule::v0_5_10 && (pp > 1 || (sparse_index && !at_least(version, dsa_piecewise_graphs_since)))) {
     return 0;
   }
-  if (rule == fraction_rule::v0_5_15 && latent_cache && !sparse_index && !at_least(version, mla_prefill_graphs_since)) {
+  const release mla_since = sparse_index ? dsa_breakable_graphs_since : mla_prefill_graphs_since;
+  if (rule == fraction_rule::v0_5_15 && latent_cache && !at_least(version, mla_since)) {
     return 0;
   }
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
+}
+
+/// Whether the model's class or the device turn 0.5.10+'s prefill CUDA graphs off before the memory settings read
+/// them (server_args.py __post_init__: _handle_piecewise_cuda_graph in 0.5.10 – 0.5.13, _handle_cuda_graph_config
+/// from 0.5.14, both ahead of _handle_gpu_memory_settings): ROCm at every release (is_hip(), and TC_PIECEWISE, whose
+/// rules refuse HIP, the default backend off CUDA from 0.5.15); a multimodal model unless allowlisted
+/// (sglang_graph_class.hpp); the piecewise blocklist in 0.5.10 – 0.5.14.
+[[nodiscard]] constexpr auto prefill_graphs_off_for_model(const engine_options& o) -> bool {
+  const release v = version_of(o);
+  if (o.sglang.rocm) {
+    return true;
+  }
+  switch (o.sglang.graph_class) {
+    case prefill_graph_class::text: break;
+    case prefill_graph_class::multimodal: return true;
+    case prefill_graph_class::multimodal_from_0_5_16: return !at_least(v, release_0_5(16));
+    case prefill_graph_class::multimodal_from_0_5_18: return !at_least(v, release_0_5(18));
+    case prefill_graph_class::piecewise_blocked: return !at_least(v, piecewise_blocklist_until);
+  }
+  return false;
 }
 
 /// SGLang's automatic mem_fraction_static from the device memory (nvidia-smi's memory.total, in MiB:
@@ -132,10 +162,12 @@ inline constexpr release mla_prefill_graphs_since = release_0_5(18);
 /// × dp × 3 MiB, and × 1.5 more above a batch of 300, from F on (server_args.py, PR #10975); and
 /// H's prefill-graph term is dropped there in 0.5.10 – 0.5.16, which turn those graphs off under DP attention.
 /// `version`: the release inside the rule where a fact changes (none: the rule's newest, last_release_of).
+/// `prefill_graphs_off`: the model or device turn H's prefill graphs off (prefill_graphs_off_for_model).
 [[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
                                                       fraction_rule rule = default_rule, bool latent_cache = false,
                                                       bool sparse_index = false, std::uint32_t dp_attention = 0,
-                                                      std::optional<release> version = std::nullopt) -> double {
+                                                      std::optional<release> version = std::nullopt,
+                                                      bool prefill_graphs_off = false) -> double {
   if (rule == fraction_rule::v0_4) {
     return legacy_mem_fraction_static(tp);
   }
@@ -168,7 +200,7 @@ inline constexpr release mla_prefill_graphs_since = release_0_5(18);
     }
     reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
     const release v = version.value_or(last_release_of(rule));
-    if (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since)) {
+    if (!prefill_graphs_off && (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since))) {
       reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index, v);
     }
     if (dp_attention > 1) {
@@ -199,7 +231,7 @@ inline constexpr release mla_prefill_graphs_since = release_0_5(18);
   // after the memory settings, which read the flags).
   const std::uint32_t dp = o.sglang.dp_attention ? attention_dp(o, false) : 0;
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
-                                  dp, version_of(o));
+                                  dp, version_of(o), prefill_graphs_off_for_model(o));
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {

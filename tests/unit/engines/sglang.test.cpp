@@ -313,6 +313,58 @@ TEST_CASE("SGLang: DP attention at dp < tp, tp / dp GPUs a rank", "[engines][sgl
   CHECK(dp_embedding_of(dp_model_file::step3p5, release_0_5(18)) == dp_embedding::whole);
 }
 
+TEST_CASE("SGLang: the prefill CUDA graphs' reserve by model class, release and device", "[engines][sglang]") {
+  // server_args.py turns 0.5.10+'s prefill graphs off before _handle_gpu_memory_settings reads them: a multimodal
+  // model unless multimodal_breakable_cuda_graph_supported_model_archs names it (Qwen3.5 from v0.5.16, Kimi-K2.5
+  // from v0.5.18), piecewise_cuda_graph_disabled_model_archs (Qwen3-Next) in 0.5.10 – 0.5.14, ROCm always
+  // (engines/sglang_graph_class.hpp; docs/research/sglang-fraction-history.md).
+  using kvsize::engines::sglang::prefill_graph_class;
+  using kvsize::engines::sglang::prefill_graph_class_of;
+  CHECK(prefill_graph_class_of("Qwen2_5_VLForConditionalGeneration", false) == prefill_graph_class::multimodal);
+  CHECK(prefill_graph_class_of("Qwen3VLForConditionalGeneration", true) == prefill_graph_class::multimodal);
+  CHECK(prefill_graph_class_of("Qwen3_5MoeForConditionalGeneration", true) == prefill_graph_class::multimodal_from_0_5_16);
+  CHECK(prefill_graph_class_of("KimiK25ForConditionalGeneration", true) == prefill_graph_class::multimodal_from_0_5_18);
+  CHECK(prefill_graph_class_of("Gemma3ForConditionalGeneration", true) == prefill_graph_class::text);  // off by default
+  CHECK(prefill_graph_class_of("Llama4ForConditionalGeneration", true) == prefill_graph_class::text);
+  CHECK(prefill_graph_class_of("Qwen3NextForCausalLM", false) == prefill_graph_class::piecewise_blocked);
+  CHECK(prefill_graph_class_of("LlamaForCausalLM", false) == prefill_graph_class::text);
+  CHECK(prefill_graph_class_of("SomeNewForConditionalGeneration", true) == prefill_graph_class::multimodal);
+  // An H100 (81,559 MiB) at tp 1, chunked prefill 8,192, graph batch 256: 512 + 8,192 × 1.5 + 256 × 2 + 1 / 8 ×
+  // 1,024 = 13,440 MiB, and 58 capture sizes × 8 = 464 MiB for the prefill graphs: round(67,655 / 81,559, 3) = 0.830
+  // with them, round(68,119 / 81,559, 3) = 0.835 without.
+  using kvsize::engines::sglang::release_0_5;
+  const auto fraction = [](prefill_graph_class c, kvsize::engines::sglang::release r, bool rocm = false) {
+    engine_options o{.device_memory = MiB * 81'559};
+    o.sglang.version = r;
+    o.sglang.release = *kvsize::engines::sglang::rule_of(r);
+    o.sglang.graph_class = c;
+    o.sglang.rocm = rocm;
+    return kvsize::engines::sglang::mem_fraction_static(o);
+  };
+  CHECK(fraction(prefill_graph_class::text, release_0_5(18)) == 0.830);
+  CHECK(fraction(prefill_graph_class::multimodal, release_0_5(18)) == 0.835);
+  CHECK(fraction(prefill_graph_class::multimodal, release_0_5(10)) == 0.835);
+  CHECK(fraction(prefill_graph_class::multimodal_from_0_5_16, release_0_5(15)) == 0.835);
+  CHECK(fraction(prefill_graph_class::multimodal_from_0_5_16, release_0_5(16)) == 0.830);
+  CHECK(fraction(prefill_graph_class::multimodal_from_0_5_18, release_0_5(17)) == 0.835);
+  CHECK(fraction(prefill_graph_class::piecewise_blocked, release_0_5(14)) == 0.835);
+  CHECK(fraction(prefill_graph_class::piecewise_blocked, release_0_5(15)) == 0.830);
+  CHECK(fraction(prefill_graph_class::text, release_0_5(18), true) == 0.835);  // ROCm: no prefill graphs
+  CHECK(fraction(prefill_graph_class::text, release_0_5(9)) == 0.835);  // before 0.5.10: none to reserve
+  // DeepSeek sparse attention (an MLA latent, 1.5 GiB): blocked in 0.5.10 – 0.5.12, off under 0.5.15 – 0.5.16's
+  // "MLA attention" rule, kept from 0.5.13 to 0.5.14 and from 0.5.17. At tp 8 (graph batch 512): 14,848 MiB → 0.818;
+  // with 1,536 MiB more → round(65,175 / 81,559, 3) = 0.799.
+  using kvsize::engines::sglang::auto_mem_fraction_static;
+  const auto dsa = [](kvsize::engines::sglang::release r) {
+    return auto_mem_fraction_static(MiB * 81'559, 8, 1, *kvsize::engines::sglang::rule_of(r), true, true, 0, r);
+  };
+  CHECK(dsa(release_0_5(12)) == 0.818);
+  CHECK(dsa(release_0_5(13)) == 0.799);
+  CHECK(dsa(release_0_5(14)) == 0.799);
+  CHECK(dsa(release_0_5(16)) == 0.818);
+  CHECK(dsa(release_0_5(17)) == 0.799);
+}
+
 TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by release", "[engines][sglang][dp]") {
   // server_args.py at the tags (docs/research/sglang-dp-attention.md): 0.4.7.post1 – 0.5.3rc1 add 4,096 MiB; from
   // 0.5.3rc2 cuda_graph_max_bs × dp × 3, and × 1.5 more above a batch of 300, before the 10 GiB floor; 0.5.10 –
