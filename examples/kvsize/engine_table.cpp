@@ -155,9 +155,9 @@ auto json_table(const options& opts, const std::vector<engine_row>& rows) -> std
     e["max_context"] = s.plan ? nlohmann::ordered_json(s.plan->result.max_context) : nullptr;
     e["fits"] = s.plan ? nlohmann::ordered_json(s.plan->result.point.fits()) : nullptr;
     e["limited_by"] = s.plan ? nlohmann::ordered_json(name(s.plan->result.point.limited_by)) : nullptr;
-    e["dp_attention_ranks"] = dp_ranks_of(s);  // > 1: the row's tokens and users are one rank's
     const std::string command = verdict_command(s);
     e["command_line"] = command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(command);
+    e["dp_attention_ranks"] = dp_ranks_of(s);  // > 1: the row's tokens and users are one rank's
     engines.push_back(e);
   }
   j["engines"] = engines;

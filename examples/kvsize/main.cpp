@@ -167,6 +167,26 @@ void vllm_start_up_knobs(CLI::Option_group& engine, kvsize::cli::options& o) {
       ->check(printed_name);
 }
 
+/// SGLang's own knobs in the "Engine" group: its budget fraction, request limit and data-parallel layouts.
+void sglang_knobs(CLI::Option_group& engine, kvsize::cli::options& o) {
+  engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
+      ->check(memory_fraction);
+  engine.add_option("--max-running-requests", o.max_running_requests,
+                    "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
+      ->check(positive_integer());
+  engine.add_option("--dp", o.dp,
+                    "SGLang: data-parallel ranks; with --enable-dp-attention attention ranks of tp / dp GPUs "
+                    "(dp must divide --tp), without it replicas of the tp group (one is sized)")
+      ->check(positive_integer(max_u32));
+  engine.add_flag("--enable-dp-attention", o.enable_dp_attention,
+                  "SGLang: DP attention; the figures are then one rank's, each with its own pool and requests");
+  engine.add_flag("--enable-dp-lm-head", o.enable_dp_lm_head,
+                  "SGLang: the LM head over each DP-attention rank's GPUs, not over all tp (needs DP attention)");
+  engine.add_option("--moe-dense-tp-size", o.moe_dense_tp_size,
+                    "SGLang: 1 keeps a MoE model's dense MLP layers whole on every GPU (SGLang takes 1 only)")
+      ->check(positive_integer(1));
+}
+
 /// "Engine": which engine, its parallelism and its knobs; the help names the library's defaults.
 void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
   const kvsize::engine_options defaults;
@@ -207,17 +227,7 @@ void engine_knobs(CLI::App& app, kvsize::cli::options& o) {
                   "vLLM: no prefix caching (a --shared-prefix is then stored by every request)")
       ->disable_flag_override()
       ->excludes(prefix_on);
-  engine.add_option("--mem-fraction-static", o.mem_fraction_static, "SGLang budget fraction")
-      ->check(memory_fraction);
-  engine.add_option("--max-running-requests", o.max_running_requests,
-                    "SGLang: most requests running at once (default: SGLang's rule from the pool size)")
-      ->check(positive_integer());
-  engine.add_option("--dp", o.dp,
-                    "SGLang: data-parallel ranks; with --enable-dp-attention each GPU its own attention rank "
-                    "(kvsize models --dp equal to --tp), without it replicas of the tp group (one is sized)")
-      ->check(positive_integer(max_u32));
-  engine.add_flag("--enable-dp-attention", o.enable_dp_attention,
-                  "SGLang: DP attention; the figures are then one GPU's, each with its own pool and requests");
+  sglang_knobs(engine, o);
   engine.add_option("--kv-cache-free-gpu-memory-fraction", o.free_gpu_memory_fraction,
                     fmt::format("TensorRT-LLM: fraction of the memory left after weights and activations that "
                                 "the KV cache takes (default {:g})",

@@ -41,7 +41,9 @@ struct options {
   std::optional<std::uint32_t> max_num_seqs;             ///< vLLM --max-num-seqs: scheduler cap on sequences
   std::optional<std::uint64_t> max_running_requests;     ///< SGLang --max-running-requests
   std::optional<std::uint32_t> dp;                       ///< SGLang --dp / --dp-size: data-parallel ranks
-  bool enable_dp_attention = false;                      ///< SGLang --enable-dp-attention (with --dp equal to --tp)
+  bool enable_dp_attention = false;                      ///< SGLang --enable-dp-attention (--dp dividing --tp)
+  bool enable_dp_lm_head = false;                        ///< SGLang --enable-dp-lm-head (with DP attention)
+  std::optional<std::uint32_t> moe_dense_tp_size;        ///< SGLang --moe-dense-tp-size (1 only, as SGLang)
   std::optional<double> free_gpu_memory_fraction;        ///< TensorRT-LLM kv_cache_free_gpu_memory_fraction
   std::optional<std::string> model_dtype;                ///< --dtype: the dtype the model runs in (vLLM, SGLang)
   std::optional<std::string> flash_attn;                 ///< llama.cpp -fa on|off|auto

@@ -197,6 +197,10 @@ auto scaling_options_given(const options& opts) -> std::string {
   if (opts.enable_dp_attention) {
     out += fmt::format(", {}", opts.flag("--enable-dp-attention"));
   }
+  if (opts.enable_dp_lm_head) {
+    out += fmt::format(", {}", opts.flag("--enable-dp-lm-head"));
+  }
+  add("--moe-dense-tp-size", opts.moe_dense_tp_size);
   add("--prefill-chunk", opts.prefill_chunk);
   add("--parallel", opts.parallel);
   add("--ubatch", opts.ubatch);
@@ -274,6 +278,7 @@ auto checkpoint_kv_read(const sizing& s) -> kvsize::checkpoint_kv_cache {
 
 auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, with SGLang's other DP-attention rules
 auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t;  // below
+auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool;         // below
 
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
@@ -299,8 +304,14 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   given(opts.gpu_memory_utilization, o.vllm.gpu_memory_utilization);
   given(opts.mem_fraction_static, o.sglang.mem_fraction_static);
   given(opts.max_running_requests, o.sglang.max_running_requests);
-  o.sglang.dp_attention = sglang_dp_asked(opts, s);  // tp % dp == 0 (check_sglang_dp)
-  o.sglang.attention_tp = sglang_attention_tp(opts, s);
+  // The flag, as the default fraction's reserve reads it (0.5.6 – 0.5.7 turn DP attention on for a DSA model given
+  // a dp after the memory settings: attention_dp reads that from attention_tp); tp % dp == 0: check_sglang_dp.
+  o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;
+  if (opts.dp) {
+    o.sglang.attention_tp = *opts.dp >= opts.tp ? 1U : opts.tp / *opts.dp;
+  }
+  o.sglang.dp_lm_head = opts.enable_dp_lm_head;
+  o.sglang.moe_dense_fully_dp = sglang_moe_dense_whole(opts, s);
   o.sglang.graph_class =
       kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
@@ -365,6 +376,8 @@ void warn_unused_knobs(const options& opts, engine_kind e, std::vector<std::stri
       {opts.max_running_requests.has_value(), "--max-running-requests", reads(engine_knob::max_running_requests)},
       {opts.dp.has_value(), "--dp", reads(engine_knob::dp_attention)},
       {opts.enable_dp_attention, "--enable-dp-attention", reads(engine_knob::dp_attention)},
+      {opts.enable_dp_lm_head, "--enable-dp-lm-head", reads(engine_knob::dp_attention)},
+      {opts.moe_dense_tp_size.has_value(), "--moe-dense-tp-size", reads(engine_knob::dp_attention)},
       {opts.free_gpu_memory_fraction.has_value(), "--kv-cache-free-gpu-memory-fraction",
        reads(engine_knob::free_gpu_memory_fraction)},
       {opts.parallel.has_value(), "--parallel", reads(engine_knob::parallel)},
@@ -1019,6 +1032,7 @@ auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_fil
   if (architectures_hold(s, "Step3p5ForCausalLM")) {
     return dp_model_file::step3p5;
   }
+
   for (const std::string_view deepseek :
        {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}) {
     if (architectures_hold(s, deepseek)) {
@@ -1028,16 +1042,36 @@ auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_fil
   return dp_model_file::other;
 }
 
+/// The MoE model classes whose SGLang file keeps its dense MLP layers whole under --moe-dense-tp-size 1
+/// (layers/communicator.py enable_moe_dense_fully_dp, read by deepseek_v2.py, glm4_moe.py, glm4_moe_lite.py,
+/// mimo_v2_flash.py, ernie4.py, bailing_moe.py and llada2.py at v0.5.9, and mimo_v2.py from v0.5.12).
+constexpr std::array<std::string_view, 13> sglang_moe_dense_dp_classes{
+    "DeepseekV2ForCausalLM",  "DeepseekV3ForCausalLM",   "DeepseekV32ForCausalLM",  "GlmMoeDsaForCausalLM",
+    "Glm4MoeForCausalLM",     "Glm4MoeLiteForCausalLM",  "MiMoV2FlashForCausalLM",  "MiMoV2ForCausalLM",
+    "Ernie4_5_MoeForCausalLM", "BailingMoeForCausalLM",  "BailingMoEForCausalLM",   "BailingMoeV2ForCausalLM",
+    "LLaDA2MoeModelLM"};
+
+/// --moe-dense-tp-size 1 under SGLang, for a class whose file reads it.
+auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool {
+  return s.engine == engine_kind::sglang && opts.moe_dense_tp_size == 1U &&
+         std::ranges::any_of(sglang_moe_dense_dp_classes, [&](std::string_view c) { return architectures_hold(s, c); });
+}
+
 /// The weights' layout under SGLang's DP attention, asked for or set by the release for a DSA model (at every tp
-/// the planner tries: at tp 1 it is tensor-parallel attention's).
+/// the planner tries: at tp 1 it is tensor-parallel attention's), and under --moe-dense-tp-size 1.
 auto sglang_dp_layout(const options& opts, const sizing& s) -> dp_attention_layout {
   namespace sglang = kvsize::engines::sglang;
+  dp_attention_layout layout;
+  layout.dense_mlp_whole = sglang_moe_dense_whole(opts, s);
   const bool release_sets_dp = sglang_dsa_sets_dp(opts, s);
   if (!release_sets_dp && !sglang_dp_asked(opts, s)) {
-    return {};
+    return layout;
   }
-  return {release_sets_dp ? 1U : sglang_attention_tp(opts, s),
-          sglang::dp_embedding_of(sglang_model_file(s), sglang::version_of(sglang_options_of(opts)))};
+  const sglang::dp_model_file file = sglang_model_file(s);
+  layout.attention_tp = release_sets_dp ? 1U : sglang_attention_tp(opts, s);
+  layout.embedding = sglang::dp_embedding_of(file, sglang::version_of(sglang_options_of(opts)));
+  layout.lm_head_over_group = opts.enable_dp_lm_head;
+  return layout;
 }
 
 /// The model classes SGLang builds with the attention-TP size (models/*.py read get_attention_tp_size at v0.5.9):
@@ -1100,6 +1134,22 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   opts.flag("--max-running-requests"), *opts.max_running_requests, ranks,
                                   *opts.max_running_requests, ranks)};
   }
+  if (opts.moe_dense_tp_size && !sglang_moe_dense_whole(opts, s)) {
+    s.notes.push_back(fmt::format("{} 1: config.json's architectures name no class whose SGLang file reads it "
+                                  "(deepseek_v2.py, glm4_moe.py, glm4_moe_lite.py, mimo_v2_flash.py, mimo_v2.py, "
+                                  "ernie4.py, bailing_moe.py, llada2.py): no effect",
+                                  opts.flag("--moe-dense-tp-size")));
+  }
+  if (opts.enable_dp_lm_head && !forced && !asked) {
+    if (dp > 1) {
+      throw usage_error{fmt::format("{}: SGLang asserts DP attention with it (server_args.py "
+                                    "_handle_data_parallelism): add {}",
+                                    opts.flag("--enable-dp-lm-head"), opts.flag("--enable-dp-attention"))};
+    }
+    s.notes.push_back(fmt::format("{} at dp 1: SGLang turns it off with DP attention (server_args.py "
+                                  "_handle_data_parallelism); kvsize sized the LM head over tp",
+                                  opts.flag("--enable-dp-lm-head")));
+  }
   if (release_sets_dp) {
     if (opts.dp || opts.enable_dp_attention) {
       s.notes.push_back(fmt::format("{}: SGLang {} sets DP attention at dp = tp for DeepSeek sparse attention over "
@@ -1139,6 +1189,11 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   opts.flag("--enable-dp-attention"))};
   }
   s.notes.push_back(sglang_dp_note(opts, s, dp));
+  if (opts.enable_dp_lm_head) {
+    s.notes.push_back(fmt::format("{}: the LM head is split over a rank's {} GPU{} (ParallelLMHead "
+                                  "use_attn_tp_group), not over tp, which the weights per device count",
+                                  opts.flag("--enable-dp-lm-head"), opts.tp / dp, opts.tp / dp == 1 ? "" : "s"));
+  }
 }
 
 void set_weights(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {

@@ -127,12 +127,16 @@ template <engine E>
   // o.batch requests of its own, and SGLang divides --max-running-requests by dp (engines/sglang_dp.hpp): the
   // command names all of them, and asks for DP attention where the release does not set it.
   const std::uint32_t dp = engines::sglang::attention_dp(o, o.sglang.sparse_index);
-  const bool asked = o.sglang.dp_attention && dp > 1;
+  const bool asked = dp > 1 && !(o.sglang.sparse_index && engines::sglang::dsa_forces_dp_attention(o));
   return fmt::format(
       "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
-      "--mem-fraction-static {}{}{}{}{}{}",
+      "--mem-fraction-static {}{}{}{}{}{}{}{}",
       names.model, o.context, detail::checked_mul(o.batch, dp), fraction_text(rule),
-      flag_if(o.tp > 1, "--tp-size", o.tp), asked ? fmt::format(" --dp {} --enable-dp-attention", dp) : "",
+      flag_if(o.tp > 1, "--tp-size", o.tp),
+      asked ? fmt::format(" --dp {} --enable-dp-attention{}", dp, o.sglang.dp_lm_head ? " --enable-dp-lm-head" : "")
+            : "",
+      !asked && dp > 1 && o.sglang.dp_lm_head ? " --enable-dp-lm-head" : "",
+      o.sglang.moe_dense_fully_dp ? " --moe-dense-tp-size 1" : "",
       flag_if(o.pp > 1, "--pp-size", o.pp),
       flag_if(fp8 || bf16_over_checkpoint, "--kv-cache-dtype",
               bf16_over_checkpoint ? "bf16" : o.kv && o.kv->k == dtype::fp8_e5m2 ? "fp8_e5m2" : "fp8_e4m3"),

@@ -20,11 +20,15 @@ enum class dp_embedding : std::uint8_t {
   tensor_parallel,  ///< split over all tp GPUs, as without DP attention
 };
 
-/// Data-parallel attention: each attention rank runs attention for its own requests over `attention_tp` GPUs
-/// (SGLang's attn_tp_size = tp / dp: layers/dp_attention.py compute_dp_attention_world_info). 0: none.
+/// SGLang's data-parallel layouts. Data-parallel attention: each attention rank runs attention for its own requests
+/// over `attention_tp` GPUs (attn_tp_size = tp / dp: layers/dp_attention.py compute_dp_attention_world_info); 0:
+/// none. Data-parallel dense MLPs (`dense_mlp_whole`), with or without it.
 struct dp_attention_layout {
   std::uint32_t attention_tp = 0;
   dp_embedding embedding = dp_embedding::whole;
+  bool lm_head_over_group = false;  ///< the LM head over the attention group too (SGLang --enable-dp-lm-head)
+  /// The dense MLP layers of a MoE model whole on every GPU, DP attention or not (SGLang --moe-dense-tp-size 1).
+  bool dense_mlp_whole = false;
 };
 
 /// The weights of format f, by how vLLM and SGLang share them over tensor-parallel ranks (the layer type each model

@@ -520,6 +520,30 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   const auto dp2_text = run_cli(q235 + " --dp 2 --enable-dp-attention --batch 4 --context 8192");
   REQUIRE(dp2_text.exit_code == 0);
   CHECK_THAT(dp2_text.out, ContainsSubstring("with DP attention: users per rank of 4 GPUs"));
+  // --enable-dp-lm-head: the LM head over a rank's GPUs (whole at dp = tp): 7/8 of 1,244,659,712 B more a GPU, and
+  // the command names it. Without DP attention SGLang asserts: exit 2; at dp 1 it is off (a note).
+  const auto head = json_of(q235 + " --dp 8 --enable-dp-attention --enable-dp-lm-head");
+  CHECK(weights(head) - weights(dp) == 1'089'077'248ULL);
+  CHECK_THAT(head.at("plan").at("command_line").get<std::string>(),
+             ContainsSubstring("--dp 8 --enable-dp-attention --enable-dp-lm-head"));
+  CHECK(noted(head, "--enable-dp-lm-head: the LM head is split over a rank's 1 GPU"));
+  const auto head_alone = run_cli(q235 + " --dp 8 --enable-dp-lm-head");
+  CHECK(head_alone.exit_code == 2);
+  CHECK(head_alone.out.empty());
+  CHECK_THAT(head_alone.err, ContainsSubstring("--enable-dp-lm-head: SGLang asserts DP attention with it"));
+  CHECK(noted(json_of(q235 + " --enable-dp-lm-head"), "--enable-dp-lm-head at dp 1: SGLang turns it off"));
+  // --moe-dense-tp-size 1: DeepSeek-R1's 3 dense MLP layers (FP8: 3 × 7,168 × 18,432 B and 3 × 144 × 56 float32
+  // block scales a layer, 396,458,496 B; 1,189,375,488 B in all) whole on every GPU: 7/8 of it more at tp 8. A class
+  // whose file does not read it (qwen3_moe.py): no effect, a note. SGLang takes 1 only.
+  const std::string r1 = "'" + config("deepseek-ai__DeepSeek-R1.config.json") + "' --engine sglang --gpu h200 --tp 8";
+  const auto r1_dense = json_of(r1 + " --moe-dense-tp-size 1");
+  CHECK(weights(r1_dense) - weights(json_of(r1)) == 1'040'703'552ULL);
+  CHECK_THAT(r1_dense.at("plan").at("command_line").get<std::string>(), ContainsSubstring("--moe-dense-tp-size 1"));
+  CHECK(noted(json_of(q235 + " --moe-dense-tp-size 1"), "--moe-dense-tp-size 1: config.json's architectures name no"));
+  const auto dense_2 = run_cli(r1 + " --moe-dense-tp-size 2");
+  CHECK(dense_2.exit_code == 2);
+  CHECK(dense_2.out.empty());
+  CHECK_THAT(dense_2.err, ContainsSubstring("--moe-dense-tp-size"));
   // A hybrid's state pools under DP attention are not modelled: refused, not sized as TP.
   const auto hybrid = run_cli("'" + config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json") +
                               "' --engine sglang --tp 2 --dp 2 --enable-dp-attention");
@@ -547,7 +571,18 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   // 0.5.6 – 0.5.7 set enable_dp_attention for a DSA model without a dp: --dp 8 alone is DP attention there.
   const std::string v32_056 = "'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
                               "' --engine sglang --gpu h200 --tp 8 --engine-version 0.5.6 --dp 8";
-  CHECK(json_of(v32_056).at("dp_attention").at("ranks") == 8);
+  const auto dp_alone = json_of(v32_056);
+  CHECK(dp_alone.at("dp_attention").at("ranks") == 8);
+  // ... set in _handle_model_specific_adjustments, after the memory settings: the default fraction has no DP
+  // reserve then, and has it with --enable-dp-attention (server_args.py v0.5.6 __post_init__).
+  const double no_dp = json_of("'" + config("deepseek-ai__DeepSeek-V3.2.config.json") +
+                               "' --engine sglang --gpu h200 --tp 8 --engine-version 0.5.6")
+                           .at("budget").at("fraction").get<double>();
+  CHECK(dp_alone.at("budget").at("fraction").get<double>() == no_dp);
+  CHECK(json_of(v32_056 + " --enable-dp-attention").at("budget").at("fraction").get<double>() < no_dp);
+  // Where the release sets DP attention itself, the command still names --enable-dp-lm-head.
+  CHECK_THAT(json_of(v32 + " --enable-dp-lm-head").at("plan").at("command_line").get<std::string>(),
+             ContainsSubstring("--enable-dp-lm-head"));
   // Another engine: no effect, said so.
   const auto vllm = run_cli("'" + config("Qwen__Qwen3-235B-A22B.config.json") + "' --engine vllm --tp 8 --dp 8");
   CHECK(vllm.exit_code == 0);

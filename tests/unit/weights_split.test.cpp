@@ -78,6 +78,9 @@ TEST_CASE("weights_split: data-parallel attention splits the attention over one 
   CHECK(same_as_tp.per_rank(8) == tp.per_rank(8));
   const auto one_gpu = kvsize::weights_split_of(m, f, {1, kvsize::dp_embedding::attention_group});
   CHECK(one_gpu.per_rank(8) - tp.per_rank(8) == bytes{12'719'882'240ULL});
+  // --enable-dp-lm-head: the LM head (151,936 × 4,096 × 2 B = 1,244,659,712 B) over the 4 GPUs, not 8.
+  const auto head = kvsize::weights_split_of(m, f, {4, kvsize::dp_embedding::attention_group, true});
+  CHECK(head.per_rank(8) - group.per_rank(8) == bytes{155'582'464ULL});
   // The planner's other tp: a group of 4 at tp 2 is the whole tp of 2.
   CHECK(group.per_rank(2) == tp.per_rank(2));
 }

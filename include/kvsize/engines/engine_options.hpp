@@ -106,13 +106,19 @@ struct sglang_knobs {
   /// The model class as 0.5.10+'s prefill CUDA graphs see it (multimodal, allowlisted, blocked): the command sets it
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
-  /// --enable-dp-attention --dp N: tp / N GPUs a data-parallel attention rank, which runs attention for its own
-  /// requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures are one
-  /// rank's (engines/sglang_dp.hpp). At dp 1 (tp 1, or attention_tp ≥ tp) it changes nothing.
+  /// --enable-dp-attention (with --dp N > 1): tp / N GPUs a data-parallel attention rank, which runs attention for
+  /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures
+  /// are one rank's (engines/sglang_dp.hpp); the default fraction reserves for it. At dp 1 it changes nothing.
   bool dp_attention = false;
-  /// The GPUs one DP-attention rank runs attention over: attn_tp_size = tp / dp (1 at dp = tp). The planner keeps
-  /// it as it tries other tp, so more GPUs make more ranks.
-  std::uint32_t attention_tp = 1;
+  /// The GPUs one DP-attention rank runs attention over, attn_tp_size = tp / dp, from the --dp given; 0: none given
+  /// (dp = tp under dp_attention). The planner keeps it as it tries other tp, so more GPUs make more ranks.
+  std::uint32_t attention_tp = 0;
+  /// --enable-dp-lm-head: the LM head over the attention-TP group (ParallelLMHead use_attn_tp_group), not over tp;
+  /// SGLang asserts DP attention with it (server_args.py _handle_data_parallelism).
+  bool dp_lm_head = false;
+  /// --moe-dense-tp-size 1: a MoE model's dense MLP layers whole on every GPU (layers/communicator.py
+  /// enable_moe_dense_fully_dp; the command keeps them whole in the weights per device).
+  bool moe_dense_fully_dp = false;
 };
 
 /// llama.cpp knobs: llama-server's flags (common/arg.cpp) and one build-dependent constant.

@@ -30,8 +30,9 @@
 namespace kvsize::engines::sglang {
 
 /// DP attention's ranks under `o`: tp where the release turns it on for a DeepSeek-sparse-attention model
-/// (`dsa_model`; dsa_forces_dp_attention sets dp_size = tp_size), tp / o.sglang.attention_tp where the user asks for
-/// it (o.sglang.dp_attention), else 1 (tensor-parallel attention; also where that leaves one rank).
+/// (`dsa_model`; dsa_forces_dp_attention sets dp_size = tp_size); tp / o.sglang.attention_tp (tp where none is
+/// given) where the user asks for it (o.sglang.dp_attention) or, in 0.5.6 – 0.5.7, gives a DSA model a dp
+/// (dsa_dp_alone_is_dp_attention); else 1 (tensor-parallel attention; also where that leaves one rank).
 [[nodiscard]] constexpr auto attention_dp(const engine_options& o, bool dsa_model) -> std::uint32_t {
   if (o.tp <= 1) {
     return 1;
@@ -39,8 +40,10 @@ namespace kvsize::engines::sglang {
   if (dsa_model && dsa_forces_dp_attention(o)) {
     return o.tp;
   }
+  const bool dsa_dp_alone =
+      dsa_model && o.sglang.attention_tp != 0 && dsa_dp_alone_is_dp_attention(version_of(o));
   const std::uint32_t attention_tp = o.sglang.attention_tp == 0 ? 1 : o.sglang.attention_tp;
-  return o.sglang.dp_attention && attention_tp < o.tp ? o.tp / attention_tp : 1;
+  return (o.sglang.dp_attention || dsa_dp_alone) && attention_tp < o.tp ? o.tp / attention_tp : 1;
 }
 
 /// attention_dp for model `m`.
@@ -59,7 +62,7 @@ namespace kvsize::engines::sglang {
 enum class dp_model_file : std::uint8_t {
   deepseek_v2,  ///< deepseek_v2.py: DeepSeek V2 / V3 / V3.2 and GlmMoeDsaForCausalLM (GLM-5), built on it
   step3p5,      ///< step3p5.py
-  other,        ///< qwen2.py (Qwen3), qwen2_moe.py (Qwen3-MoE), glm4_moe.py, gpt_oss.py, llama4.py, ...
+  other,        ///< qwen3.py, qwen2_moe.py (Qwen3-MoE), glm4_moe.py, gpt_oss.py, llama4.py, mimo_v2_flash.py, ...
 };
 
 /// The first releases whose embedding is split over the attention-TP group under DP attention
@@ -76,16 +79,6 @@ inline constexpr release embedding_attention_group_since = release_0_5(9);
     case dp_model_file::other: break;
   }
   return at_least(r, embedding_attention_group_since) ? dp_embedding::attention_group : dp_embedding::whole;
-}
-
-/// How model `m` (built by `file`) lays its weights out under `o`'s DP attention, for weights_split_of: none where
-/// attention is tensor-parallel.
-[[nodiscard]] constexpr auto dp_layout_of(const model_spec& m, const engine_options& o, dp_model_file file)
-    -> dp_attention_layout {
-  if (attention_dp_of(m, o) <= 1) {
-    return {};
-  }
-  return {attention_tp_of(m, o), dp_embedding_of(file, version_of(o))};
 }
 
 /// A --max-running-requests the user gave, as one DP rank takes it (the value // dp); 0 (SGLang's rule) stays 0.

@@ -126,24 +126,45 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
 }
 
+/// How the model's class and the device leave 0.5.10+'s prefill CUDA graphs (prefill_graphs_for_model).
+enum class prefill_graphs : std::uint8_t {
+  by_release,  ///< the release's own rules (prefill_graph_reserve_mib)
+  off,         ///< none captured: no reserve
+  piecewise,   ///< piecewise graphs kept whatever the breakable rules say (off at pp > 1 or under DP attention)
+};
+
+/// What piecewise prefill graphs reserve (H's term without the breakable graphs' MLA rules), in MiB: none at pp > 1
+/// or under DP attention (their rules in _handle_piecewise_cuda_graph and the tc_piecewise list), before 0.5.10.
+[[nodiscard]] constexpr auto piecewise_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
+                                                         bool latent_cache, std::uint32_t dp_attention) -> double {
+  if ((rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) || pp > 1 || dp_attention > 1) {
+    return 0;
+  }
+  return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
+}
+
 /// Whether the model's class or the device turn 0.5.10+'s prefill CUDA graphs off before the memory settings read
 /// them (server_args.py __post_init__: _handle_piecewise_cuda_graph in 0.5.10 – 0.5.13, _handle_cuda_graph_config
 /// from 0.5.14, both ahead of _handle_gpu_memory_settings): ROCm at every release (is_hip(), and TC_PIECEWISE, whose
 /// rules refuse HIP, the default backend off CUDA from 0.5.15); a multimodal model unless allowlisted
 /// (sglang_graph_class.hpp); the piecewise blocklist in 0.5.10 – 0.5.14.
-[[nodiscard]] constexpr auto prefill_graphs_off_for_model(const engine_options& o) -> bool {
+[[nodiscard]] constexpr auto prefill_graphs_for_model(const engine_options& o) -> prefill_graphs {
   const release v = version_of(o);
+  const auto off_before = [&](release since) { return at_least(v, since) ? prefill_graphs::by_release : prefill_graphs::off; };
   if (o.sglang.rocm) {
-    return true;
+    return prefill_graphs::off;
   }
   switch (o.sglang.graph_class) {
     case prefill_graph_class::text: break;
-    case prefill_graph_class::multimodal: return true;
-    case prefill_graph_class::multimodal_from_0_5_16: return !at_least(v, release_0_5(16));
-    case prefill_graph_class::multimodal_from_0_5_18: return !at_least(v, release_0_5(18));
-    case prefill_graph_class::piecewise_blocked: return !at_least(v, piecewise_blocklist_until);
+    case prefill_graph_class::multimodal: return prefill_graphs::off;
+    case prefill_graph_class::multimodal_from_0_5_16: return off_before(release_0_5(16));
+    case prefill_graph_class::multimodal_from_0_5_18: return off_before(release_0_5(18));
+    case prefill_graph_class::multimodal_piecewise:
+      return at_least(v, release_0_5(14)) ? prefill_graphs::piecewise : prefill_graphs::off;
+    case prefill_graph_class::piecewise_blocked:
+      return at_least(v, piecewise_blocklist_until) ? prefill_graphs::by_release : prefill_graphs::off;
   }
-  return false;
+  return prefill_graphs::by_release;
 }
 
 /// SGLang's automatic mem_fraction_static from the device memory (nvidia-smi's memory.total, in MiB:
@@ -162,12 +183,12 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
 /// × dp × 3 MiB, and × 1.5 more above a batch of 300, from F on (server_args.py, PR #10975); and
 /// H's prefill-graph term is dropped there in 0.5.10 – 0.5.16, which turn those graphs off under DP attention.
 /// `version`: the release inside the rule where a fact changes (none: the rule's newest, last_release_of).
-/// `prefill_graphs_off`: the model or device turn H's prefill graphs off (prefill_graphs_off_for_model).
+/// `graphs`: how the model or device leave H's prefill graphs (prefill_graphs_for_model).
 [[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
                                                       fraction_rule rule = default_rule, bool latent_cache = false,
                                                       bool sparse_index = false, std::uint32_t dp_attention = 0,
                                                       std::optional<release> version = std::nullopt,
-                                                      bool prefill_graphs_off = false) -> double {
+                                                      prefill_graphs graphs = prefill_graphs::by_release) -> double {
   if (rule == fraction_rule::v0_4) {
     return legacy_mem_fraction_static(tp);
   }
@@ -200,7 +221,9 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
     }
     reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graph_bs * 2 + devices / 8.0 * 1024;
     const release v = version.value_or(last_release_of(rule));
-    if (!prefill_graphs_off && (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since))) {
+    if (graphs == prefill_graphs::piecewise) {
+      reserved += piecewise_graph_reserve_mib(rule, pp, chunked, latent_cache, dp_attention);
+    } else if (graphs == prefill_graphs::by_release && (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since))) {
       reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index, v);
     }
     if (dp_attention > 1) {
@@ -231,7 +254,7 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
   // after the memory settings, which read the flags).
   const std::uint32_t dp = o.sglang.dp_attention ? attention_dp(o, false) : 0;
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
-                                  dp, version_of(o), prefill_graphs_off_for_model(o));
+                                  dp, version_of(o), prefill_graphs_for_model(o));
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {

@@ -11,7 +11,8 @@
 //   Step3VLForConditionalGeneration (and InklingForConditionalGeneration at v0.5.18).
 // - server_args.py turns the prefill graphs off for a multimodal model (0.5.10 – 0.5.13 _handle_piecewise_cuda_graph,
 //   0.5.14+ _handle_cuda_graph_config) unless multimodal_breakable_cuda_graph_supported_model_archs names it
-//   (v0.5.16: the two Qwen3.5 classes; v0.5.18 adds InternS2-Mobius, MuseGlimmer, Kimi-K3, Kimi-K2.5).
+//   (v0.5.16: the two Qwen3.5 classes; v0.5.18 adds InternS2-Mobius, MuseGlimmer, Kimi-K3, Kimi-K2.5), and keeps
+//   those v0.5.16 – v0.5.18 move to piecewise graphs first (Cohere2-Vision, Kimi-K2.5, MiniMax-M3-Sparse).
 // - piecewise_cuda_graph_disabled_model_archs: Qwen3NextForCausalLM, BailingMoeV2_5ForCausalLM, LLaDAModelLM at
 //   v0.5.10 – v0.5.14 (and the DSA classes to v0.5.12: sglang_fraction.hpp reads them from the model's facts).
 #pragma once
@@ -29,7 +30,11 @@ enum class prefill_graph_class : std::uint8_t {
   text,                    ///< no rule of its own
   multimodal,              ///< ModelConfig.is_multimodal on no allowlist: graphs off from 0.5.10
   multimodal_from_0_5_16,  ///< Qwen3.5: off in 0.5.10 – 0.5.15, kept from 0.5.16
-  multimodal_from_0_5_18,  ///< InternS2-Mobius, MuseGlimmer, Kimi-K3, Kimi-K2.5: kept from 0.5.18
+  multimodal_from_0_5_18,  ///< InternS2-Mobius, MuseGlimmer, Kimi-K3: kept from 0.5.18
+  /// Cohere2-Vision, Kimi-K2.5, MiniMax-M3-Sparse: v0.5.16 – v0.5.18 move them from breakable to piecewise graphs
+  /// before the rules run (_apply_cuda_graph_compatibility), whose rules keep them, MLA or not; v0.5.14 has a
+  /// multimodal piecewise allowlist. Counted from 0.5.14 (0.5.15's breakable rules turn them off: errs low there).
+  multimodal_piecewise,
   piecewise_blocked,       ///< Qwen3-Next, Bailing-MoE-V2.5, LLaDA: off in 0.5.10 – 0.5.14
 };
 
@@ -67,9 +72,13 @@ inline constexpr std::array<std::string_view, 4> sglang_multimodal_off_by_defaul
     "InklingForConditionalGeneration"};
 inline constexpr std::array<std::string_view, 2> sglang_breakable_multimodal_0_5_16{
     "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"};
-inline constexpr std::array<std::string_view, 4> sglang_breakable_multimodal_0_5_18{
-    "InternS2MobiusForConditionalGeneration", "MuseGlimmerForConditionalGeneration", "KimiK3ForConditionalGeneration",
-    "KimiK25ForConditionalGeneration"};
+inline constexpr std::array<std::string_view, 3> sglang_breakable_multimodal_0_5_18{
+    "InternS2MobiusForConditionalGeneration", "MuseGlimmerForConditionalGeneration", "KimiK3ForConditionalGeneration"};
+/// The piecewise allowlist of v0.5.16 – v0.5.18 (v0.5.18 keeps Kimi-K2.5 breakable, on its breakable list too:
+/// kept either way).
+inline constexpr std::array<std::string_view, 4> sglang_piecewise_multimodal{
+    "Cohere2VisionForConditionalGeneration", "KimiK25ForConditionalGeneration", "MiniMaxM3SparseForCausalLM",
+    "MiniMaxM3SparseForConditionalGeneration"};
 inline constexpr std::array<std::string_view, 3> sglang_piecewise_blocked{"Qwen3NextForCausalLM",
                                                                           "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"};
 
@@ -88,6 +97,9 @@ template <std::size_t N>
 /// model in a text_config of its own (SGLang's `hf_config is not hf_text_config`).
 [[nodiscard]] constexpr auto prefill_graph_class_of(std::string_view architecture, bool text_config_apart)
     -> prefill_graph_class {
+  if (graph_lists::names(graph_lists::sglang_piecewise_multimodal, architecture)) {
+    return prefill_graph_class::multimodal_piecewise;
+  }
   if (graph_lists::names(graph_lists::sglang_breakable_multimodal_0_5_16, architecture)) {
     return prefill_graph_class::multimodal_from_0_5_16;
   }

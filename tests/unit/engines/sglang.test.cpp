@@ -323,7 +323,8 @@ TEST_CASE("SGLang: the prefill CUDA graphs' reserve by model class, release and 
   CHECK(prefill_graph_class_of("Qwen2_5_VLForConditionalGeneration", false) == prefill_graph_class::multimodal);
   CHECK(prefill_graph_class_of("Qwen3VLForConditionalGeneration", true) == prefill_graph_class::multimodal);
   CHECK(prefill_graph_class_of("Qwen3_5MoeForConditionalGeneration", true) == prefill_graph_class::multimodal_from_0_5_16);
-  CHECK(prefill_graph_class_of("KimiK25ForConditionalGeneration", true) == prefill_graph_class::multimodal_from_0_5_18);
+  CHECK(prefill_graph_class_of("KimiK25ForConditionalGeneration", true) == prefill_graph_class::multimodal_piecewise);
+  CHECK(prefill_graph_class_of("KimiK3ForConditionalGeneration", true) == prefill_graph_class::multimodal_from_0_5_18);
   CHECK(prefill_graph_class_of("Gemma3ForConditionalGeneration", true) == prefill_graph_class::text);  // off by default
   CHECK(prefill_graph_class_of("Llama4ForConditionalGeneration", true) == prefill_graph_class::text);
   CHECK(prefill_graph_class_of("Qwen3NextForCausalLM", false) == prefill_graph_class::piecewise_blocked);
@@ -347,6 +348,11 @@ TEST_CASE("SGLang: the prefill CUDA graphs' reserve by model class, release and 
   CHECK(fraction(prefill_graph_class::multimodal_from_0_5_16, release_0_5(15)) == 0.835);
   CHECK(fraction(prefill_graph_class::multimodal_from_0_5_16, release_0_5(16)) == 0.830);
   CHECK(fraction(prefill_graph_class::multimodal_from_0_5_18, release_0_5(17)) == 0.835);
+  CHECK(fraction(prefill_graph_class::multimodal_from_0_5_18, release_0_5(18)) == 0.830);
+  // The piecewise allowlist (v0.5.16 – v0.5.18 move Kimi-K2.5, Cohere2-Vision, MiniMax-M3-Sparse to piecewise
+  // graphs before the rules run): counted from 0.5.14, off before.
+  CHECK(fraction(prefill_graph_class::multimodal_piecewise, release_0_5(13)) == 0.835);
+  CHECK(fraction(prefill_graph_class::multimodal_piecewise, release_0_5(16)) == 0.830);
   CHECK(fraction(prefill_graph_class::piecewise_blocked, release_0_5(14)) == 0.835);
   CHECK(fraction(prefill_graph_class::piecewise_blocked, release_0_5(15)) == 0.830);
   CHECK(fraction(prefill_graph_class::text, release_0_5(18), true) == 0.835);  // ROCm: no prefill graphs
