@@ -1032,7 +1032,6 @@ auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_fil
   if (architectures_hold(s, "Step3p5ForCausalLM")) {
     return dp_model_file::step3p5;
   }
-
   for (const std::string_view deepseek :
        {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}) {
     if (architectures_hold(s, deepseek)) {

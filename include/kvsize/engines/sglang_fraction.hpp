@@ -108,7 +108,7 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
 /// (_handle_piecewise_cuda_graph) and, to 0.5.12, for DSA models (piecewise_cuda_graph_disabled_model_archs);
 /// 0.5.15+ (the breakable graphs, PR #29458) keep them at pp > 1, and turn them off for every MLA model in
 /// 0.5.15 – 0.5.16, for one without DSA in 0.5.17 (`version`: the release inside the rule). The model class and the
-/// device (prefill_graphs_off_for_model) and DP attention: the caller (auto_mem_fraction_static). Not modelled:
+/// device (prefill_graphs_for_model) and DP attention: the caller (auto_mem_fraction_static). Not modelled:
 /// speculative decoding, LoRA and the other flags that turn them off, where the budget errs low.
 [[nodiscard]] constexpr auto prefill_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
                                                        bool latent_cache, bool sparse_index, const release& version)
@@ -143,11 +143,11 @@ enum class prefill_graphs : std::uint8_t {
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
 }
 
-/// Whether the model's class or the device turn 0.5.10+'s prefill CUDA graphs off before the memory settings read
+/// How the model's class and the device leave 0.5.10+'s prefill CUDA graphs by the time the memory settings read
 /// them (server_args.py __post_init__: _handle_piecewise_cuda_graph in 0.5.10 – 0.5.13, _handle_cuda_graph_config
 /// from 0.5.14, both ahead of _handle_gpu_memory_settings): ROCm at every release (is_hip(), and TC_PIECEWISE, whose
-/// rules refuse HIP, the default backend off CUDA from 0.5.15); a multimodal model unless allowlisted
-/// (sglang_graph_class.hpp); the piecewise blocklist in 0.5.10 – 0.5.14.
+/// rules refuse HIP, the default backend off CUDA from 0.5.15), off; a multimodal model off unless allowlisted, or
+/// on piecewise graphs from 0.5.14 (sglang_graph_class.hpp); the piecewise blocklist off in 0.5.10 – 0.5.14.
 [[nodiscard]] constexpr auto prefill_graphs_for_model(const engine_options& o) -> prefill_graphs {
   const release v = version_of(o);
   const auto off_before = [&](release since) { return at_least(v, since) ? prefill_graphs::by_release : prefill_graphs::off; };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // How SGLang's prefill CUDA graphs (0.5.10+) treat a model class: the architecture lists of
 // python/sglang/srt/configs/model_config.py that turn them off or keep them, which the default mem_fraction_static's
-// reserve follows (sglang_fraction.hpp prefill_graphs_off_for_model). Part of the SGLang engine
+// reserve follows (sglang_fraction.hpp prefill_graphs_for_model). Part of the SGLang engine
 // (engines/sglang.hpp). Standard library only, constexpr.
 //
 // Sources (sgl-project/sglang at the tags v0.5.10 – v0.5.18; docs/research/sglang-fraction-history.md):
