@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -84,6 +85,14 @@ auto bandwidth_option(std::string_view flag, const std::string& text) -> std::ui
 auto architectures_hold(const sizing& s, std::string_view architecture) -> bool {
   return std::ranges::find(s.config.architectures, architecture) != s.config.architectures.end();
 }
+
+/// config.json's architectures name one of `classes`.
+auto architectures_hold_any(const sizing& s, std::span<const std::string_view> classes) -> bool {
+  return std::ranges::any_of(classes, [&](std::string_view c) { return architectures_hold(s, c); });
+}
+
+/// tp / --dp: the GPUs one DP-attention rank runs attention over (1 where --dp is tp or more).
+auto tp_per_dp_rank(const options& opts, std::uint32_t dp) -> std::uint32_t { return dp >= opts.tp ? 1U : opts.tp / dp; }
 
 /// An FP8 format's name by the extent of its scale: "fp8-per-tensor" (0 × 0), "fp8-per-channel" (1 × 0),
 /// "fp8-block128x128"; "+input-scale" where each matrix also stores ModelOpt's static float32 input_scale.
@@ -308,7 +317,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   // a dp after the memory settings: attention_dp reads that from attention_tp); tp % dp == 0: check_sglang_dp.
   o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;
   if (opts.dp) {
-    o.sglang.attention_tp = *opts.dp >= opts.tp ? 1U : opts.tp / *opts.dp;
+    o.sglang.attention_tp = tp_per_dp_rank(opts, *opts.dp);
   }
   o.sglang.dp_lm_head = opts.enable_dp_lm_head;
   o.sglang.moe_dense_fully_dp = sglang_moe_dense_whole(opts, s);
@@ -1022,8 +1031,7 @@ auto sglang_dp_asked(const options& opts, const sizing& s) -> bool {
 /// The GPUs one DP-attention rank runs attention over, tp / --dp where the user asks for DP attention (1 at dp = tp
 /// and where the release sets dp = tp itself; check_sglang_dp refuses a dp that does not divide tp).
 auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t {
-  const std::uint32_t dp = opts.dp.value_or(1);
-  return sglang_dp_asked(opts, s) && dp != 0 && dp < opts.tp ? opts.tp / dp : 1;
+  return sglang_dp_asked(opts, s) ? tp_per_dp_rank(opts, *opts.dp) : 1U;  // asked: --dp > 1
 }
 
 /// The SGLang file that builds the model's class (engines::sglang::dp_embedding_of reads it).
@@ -1032,13 +1040,9 @@ auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_fil
   if (architectures_hold(s, "Step3p5ForCausalLM")) {
     return dp_model_file::step3p5;
   }
-  for (const std::string_view deepseek :
-       {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"}) {
-    if (architectures_hold(s, deepseek)) {
-      return dp_model_file::deepseek_v2;
-    }
-  }
-  return dp_model_file::other;
+  constexpr std::array<std::string_view, 4> deepseek_v2_classes{"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM",
+                                                                 "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"};
+  return architectures_hold_any(s, deepseek_v2_classes) ? dp_model_file::deepseek_v2 : dp_model_file::other;
 }
 
 /// The MoE model classes whose SGLang file keeps its dense MLP layers whole under --moe-dense-tp-size 1
@@ -1053,7 +1057,7 @@ constexpr std::array<std::string_view, 13> sglang_moe_dense_dp_classes{
 /// --moe-dense-tp-size 1 under SGLang, for a class whose file reads it.
 auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool {
   return s.engine == engine_kind::sglang && opts.moe_dense_tp_size == 1U &&
-         std::ranges::any_of(sglang_moe_dense_dp_classes, [&](std::string_view c) { return architectures_hold(s, c); });
+         architectures_hold_any(s, sglang_moe_dense_dp_classes);
 }
 
 /// The weights' layout under SGLang's DP attention, asked for or set by the release for a DSA model (at every tp
@@ -1178,8 +1182,7 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   "tp_size % dp_size == 0)",
                                   opts.flag("--dp"), dp, opts.flag("--tp"), opts.tp)};
   }
-  const bool known = std::ranges::any_of(sglang_dp_attention_classes,
-                                         [&](std::string_view c) { return architectures_hold(s, c); });
+  const bool known = architectures_hold_any(s, sglang_dp_attention_classes);
   if (!known) {
     throw usage_error{fmt::format("{}: kvsize models SGLang's DP attention for the model classes it builds with "
                                   "the attention-TP size (DeepSeek V2 / V3 / V3.2, GLM-4.5 / GLM-5, Qwen3, Qwen3-MoE, "
