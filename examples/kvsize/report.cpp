@@ -172,7 +172,8 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
     row(out, "weights per device", exact(*c.weights_per_device));
     if (c.weights_whole_per_device && *c.weights_whole_per_device != bytes{0}) {
       row(out, "", fmt::format("of which {} held whole on every tensor-parallel rank (the engines' replicated "
-                               "layers: norms, routers, MLA's down-projections; K/V of a single KV head)",
+                               "layers: norms, routers, MLA's down-projections; K/V of a single KV head; under DP "
+                               "attention what a rank does not split)",
                                exact(*c.weights_whole_per_device)));
     }
     if (!c.weights_fit) {

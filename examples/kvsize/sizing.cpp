@@ -316,6 +316,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   // The flag, as the default fraction's reserve reads it (0.5.6 – 0.5.7 turn DP attention on for a DSA model given
   // a dp after the memory settings: attention_dp reads that from attention_tp); tp % dp == 0: check_sglang_dp.
   o.sglang.dp_attention = opts.enable_dp_attention && opts.dp.value_or(1) > 1;
+  o.sglang.dp_attention_flag = opts.enable_dp_attention;  // read at dp 1 too (sglang_fraction.hpp)
   if (opts.dp) {
     o.sglang.attention_tp = tp_per_dp_rank(opts, *opts.dp);
   }
@@ -1045,19 +1046,48 @@ auto sglang_model_file(const sizing& s) -> kvsize::engines::sglang::dp_model_fil
   return architectures_hold_any(s, deepseek_v2_classes) ? dp_model_file::deepseek_v2 : dp_model_file::other;
 }
 
-/// The MoE model classes whose SGLang file keeps its dense MLP layers whole under --moe-dense-tp-size 1
-/// (layers/communicator.py enable_moe_dense_fully_dp, read by deepseek_v2.py, glm4_moe.py, glm4_moe_lite.py,
-/// mimo_v2_flash.py, ernie4.py, bailing_moe.py and llada2.py at v0.5.9, and mimo_v2.py from v0.5.12).
-constexpr std::array<std::string_view, 13> sglang_moe_dense_dp_classes{
-    "DeepseekV2ForCausalLM",  "DeepseekV3ForCausalLM",   "DeepseekV32ForCausalLM",  "GlmMoeDsaForCausalLM",
-    "Glm4MoeForCausalLM",     "Glm4MoeLiteForCausalLM",  "MiMoV2FlashForCausalLM",  "MiMoV2ForCausalLM",
-    "Ernie4_5_MoeForCausalLM", "BailingMoeForCausalLM",  "BailingMoEForCausalLM",   "BailingMoeV2ForCausalLM",
-    "LLaDA2MoeModelLM"};
+/// --moe-dense-tp-size's first release (server_args.py at v0.4.5.post2; none at v0.4.5.post1).
+constexpr kvsize::engines::sglang::release sglang_moe_dense_tp_size_since{
+    .minor = 4, .patch = 5, .rc = 0, .candidate = false, .post = 2};
 
-/// --moe-dense-tp-size 1 under SGLang, for a class whose file reads it.
+/// A MoE model class whose SGLang file keeps its dense MLP layers whole under --moe-dense-tp-size 1, from `since`.
+struct sglang_moe_dense_class {
+  std::string_view architecture;
+  kvsize::engines::sglang::release since;
+};
+
+/// The classes whose file reads layers/communicator.py enable_moe_dense_fully_dp (or moe_dense_tp_size), from the
+/// first tag that does: deepseek_v2.py v0.4.5.post2 (with the option; GlmMoeDsaForCausalLM builds on it),
+/// glm4_moe.py v0.4.9.post5, ernie4.py v0.5.0rc0, bailing_moe.py v0.5.3rc0, llada2.py v0.5.6, mimo_v2_flash.py
+/// v0.5.7 (mimo_v2.py from v0.5.11, which adds MiMoV2ForCausalLM), glm4_moe_lite.py v0.5.8, sarvam_moe.py
+/// v0.5.10rc0, minimax_m3.py v0.5.16. qwen2_moe.py / qwen3_moe.py read it only in 0.4.6.post5, a release kvsize
+/// does not model.
+constexpr auto sglang_moe_dense_classes = [] {
+  using kvsize::engines::sglang::release;
+  using kvsize::engines::sglang::release_0_5;
+  const release deepseek = sglang_moe_dense_tp_size_since;
+  const release glm4_moe{.minor = 4, .patch = 9, .rc = 0, .candidate = false, .post = 5};
+  return std::array<sglang_moe_dense_class, 16>{{
+      {"DeepseekV2ForCausalLM", deepseek},          {"DeepseekV3ForCausalLM", deepseek},
+      {"DeepseekV32ForCausalLM", deepseek},         {"GlmMoeDsaForCausalLM", deepseek},
+      {"Glm4MoeForCausalLM", glm4_moe},             {"Ernie4_5_MoeForCausalLM", release_0_5(0, 0)},
+      {"BailingMoeForCausalLM", release_0_5(3, 0)}, {"BailingMoEForCausalLM", release_0_5(3, 0)},
+      {"BailingMoeV2ForCausalLM", release_0_5(3, 0)}, {"LLaDA2MoeModelLM", release_0_5(6)},
+      {"MiMoV2FlashForCausalLM", release_0_5(7)},   {"MiMoV2ForCausalLM", release_0_5(11)},
+      {"Glm4MoeLiteForCausalLM", release_0_5(8)},   {"SarvamMLAForCausalLM", release_0_5(10, 0)},
+      {"SarvamMoEForCausalLM", release_0_5(10, 0)}, {"MiniMaxM3SparseForCausalLM", release_0_5(16)},
+  }};
+}();
+
+/// --moe-dense-tp-size 1 under SGLang, for a class whose file reads it in the release run.
 auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool {
-  return s.engine == engine_kind::sglang && opts.moe_dense_tp_size == 1U &&
-         architectures_hold_any(s, sglang_moe_dense_dp_classes);
+  if (s.engine != engine_kind::sglang || opts.moe_dense_tp_size != 1U) {
+    return false;
+  }
+  const kvsize::engines::sglang::release version = kvsize::engines::sglang::version_of(sglang_options_of(opts));
+  return std::ranges::any_of(sglang_moe_dense_classes, [&](const sglang_moe_dense_class& c) {
+    return architectures_hold(s, c.architecture) && kvsize::engines::sglang::at_least(version, c.since);
+  });
 }
 
 /// The weights' layout under SGLang's DP attention, asked for or set by the release for a DSA model (at every tp
@@ -1118,6 +1148,36 @@ auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> s
                      opts.flag("--batch"), dp, dp, dp);
 }
 
+/// The DP flags the release refuses: --enable-dp-lm-head before it existed, and at dp 1 --enable-dp-attention before
+/// 0.5.2 and --enable-dp-lm-head before 0.5.3rc0 (they assert there; later releases turn the flags off).
+void check_sglang_dp_release(const options& opts, std::uint32_t dp) {
+  namespace sglang = kvsize::engines::sglang;
+  const sglang::release version = sglang::version_of(sglang_options_of(opts));
+  const auto refused = [&](std::string_view flag, const std::string& why) {
+    return usage_error{fmt::format("{}: SGLang {} {}", opts.flag(flag),
+                                   sglang_release_words(sglang_options_of(opts)), why)};
+  };
+  if (opts.enable_dp_lm_head && !sglang::at_least(version, sglang::dp_lm_head_since)) {
+    throw refused("--enable-dp-lm-head", "has no such option (server_args.py, from 0.4.6.post4)");
+  }
+  if (opts.moe_dense_tp_size && !sglang::at_least(version, sglang_moe_dense_tp_size_since)) {
+    throw refused("--moe-dense-tp-size", "has no such option (server_args.py, from 0.4.5.post2)");
+  }
+  if (dp > 1) {
+    return;
+  }
+  if (opts.enable_dp_attention && !sglang::at_least(version, sglang::dp_attention_off_at_dp_1_since)) {
+    throw refused("--enable-dp-attention",
+                  fmt::format("asserts a dp above 1 with it (server_args.py __post_init__: \"Please set a dp-size > "
+                              "1\"; from 0.5.2 it turns the flag off at dp 1): give {} N or leave the flag out",
+                              opts.flag("--dp")));
+  }
+  if (opts.enable_dp_lm_head && !sglang::at_least(version, sglang::dp_lm_head_off_at_dp_1_since)) {
+    throw refused("--enable-dp-lm-head", "asserts DP attention with it, which is off at dp 1 (server_args.py; from "
+                                         "0.5.3rc0 it turns this flag off at dp 1 too)");
+  }
+}
+
 /// --dp and --enable-dp-attention under SGLang: kvsize sizes DP attention where SGLang's own assert tp % dp == 0
 /// holds (exit 2 otherwise), for the model classes that read the attention-TP size, and not a
 /// --max-running-requests SGLang would divide to nothing; a --dp without DP attention is replicas of the tp group,
@@ -1137,11 +1197,13 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                   opts.flag("--max-running-requests"), *opts.max_running_requests, ranks,
                                   *opts.max_running_requests, ranks)};
   }
+  check_sglang_dp_release(opts, dp);
   if (opts.moe_dense_tp_size && !sglang_moe_dense_whole(opts, s)) {
-    s.notes.push_back(fmt::format("{} 1: config.json's architectures name no class whose SGLang file reads it "
-                                  "(deepseek_v2.py, glm4_moe.py, glm4_moe_lite.py, mimo_v2_flash.py, mimo_v2.py, "
-                                  "ernie4.py, bailing_moe.py, llada2.py): no effect",
-                                  opts.flag("--moe-dense-tp-size")));
+    s.notes.push_back(fmt::format("{} 1: config.json's architectures name no class whose file reads it in SGLang "
+                                  "{} (deepseek_v2.py, glm4_moe.py, glm4_moe_lite.py, mimo_v2_flash.py, mimo_v2.py, "
+                                  "ernie4.py, bailing_moe.py, llada2.py, sarvam_moe.py, minimax_m3.py, each from a "
+                                  "release of its own): no effect",
+                                  opts.flag("--moe-dense-tp-size"), sglang_release_words(sglang_options_of(opts))));
   }
   if (opts.enable_dp_lm_head && !forced && !asked) {
     if (dp > 1) {
@@ -1172,7 +1234,8 @@ void check_sglang_dp(const options& opts, sizing& s) {
                                     opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp, opts.tp, dp));
     } else {
       s.notes.push_back(fmt::format("{} at dp 1: SGLang turns DP attention off (server_args.py "
-                                    "_handle_data_parallelism, from 0.5.2); kvsize sized tensor-parallel attention",
+                                    "_handle_data_parallelism, from 0.5.2) after its memory settings have reserved "
+                                    "for it, which the default fraction counts; kvsize sized tensor-parallel attention",
                                     opts.flag("--enable-dp-attention")));
     }
     return;
@@ -1524,7 +1587,7 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
     const std::optional<weights_split> shares = s.tensor_parallel_shares();
     c.weights_per_device = shared_weights_per_device(*s.weights, shares, tp, pp);
     if (shares && tp > 1) {
-      c.weights_whole_per_device = shares->whole / pp;
+      c.weights_whole_per_device = shares->whole_per_rank(tp) / pp;
     }
     if (const auto heaviest = s.layer_split_heaviest) {
       c.weights_whole_per_device.reset();

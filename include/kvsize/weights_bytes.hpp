@@ -334,8 +334,9 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
 /// Under data-parallel attention (`dp`, attention_tp set) the attention's tensors (weight_part::attention:
 /// projections, biases, sinks) that tensor parallelism splits go to the `attention` share, split over attention_tp
 /// GPUs (SGLang's model classes build q/k/v/o, MLA's q_b, kv_b and o_proj with tp_size=attn_tp_size), the K/V
-/// projections split over at most attention_tp, the token embedding where dp.embedding puts it, and the LM head over
-/// the group with dp.lm_head_over_group (else over tp). dp.dense_mlp_whole keeps weight_part::mlp whole.
+/// projections split over at most attention_tp, the token embedding where dp.embedding puts it (dp_whole: whole only
+/// while DP attention is on), and the LM head over the group with dp.lm_head_over_group (else over tp).
+/// dp.dense_mlp_whole keeps weight_part::mlp whole.
 [[nodiscard]] constexpr auto weights_split_of(const model_spec& m, const weights_format& f,
                                               dp_attention_layout dp = {}) -> weights_split {
   weights_split s;
@@ -344,7 +345,9 @@ constexpr void for_each_stored_tensor(const model_spec& m, const weights_format&
   detail::for_each_stored_tensor(m, f, [&](const weight_tensor& t, const detail::weights_sum& one) {
     const bytes b{one.total()};
     const bool embedding = dp_attention && t.role == tensor_role::token_embedding;
-    if ((embedding && dp.embedding == dp_embedding::whole) || (dp.dense_mlp_whole && t.part == weight_part::mlp)) {
+    if (embedding && dp.embedding == dp_embedding::whole) {
+      s.dp_whole += b;
+    } else if (dp.dense_mlp_whole && t.part == weight_part::mlp) {
       s.whole += b;
     } else if ((embedding && dp.embedding == dp_embedding::attention_group) ||
                (dp_attention && t.part == weight_part::attention && t.tp_max_ways == 0) ||

@@ -42,6 +42,9 @@ struct dp_attention_layout {
 ///   attention   under data-parallel attention (SGLang's DP attention, attention_tp set): the attention tensors
 ///               that tensor parallelism splits, and the token embedding where the engine shares it so, split over
 ///               the attention_tp GPUs of one attention rank; by_kv_head then splits over at most attention_tp
+///   dp_whole    what the engine keeps whole only while DP attention is on (SGLang's token embedding,
+///               VocabParallelEmbedding enable_tp=False): whole at tp > attention_tp, split over tp at
+///               tp <= attention_tp, where there is one rank and SGLang turns DP attention off
 /// DeepSeek-V3 FP8: whole = 1,138,633,568 B (the q_a/kv_a projections and their scales, four norms a layer, the
 /// routers and their correction biases, the final norm), which all/8 counted as 142,329,196 B a rank at tp 8.
 struct weights_split {
@@ -59,6 +62,7 @@ struct weights_split {
   bytes whole{0};
   std::array<kv_share, kv_slots> by_kv_head{};
   bytes attention{0};
+  bytes dp_whole{0};
   /// The GPUs one data-parallel attention rank splits `attention` and the K/V projections over (SGLang's
   /// attn_tp_size = tp / dp); 0: no DP attention, both split over tp.
   std::uint32_t attention_tp = 0;
@@ -85,18 +89,39 @@ struct weights_split {
     }
     return sum;
   }
-  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + kv_total() + attention; }
+  [[nodiscard]] constexpr auto total() const -> bytes { return split + whole + kv_total() + attention + dp_whole; }
+
+  /// Calls share(size, ranks) for each share: its bytes and how many of `tp` ranks split it (1: every rank holds
+  /// it whole). DP attention is on at tp > attention_tp (attention_tp set): `attention` and the K/V over a rank's
+  /// attention_tp GPUs, `dp_whole` whole; at tp <= attention_tp (one rank: off) both over tp, as without it.
+  template <class Share>
+  constexpr void for_each_share(std::uint32_t tp, Share&& share) const {
+    const std::uint32_t ranks = tp == 0 ? 1U : tp;
+    const bool dp_attention = attention_tp != 0 && attention_tp < ranks;
+    const std::uint32_t attention_ranks = dp_attention ? attention_tp : ranks;
+    share(split, ranks);
+    share(whole, 1U);
+    share(dp_whole, dp_attention ? 1U : ranks);
+    share(attention, attention_ranks);
+    for (const kv_share& s : by_kv_head) {
+      share(s.size, s.heads != 0 && s.heads < attention_ranks ? s.heads : attention_ranks);
+    }
+  }
 
   /// The weights one of `tp` tensor-parallel ranks holds, each share rounded up:
-  ///   split / tp + whole + attention / a + Σ kv_i / min(a, heads_i),  a = min(attention_tp, tp), or tp without
-  /// DP attention.
+  ///   split / tp + whole + dp_whole (/ tp without DP attention) + attention / a + Σ kv_i / min(a, heads_i),
+  /// a = attention_tp under DP attention (tp > attention_tp), else tp.
   [[nodiscard]] constexpr auto per_rank(std::uint32_t tp) const -> bytes {
-    const std::uint32_t ranks = tp == 0 ? 1U : tp;
-    const std::uint32_t attention_ranks = attention_tp != 0 && attention_tp < ranks ? attention_tp : ranks;
-    bytes sum = split / ranks + whole + attention / attention_ranks;
-    for (const kv_share& s : by_kv_head) {
-      sum += s.size / (s.heads != 0 && s.heads < attention_ranks ? s.heads : attention_ranks);
-    }
+    bytes sum{0};
+    for_each_share(tp, [&](bytes size, std::uint32_t ranks) { sum += size / ranks; });
+    return sum;
+  }
+
+  /// The part of per_rank(tp) every rank holds whole: `whole`, and each share split over one rank (the K/V of a
+  /// single KV head; under DP attention with one GPU a rank, its attention and K/V; dp_whole under DP attention).
+  [[nodiscard]] constexpr auto whole_per_rank(std::uint32_t tp) const -> bytes {
+    bytes sum{0};
+    for_each_share(tp, [&](bytes size, std::uint32_t ranks) { sum += ranks == 1 ? size : bytes{0}; });
     return sum;
   }
 

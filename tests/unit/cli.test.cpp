@@ -494,6 +494,11 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
       {" --dp-size 16 --enable-dp-attention", "--dp-size 16: SGLang requires --tp 8 to be a multiple of it"},
       {" --dp 8 --enable-dp-attention --max-running-requests 4", "--max-running-requests 4: under DP attention SGLang gives each of"},
       {" --dp 2 --enable-dp-attention --max-running-requests 1", "each of the 2 ranks 1 // 2 = 0 requests"},
+      // server_args.py: "Please set a dp-size > 1" to 0.5.2rc2; the LM head's own assert in 0.5.2; no such option.
+      {" --enable-dp-attention --engine-version 0.5.2rc2", "--enable-dp-attention: SGLang 0.5.2rc2 asserts a dp above 1"},
+      {" --enable-dp-lm-head --engine-version 0.5.2", "--enable-dp-lm-head: SGLang 0.5.2 asserts DP attention with it"},
+      {" --enable-dp-lm-head --engine-version 0.4.5", "--enable-dp-lm-head: SGLang 0.4.5 has no such option"},
+      {" --moe-dense-tp-size 1 --engine-version 0.4.5.post1", "--moe-dense-tp-size: SGLang 0.4.5.post1 has no such"},
   };
   for (const auto& r : refused) {
     CAPTURE(r.flags);
@@ -532,6 +537,9 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   CHECK(head_alone.out.empty());
   CHECK_THAT(head_alone.err, ContainsSubstring("--enable-dp-lm-head: SGLang asserts DP attention with it"));
   CHECK(noted(json_of(q235 + " --enable-dp-lm-head"), "--enable-dp-lm-head at dp 1: SGLang turns it off"));
+  // Releases that assert where later ones turn the flags off at dp 1, or lack the option: refused above.
+  CHECK(noted(json_of(q235 + " --enable-dp-attention --engine-version 0.5.2"), "--enable-dp-attention at dp 1"));
+  CHECK(noted(json_of(q235 + " --enable-dp-lm-head --engine-version 0.5.3rc0"), "--enable-dp-lm-head at dp 1"));
   // --moe-dense-tp-size 1: DeepSeek-R1's 3 dense MLP layers (FP8: 3 × 7,168 × 18,432 B and 3 × 144 × 56 float32
   // block scales a layer, 396,458,496 B; 1,189,375,488 B in all) whole on every GPU: 7/8 of it more at tp 8. A class
   // whose file does not read it (qwen3_moe.py): no effect, a note. SGLang takes 1 only.
@@ -540,6 +548,14 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   CHECK(weights(r1_dense) - weights(json_of(r1)) == 1'040'703'552ULL);
   CHECK_THAT(r1_dense.at("plan").at("command_line").get<std::string>(), ContainsSubstring("--moe-dense-tp-size 1"));
   CHECK(noted(json_of(q235 + " --moe-dense-tp-size 1"), "--moe-dense-tp-size 1: config.json's architectures name no"));
+  // By release: glm4_moe.py reads it from 0.4.9.post5. GLM-4.5's 3 dense layers, 3 × 3 × 5,120 × 12,288 × 2 B =
+  // 1,132,462,080 B, whole: 7/8 of it, 990,904,320 B, more a GPU at tp 8 than under 0.4.9.post4 (a note there).
+  const std::string glm = "'" + config("zai-org__GLM-4.5.config.json") +
+                          "' --engine sglang --gpu h200 --tp 8 --moe-dense-tp-size 1 --engine-version 0.4.9.post";
+  const auto glm_post4 = json_of(glm + "4");
+  CHECK(noted(glm_post4, "--moe-dense-tp-size 1: config.json's architectures name no class whose file reads it in "
+                         "SGLang 0.4.9.post4"));
+  CHECK(weights(json_of(glm + "5")) - weights(glm_post4) == 990'904'320ULL);
   const auto dense_2 = run_cli(r1 + " --moe-dense-tp-size 2");
   CHECK(dense_2.exit_code == 2);
   CHECK(dense_2.out.empty());
@@ -553,7 +569,18 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
   const auto replicas = json_of(q235 + " --dp 4");
   CHECK(replicas.at("kv_bytes_per_token") == 48'128);
   CHECK(noted(replicas, "--dp 4 without --enable-dp-attention: SGLang runs 4 replicas"));
-  CHECK(noted(json_of(q235 + " --enable-dp-attention"), "--enable-dp-attention at dp 1: SGLang turns DP attention off"));
+  const auto flag_at_dp_1 = json_of(q235 + " --enable-dp-attention");
+  CHECK(noted(flag_at_dp_1, "--enable-dp-attention at dp 1: SGLang turns DP attention off"));
+  // ... after its memory settings reserved for the flag: graph batch 512 × 1 × (3 + 1.5) = 2,304 MiB of the H200's
+  // 143,771 MiB (server_args.py _handle_gpu_memory_settings, before _handle_data_parallelism).
+  CHECK(json_of(q235).at("budget").at("fraction") == 0.893);
+  CHECK(flag_at_dp_1.at("budget").at("fraction") == 0.877);
+  CHECK(flag_at_dp_1.at("kv_bytes_per_token") == 48'128);
+  // What each GPU holds whole at dp = tp: the replicated layers (100,162,560 B), and the attention, the embedding
+  // (over a rank of one GPU) and all K/V: 12,616,466,432 + 1,244,659,712 + 788,529,152 B.
+  CHECK(dp.at("capacity").at("weights_whole_per_device_bytes") ==
+        100'162'560ULL + 12'616'466'432ULL + 1'244'659'712ULL + 788'529'152ULL);
+  CHECK(tp.at("capacity").at("weights_whole_per_device_bytes") == 100'162'560ULL);
   // A model class SGLang builds without the attention-TP size (llama.py): not DP attention at dp = tp, refused.
   const auto llama = run_cli("'" + config("meta-llama__Llama-3.1-8B.config.json") +
                              "' --engine sglang --tp 2 --dp 2 --enable-dp-attention");

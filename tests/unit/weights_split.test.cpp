@@ -83,6 +83,19 @@ TEST_CASE("weights_split: data-parallel attention splits the attention over one 
   CHECK(head.per_rank(8) - group.per_rank(8) == bytes{155'582'464ULL});
   // The planner's other tp: a group of 4 at tp 2 is the whole tp of 2.
   CHECK(group.per_rank(2) == tp.per_rank(2));
+  // The embedding SGLang keeps whole only under DP attention: at tp 4 or less (one rank of 4: SGLang turns DP
+  // attention off) it is split over tp as under TP.
+  CHECK(whole.dp_whole == bytes{1'244'659'712ULL});
+  CHECK(whole.whole == tp.whole);
+  CHECK(whole.per_rank(4) == tp.per_rank(4));
+  CHECK(whole.per_rank(2) == tp.per_rank(2));
+  // What every GPU holds whole: the embedding under DP attention; at one GPU a rank also the attention, the
+  // embedding split over the group and all K/V (4 KV heads: under TP at tp 8 no K/V is whole).
+  CHECK(tp.whole_per_rank(8) == tp.whole);
+  CHECK(whole.whole_per_rank(8) - tp.whole_per_rank(8) == bytes{1'244'659'712ULL});
+  CHECK(whole.whole_per_rank(4) == tp.whole_per_rank(4));
+  CHECK(one_gpu.whole_per_rank(8) - tp.whole_per_rank(8) ==
+        bytes{12'616'466'432ULL + 1'244'659'712ULL + 788'529'152ULL});
 }
 
 TEST_CASE("weights_split: DeepSeek-R1 FP8 holds 1,138,633,568 B whole on every rank", "[weights][tp]") {

@@ -110,6 +110,9 @@ struct sglang_knobs {
   /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures
   /// are one rank's (engines/sglang_dp.hpp); the default fraction reserves for it. At dp 1 it changes nothing.
   bool dp_attention = false;
+  /// --enable-dp-attention as given, at any dp: SGLang's memory settings reserve for it before, from 0.5.2, it
+  /// turns DP attention off at dp 1 (server_args.py _handle_data_parallelism), so the default fraction reads this.
+  bool dp_attention_flag = false;
   /// The GPUs one DP-attention rank runs attention over, attn_tp_size = tp / dp, from the --dp given; 0: none given
   /// (dp = tp under dp_attention). The planner keeps it as it tries other tp, so more GPUs make more ranks.
   std::uint32_t attention_tp = 0;

@@ -168,9 +168,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
            "with the weights (models/minimax_text_01.py MinimaxCacheManager), which kvsize does not model yet; size "
            "it with --engine vllm or exact";
   }
-  if (o.sglang.dp_attention && o.tp > 1 && m.weights.recurrent.kind != recurrent_kind::none) {
-    return "kvsize does not model SGLang's DP attention for a model with recurrent layers (their state pools per "
-           "DP rank); size it with tensor-parallel attention";
+  if (const std::string_view why = dp_attention_refusal(m, o); !why.empty()) {
+    return why;
   }
   if (m.latent.index_head_dim != 0) {
     if (const std::string_view why = dsa_refusal(o, named_kv(o)); !why.empty()) {

@@ -20,7 +20,8 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint32_t
+#include <cstdint>      // std::uint32_t
+#include <string_view>  // std::string_view
 
 #include "../model_spec.hpp"
 #include "../weights_split.hpp"  // dp_attention_layout
@@ -29,10 +30,17 @@
 
 namespace kvsize::engines::sglang {
 
+/// DP attention asked for under `o`: o.sglang.dp_attention (the flag with a dp), or in 0.5.6 – 0.5.7 a dp alone
+/// (o.sglang.attention_tp set) for a DeepSeek-sparse-attention model (dsa_dp_alone_is_dp_attention).
+[[nodiscard]] constexpr auto dp_attention_asked(const engine_options& o, bool dsa_model) -> bool {
+  return o.sglang.dp_attention ||
+         (dsa_model && o.sglang.attention_tp != 0 && dsa_dp_alone_is_dp_attention(version_of(o)));
+}
+
 /// DP attention's ranks under `o`: tp where the release turns it on for a DeepSeek-sparse-attention model
 /// (`dsa_model`; dsa_forces_dp_attention sets dp_size = tp_size); tp / o.sglang.attention_tp (tp where none is
-/// given) where the user asks for it (o.sglang.dp_attention) or, in 0.5.6 – 0.5.7, gives a DSA model a dp
-/// (dsa_dp_alone_is_dp_attention); else 1 (tensor-parallel attention; also where that leaves one rank).
+/// given) where it is asked for (dp_attention_asked); else 1 (tensor-parallel attention; also where that leaves one
+/// rank).
 [[nodiscard]] constexpr auto attention_dp(const engine_options& o, bool dsa_model) -> std::uint32_t {
   if (o.tp <= 1) {
     return 1;
@@ -40,10 +48,30 @@ namespace kvsize::engines::sglang {
   if (dsa_model && dsa_forces_dp_attention(o)) {
     return o.tp;
   }
-  const bool dsa_dp_alone =
-      dsa_model && o.sglang.attention_tp != 0 && dsa_dp_alone_is_dp_attention(version_of(o));
   const std::uint32_t attention_tp = o.sglang.attention_tp == 0 ? 1 : o.sglang.attention_tp;
-  return (o.sglang.dp_attention || dsa_dp_alone) && attention_tp < o.tp ? o.tp / attention_tp : 1;
+  return dp_attention_asked(o, dsa_model) && attention_tp < o.tp ? o.tp / attention_tp : 1;
+}
+
+/// DP attention asked for in ranks of o.sglang.attention_tp GPUs at a tp above that and no multiple of it (the
+/// planner's other tp: no --dp gives those ranks there, SGLang asserting tp_size % dp_size == 0); not where the
+/// release sets dp = tp itself.
+[[nodiscard]] constexpr auto uneven_attention_ranks(const engine_options& o, bool dsa_model) -> bool {
+  const std::uint32_t attention_tp = o.sglang.attention_tp;
+  return !(dsa_model && dsa_forces_dp_attention(o)) && dp_attention_asked(o, dsa_model) && attention_tp > 1 &&
+         attention_tp < o.tp && o.tp % attention_tp != 0;
+}
+
+/// Why kvsize does not size SGLang's DP attention for `m` under `o` (empty: it does, or it is off): a model with
+/// recurrent layers (their state pools per DP rank), or uneven_attention_ranks.
+[[nodiscard]] constexpr auto dp_attention_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
+  if (o.sglang.dp_attention && o.tp > 1 && m.weights.recurrent.kind != recurrent_kind::none) {
+    return "kvsize does not model SGLang's DP attention for a model with recurrent layers (their state pools per "
+           "DP rank); size it with tensor-parallel attention";
+  }
+  if (uneven_attention_ranks(o, m.latent.index_head_dim != 0)) {
+    return "SGLang's DP attention needs tp to be a multiple of a rank's GPUs (server_args.py: tp_size % dp_size == 0)";
+  }
+  return {};
 }
 
 /// attention_dp for model `m`.
@@ -64,6 +92,15 @@ enum class dp_model_file : std::uint8_t {
   step3p5,      ///< step3p5.py
   other,        ///< qwen3.py, qwen2_moe.py (Qwen3-MoE), glm4_moe.py, gpt_oss.py, llama4.py, mimo_v2_flash.py, ...
 };
+
+/// --enable-dp-attention at dp 1: from 0.5.2 _handle_data_parallelism turns it off, after the memory settings have
+/// reserved for it (sglang_fraction.hpp); before, __post_init__ asserts dp_size > 1 under it ("Please set a dp-size
+/// > 1", read at v0.4.7.post1 – v0.5.2rc2; cleared at v0.5.2).
+inline constexpr release dp_attention_off_at_dp_1_since = release_0_5(2);
+/// --enable-dp-lm-head at dp 1: turned off there too from 0.5.3rc0; before, its assert that DP attention is on fails.
+inline constexpr release dp_lm_head_off_at_dp_1_since = release_0_5(3, 0);
+/// --enable-dp-lm-head's first release (server_args.py at v0.4.6.post4; none at v0.4.6.post3).
+inline constexpr release dp_lm_head_since{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 4};
 
 /// The first releases whose embedding is split over the attention-TP group under DP attention
 /// (use_attn_tp_group=is_dp_attention_enabled()): deepseek_v2.py at v0.5.8, the other files at v0.5.9.

@@ -137,7 +137,7 @@ enum class prefill_graphs : std::uint8_t {
 /// or under DP attention (their rules in _handle_piecewise_cuda_graph and the tc_piecewise list), before 0.5.10.
 [[nodiscard]] constexpr auto piecewise_graph_reserve_mib(fraction_rule rule, std::uint32_t pp, double chunked,
                                                          bool latent_cache, std::uint32_t dp_attention) -> double {
-  if ((rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) || pp > 1 || dp_attention > 1) {
+  if ((rule != fraction_rule::v0_5_10 && rule != fraction_rule::v0_5_15) || pp > 1 || dp_attention != 0) {
     return 0;
   }
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
@@ -179,9 +179,11 @@ enum class prefill_graphs : std::uint8_t {
 ///     24 in G, PR #12124);
 ///   H (0.5.10+): G plus, before the floor, prefill_graph_reserve_mib;
 /// fraction = round((memory − reserve) / memory, 3), as Python rounds. Rule A is legacy_mem_fraction_static.
-/// DP attention asked for (`dp_attention` ranks, > 1) adds, before the floor: 4,096 MiB under E; cuda-graph batch
-/// × dp × 3 MiB, and × 1.5 more above a batch of 300, from F on (server_args.py, PR #10975); and
-/// H's prefill-graph term is dropped there in 0.5.10 – 0.5.16, which turn those graphs off under DP attention.
+/// --enable-dp-attention (`dp_attention`: SGLang's dp_size where the flag is given, 1 at dp 1; 0 without it) adds,
+/// before the floor: 4,096 MiB under E; cuda-graph batch × dp × 3 MiB, and × 1.5 more above a batch of 300, from F
+/// on (server_args.py, PR #10975); and H's prefill-graph term is dropped there in 0.5.10 – 0.5.16, which turn those
+/// graphs off under the flag. At dp 1 too: the memory settings read the flag before _handle_data_parallelism clears
+/// it (0.5.2+; older releases refuse the flag at dp 1).
 /// `version`: the release inside the rule where a fact changes (none: the rule's newest, last_release_of).
 /// `graphs`: how the model or device leave H's prefill graphs (prefill_graphs_for_model).
 [[nodiscard]] constexpr auto auto_mem_fraction_static(bytes device_memory, std::uint32_t tp, std::uint32_t pp,
@@ -203,7 +205,7 @@ enum class prefill_graphs : std::uint8_t {
                : mem < 90 * 1024.0  ? (9.5 + devices / 2) * 1024
                : mem < 160 * 1024.0 ? (12 + devices / 2) * 1024
                                     : 32 * 1024.0;
-    reserved += dp_attention > 1 ? 4 * 1024.0 : 0.0;
+    reserved += dp_attention != 0 ? 4 * 1024.0 : 0.0;
   } else {
     const bool big_tp = tp >= 4;
     double chunked = 0;
@@ -223,10 +225,10 @@ enum class prefill_graphs : std::uint8_t {
     const release v = version.value_or(last_release_of(rule));
     if (graphs == prefill_graphs::piecewise) {
       reserved += piecewise_graph_reserve_mib(rule, pp, chunked, latent_cache, dp_attention);
-    } else if (graphs == prefill_graphs::by_release && (dp_attention <= 1 || at_least(v, dp_prefill_graphs_since))) {
+    } else if (graphs == prefill_graphs::by_release && (dp_attention == 0 || at_least(v, dp_prefill_graphs_since))) {
       reserved += prefill_graph_reserve_mib(rule, pp, chunked, latent_cache, sparse_index, v);
     }
-    if (dp_attention > 1) {
+    if (dp_attention != 0) {
       const double dp = dp_attention;
       reserved += graph_bs * dp * 3 + (graph_bs > 300 ? graph_bs * dp * 1.5 : 0.0);
     }
@@ -250,9 +252,9 @@ enum class prefill_graphs : std::uint8_t {
   const bytes memory = o.sglang.reported_memory.count() != 0 ? o.sglang.reported_memory
                        : o.device_memory.count() != 0       ? o.device_memory
                                                             : device;
-  // DP attention the user asked for, at the dp given (the forced DSA case adds nothing of its own: its handler runs
-  // after the memory settings, which read the flags).
-  const std::uint32_t dp = o.sglang.dp_attention ? attention_dp(o, false) : 0;
+  // --enable-dp-attention as given, at the dp given (1 at dp 1, which SGLang clears only after the memory settings;
+  // the forced DSA case adds nothing of its own: its handler runs after them too).
+  const std::uint32_t dp = o.sglang.dp_attention || o.sglang.dp_attention_flag ? attention_dp(o, false) : 0;
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
                                   dp, version_of(o), prefill_graphs_for_model(o));
 }

@@ -242,11 +242,14 @@ TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglan
   engine_options dp8 = tp8;
   dp8.sglang.dp_attention = true;
   CHECK(kvsize::size_cache(qwen3, engine_kind::sglang, dp8).kv_bytes_per_token == bytes{192'512});
-  // At tp 1 it changes nothing (dp = tp = 1: SGLang turns it off): the fraction is tensor-parallel attention's.
+  // At tp 1 (dp = tp = 1) SGLang turns it off and the figures are tensor-parallel attention's, but only after its
+  // memory settings have reserved for the flag: graph batch 256 × 1 × 3 = 768 MiB more than tp 1's 13,904 MiB
+  // (0.830): round(66,887 / 81,559, 3) = 0.820.
   engine_options tp1{.device_memory = MiB * 81'559};
   engine_options dp1 = tp1;
   dp1.sglang.dp_attention = true;
-  CHECK(kvsize::engines::sglang::mem_fraction_static(dp1) == kvsize::engines::sglang::mem_fraction_static(tp1));
+  CHECK(kvsize::engines::sglang::mem_fraction_static(tp1) == 0.830);
+  CHECK(kvsize::engines::sglang::mem_fraction_static(dp1) == 0.820);
   CHECK(kvsize::engines::sglang::attention_dp_of(qwen3, dp1) == 1);
   CHECK(kvsize::engines::sglang::attention_dp_of(qwen3, dp8) == 8);
   // sgl-project/sglang#7055 (https://github.com/sgl-project/sglang/issues/7055), DeepSeek-R1 under --dp-size 8
@@ -412,4 +415,47 @@ TEST_CASE("SGLang: the default mem_fraction_static's DP-attention reserve, by re
   CHECK(off == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, release_0_5(16)));
   CHECK(on == auto_mem_fraction_static(h100, 8, 1, newer.sglang.release, false, false, 8, release_0_5(17)));
   CHECK(on < off);
+}
+
+TEST_CASE("SGLang: --enable-dp-attention at dp 1 still reserves for it", "[engines][sglang][dp]") {
+  // _handle_gpu_memory_settings reads enable_dp_attention and dp_size (1) before _handle_data_parallelism clears the
+  // flag at dp 1 (server_args.py __post_init__ at v0.5.2, v0.5.4.post1, v0.5.12; _data_parallelism_defaults, a
+  // post-process pass at the same point, at v0.5.17 – v0.5.18). On an H100 (81,559 MiB) at tp 8:
+  //   0.5.4.post1 – 0.5.9: 14,848 + 512 × 1 × 3 + 512 × 1 × 1.5 = 17,152 MiB → round(64,407 / 81,559, 3) = 0.790;
+  //   0.5.2 – 0.5.3rc1 (rule E): 13,824 + 4,096 MiB → 0.780, as at any dp.
+  using kvsize::engines::sglang::auto_mem_fraction_static;
+  using kvsize::engines::sglang::fraction_rule;
+  const bytes h100 = MiB * 81'559;
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_5, false, false, 1) == 0.790);
+  CHECK(auto_mem_fraction_static(h100, 8, 1, fraction_rule::v0_4_7, false, false, 1) == 0.780);
+  engine_options o{.tp = 8, .device_memory = h100};
+  o.sglang.release = fraction_rule::v0_5;
+  o.sglang.dp_attention_flag = true;  // no --dp: one rank, tensor-parallel attention
+  CHECK(kvsize::engines::sglang::attention_dp(o, false) == 1);
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.790);
+  // 0.5.10 – 0.5.16 turn the prefill graphs off under the flag (_handle_piecewise_cuda_graph runs before the memory
+  // settings): at dp 1 0.5.12 reserves as 0.5.9 does, 0.790; without the flag 14,848 + 8 × 58 = 15,312 MiB → 0.812.
+  o.sglang.version = kvsize::engines::sglang::release_0_5(12);
+  o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.790);
+  engine_options plain = o;
+  plain.sglang.dp_attention_flag = false;
+  CHECK(kvsize::engines::sglang::mem_fraction_static(plain) == 0.812);
+}
+
+TEST_CASE("SGLang: DP attention refuses a tp that is no multiple of a rank's GPUs", "[engines][sglang][dp]") {
+  // The planner keeps attention_tp (tp / --dp) as it tries other tp: ranks of 3 GPUs at tp 4 have no dp SGLang
+  // accepts (server_args.py asserts tp_size % dp_size == 0); at tp 3 or less there is one rank, DP attention off.
+  const model_spec& m = config("Qwen__Qwen3-235B-A22B.config.json");
+  engine_options o{.tp = 4};
+  o.sglang.dp_attention = true;
+  o.sglang.attention_tp = 3;
+  CHECK(kvsize::engines::sglang::uneven_attention_ranks(o, false));
+  CHECK_THAT(std::string{kvsize::engines::sglang::model_refusal(m, o)},
+             Catch::Matchers::ContainsSubstring("tp_size % dp_size"));
+  o.tp = 6;
+  CHECK_FALSE(kvsize::engines::sglang::uneven_attention_ranks(o, false));
+  o.tp = 2;
+  CHECK_FALSE(kvsize::engines::sglang::uneven_attention_ranks(o, false));
+  CHECK(kvsize::engines::sglang::attention_dp(o, false) == 1);
 }
