@@ -289,6 +289,23 @@ auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, w
 auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t;  // below
 auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool;         // below
 
+/// The model as SGLang's vision-model factor sees it (engines/sglang_vlm.hpp): multimodal where its prefill-graph
+/// class says ModelConfig.is_multimodal (Gemma 3 and Llama 4 are not by default); the tower's num_hidden_layers
+/// and hidden_size by those names, getattr's 24 and 1024 where config.json has none (the Qwen towers name their
+/// depth `depth`, which SGLang does not read).
+auto sglang_vlm_tower(const sizing& s) -> kvsize::engines::sglang::vlm_tower {
+  using kvsize::engines::sglang::prefill_graph_class;
+  const prefill_graph_class c =
+      kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
+  kvsize::engines::sglang::vlm_tower t;
+  t.multimodal = c != prefill_graph_class::text && c != prefill_graph_class::piecewise_blocked;
+  if (t.multimodal && s.config.vision_config_given) {
+    t.layers = s.config.vision_num_hidden_layers.value_or(24);
+    t.hidden = s.config.vision_hidden_size.value_or(1024);
+  }
+  return t;
+}
+
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -324,6 +341,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.sglang.moe_dense_fully_dp = sglang_moe_dense_whole(opts, s);
   o.sglang.graph_class =
       kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
+  o.sglang.vlm = sglang_vlm_tower(s);
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -1148,6 +1166,43 @@ auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> s
                      opts.flag("--batch"), dp, dp, dp);
 }
 
+/// SGLang's factor on a vision model's default fraction, in a note (the figures take it: sglang_fraction.hpp); the
+/// ModelRunner factor of releases before 0.4.9, which kvsize does not take, in a note too.
+void note_sglang_vlm(const options& opts, sizing& s) {
+  namespace sglang = kvsize::engines::sglang;
+  if (s.engine != engine_kind::sglang) {
+    return;
+  }
+  const sglang::vlm_tower t = sglang_vlm_tower(s);
+  const engine_options o = sglang_options_of(opts);
+  const sglang::release version = sglang::version_of(o);
+  const std::string release_words = sglang_release_words(o);
+  const bool listed_before_0_4_7 = s.config.architecture == "Gemma3ForConditionalGeneration" ||
+                                   s.config.architecture == "Llama4ForConditionalGeneration";
+  if ((t.multimodal || listed_before_0_4_7) && !sglang::at_least(version, sglang::vlm_default_factor_since)) {
+    s.notes.push_back(fmt::format("SGLang {}'s ModelRunner multiplies the fraction it runs with by {} for a "
+                                  "multimodal model (model_runner.py), which kvsize does not take: the KV budget is "
+                                  "high by that much",
+                                  release_words, sglang::at_least(version, sglang::vlm_runner_0_90_since) ? "0.90" : "0.95"));
+    return;
+  }
+  const double factor = sglang::vlm_default_factor(t, version);
+  if (factor == 1.0 || opts.mem_fraction_static) {
+    return;
+  }
+  // 0.4.9 – 0.4.9.post2: a flat 0.90 in __post_init__ (PR #7748); then adjust_mem_fraction_for_vlm (PR #6881).
+  const std::string source =
+      !sglang::at_least(version, sglang::vlm_tower_factor_since)
+          ? std::string{"server_args.py __post_init__"}
+          : fmt::format("server_args.py adjust_mem_fraction_for_vlm: 0.95 × clamp(1 − 0.1 × (L·H² / (24·1,024²) − 1), "
+                        "0.8, 1.05) with vision_config's num_hidden_layers L = {}{} and hidden_size H = {}{}",
+                        t.layers, s.config.vision_num_hidden_layers ? "" : " (absent: getattr's default)", t.hidden,
+                        s.config.vision_hidden_size ? "" : " (absent: getattr's default)");
+  s.notes.push_back(fmt::format("SGLang {} multiplies its default mem_fraction_static by {} for a vision model ({}), "
+                                "after rounding",
+                                release_words, factor, source));
+}
+
 /// The DP flags the release refuses: --enable-dp-lm-head before it existed, and at dp 1 --enable-dp-attention before
 /// 0.5.2 and --enable-dp-lm-head before 0.5.3rc0 (they assert there; later releases turn the flags off).
 void check_sglang_dp_release(const options& opts, std::uint32_t dp) {
@@ -1664,6 +1719,7 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   }
   check_parallel_split(opts, m, engine, s.tensor_split);
   check_sglang_dp(opts, s);
+  note_sglang_vlm(opts, s);
 
   const device_choice device = device_of(opts, stderr_warnings);
   set_cache_types(opts, s, device);

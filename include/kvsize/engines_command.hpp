@@ -24,7 +24,7 @@ namespace kvsize {
 /// A budget rule's fraction as the engine shows it: SGLang with 3 decimals (0.683), the others
 /// shortest (0.9, 0.85).
 [[nodiscard]] inline auto fraction_text(const budget_rule& r) -> std::string {
-  return r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{:g}", r.fraction);
+  return r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{}", r.fraction);
 }
 
 namespace detail {

@@ -265,6 +265,7 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   parsed_config out;
   out.warnings = std::move(warnings);
   const auto [top_type, text] = read_model_type(root, out);
+  read_vision_size(root, out);
   const std::string& mt = out.model_type;
   const family* fam = find_family(mt, table);
   const config_view v(text.present() ? *text.value : root, out.text_config_pointer, fam, text.present(), out.warnings);

@@ -78,6 +78,14 @@ static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 81'559, 8, 1, sgl::fra
 // Python's round(x, 3) on the double's exact value: A100 40 GB (40,960 MiB) at tp 8 under rule E is
 // 27,136 / 40,960 = 0.6625, stored just below, so SGLang gets 0.662 (x × 1000 + 0.5 would give 0.663).
 static_assert(sgl::auto_mem_fraction_static(kvsize::MiB * 40'960, 8, 1, sgl::fraction_rule::v0_4_7) == 0.662);
+// A vision model's factor (server_args.py adjust_mem_fraction_for_vlm), 0.95 · clamp(1 − 0.1 · (L·H² / (24·1024²) − 1),
+// 0.8, 1.05), as Python computes it: Qwen3-VL (24, 1152) 0.9247656249999999, Qwen2.5-VL (24, 1280)
+// 0.8965624999999999, Gemma 4 E2B (16, 768, clamped) 0.9974999999999999, CLIP ViT-L/14 (24, 1024) 0.95.
+static_assert(sgl::vlm_fraction_factor({.multimodal = true, .layers = 24, .hidden = 1152}) == 0.9247656249999999);
+static_assert(sgl::vlm_fraction_factor({.multimodal = true, .layers = 24, .hidden = 1280}) == 0.8965624999999999);
+static_assert(sgl::vlm_fraction_factor({.multimodal = true, .layers = 16, .hidden = 768}) == 0.9974999999999999);
+static_assert(sgl::vlm_fraction_factor({.multimodal = true, .layers = 24, .hidden = 1024}) == 0.95);
+static_assert(sgl::vlm_fraction_factor({.multimodal = false, .layers = 24, .hidden = 1152}) == 1.0);
 static_assert(sgl::python_round3(0.6625) == 0.662 && sgl::python_round3(0.8305) == 0.831);
 static_assert(sgl::python_round3(0.0005) == 0.001 && sgl::python_round3(1.0) == 1.0);
 static_assert(sgl::prefill_graph_sizes(2'048) == 42 && sgl::prefill_graph_sizes(4'096) == 50);

@@ -881,3 +881,29 @@ TEST_CASE("kvsize: an MLP width no key gives leaves the weights and llama.cpp's 
   CHECK_THAT(text.out, ContainsSubstring("llama.cpp's compute buffer lines are left out"));
   std::filesystem::remove_all(full_dir);
 }
+
+TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "[cli][sglang][vlm]") {
+  // server_args.py adjust_mem_fraction_for_vlm (engines/sglang_vlm.hpp). 0.5.4 on an H100 at tp 1: round(68,119 /
+  // 81,559, 3) = 0.835, then × 0.95 × (1 − 0.1 × (24 · 1,280² / (24 · 1,024²) − 1)) = 0.8965624999999999: L is 24,
+  // getattr's default (Qwen2.5-VL's vision_config says depth 32, which SGLang does not read), H 1,280. Python's
+  // product, 0.7486296874999999, is not rounded again: the command gives it in full.
+  const std::string qwen25 =
+      "'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") + "' --engine sglang --gpu h100-80gb";
+  const auto v054 = json_of(qwen25 + " --engine-version 0.5.4");
+  CHECK(v054.at("budget").at("fraction") == 0.7486296874999999);
+  CHECK_THAT(v054.at("plan").at("command_line").get<std::string>(),
+             ContainsSubstring("--mem-fraction-static 0.7486296874999999"));
+  CHECK(noted(v054, "SGLang 0.5.4 multiplies its default mem_fraction_static by 0.8965624999999999 for a vision "
+                    "model (server_args.py adjust_mem_fraction_for_vlm"));
+  CHECK(noted(v054, "num_hidden_layers L = 24 (absent: getattr's default) and hidden_size H = 1280"));
+  // 0.4.9: a flat 0.90 on rule E's 0.874 (__post_init__, PR #7748).
+  CHECK(json_of(qwen25 + " --engine-version 0.4.9").at("budget").at("fraction") == 0.874 * 0.90);
+  // A fraction given is not scaled; Gemma 3 is not multimodal to SGLang by default (mm_disabled_models): no factor.
+  CHECK(json_of(qwen25 + " --engine-version 0.5.4 --mem-fraction-static 0.8").at("budget").at("fraction") == 0.8);
+  const auto gemma3 = json_of("'" + config("google__gemma-3-4b-it.config.json") +
+                              "' --engine sglang --gpu h100-80gb --engine-version 0.5.4");
+  CHECK(gemma3.at("budget").at("fraction") == 0.835);
+  // Before 0.4.9 the ModelRunner scales the fraction it runs with (not the printed one): kvsize says so.
+  CHECK(noted(json_of(qwen25 + " --engine-version 0.4.7.post1"),
+              "SGLang 0.4.7.post1's ModelRunner multiplies the fraction it runs with by 0.90"));
+}

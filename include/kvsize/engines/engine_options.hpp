@@ -15,6 +15,7 @@
 #include "llama_cpp_tensor_split.hpp"  // tensor_split
 #include "sglang_graph_class.hpp"      // prefill_graph_class
 #include "sglang_release.hpp"          // fraction_rule
+#include "sglang_vlm.hpp"              // vlm_tower
 
 namespace kvsize {
 
@@ -106,6 +107,9 @@ struct sglang_knobs {
   /// The model class as 0.5.10+'s prefill CUDA graphs see it (multimodal, allowlisted, blocked): the command sets it
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
+  /// A multimodal model and its vision tower as adjust_mem_fraction_for_vlm reads them (the command sets it from
+  /// config.json's vision_config): the default fraction's vision factor (engines/sglang_vlm.hpp).
+  engines::sglang::vlm_tower vlm{};
   /// --enable-dp-attention (with --dp N > 1): tp / N GPUs a data-parallel attention rank, which runs attention for
   /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures
   /// are one rank's (engines/sglang_dp.hpp); the default fraction reserves for it. At dp 1 it changes nothing.

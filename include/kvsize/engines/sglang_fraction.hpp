@@ -14,6 +14,7 @@
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
 #include "sglang_dp.hpp"   // attention_dp
+#include "sglang_vlm.hpp"  // vlm_default_factor
 #include "sglang_dsa.hpp"  // dsa_forced_fraction
 #include "sglang_release.hpp"
 
@@ -124,6 +125,12 @@ inline constexpr release piecewise_blocklist_until = release_0_5(15);
     return 0;
   }
   return latent_cache ? 1.5 * 1024 : 8.0 * prefill_graph_sizes(static_cast<std::uint32_t>(chunked));
+}
+
+/// The decimals a fraction is shown with: 3 where it is a rounded one, all of it (0) where SGLang leaves it unrounded
+/// (a vision model's scaled default, sglang_vlm.hpp, or a given value with more digits).
+[[nodiscard]] constexpr auto shown_decimals(double fraction) -> std::uint8_t {
+  return python_round3(fraction) == fraction ? std::uint8_t{3} : std::uint8_t{0};
 }
 
 /// How the model's class and the device leave 0.5.10+'s prefill CUDA graphs (prefill_graphs_for_model).
@@ -241,7 +248,7 @@ enum class prefill_graphs : std::uint8_t {
 
 /// mem_fraction_static: 0.8 for a DSA model in 0.5.3rc2 – 0.5.3 over any value (dsa_forced_fraction), the user's
 /// value (o.sglang.mem_fraction_static != 0), else the default rule of o.sglang.release on the device's nvidia-smi
-/// total (o.sglang.reported_memory, else o.device_memory, else `device`).
+/// total (o.sglang.reported_memory, else o.device_memory, else `device`), times a vision model's factor.
 [[nodiscard]] constexpr auto default_fraction(const engine_options& o, bytes device) -> double {
   if (const std::optional<double> forced = dsa_forced_fraction(o)) {
     return *forced;
@@ -255,8 +262,10 @@ enum class prefill_graphs : std::uint8_t {
   // --enable-dp-attention as given, at the dp given (1 at dp 1, which SGLang clears only after the memory settings;
   // the forced DSA case adds nothing of its own: its handler runs after them too).
   const std::uint32_t dp = o.sglang.dp_attention || o.sglang.dp_attention_flag ? attention_dp(o, false) : 0;
+  // A vision model's default is scaled after the rounding, and not rounded again (sglang_vlm.hpp).
   return auto_mem_fraction_static(memory, o.tp, o.pp, o.sglang.release, o.sglang.latent_cache, o.sglang.sparse_index,
-                                  dp, version_of(o), prefill_graphs_for_model(o));
+                                  dp, version_of(o), prefill_graphs_for_model(o)) *
+         vlm_default_factor(o.sglang.vlm, version_of(o));
 }
 
 [[nodiscard]] constexpr auto mem_fraction_static(const engine_options& o) -> double {

@@ -85,6 +85,11 @@ struct parsed_config {
   std::string architecture;           ///< architectures[0], or ""
   std::vector<std::string> architectures;  ///< every entry of `architectures` (vLLM's runner choice reads them all)
   std::string text_config_pointer;    ///< "" or "/text_config": where the language model was read
+  /// vision_config is an object, and the num_hidden_layers and hidden_size it gives by those names (none: absent
+  /// or not a positive integer), as SGLang's vision-model factor reads them (engines/sglang_vlm.hpp).
+  bool vision_config_given = false;
+  std::optional<std::uint32_t> vision_num_hidden_layers;
+  std::optional<std::uint32_t> vision_hidden_size;
   std::vector<std::string> warnings;  ///< every assumption or default applied, one sentence each
   std::vector<layer_group_note> layers;             ///< all layers, grouped
   std::optional<std::string> quantization_method;   ///< quantization_config.quant_method

@@ -55,6 +55,31 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower_kind kind, k
   v.output_dim = u("out_hidden_size", 3'584);
 }
 
+/// vision_config's num_hidden_layers and hidden_size by those names, which SGLang's default fraction reads for a
+/// vision model (engines/sglang_vlm.hpp). Keys of the budget only: a malformed one is a warning and counts as absent.
+inline void read_vision_size(const json& root, parsed_config& out) {
+  const slot vc = lookup(root, "", "vision_config");
+  if (!vc.set() || !vc.value->is_object()) {
+    return;
+  }
+  out.vision_config_given = true;
+  const auto take = [&](std::string_view key) -> std::optional<std::uint32_t> {
+    const slot s = lookup(*vc.value, vc.pointer(), key);
+    if (!s.set()) {
+      return std::nullopt;
+    }
+    const std::uint64_t n = s.value->is_number_unsigned() ? s.value->get<std::uint64_t>() : 0;
+    if (n >= 1 && n <= 1U << 24U) {
+      return static_cast<std::uint32_t>(n);
+    }
+    out.warnings.push_back(s.pointer() + ": expected an integer from 1 to 16,777,216, got " + describe(*s.value) +
+                           "; SGLang's vision-model factor reads its default instead");
+    return std::nullopt;
+  };
+  out.vision_num_hidden_layers = take("num_hidden_layers");
+  out.vision_hidden_size = take("hidden_size");
+}
+
 /// Parameters of the vision tower and its projector, from vision_config (0 and a warning when
 /// the tower type is not known). `text_hidden` is the language model's width. The formulas are
 /// the core's (kvsize/vision_tower.hpp); this reads the keys, in the order they are checked, and

@@ -459,3 +459,30 @@ TEST_CASE("SGLang: DP attention refuses a tp that is no multiple of a rank's GPU
   CHECK_FALSE(kvsize::engines::sglang::uneven_attention_ranks(o, false));
   CHECK(kvsize::engines::sglang::attention_dp(o, false) == 1);
 }
+
+TEST_CASE("SGLang: a vision model's default fraction is scaled by its tower", "[engines][sglang][vlm]") {
+  // server_args.py adjust_mem_fraction_for_vlm (0.4.9.post3 – 0.5.18): the default round((memory − reserve) /
+  // memory, 3), here 0.5.4 on an H100 at tp 1 (13,440 MiB of 81,559: 0.835), times 0.95 · clamp(...) of
+  // vision_config's num_hidden_layers and hidden_size, not rounded again. Qwen3-VL's tower says depth 27, which
+  // SGLang does not read: L = 24, H = 1152: 0.835 × 0.9247656249999999 = 0.7721792968749999 (Python).
+  engine_options o{.device_memory = MiB * 81'559};
+  o.sglang.version = kvsize::engines::sglang::parse_release("0.5.4");
+  o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.835);
+  o.sglang.vlm = {.multimodal = true, .layers = 24, .hidden = 1152};
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.7721792968749999);
+  CHECK(kvsize::sglang_engine::budget(o).decimals == 0);
+  // A multimodal model without a vision_config: no factor (the function returns); 0.4.9 – 0.4.9.post2: 0.90 flat.
+  o.sglang.vlm = {.multimodal = true, .layers = 0, .hidden = 0};
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.835);
+  o.sglang.version = kvsize::engines::sglang::parse_release("0.4.9.post2");
+  o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+  CHECK(kvsize::engines::sglang::vlm_default_factor(o.sglang.vlm, *o.sglang.version) == 0.90);
+  // A fraction the user gives is not scaled.
+  o.sglang.version = kvsize::engines::sglang::parse_release("0.5.4");
+  o.sglang.release = *kvsize::engines::sglang::rule_of(*o.sglang.version);
+  o.sglang.vlm = {.multimodal = true, .layers = 24, .hidden = 1152};
+  o.sglang.mem_fraction_static = 0.8;
+  CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.8);
+  CHECK(kvsize::sglang_engine::budget(o).decimals == 3);
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// kvsize::engines::sglang: the factor SGLang puts on its default mem_fraction_static for a vision model, from the
+// size of the vision tower. Part of the SGLang engine (engines/sglang.hpp). Standard library only, constexpr.
+//
+// Sources (sgl-project/sglang, python/sglang/srt/server_args.py; docs/research/sglang-fraction-history.md):
+// - v0.4.9.post3 – v0.5.18 ServerArgs.adjust_mem_fraction_for_vlm (PR #6881), called where the default is computed
+//   (`if self.mem_fraction_static is None`: __post_init__ to v0.5.3rc2, _handle_gpu_memory_settings from v0.5.3),
+//   for model_config.is_multimodal (and not --language-only from v0.5.9, not a PD decode node from v0.5.17): with
+//   L = getattr(vision_config, "num_hidden_layers", 24) and H = getattr(vision_config, "hidden_size", 1024),
+//   fraction × 0.95 · clamp(1 − 0.1 · (L·H² / (24·1024²) − 1), 0.8, 1.05), after round(…, 3) and not rounded again.
+//   The Qwen vision configs name their depth `depth` and define no num_hidden_layers: L is 24 for them.
+// - v0.4.9 – v0.4.9.post2: × 0.90 on the default (PR #7748). Up to v0.4.8.post1 ModelRunner.__init__ multiplies the
+//   fraction it runs with, a given one too, by 0.90 (0.95 up to v0.4.4.post3), not the printed server_args value.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>  // std::clamp
+#include <cstdint>    // std::uint32_t
+
+#include "sglang_release.hpp"
+
+namespace kvsize::engines::sglang {
+
+/// A model SGLang takes as multimodal (ModelConfig.is_multimodal: not Gemma 3 or Llama 4 by default) and its vision
+/// tower as adjust_mem_fraction_for_vlm reads it: vision_config's num_hidden_layers (24 where the config has none)
+/// and hidden_size (1024 where none); layers 0: no vision_config, no factor from 0.4.9.post3.
+struct vlm_tower {
+  bool multimodal = false;
+  std::uint32_t layers = 0;
+  std::uint32_t hidden = 0;
+};
+
+/// 0.95 · clamp(1 − 0.1 · (L·H² / (24·1024²) − 1), 0.8, 1.05), in Python's order of operations (the product L·H² is
+/// exact in a double below 2^53). Qwen3-VL (L 24, H 1152): 0.924765625; CLIP ViT-L/14 (24, 1024): 0.95.
+[[nodiscard]] constexpr auto vlm_fraction_factor(vlm_tower t) -> double {
+  if (!t.multimodal || t.layers == 0) {
+    return 1.0;
+  }
+  const double complexity = static_cast<double>(t.layers) * static_cast<double>(t.hidden) * static_cast<double>(t.hidden);
+  const double ratio = complexity / (24.0 * 1024.0 * 1024.0);
+  const double dynamic = std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+  return 0.95 * dynamic;
+}
+
+/// The first release with adjust_mem_fraction_for_vlm, and the first with the flat × 0.90 on the default.
+inline constexpr release vlm_tower_factor_since{.minor = 4, .patch = 9, .rc = 0, .candidate = false, .post = 3};
+inline constexpr release vlm_default_factor_since{.minor = 4, .patch = 9, .rc = 0, .candidate = false, .post = 0};
+/// Before 0.4.9 ModelRunner.__init__ scales the fraction it runs with, a given one too, for a multimodal model: by
+/// 0.90 from 0.4.4.post4, 0.95 before (not the value server_args prints; kvsize does not take it: a note).
+inline constexpr release vlm_runner_0_90_since{.minor = 4, .patch = 4, .rc = 0, .candidate = false, .post = 4};
+
+/// The factor release `v` puts on the default fraction of model `t` (1: none). Releases before 0.4.9 scale the
+/// fraction the runner uses instead, which kvsize does not apply (the command says so).
+[[nodiscard]] constexpr auto vlm_default_factor(vlm_tower t, const release& v) -> double {
+  if (!t.multimodal || !at_least(v, vlm_default_factor_since)) {
+    return 1.0;
+  }
+  return at_least(v, vlm_tower_factor_since) ? vlm_fraction_factor(t) : 0.90;
+}
+
+}  // namespace kvsize::engines::sglang
