@@ -1173,13 +1173,16 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   if (s.engine != engine_kind::sglang) {
     return;
   }
+  constexpr sglang::release release_0_4_6{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 0};
   const sglang::vlm_tower t = sglang_vlm_tower(s);
   const engine_options o = sglang_options_of(opts);
   const sglang::release version = sglang::version_of(o);
   const std::string release_words = sglang_release_words(o);
-  const bool listed_before_0_4_7 = s.config.architecture == "Gemma3ForConditionalGeneration" ||
-                                   s.config.architecture == "Llama4ForConditionalGeneration";
-  if ((t.multimodal || listed_before_0_4_7) && !sglang::at_least(version, sglang::vlm_default_factor_since)) {
+  // No mm_disabled_models before 0.4.6: Gemma 3 and Llama 4 count as multimodal there (model_config.py).
+  const bool listed_before_0_4_6 = !sglang::at_least(version, release_0_4_6) &&
+                                   (s.config.architecture == "Gemma3ForConditionalGeneration" ||
+                                    s.config.architecture == "Llama4ForConditionalGeneration");
+  if ((t.multimodal || listed_before_0_4_6) && !sglang::at_least(version, sglang::vlm_default_factor_since)) {
     s.notes.push_back(fmt::format("SGLang {}'s ModelRunner multiplies the fraction it runs with by {} for a "
                                   "multimodal model (model_runner.py), which kvsize does not take: the KV budget is "
                                   "high by that much",
@@ -1190,14 +1193,24 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   if (factor == 1.0 || opts.mem_fraction_static) {
     return;
   }
+  // A key config.json leaves out: SGLang's getattr reads the config class's attribute, getattr's default only where
+  // the class has none (the Qwen towers' num_hidden_layers: their depth is `depth`); kvsize takes getattr's default.
+  const bool qwen_tower = s.config.architecture.starts_with("Qwen");
+  const auto absent_words = [&](bool given, bool layers) -> std::string {
+    if (given) {
+      return {};
+    }
+    return layers && qwen_tower ? " (absent: getattr's default; SGLang does not read `depth`)"
+                                : " (absent: getattr's default, taken for the config class's own, which may differ)";
+  };
   // 0.4.9 – 0.4.9.post2: a flat 0.90 in __post_init__ (PR #7748); then adjust_mem_fraction_for_vlm (PR #6881).
   const std::string source =
       !sglang::at_least(version, sglang::vlm_tower_factor_since)
           ? std::string{"server_args.py __post_init__"}
           : fmt::format("server_args.py adjust_mem_fraction_for_vlm: 0.95 × clamp(1 − 0.1 × (L·H² / (24·1,024²) − 1), "
                         "0.8, 1.05) with vision_config's num_hidden_layers L = {}{} and hidden_size H = {}{}",
-                        t.layers, s.config.vision_num_hidden_layers ? "" : " (absent: getattr's default)", t.hidden,
-                        s.config.vision_hidden_size ? "" : " (absent: getattr's default)");
+                        t.layers, absent_words(s.config.vision_num_hidden_layers.has_value(), true), t.hidden,
+                        absent_words(s.config.vision_hidden_size.has_value(), false));
   s.notes.push_back(fmt::format("SGLang {} multiplies its default mem_fraction_static by {} for a vision model ({}), "
                                 "after rounding",
                                 release_words, factor, source));
@@ -1218,10 +1231,17 @@ void check_sglang_dp_release(const options& opts, std::uint32_t dp) {
   if (opts.moe_dense_tp_size && !sglang::at_least(version, sglang_moe_dense_tp_size_since)) {
     throw refused("--moe-dense-tp-size", "has no such option (server_args.py, from 0.4.5.post2)");
   }
+  if (opts.enable_dp_attention && !sglang::at_least(version, sglang::dp_attention_sets_dp_until) && dp != opts.tp) {
+    throw refused("--enable-dp-attention",
+                  fmt::format("sets dp to tp under it (server_args.py __post_init__: dp_size = tp_size), which kvsize "
+                              "sizes only as given: add {} {}",
+                              opts.flag("--dp"), opts.tp));
+  }
   if (dp > 1) {
     return;
   }
-  if (opts.enable_dp_attention && !sglang::at_least(version, sglang::dp_attention_off_at_dp_1_since)) {
+  if (opts.enable_dp_attention && sglang::at_least(version, sglang::dp_attention_sets_dp_until) &&
+      !sglang::at_least(version, sglang::dp_attention_off_at_dp_1_since)) {
     throw refused("--enable-dp-attention",
                   fmt::format("asserts a dp above 1 with it (server_args.py __post_init__: \"Please set a dp-size > "
                               "1\"; from 0.5.2 it turns the flag off at dp 1): give {} N or leave the flag out",

@@ -21,8 +21,8 @@
 
 namespace kvsize {
 
-/// A budget rule's fraction as the engine shows it: SGLang with 3 decimals (0.683), the others
-/// shortest (0.9, 0.85).
+/// A budget rule's fraction as the engine shows it: SGLang's rounded ones with 3 decimals (0.683), the others in
+/// full, shortest round-trip (0.9, 0.85, a vision model's 0.7486296874999999).
 [[nodiscard]] inline auto fraction_text(const budget_rule& r) -> std::string {
   return r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{}", r.fraction);
 }
@@ -113,7 +113,7 @@ template <engine E>
                      flag_if(parser_flag, "--reasoning-parser", parser));
 }
 
-/// --mem-fraction-static as SGLang's rule gives it for this device (budget's decimals: 3).
+/// --mem-fraction-static as SGLang's rule gives it for this device (3 decimals, or in full: shown_decimals).
 [[nodiscard]] inline auto command_of(sglang_engine /*engine*/, const engine_options& o, const budget_rule& rule,
                                      const command_names& names)
     -> std::string {

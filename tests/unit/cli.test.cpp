@@ -496,6 +496,7 @@ TEST_CASE("kvsize: SGLang's DP attention (--dp tp --enable-dp-attention), one GP
       {" --dp 2 --enable-dp-attention --max-running-requests 1", "each of the 2 ranks 1 // 2 = 0 requests"},
       // server_args.py: "Please set a dp-size > 1" to 0.5.2rc2; the LM head's own assert in 0.5.2; no such option.
       {" --enable-dp-attention --engine-version 0.5.2rc2", "--enable-dp-attention: SGLang 0.5.2rc2 asserts a dp above 1"},
+      {" --dp 2 --enable-dp-attention --engine-version 0.4.4", "--enable-dp-attention: SGLang 0.4.4 sets dp to tp under"},
       {" --enable-dp-lm-head --engine-version 0.5.2", "--enable-dp-lm-head: SGLang 0.5.2 asserts DP attention with it"},
       {" --enable-dp-lm-head --engine-version 0.4.5", "--enable-dp-lm-head: SGLang 0.4.5 has no such option"},
       {" --moe-dense-tp-size 1 --engine-version 0.4.5.post1", "--moe-dense-tp-size: SGLang 0.4.5.post1 has no such"},
@@ -895,7 +896,8 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
              ContainsSubstring("--mem-fraction-static 0.7486296874999999"));
   CHECK(noted(v054, "SGLang 0.5.4 multiplies its default mem_fraction_static by 0.8965624999999999 for a vision "
                     "model (server_args.py adjust_mem_fraction_for_vlm"));
-  CHECK(noted(v054, "num_hidden_layers L = 24 (absent: getattr's default) and hidden_size H = 1280"));
+  CHECK(noted(v054, "num_hidden_layers L = 24 (absent: getattr's default; SGLang does not read `depth`) and "
+                    "hidden_size H = 1280"));
   // 0.4.9: a flat 0.90 on rule E's 0.874 (__post_init__, PR #7748).
   CHECK(json_of(qwen25 + " --engine-version 0.4.9").at("budget").at("fraction") == 0.874 * 0.90);
   // A fraction given is not scaled; Gemma 3 is not multimodal to SGLang by default (mm_disabled_models): no factor.
@@ -903,7 +905,11 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
   const auto gemma3 = json_of("'" + config("google__gemma-3-4b-it.config.json") +
                               "' --engine sglang --gpu h100-80gb --engine-version 0.5.4");
   CHECK(gemma3.at("budget").at("fraction") == 0.835);
-  // Before 0.4.9 the ModelRunner scales the fraction it runs with (not the printed one): kvsize says so.
+  // Before 0.4.9 the ModelRunner scales the fraction it runs with (not the printed one): kvsize says so; Gemma 3
+  // counts there only before 0.4.6 (mm_disabled_models), by 0.90 from 0.4.4.post4.
   CHECK(noted(json_of(qwen25 + " --engine-version 0.4.7.post1"),
               "SGLang 0.4.7.post1's ModelRunner multiplies the fraction it runs with by 0.90"));
+  const std::string gemma3_old = "'" + config("google__gemma-3-4b-it.config.json") + "' --engine sglang --engine-version ";
+  CHECK(noted(json_of(gemma3_old + "0.4.5"), "SGLang 0.4.5's ModelRunner multiplies the fraction it runs with by 0.90"));
+  CHECK_FALSE(noted(json_of(gemma3_old + "0.4.7.post1"), "ModelRunner multiplies"));
 }

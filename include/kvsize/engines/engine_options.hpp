@@ -107,15 +107,20 @@ struct sglang_knobs {
   /// The model class as 0.5.10+'s prefill CUDA graphs see it (multimodal, allowlisted, blocked): the command sets it
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
-  /// A multimodal model and its vision tower as adjust_mem_fraction_for_vlm reads them (the command sets it from
-  /// config.json's vision_config): the default fraction's vision factor (engines/sglang_vlm.hpp).
+  /// A multimodal model and its vision tower as adjust_mem_fraction_for_vlm reads them: the default fraction's
+  /// vision factor (engines/sglang_vlm.hpp). The command sets it from config.json (multimodal by graph_class,
+  /// hf::parsed_config's vision_num_hidden_layers / vision_hidden_size); a library caller sizing a vision model
+  /// sets it too, or gets no factor (a budget up to a quarter high).
   engines::sglang::vlm_tower vlm{};
   /// --enable-dp-attention (with --dp N > 1): tp / N GPUs a data-parallel attention rank, which runs attention for
   /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures
-  /// are one rank's (engines/sglang_dp.hpp); the default fraction reserves for it. At dp 1 it changes nothing.
+  /// are one rank's (engines/sglang_dp.hpp); the default fraction reserves for it, also where that leaves one rank
+  /// (tp 1, or attention_tp = tp), as SGLang's memory settings read the flag before they turn it off.
   bool dp_attention = false;
   /// --enable-dp-attention as given, at any dp: SGLang's memory settings reserve for it before, from 0.5.2, it
   /// turns DP attention off at dp 1 (server_args.py _handle_data_parallelism), so the default fraction reads this.
+  /// Releases before 0.5.2 refuse the flag at dp 1, and before 0.4.4.post1 set dp = tp: the command refuses those
+  /// (check_sglang_dp_release), the library does not check.
   bool dp_attention_flag = false;
   /// The GPUs one DP-attention rank runs attention over, attn_tp_size = tp / dp, from the --dp given; 0: none given
   /// (dp = tp under dp_attention). The planner keeps it as it tries other tp, so more GPUs make more ranks.

@@ -64,7 +64,7 @@ namespace kvsize::engines::sglang {
 /// Why kvsize does not size SGLang's DP attention for `m` under `o` (empty: it does, or it is off): a model with
 /// recurrent layers (their state pools per DP rank), or uneven_attention_ranks.
 [[nodiscard]] constexpr auto dp_attention_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
-  if (o.sglang.dp_attention && o.tp > 1 && m.weights.recurrent.kind != recurrent_kind::none) {
+  if (m.weights.recurrent.kind != recurrent_kind::none && attention_dp(o, m.latent.index_head_dim != 0) > 1) {
     return "kvsize does not model SGLang's DP attention for a model with recurrent layers (their state pools per "
            "DP rank); size it with tensor-parallel attention";
   }
@@ -94,9 +94,11 @@ enum class dp_model_file : std::uint8_t {
 };
 
 /// --enable-dp-attention at dp 1: from 0.5.2 _handle_data_parallelism turns it off, after the memory settings have
-/// reserved for it (sglang_fraction.hpp); before, __post_init__ asserts dp_size > 1 under it ("Please set a dp-size
-/// > 1", read at v0.4.7.post1 – v0.5.2rc2; cleared at v0.5.2).
+/// reserved for it (sglang_fraction.hpp); before, from 0.4.4.post1, __post_init__ asserts dp_size > 1 under it
+/// ("Please set a dp-size > 1", read at v0.4.4.post1 – v0.5.2rc2; cleared at v0.5.2), and up to 0.4.4 it sets
+/// dp_size = tp_size instead (read at v0.4.0, v0.4.3, v0.4.4).
 inline constexpr release dp_attention_off_at_dp_1_since = release_0_5(2);
+inline constexpr release dp_attention_sets_dp_until{.minor = 4, .patch = 4, .rc = 0, .candidate = false, .post = 1};
 /// --enable-dp-lm-head at dp 1: turned off there too from 0.5.3rc0; before, its assert that DP attention is on fails.
 inline constexpr release dp_lm_head_off_at_dp_1_since = release_0_5(3, 0);
 /// --enable-dp-lm-head's first release (server_args.py at v0.4.6.post4; none at v0.4.6.post3).

@@ -23,7 +23,7 @@ namespace kvsize::engines::sglang {
 
 /// A model SGLang takes as multimodal (ModelConfig.is_multimodal: not Gemma 3 or Llama 4 by default) and its vision
 /// tower as adjust_mem_fraction_for_vlm reads it: vision_config's num_hidden_layers (24 where the config has none)
-/// and hidden_size (1024 where none); layers 0: no vision_config, no factor from 0.4.9.post3.
+/// and hidden_size (1024 where none, or 0); layers 0: no vision_config, no factor from 0.4.9.post3.
 struct vlm_tower {
   bool multimodal = false;
   std::uint32_t layers = 0;
@@ -36,7 +36,8 @@ struct vlm_tower {
   if (!t.multimodal || t.layers == 0) {
     return 1.0;
   }
-  const double complexity = static_cast<double>(t.layers) * static_cast<double>(t.hidden) * static_cast<double>(t.hidden);
+  const double hidden = t.hidden == 0 ? 1024.0 : static_cast<double>(t.hidden);  // getattr's default
+  const double complexity = static_cast<double>(t.layers) * hidden * hidden;
   const double ratio = complexity / (24.0 * 1024.0 * 1024.0);
   const double dynamic = std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
   return 0.95 * dynamic;

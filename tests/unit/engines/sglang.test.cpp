@@ -458,6 +458,12 @@ TEST_CASE("SGLang: DP attention refuses a tp that is no multiple of a rank's GPU
   o.tp = 2;
   CHECK_FALSE(kvsize::engines::sglang::uneven_attention_ranks(o, false));
   CHECK(kvsize::engines::sglang::attention_dp(o, false) == 1);
+  // A hybrid is refused under DP attention, not where one rank leaves it off.
+  const model_spec& next = config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json");
+  CHECK(kvsize::engines::sglang::dp_attention_refusal(next, o).empty());
+  o.sglang.attention_tp = 1;
+  CHECK_THAT(std::string{kvsize::engines::sglang::dp_attention_refusal(next, o)},
+             Catch::Matchers::ContainsSubstring("recurrent layers"));
 }
 
 TEST_CASE("SGLang: a vision model's default fraction is scaled by its tower", "[engines][sglang][vlm]") {
