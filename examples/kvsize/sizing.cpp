@@ -289,23 +289,6 @@ auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, w
 auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t;  // below
 auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool;         // below
 
-/// The model as SGLang's vision-model factor sees it (engines/sglang_vlm.hpp): multimodal where its prefill-graph
-/// class says ModelConfig.is_multimodal (Gemma 3 and Llama 4 are not by default); the tower's num_hidden_layers
-/// and hidden_size by those names, getattr's 24 and 1024 where config.json has none (the Qwen towers name their
-/// depth `depth`, which SGLang does not read).
-auto sglang_vlm_tower(const sizing& s) -> kvsize::engines::sglang::vlm_tower {
-  using kvsize::engines::sglang::prefill_graph_class;
-  const prefill_graph_class c =
-      kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
-  kvsize::engines::sglang::vlm_tower t;
-  t.multimodal = c != prefill_graph_class::text && c != prefill_graph_class::piecewise_blocked;
-  if (t.multimodal && s.config.vision_config_given) {
-    t.layers = s.config.vision_num_hidden_layers.value_or(24);
-    t.hidden = s.config.vision_hidden_size.value_or(1024);
-  }
-  return t;
-}
-
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -341,7 +324,9 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   o.sglang.moe_dense_fully_dp = sglang_moe_dense_whole(opts, s);
   o.sglang.graph_class =
       kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
-  o.sglang.vlm = sglang_vlm_tower(s);
+  o.sglang.vlm = kvsize::engines::sglang::vlm_tower_of(o.sglang.graph_class, s.config.vision_config_given,
+                                                       s.config.vision_num_hidden_layers.value,
+                                                       s.config.vision_hidden_size.value);
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -1173,13 +1158,12 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   if (s.engine != engine_kind::sglang) {
     return;
   }
-  constexpr sglang::release release_0_4_6{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 0};
-  const sglang::vlm_tower t = sglang_vlm_tower(s);
-  const engine_options o = sglang_options_of(opts);
+  const engine_options o = engine_options_of(opts, s);
+  const sglang::vlm_tower t = o.sglang.vlm;
   const sglang::release version = sglang::version_of(o);
   const std::string release_words = sglang_release_words(o);
   // No mm_disabled_models before 0.4.6: Gemma 3 and Llama 4 count as multimodal there (model_config.py).
-  const bool listed_before_0_4_6 = !sglang::at_least(version, release_0_4_6) &&
+  const bool listed_before_0_4_6 = !sglang::at_least(version, sglang::mm_disabled_models_since) &&
                                    (s.config.architecture == "Gemma3ForConditionalGeneration" ||
                                     s.config.architecture == "Llama4ForConditionalGeneration");
   if ((t.multimodal || listed_before_0_4_6) && !sglang::at_least(version, sglang::vlm_default_factor_since)) {
@@ -1196,9 +1180,12 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   // A key config.json leaves out: SGLang's getattr reads the config class's attribute, getattr's default only where
   // the class has none (the Qwen towers' num_hidden_layers: their depth is `depth`); kvsize takes getattr's default.
   const bool qwen_tower = s.config.architecture.starts_with("Qwen");
-  const auto absent_words = [&](bool given, bool layers) -> std::string {
-    if (given) {
+  const auto absent_words = [&](const kvsize::hf::vision_size_key& key, bool layers) -> std::string {
+    if (key.value) {
       return {};
+    }
+    if (key.malformed) {
+      return " (not an integer from 1 to 16,777,216: kvsize takes getattr's default)";
     }
     return layers && qwen_tower ? " (absent: getattr's default; SGLang does not read `depth`)"
                                 : " (absent: getattr's default, taken for the config class's own, which may differ)";
@@ -1209,8 +1196,8 @@ void note_sglang_vlm(const options& opts, sizing& s) {
           ? std::string{"server_args.py __post_init__"}
           : fmt::format("server_args.py adjust_mem_fraction_for_vlm: 0.95 × clamp(1 − 0.1 × (L·H² / (24·1,024²) − 1), "
                         "0.8, 1.05) with vision_config's num_hidden_layers L = {}{} and hidden_size H = {}{}",
-                        t.layers, absent_words(s.config.vision_num_hidden_layers.has_value(), true), t.hidden,
-                        absent_words(s.config.vision_hidden_size.has_value(), false));
+                        t.layers, absent_words(s.config.vision_num_hidden_layers, true), t.hidden,
+                        absent_words(s.config.vision_hidden_size, false));
   s.notes.push_back(fmt::format("SGLang {} multiplies its default mem_fraction_static by {} for a vision model ({}), "
                                 "after rounding",
                                 release_words, factor, source));
@@ -1220,10 +1207,10 @@ void note_sglang_vlm(const options& opts, sizing& s) {
 /// 0.5.2 and --enable-dp-lm-head before 0.5.3rc0 (they assert there; later releases turn the flags off).
 void check_sglang_dp_release(const options& opts, std::uint32_t dp) {
   namespace sglang = kvsize::engines::sglang;
-  const sglang::release version = sglang::version_of(sglang_options_of(opts));
+  const engine_options o = sglang_options_of(opts);
+  const sglang::release version = sglang::version_of(o);
   const auto refused = [&](std::string_view flag, const std::string& why) {
-    return usage_error{fmt::format("{}: SGLang {} {}", opts.flag(flag),
-                                   sglang_release_words(sglang_options_of(opts)), why)};
+    return usage_error{fmt::format("{}: SGLang {} {}", opts.flag(flag), sglang_release_words(o), why)};
   };
   if (opts.enable_dp_lm_head && !sglang::at_least(version, sglang::dp_lm_head_since)) {
     throw refused("--enable-dp-lm-head", "has no such option (server_args.py, from 0.4.6.post4)");

@@ -265,7 +265,6 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   parsed_config out;
   out.warnings = std::move(warnings);
   const auto [top_type, text] = read_model_type(root, out);
-  read_vision_size(root, out);
   const std::string& mt = out.model_type;
   const family* fam = find_family(mt, table);
   const config_view v(text.present() ? *text.value : root, out.text_config_pointer, fam, text.present(), out.warnings);
@@ -280,6 +279,7 @@ inline void note_generic_decoder(const config_view& v, const plan_facts& facts, 
   const layer_plan plan = plan_layers(v, facts);
   apply_plan(plan, out.spec);
   read_weights_shape(root, v, mt, top_type, plan, out);
+  read_vision_size(root, out);  // after the weights reader: one warning for a malformed key both read
   const slot& text_config = text;  // a lambda cannot capture a structured binding before Clang 16
   read_weights_only(out, [&] { read_quantization_config(root, text_config, out); });
   group_layers(plan, kv_notes, out);

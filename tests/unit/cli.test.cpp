@@ -913,3 +913,51 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
   CHECK(noted(json_of(gemma3_old + "0.4.5"), "SGLang 0.4.5's ModelRunner multiplies the fraction it runs with by 0.90"));
   CHECK_FALSE(noted(json_of(gemma3_old + "0.4.7.post1"), "ModelRunner multiplies"));
 }
+
+TEST_CASE("cli: a malformed vision_config size key is warned of once, and the KV answer stands", "[cli][sglang][vlm]") {
+  // vision_config/num_hidden_layers is read by SGLang's factor only (the Qwen tower's depth is `depth`): one warning,
+  // getattr's 24 taken, and the note says why. vision_config/hidden_size is read by the weights too: one warning
+  // (the weights reader's), the weights unknown; without a device the KV lines stand (exit 0), with one the budget
+  // cannot be formed (exit 2, naming the file and the key).
+  std::ifstream in(std::filesystem::path{KVSIZE_SOURCE_DIR} / "configs" / "Qwen__Qwen2.5-VL-7B-Instruct.config.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  const auto dir = kvsize::test::temp_path("-vision-size");
+  std::filesystem::create_directories(dir);
+  const auto count = [](const nlohmann::json& j, const std::string& pointer) {  // warnings naming the key
+    const auto& w = j.at("warnings");
+    return std::count_if(w.begin(), w.end(),
+                         [&](const nlohmann::json& one) { return one.get<std::string>().starts_with(pointer + ": "); });
+  };
+  const std::string args = " --engine sglang --engine-version 0.5.4";
+  const auto intact = json_of("'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") + "'" + args);
+
+  doc["vision_config"]["num_hidden_layers"] = "deep";
+  const auto layers_path = (dir / "layers.json").string();
+  std::ofstream(layers_path) << doc.dump();
+  const auto layers = run_cli("'" + layers_path + "'" + args + " --gpu h100-80gb --json");
+  REQUIRE(layers.exit_code == 0);
+  const auto layers_json = nlohmann::json::parse(layers.out);
+  CHECK(count(layers_json, "/vision_config/num_hidden_layers") == 1);
+  CHECK(layers_json.at("budget").at("fraction") == 0.7486296874999999);  // as with the key absent
+  CHECK(noted(layers_json, "num_hidden_layers L = 24 (not an integer from 1 to 16,777,216: kvsize takes getattr's "
+                           "default)"));
+
+  doc["vision_config"].erase("num_hidden_layers");
+  doc["vision_config"]["hidden_size"] = -1280;
+  const auto hidden_path = (dir / "hidden.json").string();
+  std::ofstream(hidden_path) << doc.dump();
+  const auto no_device = run_cli("'" + hidden_path + "'" + args + " --json");
+  REQUIRE(no_device.exit_code == 0);
+  const auto no_device_json = nlohmann::json::parse(no_device.out);
+  CHECK(count(no_device_json, "/vision_config/hidden_size") == 1);
+  CHECK(noted(no_device_json, "/vision_config/hidden_size: expected a positive integer"));
+  CHECK(noted(no_device_json, "the weights are not counted"));
+  CHECK(no_device_json.at("kv_bytes_per_sequence") == intact.at("kv_bytes_per_sequence"));
+  CHECK(no_device_json.at("parameters").is_null());
+  const auto with_device = run_cli("'" + hidden_path + "'" + args + " --gpu h100-80gb");
+  CHECK(with_device.exit_code == 2);
+  CHECK(with_device.out.empty());
+  CHECK_THAT(with_device.err, ContainsSubstring("hidden.json"));
+  CHECK_THAT(with_device.err, ContainsSubstring("/vision_config/hidden_size"));
+  std::filesystem::remove_all(dir);
+}

@@ -108,9 +108,9 @@ struct sglang_knobs {
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
   /// A multimodal model and its vision tower as adjust_mem_fraction_for_vlm reads them: the default fraction's
-  /// vision factor (engines/sglang_vlm.hpp). The command sets it from config.json (multimodal by graph_class,
-  /// hf::parsed_config's vision_num_hidden_layers / vision_hidden_size); a library caller sizing a vision model
-  /// sets it too, or gets no factor (a budget up to a quarter high).
+  /// vision factor (engines/sglang_vlm.hpp). A caller sizing a vision model sets it, or gets no factor (a budget up
+  /// to a quarter high), as the command does: vlm_tower_of(graph_class, c.vision_config_given,
+  /// c.vision_num_hidden_layers.value, c.vision_hidden_size.value) for an hf::parsed_config c.
   engines::sglang::vlm_tower vlm{};
   /// --enable-dp-attention (with --dp N > 1): tp / N GPUs a data-parallel attention rank, which runs attention for
   /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures

@@ -16,7 +16,9 @@
 
 #include <algorithm>  // std::clamp
 #include <cstdint>    // std::uint32_t
+#include <optional>   // std::optional
 
+#include "sglang_graph_class.hpp"
 #include "sglang_release.hpp"
 
 namespace kvsize::engines::sglang {
@@ -29,6 +31,33 @@ struct vlm_tower {
   std::uint32_t layers = 0;
   std::uint32_t hidden = 0;
 };
+
+/// ModelConfig.is_multimodal as the prefill-graph class says it (sglang_graph_class.hpp): neither `text` (which holds
+/// the classes mm_disabled_models turns off from 0.4.6: Gemma 3, Llama 4, Step3-VL, Inkling) nor a text model whose
+/// piecewise graphs some releases block.
+[[nodiscard]] constexpr auto is_multimodal(prefill_graph_class c) -> bool {
+  return c != prefill_graph_class::text && c != prefill_graph_class::piecewise_blocked;
+}
+
+/// The first release with mm_disabled_models (model_config.py): before it Gemma 3 and Llama 4 count as multimodal.
+inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 0};
+
+/// The tower as adjust_mem_fraction_for_vlm reads it, from config.json: the model's prefill-graph class
+/// (prefill_graph_class_of(architectures[0], text_config apart)), whether vision_config is an object, and its
+/// num_hidden_layers and hidden_size by those names where given (hf::parsed_config::vision_num_hidden_layers,
+/// vision_hidden_size); getattr's 24 and 1024 where not (the Qwen towers name their depth `depth`, which SGLang
+/// does not read, so L is 24 for them). No vision_config: layers 0, no factor.
+[[nodiscard]] constexpr auto vlm_tower_of(prefill_graph_class c, bool vision_config_given,
+                                          std::optional<std::uint32_t> layers, std::optional<std::uint32_t> hidden)
+    -> vlm_tower {
+  vlm_tower t;
+  t.multimodal = is_multimodal(c);
+  if (t.multimodal && vision_config_given) {
+    t.layers = layers.value_or(24);
+    t.hidden = hidden.value_or(1024);
+  }
+  return t;
+}
 
 /// 0.95 · clamp(1 − 0.1 · (L·H² / (24·1024²) − 1), 0.8, 1.05), in Python's order of operations (the product L·H² is
 /// exact in a double below 2^53). Qwen3-VL (L 24, H 1152): 0.924765625; CLIP ViT-L/14 (24, 1024): 0.95.

@@ -78,6 +78,13 @@ struct checkpoint_weights {
   std::vector<gguf::named_tensor> named;          ///< every tensor's name and bytes (-ot's patterns read them)
 };
 
+/// One of vision_config's size keys (num_hidden_layers, hidden_size): its value where it is an integer from 1 to
+/// 2^24, and whether it is there but not such an integer (a warning; the value is then absent).
+struct vision_size_key {
+  std::optional<std::uint32_t> value;
+  bool malformed = false;
+};
+
 /// The result of reading a config.json.
 struct parsed_config {
   kvsize::model_spec spec;            ///< validated (kvsize::validate passed)
@@ -85,11 +92,11 @@ struct parsed_config {
   std::string architecture;           ///< architectures[0], or ""
   std::vector<std::string> architectures;  ///< every entry of `architectures` (vLLM's runner choice reads them all)
   std::string text_config_pointer;    ///< "" or "/text_config": where the language model was read
-  /// vision_config is an object, and the num_hidden_layers and hidden_size it gives by those names (none: absent
-  /// or not a positive integer), as SGLang's vision-model factor reads them (engines/sglang_vlm.hpp).
+  /// vision_config is an object, and the num_hidden_layers and hidden_size it gives by those names, as SGLang's
+  /// vision-model factor reads them (engines/sglang_vlm.hpp: vlm_tower_of).
   bool vision_config_given = false;
-  std::optional<std::uint32_t> vision_num_hidden_layers;
-  std::optional<std::uint32_t> vision_hidden_size;
+  vision_size_key vision_num_hidden_layers;
+  vision_size_key vision_hidden_size;
   std::vector<std::string> warnings;  ///< every assumption or default applied, one sentence each
   std::vector<layer_group_note> layers;             ///< all layers, grouped
   std::optional<std::string> quantization_method;   ///< quantization_config.quant_method

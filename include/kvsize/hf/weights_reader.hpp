@@ -8,6 +8,7 @@
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
+#include <algorithm>    // std::ranges::none_of
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -56,25 +57,30 @@ inline void read_qwen3_5_tower(const slot& vc, kvsize::vision_tower_kind kind, k
 }
 
 /// vision_config's num_hidden_layers and hidden_size by those names, which SGLang's default fraction reads for a
-/// vision model (engines/sglang_vlm.hpp). Keys of the budget only: a malformed one is a warning and counts as absent.
+/// vision model (engines/sglang_vlm.hpp). Keys of the budget only: a malformed one counts as absent, with a warning
+/// unless the weights reader (read_vision_tower, run first) already warned of the same key (the weights are then
+/// unknown, and with them any device budget the factor would scale).
 inline void read_vision_size(const json& root, parsed_config& out) {
   const slot vc = lookup(root, "", "vision_config");
   if (!vc.set() || !vc.value->is_object()) {
     return;
   }
   out.vision_config_given = true;
-  const auto take = [&](std::string_view key) -> std::optional<std::uint32_t> {
+  const auto take = [&](std::string_view key) -> vision_size_key {
     const slot s = lookup(*vc.value, vc.pointer(), key);
     if (!s.set()) {
-      return std::nullopt;
+      return {};
     }
     const std::uint64_t n = s.value->is_number_unsigned() ? s.value->get<std::uint64_t>() : 0;
     if (n >= 1 && n <= 1U << 24U) {
-      return static_cast<std::uint32_t>(n);
+      return {.value = static_cast<std::uint32_t>(n), .malformed = false};
     }
-    out.warnings.push_back(s.pointer() + ": expected an integer from 1 to 16,777,216, got " + describe(*s.value) +
-                           "; SGLang's vision-model factor reads its default instead");
-    return std::nullopt;
+    const std::string named = s.pointer() + ": ";
+    if (std::ranges::none_of(out.warnings, [&](const std::string& w) { return w.starts_with(named); })) {
+      out.warnings.push_back(s.pointer() + ": expected an integer from 1 to 16,777,216, got " + describe(*s.value) +
+                             "; SGLang's vision-model factor takes its default instead");
+    }
+    return {.value = std::nullopt, .malformed = true};
   };
   out.vision_num_hidden_layers = take("num_hidden_layers");
   out.vision_hidden_size = take("hidden_size");

@@ -492,3 +492,28 @@ TEST_CASE("SGLang: a vision model's default fraction is scaled by its tower", "[
   CHECK(kvsize::engines::sglang::mem_fraction_static(o) == 0.8);
   CHECK(kvsize::sglang_engine::budget(o).decimals == 3);
 }
+
+TEST_CASE("SGLang: the vision tower as the factor reads it from config.json", "[engines][sglang][vlm]") {
+  // vlm_tower_of: multimodal by the prefill-graph class (ModelConfig.is_multimodal; Gemma 3 is off by default,
+  // mm_disabled_models), and getattr(vision_config, key, 24 / 1024) where a key is not given.
+  using kvsize::engines::sglang::prefill_graph_class;
+  using kvsize::engines::sglang::vlm_tower_of;
+  constexpr auto qwen25 = vlm_tower_of(
+      kvsize::engines::sglang::prefill_graph_class_of("Qwen2_5_VLForConditionalGeneration", false), true, std::nullopt,
+      1280U);
+  STATIC_CHECK(qwen25.multimodal);
+  STATIC_CHECK(qwen25.layers == 24);
+  STATIC_CHECK(qwen25.hidden == 1280);
+  constexpr auto given = vlm_tower_of(prefill_graph_class::multimodal, true, 27U, std::nullopt);
+  STATIC_CHECK(given.layers == 27);
+  STATIC_CHECK(given.hidden == 1024);
+  // No vision_config: no tower (no factor); Gemma 3: not multimodal, no tower either.
+  STATIC_CHECK(vlm_tower_of(prefill_graph_class::multimodal, false, 32U, 1280U).layers == 0);
+  constexpr auto gemma3 =
+      vlm_tower_of(kvsize::engines::sglang::prefill_graph_class_of("Gemma3ForConditionalGeneration", true), true, 27U,
+                   1152U);
+  STATIC_CHECK_FALSE(gemma3.multimodal);
+  STATIC_CHECK(gemma3.layers == 0);
+  STATIC_CHECK_FALSE(kvsize::engines::sglang::is_multimodal(prefill_graph_class::piecewise_blocked));
+  STATIC_CHECK(kvsize::engines::sglang::is_multimodal(prefill_graph_class::multimodal_from_0_5_16));
+}
