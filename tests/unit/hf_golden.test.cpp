@@ -424,6 +424,15 @@ golden{.file = "microsoft__phi-4.config.json", .compute = dtype::bf16,
        .layers = 40, .kv_layers = 40, .attention_heads = 40, .kv_heads = 10, .head_dim = 128, .head_dim_v = 128,
        .vocab = 100'352, .kv_per_token = 204'800, .kv_per_token_fp8 = 102'400, .kv_per_token_mha = 819'200,
        .gqa_ratio = 4, .context = 4'096, .kv_per_sequence = 838'860'800, .growth = 204'800},
+// Phi-4-mini-instruct (phi3): 32 L, 24 heads / 8 kv, hd 3072/24 = 128, bf16, sliding_window 262144 on every layer
+//   (Phi3Attention, as Phi-3-mini), above max_position_embeddings 131,072: the window never binds.
+//   32 × 8 × 128 × 2 × 2 B = 131,072 B/token; fp8 65,536; MHA 32 × 24 × 128 × 4 = 393,216; ratio 3. growth at
+//   4,096 tokens 131,072 (the window is far off). seq@4096 = 131,072 × 4,096 = 536,870,912.
+golden{.file = "microsoft__Phi-4-mini-instruct.config.json", .compute = dtype::bf16,
+       .layers = 32, .kv_layers = 32, .attention_heads = 24, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+       .vocab = 200'064, .kv_per_token = 131'072, .kv_per_token_fp8 = 65'536, .kv_per_token_mha = 393'216,
+       .gqa_ratio = 3, .context = 4'096, .kv_per_sequence = 536'870'912, .growth = 131'072,
+       .sliding = 32, .window = 262'144},
 // Mistral-7B-v0.1: 32 L, 32 heads / 8 kv, hd 128, bf16, sliding_window 4096 on every layer.
 //   32 × 8 × 128 × 2 × 2 B = 131,072 B/token; fp8 65,536; MHA 524,288; ratio 4. growth 0.
 //   seq@16384 = 131,072 × 4,096 = 536,870,912 (flat past 4096).
@@ -717,7 +726,7 @@ TEST_CASE("hf golden: every config in configs/ has a golden row, and every row a
   }
   std::sort(rows.begin(), rows.end());
   CHECK(rows == config_files());
-  CHECK(goldens.size() == 65);
+  CHECK(goldens.size() == 66);
 }
 
 TEST_CASE("hf golden: each config parses to its hand-derived shape and KV figures", "[hf][golden][kv]") {

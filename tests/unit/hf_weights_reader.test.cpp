@@ -20,6 +20,7 @@
 #include <vector>
 
 using kvsize::bytes;
+using kvsize::engine_kind;
 using kvsize::gguf_ftype;
 using kvsize::weights_format;
 using namespace kvsize::test::weights_configs;
@@ -227,6 +228,34 @@ TEST_CASE("hf: SmolLM3 (smollm3): tied by default, NoPE layers keep K and V, win
   for (std::uint32_t il = 0; il < 36; ++il) {
     CHECK(kvsize::kind_of_layer(none.spec, il) == kvsize::layer_kind::full);
   }
+}
+
+TEST_CASE("hf: Phi-4-mini (phi3): a window above the context, and each engine's cache", "[weights][hf][phi3]") {
+  const auto c = load("microsoft__Phi-4-mini-instruct");
+  const kvsize::model_spec& m = c.spec;
+  // By hand: embeddings 200,064 × 3,072 = 614,596,608 (tied); per layer qkv_proj (3,072 + 2 × 1,024) × 3,072 =
+  // 15,728,640, o_proj 3,072² = 9,437,184, gate_up_proj 2 × 8,192 × 3,072 = 50,331,648, down_proj 25,165,824, two
+  // norms 6,144: 100,669,440; × 32 = 3,221,422,080; final norm 3,072. Total 3,836,021,760 = the checkpoint index's
+  // total_size 7,672,043,520 / 2 B (configs/SOURCES.md).
+  CHECK(m.tied_embeddings);
+  CHECK(kvsize::parameters(m).total == 3'836'021'760);
+  // sliding_window 262,144 on every layer (Phi3Attention), above the 131,072 positions: no layer ever drops a token.
+  CHECK(m.sliding_window == 262'144);
+  CHECK(kvsize::count_layers(m, kvsize::layer_kind::sliding) == 32);
+  // One sequence of the full 131,072 tokens, 32 × 8 × 128 × 2 × 2 B = 131,072 B a token: 17,179,869,184 B wherever
+  // the window is a window. vLLM serves Phi3ForCausalLM with models/llama.py, whose layers take
+  // cache_config.sliding_window (no layer_types: layers/attention/attention.py Attention.__init__), so its
+  // SlidingWindowSpec.max_memory_usage_bytes reserves cdiv(min(W − 1 + T, max_model_len), 16) + 1 blocks: one more
+  // block of 16 tokens, 2,097,152 B. SGLang, llama.cpp, TensorRT-LLM and transformers keep every token (no window
+  // binds below 262,144).
+  kvsize::engine_options o;
+  o.context = 131'072;
+  for (const auto engine : {engine_kind::exact, engine_kind::transformers, engine_kind::sglang, engine_kind::llama_cpp,
+                            engine_kind::trtllm}) {
+    INFO(kvsize::name(engine));
+    CHECK(kvsize::size_cache(m, engine, o).kv_bytes_per_sequence == bytes{17'179'869'184});
+  }
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, o).kv_bytes_per_sequence == bytes{17'179'869'184 + 2'097'152});
 }
 
 TEST_CASE("hf: MiniMax-M3 (minimax_m3): dense_intermediate_size, moe_layer_freq flags, the sparse indexer", "[weights][hf][minimax_m3]") {

@@ -52,6 +52,7 @@ TEST_CASE("parameters: published module-parameter counts equal total", "[weights
       {"google__gemma-2b-it", 2'506'172'416, "keras-hub; issue 5 anchor"},
       {"google__gemma-2-9b", 9'241'705'984, "HF API safetensors.total; keras-hub gemma2_9b_en; GGUF parameter_count"},
       {"microsoft__Phi-3-mini-4k-instruct", 3'821'079'552, "HF API NumWeights; keras-hub phi3_mini_4k_instruct_en; S2, S3"},
+      {"microsoft__Phi-4-mini-instruct", 3'836'021'760, "index total_size 7,672,043,520 bf16 (SOURCES.md); card 3.8B"},
       {"microsoft__phi-4", 14'659'507'200, "GGUF general.parameter_count; NeMo customizer num_parameters; S2, S3"},
       {"openai-community__gpt2-xl", 1'557'611'200, "keras-hub gpt2_extra_large_en params"},
       {"togethercomputer__RedPajama-INCITE-7B-Base", 6'857'302'016, "Together SDK model_param_count"},
