@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include <kvsize/engines_command.hpp>  // fraction_text
 #include <kvsize/fmt.hpp>
 
 #include "command_line.hpp"
@@ -289,6 +290,16 @@ auto sglang_dp_asked(const options& opts, const sizing& s) -> bool;  // below, w
 auto sglang_attention_tp(const options& opts, const sizing& s) -> std::uint32_t;  // below
 auto sglang_moe_dense_whole(const options& opts, const sizing& s) -> bool;         // below
 
+/// The model classes SGLang's rules read, from config.json's architectures[0]: the prefill CUDA graphs', the
+/// default attention backend's on HIP (the aiter factor), and the vision tower's (the vision factor).
+void set_sglang_model_classes(engine_options& o, const kvsize::hf::parsed_config& c) {
+  namespace sglang = kvsize::engines::sglang;
+  o.sglang.graph_class = sglang::prefill_graph_class_of(c.architecture, !c.text_config_pointer.empty());
+  o.sglang.hip_attention = sglang::hip_attention_class_of(c.architecture);
+  o.sglang.vlm = sglang::vlm_tower_of(o.sglang.graph_class, c.vision_config_given, c.vision_num_hidden_layers.value,
+                                      c.vision_hidden_size.value);
+}
+
 /// The engine knobs of the command line, on top of the engine's own defaults.
 auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   engine_options o;
@@ -322,11 +333,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
   }
   o.sglang.dp_lm_head = opts.enable_dp_lm_head;
   o.sglang.moe_dense_fully_dp = sglang_moe_dense_whole(opts, s);
-  o.sglang.graph_class =
-      kvsize::engines::sglang::prefill_graph_class_of(s.config.architecture, !s.config.text_config_pointer.empty());
-  o.sglang.vlm = kvsize::engines::sglang::vlm_tower_of(o.sglang.graph_class, s.config.vision_config_given,
-                                                       s.config.vision_num_hidden_layers.value,
-                                                       s.config.vision_hidden_size.value);
+  set_sglang_model_classes(o, s.config);
   given(opts.free_gpu_memory_fraction, o.trtllm.free_gpu_memory_fraction);
   given(opts.parallel, o.llama_cpp.parallel);
   given(opts.ubatch, o.llama_cpp.ubatch);
@@ -1521,6 +1528,30 @@ auto sglang_counted_cell_note(const sizing& s) -> std::string {
                      grouped(full.bytes_per_token.count()), grouped(c.max_tokens), over, grouped(over.count()));
 }
 
+/// SGLang's aiter factor on an AMD GPU (engines/sglang_aiter.hpp), in a note: the figures take it, the command line
+/// gives the fraction before it.
+void note_sglang_aiter(sizing& s) {
+  namespace sglang = kvsize::engines::sglang;
+  if (s.engine != engine_kind::sglang) {
+    return;
+  }
+  const double factor = sglang::aiter_factor(s.engine_opts);
+  if (factor == 1.0) {
+    return;
+  }
+  const kvsize::budget_rule rule = kvsize::sglang_engine::budget(s.engine_opts);
+  const bool in_runner = !sglang::at_least(sglang::version_of(s.engine_opts), sglang::aiter_factor_0_90_since);
+  s.notes.push_back(fmt::format(
+      "SGLang {} on an AMD GPU multiplies mem_fraction_static, a given one too, by {} where its attention backend is "
+      "aiter (its default here) and the context is above 8,192 tokens ({}): the pool is sized at {} × {} = {}; an "
+      "--attention-backend other than aiter would leave the factor out",
+      sglang_release_words(s.engine_opts), factor,
+      in_runner ? "model_runner.py ModelRunner.model_specific_adjustment, on the runner's copy: server_args prints "
+                  "the value unscaled"
+                : "server_args.py _handle_attention_backend_compatibility, on the value server_args prints",
+      kvsize::fraction_text(rule), factor, rule.sized_fraction()));
+}
+
 /// The engine's options and its sizing of the cache on one device.
 void size_request(const options& opts, sizing& s, const device_choice& d, const workspace_overrides& overrides) {
   const model_spec& m = s.config.spec;
@@ -1536,6 +1567,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   s.engine_opts.sglang.rocm = d.rocm;
   s.engine_opts.sglang.compute_capability = d.compute_capability;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
+  note_sglang_aiter(s);
   s.layer_split_heaviest = heaviest_gpu_weights(s);
   if (opts.flash_attn && reads_knob(s.engine, engine_knob::flash_attn) && flash_attn_option(opts) == "off") {
     s.engine_opts.llama_cpp.flash_attn = false;  // the compute buffer holds the KQ scores

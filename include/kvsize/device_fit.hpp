@@ -71,7 +71,7 @@ namespace detail {
 /// runtime term and the rule's margin, and what the fraction withholds is `unused`.
 [[nodiscard]] constexpr auto startup_of(const device_budget& b, const workspace_terms& w, std::string_view version)
     -> startup_budget {
-  startup_budget s{.device = b.device_memory, .fraction = b.rule.fraction, .weights = b.weights + w.buffers,
+  startup_budget s{.device = b.device_memory, .fraction = b.rule.sized_fraction(), .weights = b.weights + w.buffers,
                    .activation_peak = w.peak(), .non_torch = w.non_torch, .cuda_graphs = w.cuda_graphs,
                    .reserve = w.runtime + b.rule.margin,
                    .kv = b.kv, .engine_version = version};

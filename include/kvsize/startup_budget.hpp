@@ -27,7 +27,8 @@ namespace kvsize {
 struct startup_budget {
   bytes device{0};           ///< total device memory as the process sees it (cudaMemGetInfo total)
   double fraction = 1.0;     ///< the engine's fraction setting (gpu_memory_utilization, mem_fraction_static,
-                             ///< free_gpu_memory_fraction); 1 where the engine has none
+                             ///< free_gpu_memory_fraction) as it sizes with it (budget_rule::sized_fraction:
+                             ///< SGLang's aiter factor on an AMD GPU included); 1 where the engine has none
   bytes weights{0};          ///< weights as the engine loads them on this device
   bytes activation_peak{0};  ///< the framework allocator's peak increase during the profiling run
   bytes non_torch{0};        ///< memory outside the allocator (NCCL buffers, CUDA context, cuBLAS)

@@ -5,7 +5,9 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -912,6 +914,40 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
   const std::string gemma3_old = "'" + config("google__gemma-3-4b-it.config.json") + "' --engine sglang --engine-version ";
   CHECK(noted(json_of(gemma3_old + "0.4.5"), "SGLang 0.4.5's ModelRunner multiplies the fraction it runs with by 0.90"));
   CHECK_FALSE(noted(json_of(gemma3_old + "0.4.7.post1"), "ModelRunner multiplies"));
+}
+
+TEST_CASE("cli: SGLang on an AMD GPU sizes with the aiter factor past 8,192 tokens", "[cli][sglang][rocm]") {
+  // engines/sglang_aiter.hpp: SGLang multiplies mem_fraction_static, a given one too, by 0.85 where its attention
+  // backend is aiter (the HIP default for a GQA model) and context_len > 8192. The command line gives the fraction
+  // before the factor (SGLang applies it to what it is given); budget.fraction is the one the pool is sized with.
+  const std::string qwen = "'" + config("Qwen__Qwen3-8B.config.json") + "' --engine sglang --gpu mi300x";
+  const auto short_context = json_of(qwen + " --context 8192");
+  const auto long_context = json_of(qwen + " --context 32768");
+  const double setting = short_context.at("budget").at("fraction").get<double>();
+  CHECK(long_context.at("budget").at("fraction") == setting * 0.85);
+  CHECK_FALSE(noted(short_context, "aiter"));
+  CHECK(noted(long_context, "on an AMD GPU multiplies mem_fraction_static, a given one too, by 0.85 where its "
+                            "attention backend is aiter"));
+  std::array<char, 32> shown{};
+  std::snprintf(shown.data(), shown.size(), "%.3f", setting);  // SGLang's 3 decimals
+  CHECK_THAT(long_context.at("plan").at("command_line").get<std::string>(),
+             ContainsSubstring(std::string{"--mem-fraction-static "} + shown.data()));
+  CHECK(long_context.at("kv_budget_bytes").get<std::uint64_t>() < short_context.at("kv_budget_bytes").get<std::uint64_t>());
+  // A fraction given is scaled too; an NVIDIA GPU has no factor.
+  CHECK(json_of(qwen + " --context 32768 --mem-fraction-static 0.8").at("budget").at("fraction") == 0.8 * 0.85);
+  const auto h100 = json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                            "' --engine sglang --gpu h100-80gb --context 32768 --mem-fraction-static 0.8");
+  CHECK(h100.at("budget").at("fraction") == 0.8);
+  // 0.5.4 scales ModelRunner's copy (server_args prints it unscaled); 0.5.4.post1 by 0.90.
+  CHECK(noted(json_of(qwen + " --context 32768 --engine-version 0.5.4"), "ModelRunner.model_specific_adjustment"));
+  CHECK(json_of(qwen + " --context 32768 --engine-version 0.5.4.post1 --mem-fraction-static 0.8")
+            .at("budget")
+            .at("fraction") == 0.8 * 0.90);
+  // gpt-oss runs triton on HIP in 0.5.0rc0 – 0.5.9: no factor.
+  const auto gpt_oss = json_of("'" + config("openai__gpt-oss-20b.config.json") +
+                               "' --engine sglang --gpu mi300x --context 32768 --mem-fraction-static 0.8 "
+                               "--engine-version 0.5.9");
+  CHECK(gpt_oss.at("budget").at("fraction") == 0.8);
 }
 
 TEST_CASE("cli: a malformed vision_config size key is warned of once, and the KV answer stands", "[cli][sglang][vlm]") {

@@ -94,15 +94,21 @@ enum class engine_knob : std::uint32_t {
   return (static_cast<std::uint32_t>(set) & static_cast<std::uint32_t>(k)) != 0;
 }
 
-/// The parts of one device's KV budget as an engine's rule computes it:
-///   kv = fraction_of(device_memory) − weights − overhead − margin   (vLLM, SGLang)
-///   kv = (device_memory − weights − overhead − margin) × fraction   (TensorRT-LLM: `of_free`)
+/// The parts of one device's KV budget as an engine's rule computes it, f = sized_fraction():
+///   kv = fraction_of(device_memory, f) − weights − overhead − margin   (vLLM, SGLang)
+///   kv = (device_memory − weights − overhead − margin) × f             (TensorRT-LLM: `of_free`)
 struct budget_rule {
   double fraction = 1.0;  ///< gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction; 1 for none
   bool of_free = false;   ///< the fraction applies to what is left after weights and overhead (TRT-LLM)
   bytes margin{0};        ///< a fixed amount also kept free (llama.cpp --fit: 1 GiB)
   std::string_view setting{};  ///< the engine's name for `fraction` ("gpu_memory_utilization"); empty if none
   std::uint8_t decimals = 0;   ///< digits the engine shows the fraction with (SGLang 3); 0: shortest
+  /// What the engine multiplies `fraction` by before it sizes, whatever the user set (SGLang on an AMD GPU's aiter
+  /// backend past 8,192 tokens: 0.85); 1 for none. The command line gives `fraction`.
+  double engine_factor = 1.0;
+
+  /// The fraction the engine sizes its budget with.
+  [[nodiscard]] constexpr auto sized_fraction() const -> double { return fraction * engine_factor; }
 };
 
 namespace detail {
@@ -174,10 +180,11 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
 /// A budget rule applied: see budget_rule. fraction_of floors; saturating: 0 when nothing is left.
 [[nodiscard]] constexpr auto apply_budget_rule(const budget_rule& r, bytes device_memory, bytes weights,
                                                bytes overhead) -> bytes {
+  const double f = r.sized_fraction();
   if (r.of_free) {
-    return detail::fraction_of(detail::saturating_sub(device_memory, weights + overhead + r.margin), r.fraction);
+    return detail::fraction_of(detail::saturating_sub(device_memory, weights + overhead + r.margin), f);
   }
-  const bytes usable = r.fraction == 1.0 ? device_memory : detail::fraction_of(device_memory, r.fraction);
+  const bytes usable = f == 1.0 ? device_memory : detail::fraction_of(device_memory, f);
   return detail::saturating_sub(usable, weights + overhead + r.margin);
 }
 

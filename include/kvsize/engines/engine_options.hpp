@@ -13,6 +13,7 @@
 #include "../dtype.hpp"
 #include "../layer_groups.hpp"  // mla_cache_layout
 #include "llama_cpp_tensor_split.hpp"  // tensor_split
+#include "sglang_aiter.hpp"            // hip_attention_class
 #include "sglang_graph_class.hpp"      // prefill_graph_class
 #include "sglang_release.hpp"          // fraction_rule
 #include "sglang_vlm.hpp"              // vlm_tower
@@ -104,6 +105,15 @@ struct sglang_knobs {
   /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
   bool sparse_index = false;
+  /// The config's num_key_value_heads (MLA: the config's, not the latent's one) and the model's maximum context
+  /// (model_spec::max_context, SGLang's context_len where no context is given): the aiter factor on an AMD GPU
+  /// reads them (engines/sglang_aiter.hpp). with_model_facts sets both.
+  std::uint32_t kv_heads = 0;
+  std::uint64_t model_context = 0;
+  /// The model class as SGLang's default attention backend on HIP sees it (hip_attention_class_of(architectures[0]));
+  /// the command sets it, a library caller too (a gpt-oss, Olmo 2 or MiniMax-M3-Sparse model is otherwise taken as
+  /// aiter's: a budget up to 15 % low on an AMD GPU).
+  engines::sglang::hip_attention_class hip_attention = engines::sglang::hip_attention_class::generic;
   /// The model class as 0.5.10+'s prefill CUDA graphs see it (multimodal, allowlisted, blocked): the command sets it
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// SGLang: a token pool (page_size granularity) sized from mem_fraction_static of the memory
-// free before loading; MLA pools hold the 576-wide latent; hybrid SWA and Mamba pools.
-// Facts from python/sglang/srt/model_executor/{pool_configurator,model_runner_kv_cache_mixin}.py,
-// server_args.py, mem_cache/memory_pool.py (see docs/engines.md).
+// SGLang: a token pool (page_size granularity) sized from mem_fraction_static of the memory free before loading; MLA
+// pools hold the 576-wide latent; hybrid SWA and Mamba pools. Facts from python/sglang/srt/model_executor/
+// {pool_configurator,model_runner_kv_cache_mixin}.py, server_args.py, mem_cache/memory_pool.py (docs/engines.md).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -360,7 +359,8 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   }
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     const double f = engines::sglang::mem_fraction_static(o);  // a VLM's default in full (shown_decimals)
-    return {.fraction = f, .setting = "mem_fraction_static", .decimals = engines::sglang::shown_decimals(f)};
+    return {.fraction = f, .setting = "mem_fraction_static", .decimals = engines::sglang::shown_decimals(f),
+            .engine_factor = engines::sglang::aiter_factor(o)};
   }
   /// model_runner.py ModelRunner.profile_max_num_token: rest = free_after_load −
   /// free_before_load·(1 − mem_fraction_static), where free_before_load = device − non-torch (the
@@ -371,7 +371,7 @@ struct sglang_engine : engine_defaults<sglang_engine> {
     const bytes non_torch = engines::sglang::non_torch_memory(o);
     const bytes other = detail::saturating_sub(o.engine_overhead, non_torch);
     const bytes before_load = detail::saturating_sub(device_memory, non_torch);
-    return detail::saturating_sub(detail::fraction_of(before_load, budget(o).fraction), weights + other);
+    return detail::saturating_sub(detail::fraction_of(before_load, budget(o).sized_fraction()), weights + other);
   }
   [[nodiscard]] static constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
       -> engine_capacity {

@@ -38,7 +38,7 @@ namespace kvsize {
 /// Throws kvsize::invalid_argument for a fraction outside (0, 1] or non_torch > device; never wraps.
 [[nodiscard]] constexpr auto sglang_startup_budget(bytes device, bytes non_torch, bytes weights,
                                                    const engine_options& o) -> startup_budget {
-  const double fraction = engines::sglang::default_fraction(o, device);
+  const double fraction = engines::sglang::default_fraction(o, device) * engines::sglang::aiter_factor(o);
   if (!(fraction > 0.0 && fraction <= 1.0)) {
     throw kvsize::invalid_argument("kvsize: sglang mem_fraction_static must lie in (0, 1]");
   }

@@ -13,7 +13,8 @@
 #include "../bytes.hpp"
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
-#include "sglang_dp.hpp"   // attention_dp
+#include "sglang_aiter.hpp"  // aiter_fraction_factor
+#include "sglang_dp.hpp"     // attention_dp
 #include "sglang_vlm.hpp"  // vlm_default_factor
 #include "sglang_dsa.hpp"  // dsa_forced_fraction
 #include "sglang_release.hpp"
@@ -272,10 +273,23 @@ enum class prefill_graphs : std::uint8_t {
   return default_fraction(o, bytes{0});
 }
 
-/// `o` with the model facts the default fraction reads, from `m`: an MLA latent cache, DSA's indexer.
+/// The factor SGLang puts on mem_fraction_static, a given one too, on an AMD GPU whose attention backend is aiter
+/// past 8,192 tokens of context (sglang_aiter.hpp): 0.85, 0.90 in 0.5.4.post1; 1 elsewhere. The budget is sized with
+/// the fraction times it; the command line gives the fraction.
+[[nodiscard]] constexpr auto aiter_factor(const engine_options& o) -> double {
+  const aiter_model m{.attention_class = o.sglang.hip_attention, .latent = o.sglang.latent_cache,
+                      .sparse_index = o.sglang.sparse_index, .kv_heads = o.sglang.kv_heads};
+  return aiter_fraction_factor(o.sglang.rocm, m, version_of(o), o.tp,
+                               o.context != 0 ? o.context : o.sglang.model_context);
+}
+
+/// `o` with the model facts the default fraction and the aiter factor read, from `m`: an MLA latent cache, DSA's
+/// indexer, the KV heads and the maximum context.
 [[nodiscard]] constexpr auto with_model_facts(engine_options o, const model_spec& m) -> engine_options {
   o.sglang.latent_cache = m.latent.kv_lora_rank != 0;
   o.sglang.sparse_index = m.latent.index_head_dim != 0;
+  o.sglang.kv_heads = m.kv_heads;
+  o.sglang.model_context = m.max_context;
   return o;
 }
 

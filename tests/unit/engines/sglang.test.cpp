@@ -493,6 +493,64 @@ TEST_CASE("SGLang: a vision model's default fraction is scaled by its tower", "[
   CHECK(kvsize::sglang_engine::budget(o).decimals == 3);
 }
 
+TEST_CASE("SGLang: an AMD GPU's aiter factor, by release, model and context", "[engines][sglang][rocm]") {
+  // engines/sglang_aiter.hpp: × 0.85 (0.90 in 0.5.4.post1) where the backend is aiter and context_len > 8192, from
+  // 0.4.7 (ModelRunner.model_specific_adjustment; server_args.py from 0.5.4.post1).
+  namespace sgl = kvsize::engines::sglang;
+  const auto at = [](const char* text) { return *sgl::parse_release(text); };
+  constexpr sgl::aiter_model gqa{};
+  STATIC_CHECK(sgl::aiter_fraction_factor(true, gqa, sgl::release_0_5(9), 1, 32'768) == 0.85);
+  STATIC_CHECK(sgl::aiter_fraction_factor(true, gqa, sgl::release_0_5(9), 1, 8'192) == 1.0);  // not above 8,192
+  STATIC_CHECK(sgl::aiter_fraction_factor(false, gqa, sgl::release_0_5(9), 1, 32'768) == 1.0);  // CUDA
+  CHECK(sgl::aiter_fraction_factor(true, gqa, at("0.4.6.post5"), 1, 32'768) == 1.0);
+  CHECK(sgl::aiter_fraction_factor(true, gqa, at("0.4.7"), 1, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, gqa, at("0.5.4"), 1, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, gqa, at("0.5.4.post1"), 1, 32'768) == 0.90);
+  CHECK(sgl::aiter_fraction_factor(true, gqa, at("0.5.4.post2"), 1, 32'768) == 0.85);
+  // MLA: aiter only where max(1, num_key_value_heads // tp) is 16 or 128 (DeepSeek-V3: 128; Kimi-K2: 64).
+  constexpr sgl::aiter_model deepseek{.latent = true, .kv_heads = 128};
+  constexpr sgl::aiter_model kimi{.latent = true, .kv_heads = 64};
+  const sgl::release r = sgl::release_0_5(18);
+  CHECK(sgl::aiter_fraction_factor(true, deepseek, r, 1, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, deepseek, r, 2, 32'768) == 1.0);
+  CHECK(sgl::aiter_fraction_factor(true, deepseek, r, 4, 32'768) == 1.0);
+  CHECK(sgl::aiter_fraction_factor(true, deepseek, r, 8, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, kimi, r, 4, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, kimi, r, 8, 32'768) == 1.0);
+  // DeepSeek sparse attention runs its own backend; gpt-oss triton in 0.5.0rc0 – 0.5.9; Olmo 2 triton from 0.5.4;
+  // MiniMax-M3-Sparse triton from 0.5.16.
+  CHECK(sgl::aiter_fraction_factor(true, {.latent = true, .sparse_index = true, .kv_heads = 128}, r, 8, 32'768) == 1.0);
+  const sgl::aiter_model gpt_oss{.attention_class = sgl::hip_attention_class_of("GptOssForCausalLM")};
+  CHECK(sgl::aiter_fraction_factor(true, gpt_oss, sgl::release_0_5(9), 1, 32'768) == 1.0);
+  CHECK(sgl::aiter_fraction_factor(true, gpt_oss, sgl::release_0_5(10, 0), 1, 32'768) == 0.85);
+  const sgl::aiter_model olmo2{.attention_class = sgl::hip_attention_class_of("Olmo2ForCausalLM")};
+  CHECK(sgl::aiter_fraction_factor(true, olmo2, at("0.5.3"), 1, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, olmo2, sgl::release_0_5(4), 1, 32'768) == 1.0);
+  const sgl::aiter_model m3{.attention_class = sgl::hip_attention_class_of("MiniMaxM3SparseForCausalLM")};
+  CHECK(sgl::aiter_fraction_factor(true, m3, sgl::release_0_5(15), 1, 32'768) == 0.85);
+  CHECK(sgl::aiter_fraction_factor(true, m3, sgl::release_0_5(16), 1, 32'768) == 1.0);
+  STATIC_CHECK(sgl::hip_attention_class_of("Qwen3ForCausalLM") == sgl::hip_attention_class::generic);
+
+  // The engine: the rule's fraction is the setting (the command line's), the budget is sized with it × 0.85, a
+  // given fraction too. The context: o.context, else the model's maximum (with_model_facts).
+  const model_spec& qwen3 = config("Qwen__Qwen3-8B.config.json");
+  engine_options o = kvsize::sglang_engine::with_model_facts(engine_options{.device_memory = MiB * 196'592}, qwen3);
+  o.sglang.rocm = true;
+  o.sglang.mem_fraction_static = 0.8;
+  o.context = 0;  // the model's 40,960
+  const kvsize::budget_rule rule = kvsize::sglang_engine::budget(o);
+  CHECK(rule.fraction == 0.8);
+  CHECK(rule.engine_factor == 0.85);
+  CHECK(rule.sized_fraction() == 0.8 * 0.85);
+  const bytes weights = GiB * 16;
+  const bytes scaled = kvsize::sglang_engine::kv_budget(MiB * 196'592, weights, o);
+  o.context = 8'192;
+  CHECK(kvsize::sglang_engine::budget(o).engine_factor == 1.0);
+  const bytes unscaled = kvsize::sglang_engine::kv_budget(MiB * 196'592, weights, o);
+  const bytes before_load = MiB * 196'592 - kvsize::engines::sglang::non_torch_memory(o);
+  CHECK(unscaled - scaled == kvsize::detail::fraction_of(before_load, 0.8) - kvsize::detail::fraction_of(before_load, 0.8 * 0.85));
+}
+
 TEST_CASE("SGLang: the vision tower as the factor reads it from config.json", "[engines][sglang][vlm]") {
   // vlm_tower_of: multimodal by the prefill-graph class (ModelConfig.is_multimodal; Gemma 3 is off by default,
   // mm_disabled_models), and getattr(vision_config, key, 24 / 1024) where a key is not given.
