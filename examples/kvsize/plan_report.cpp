@@ -52,8 +52,11 @@ auto reserve_rule(const sizing& s) -> std::string {
   if (r.setting.empty()) {
     return "none";
   }
-  const std::string factor = r.engine_factor == 1.0 ? std::string{} : fmt::format(" × {}", r.engine_factor);
-  return fmt::format("1 − {} {}{} of {}", r.setting, fraction_text(r), factor, r.of_free ? "what is left" : "the device");
+  if (r.engine_factor != 1.0) {  // SGLang's own factor on the setting (budget_rule::engine_factor)
+    return fmt::format("1 − ({} {} × {}) of {}", r.setting, fraction_text(r), r.engine_factor,
+                       r.of_free ? "what is left" : "the device");
+  }
+  return fmt::format("1 − {} {} of {}", r.setting, fraction_text(r), r.of_free ? "what is left" : "the device");
 }
 
 auto logits_words(const workspace_terms& w) -> std::string {

@@ -433,6 +433,7 @@ auto budget_json(const startup_budget& b) -> nlohmann::ordered_json {
   j["cuda_graphs_bytes"] = b.cuda_graphs.count();
   j["reserve_bytes"] = b.reserve.count();
   j["unused_bytes"] = b.unused.count();
+  j["engine_factor"] = b.engine_factor;
   j["kv_bytes"] = b.kv.count();
   j["engine_version"] = b.engine_version.empty() ? nlohmann::ordered_json(nullptr)
                                                   : nlohmann::ordered_json(std::string{b.engine_version});

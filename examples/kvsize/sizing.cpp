@@ -296,8 +296,8 @@ void set_sglang_model_classes(engine_options& o, const kvsize::hf::parsed_config
   namespace sglang = kvsize::engines::sglang;
   o.sglang.graph_class = sglang::prefill_graph_class_of(c.architecture, !c.text_config_pointer.empty());
   o.sglang.hip_attention = sglang::hip_attention_class_of(c.architecture);
-  o.sglang.vlm = sglang::vlm_tower_of(o.sglang.graph_class, c.vision_config_given, c.vision_num_hidden_layers.value,
-                                      c.vision_hidden_size.value);
+  o.sglang.vlm = sglang::vlm_tower_of(c.architecture, !c.text_config_pointer.empty(), c.vision_config_given,
+                                      c.vision_num_hidden_layers.value, c.vision_hidden_size.value);
 }
 
 /// The engine knobs of the command line, on top of the engine's own defaults.
@@ -1158,8 +1158,8 @@ auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> s
                      opts.flag("--batch"), dp, dp, dp);
 }
 
-/// SGLang's factor on a vision model's default fraction, in a note (the figures take it: sglang_fraction.hpp); the
-/// ModelRunner factor of releases before 0.4.9, which kvsize does not take, in a note too.
+/// SGLang's factor on a vision model's default fraction, or before 0.4.9 the ModelRunner's on the fraction it runs
+/// with, in a note (the figures take both: sglang_fraction.hpp, budget_rule::engine_factor).
 void note_sglang_vlm(const options& opts, sizing& s) {
   namespace sglang = kvsize::engines::sglang;
   if (s.engine != engine_kind::sglang) {
@@ -1170,14 +1170,11 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   const sglang::release version = sglang::version_of(o);
   const std::string release_words = sglang_release_words(o);
   // No mm_disabled_models before 0.4.6: Gemma 3 and Llama 4 count as multimodal there (model_config.py).
-  const bool listed_before_0_4_6 = !sglang::at_least(version, sglang::mm_disabled_models_since) &&
-                                   (s.config.architecture == "Gemma3ForConditionalGeneration" ||
-                                    s.config.architecture == "Llama4ForConditionalGeneration");
-  if ((t.multimodal || listed_before_0_4_6) && !sglang::at_least(version, sglang::vlm_default_factor_since)) {
-    s.notes.push_back(fmt::format("SGLang {}'s ModelRunner multiplies the fraction it runs with by {} for a "
-                                  "multimodal model (model_runner.py), which kvsize does not take: the KV budget is "
-                                  "high by that much",
-                                  release_words, sglang::at_least(version, sglang::vlm_runner_0_90_since) ? "0.90" : "0.95"));
+  if (const double runner = sglang::runner_vlm_factor(t, version); runner != 1.0) {
+    s.notes.push_back(fmt::format("SGLang {}'s ModelRunner multiplies the fraction it runs with by {}, a given one "
+                                  "too, for a multimodal model (model_runner.py ModelRunner.__init__; server_args "
+                                  "prints it unscaled): the figures take it, the command line gives the fraction",
+                                  release_words, fmt::format("{:.2f}", runner)));
     return;
   }
   const double factor = sglang::vlm_default_factor(t, version);
@@ -1543,13 +1540,14 @@ void note_sglang_aiter(sizing& s) {
   const bool in_runner = !sglang::at_least(sglang::version_of(s.engine_opts), sglang::aiter_factor_0_90_since);
   s.notes.push_back(fmt::format(
       "SGLang {} on an AMD GPU multiplies mem_fraction_static, a given one too, by {} where its attention backend is "
-      "aiter (its default here) and the context is above 8,192 tokens ({}): the pool is sized at {} × {} = {}; an "
+      "aiter (its default here) and the context is above 8,192 tokens ({}): the pool is sized at {} × {} = {}{}; an "
       "--attention-backend other than aiter would leave the factor out",
       sglang_release_words(s.engine_opts), factor,
       in_runner ? "model_runner.py ModelRunner.model_specific_adjustment, on the runner's copy: server_args prints "
                   "the value unscaled"
                 : "server_args.py _handle_attention_backend_compatibility, on the value server_args prints",
-      kvsize::fraction_text(rule), factor, rule.sized_fraction()));
+      kvsize::fraction_text(rule), rule.engine_factor, rule.sized_fraction(),
+      rule.engine_factor == factor ? "" : " (with the runner's factor for a multimodal model)"));
 }
 
 /// The engine's options and its sizing of the cache on one device.
@@ -1654,6 +1652,35 @@ void set_per_token_figures(const options& opts, sizing& s, const model_spec& ser
   s.logits_prefill = logits_bytes_prefill(served, s.context);
 }
 
+/// SGLang's aiter factor (engines/sglang_aiter.hpp) shrinks the budget above 8,192 tokens of context, so the longest
+/// context that fits is not one budget's: it is the scaled budget's where that reaches past 8,192, else the unscaled
+/// budget's up to 8,192. `max_context` (the search at the report's own budget) is replaced where the factor changes
+/// at the step.
+void sglang_max_context_across_aiter(const sizing& s, const model_spec& served, bytes device_memory,
+                                     bytes weights_per_device, const workspace_overrides& overrides,
+                                     std::uint64_t limit, std::uint64_t& max_context) {
+  namespace sglang = kvsize::engines::sglang;
+  if (s.engine != engine_kind::sglang) {
+    return;
+  }
+  engine_options short_context = s.engine_opts;
+  short_context.context = sglang::aiter_long_context;
+  engine_options long_context = s.engine_opts;
+  long_context.context = sglang::aiter_long_context + 1;
+  if (sglang::aiter_factor(short_context) == sglang::aiter_factor(long_context)) {
+    return;
+  }
+  const model_spec& m = s.config.spec;
+  const auto longest = [&](const engine_options& o, std::uint64_t up_to) {
+    const bytes budget = fit_on_device(served, s.engine, s.cache, o, device_memory, weights_per_device, overrides).budget.kv;
+    return max_context_in_budget(m, s.engine, o, budget, s.batch, up_to, s.cache);
+  };
+  const std::uint64_t scaled = longest(long_context, limit);
+  max_context = scaled > sglang::aiter_long_context
+                    ? scaled
+                    : longest(short_context, std::min<std::uint64_t>(limit, sglang::aiter_long_context));
+}
+
 /// The KV budget on one device and what fits in it: --kv-memory, or the engine's rule applied to the
 /// device after weights and the workspace (`served`: the model in the dtype the engine computes in).
 auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d, std::optional<bytes> kv_memory,
@@ -1726,6 +1753,9 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
   }
   const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
   c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit, s.cache);
+  if (!opts.kv_memory && d.memory && c.weights_per_device) {
+    sglang_max_context_across_aiter(s, served, *d.memory, *c.weights_per_device, overrides, limit, c.max_context);
+  }
   return c;
 }
 

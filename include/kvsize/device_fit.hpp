@@ -74,7 +74,7 @@ namespace detail {
   startup_budget s{.device = b.device_memory, .fraction = b.rule.sized_fraction(), .weights = b.weights + w.buffers,
                    .activation_peak = w.peak(), .non_torch = w.non_torch, .cuda_graphs = w.cuda_graphs,
                    .reserve = w.runtime + b.rule.margin,
-                   .kv = b.kv, .engine_version = version};
+                   .kv = b.kv, .engine_factor = b.rule.engine_factor, .engine_version = version};
   // unused = device − everything else; 0 (and not balanced) when the terms exceed the device.
   s.unused = saturating_sub(b.device_memory, s.kv + s.overhead());
   return s;

@@ -36,6 +36,9 @@ struct startup_budget {
   bytes reserve{0};          ///< any other amount the rule keeps away from the KV cache (margins)
   bytes unused{0};           ///< what the rule leaves to nobody ((1 − fraction) of the device or of the free)
   bytes kv{0};               ///< what is left for the KV cache: the one KV budget of the device
+  /// The factor the engine put on its setting before sizing (`fraction` / engine_factor is the setting the command
+  /// line gives: budget_rule::engine_factor); 1 for none.
+  double engine_factor = 1.0;
   std::string_view engine_version{};  ///< the release whose rules were applied ("0.19")
   std::string_view model_runner{};    ///< the engine's runner that profiled ("v1", "v2": vLLM 0.22+); else empty
 

@@ -909,8 +909,14 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
   CHECK(gemma3.at("budget").at("fraction") == 0.835);
   // Before 0.4.9 the ModelRunner scales the fraction it runs with (not the printed one): kvsize says so; Gemma 3
   // counts there only before 0.4.6 (mm_disabled_models), by 0.90 from 0.4.4.post4.
-  CHECK(noted(json_of(qwen25 + " --engine-version 0.4.7.post1"),
-              "SGLang 0.4.7.post1's ModelRunner multiplies the fraction it runs with by 0.90"));
+  const auto runner_era = json_of(qwen25 + " --engine-version 0.4.7.post1");
+  CHECK(noted(runner_era, "SGLang 0.4.7.post1's ModelRunner multiplies the fraction it runs with by 0.90"));
+  // The budget takes it, on a given fraction too; the command line gives the fraction before it.
+  CHECK(runner_era.at("budget").at("fraction") == 0.874 * 0.90);  // rule E's 0.874 on an H100
+  const auto runner_given = json_of(qwen25 + " --engine-version 0.4.7.post1 --mem-fraction-static 0.8");
+  CHECK(runner_given.at("budget").at("fraction") == 0.8 * 0.90);
+  CHECK_THAT(runner_given.at("plan").at("command_line").get<std::string>(),
+             ContainsSubstring("--mem-fraction-static 0.800"));
   const std::string gemma3_old = "'" + config("google__gemma-3-4b-it.config.json") + "' --engine sglang --engine-version ";
   CHECK(noted(json_of(gemma3_old + "0.4.5"), "SGLang 0.4.5's ModelRunner multiplies the fraction it runs with by 0.90"));
   CHECK_FALSE(noted(json_of(gemma3_old + "0.4.7.post1"), "ModelRunner multiplies"));
@@ -933,6 +939,17 @@ TEST_CASE("cli: SGLang on an AMD GPU sizes with the aiter factor past 8,192 toke
   CHECK_THAT(long_context.at("plan").at("command_line").get<std::string>(),
              ContainsSubstring(std::string{"--mem-fraction-static "} + shown.data()));
   CHECK(long_context.at("kv_budget_bytes").get<std::uint64_t>() < short_context.at("kv_budget_bytes").get<std::uint64_t>());
+  CHECK(long_context.at("budget").at("engine_factor") == 0.85);
+  CHECK(short_context.at("budget").at("engine_factor") == 1.0);
+  // The longest context is the scaled budget's (the factor applies above 8,192), at any report context: the
+  // capacity's and the plan's agree.
+  for (const char* context : {"4096", "8192", "8193", "32768"}) {
+    INFO(context);
+    const auto llama = json_of("'" + config("meta-llama__Llama-3.1-70B.config.json") +
+                               "' --engine sglang --gpu mi300x --context " + context);
+    CHECK(llama.at("capacity").at("max_context") == llama.at("plan").at("max_context"));
+    CHECK(llama.at("capacity").at("max_context").get<std::uint64_t>() > 8'192);
+  }
   // A fraction given is scaled too; an NVIDIA GPU has no factor.
   CHECK(json_of(qwen + " --context 32768 --mem-fraction-static 0.8").at("budget").at("fraction") == 0.8 * 0.85);
   const auto h100 = json_of("'" + config("Qwen__Qwen3-8B.config.json") +

@@ -96,7 +96,8 @@ struct sglang_knobs {
   /// The device's CUDA compute capability × 10 (90: Hopper, 100: B200 / GB200); 0: not known (Hopper's rules are
   /// taken). SGLang's defaults for DeepSeek sparse attention read its major (server_args.py).
   std::uint32_t compute_capability = 0;
-  bool rocm = false;  ///< the device is an AMD GPU (HIP; MI300X / MI325X keep fp8 as e4m3fnuz)
+  /// The device is an AMD GPU (HIP; MI300X / MI325X keep fp8 as e4m3fnuz; the aiter factor, sglang_aiter.hpp).
+  bool rocm = false;
   /// nvidia-smi's memory.total of the device, the figure the default rule reads (server_args.py
   /// get_nvgpu_memory_capacity), above CUDA's total; 0 → device_memory.
   bytes reported_memory{0};

@@ -360,7 +360,7 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     const double f = engines::sglang::mem_fraction_static(o);  // a VLM's default in full (shown_decimals)
     return {.fraction = f, .setting = "mem_fraction_static", .decimals = engines::sglang::shown_decimals(f),
-            .engine_factor = engines::sglang::aiter_factor(o)};
+            .engine_factor = engines::sglang::engine_factor(o)};
   }
   /// model_runner.py ModelRunner.profile_max_num_token: rest = free_after_load −
   /// free_before_load·(1 − mem_fraction_static), where free_before_load = device − non-torch (the

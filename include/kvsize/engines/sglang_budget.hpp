@@ -33,19 +33,22 @@ namespace kvsize {
 ///   non_torch : memory in use before the weights load (CUDA context, NCCL, custom all-reduce), bytes
 ///   weights   : memory the weight load took ("Load weight end … mem usage"), bytes
 ///   o         : tp, pp, mem_fraction_static (0 → the default rule of sglang.release, on
-///               sglang.reported_memory, else device_memory, else `device`)
+///               sglang.reported_memory, else device_memory, else `device`), times engine_factor(o): the aiter
+///               factor on an AMD GPU (sglang.rocm, the context, the model facts) and the runner's multimodal
+///               factor before 0.4.9 (sglang.vlm)
 /// kv is the pool's budget in bytes; #tokens = kv // cell_size (engines::sglang::capacity).
 /// Throws kvsize::invalid_argument for a fraction outside (0, 1] or non_torch > device; never wraps.
 [[nodiscard]] constexpr auto sglang_startup_budget(bytes device, bytes non_torch, bytes weights,
                                                    const engine_options& o) -> startup_budget {
-  const double fraction = engines::sglang::default_fraction(o, device) * engines::sglang::aiter_factor(o);
+  const double factor = engines::sglang::engine_factor(o);  // the aiter factor, the runner's multimodal factor
+  const double fraction = engines::sglang::default_fraction(o, device) * factor;
   if (!(fraction > 0.0 && fraction <= 1.0)) {
     throw kvsize::invalid_argument("kvsize: sglang mem_fraction_static must lie in (0, 1]");
   }
   if (non_torch > device) {
     throw kvsize::invalid_argument("kvsize: sglang non-torch memory exceeds the device memory");
   }
-  startup_budget b{.device = device, .fraction = fraction, .non_torch = non_torch,
+  startup_budget b{.device = device, .fraction = fraction, .non_torch = non_torch, .engine_factor = factor,
                    .engine_version = engines::sglang::version_name(o.sglang.release)};
   const bytes pre_load_free = device - non_torch;
   // total_gpu_memory × (1 − f), floored to whole bytes (the engine works in float GiB).

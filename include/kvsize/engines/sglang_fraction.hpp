@@ -283,6 +283,13 @@ enum class prefill_graphs : std::uint8_t {
                                o.context != 0 ? o.context : o.sglang.model_context);
 }
 
+/// What SGLang multiplies mem_fraction_static by before it sizes, a given one too: the aiter factor on an AMD GPU,
+/// and before 0.4.9 the runner's factor for a multimodal model (sglang_vlm.hpp runner_vlm_factor). The budget is
+/// sized with the fraction times it (budget_rule::engine_factor); the command line gives the fraction.
+[[nodiscard]] constexpr auto engine_factor(const engine_options& o) -> double {
+  return aiter_factor(o) * runner_vlm_factor(o.sglang.vlm, version_of(o));
+}
+
 /// `o` with the model facts the default fraction and the aiter factor read, from `m`: an MLA latent cache, DSA's
 /// indexer, the KV heads and the maximum context.
 [[nodiscard]] constexpr auto with_model_facts(engine_options o, const model_spec& m) -> engine_options {

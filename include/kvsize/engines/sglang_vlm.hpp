@@ -10,13 +10,15 @@
 //   fraction × 0.95 · clamp(1 − 0.1 · (L·H² / (24·1024²) − 1), 0.8, 1.05), after round(…, 3) and not rounded again.
 //   The Qwen vision configs name their depth `depth` and define no num_hidden_layers: L is 24 for them.
 // - v0.4.9 – v0.4.9.post2: × 0.90 on the default (PR #7748). Up to v0.4.8.post1 ModelRunner.__init__ multiplies the
-//   fraction it runs with, a given one too, by 0.90 (0.95 up to v0.4.4.post3), not the printed server_args value.
+//   fraction it runs with, a given one too, by 0.90 (0.95 up to v0.4.4.post3), not the printed server_args value
+//   (runner_vlm_factor: the budget takes it, the command line gives the fraction before it).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <algorithm>  // std::clamp
-#include <cstdint>    // std::uint32_t
-#include <optional>   // std::optional
+#include <algorithm>    // std::clamp
+#include <cstdint>      // std::uint32_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
 
 #include "sglang_graph_class.hpp"
 #include "sglang_release.hpp"
@@ -30,6 +32,8 @@ struct vlm_tower {
   bool multimodal = false;
   std::uint32_t layers = 0;
   std::uint32_t hidden = 0;
+  /// A class mm_disabled_models turns off from 0.4.6 (Gemma 3, Llama 4): multimodal to the releases before it.
+  bool multimodal_before_0_4_6 = false;
 };
 
 /// ModelConfig.is_multimodal as the prefill-graph class says it (sglang_graph_class.hpp): neither `text` (which holds
@@ -42,16 +46,18 @@ struct vlm_tower {
 /// The first release with mm_disabled_models (model_config.py): before it Gemma 3 and Llama 4 count as multimodal.
 inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 0};
 
-/// The tower as adjust_mem_fraction_for_vlm reads it, from config.json: the model's prefill-graph class
-/// (prefill_graph_class_of(architectures[0], text_config apart)), whether vision_config is an object, and its
-/// num_hidden_layers and hidden_size by those names where given (hf::parsed_config::vision_num_hidden_layers,
-/// vision_hidden_size); getattr's 24 and 1024 where not (the Qwen towers name their depth `depth`, which SGLang
-/// does not read, so L is 24 for them). No vision_config: layers 0, no factor.
-[[nodiscard]] constexpr auto vlm_tower_of(prefill_graph_class c, bool vision_config_given,
+/// The tower as adjust_mem_fraction_for_vlm reads it, from config.json: architectures[0] and whether the language
+/// model sits in a text_config of its own (the prefill-graph class, prefill_graph_class_of), whether vision_config is
+/// an object, and its num_hidden_layers and hidden_size by those names where given
+/// (hf::parsed_config::vision_num_hidden_layers, vision_hidden_size); getattr's 24 and 1024 where not (the Qwen
+/// towers name their depth `depth`, which SGLang does not read, so L is 24 for them). No vision_config: layers 0.
+[[nodiscard]] constexpr auto vlm_tower_of(std::string_view architecture, bool text_config_apart, bool vision_config_given,
                                           std::optional<std::uint32_t> layers, std::optional<std::uint32_t> hidden)
     -> vlm_tower {
   vlm_tower t;
-  t.multimodal = is_multimodal(c);
+  t.multimodal = is_multimodal(prefill_graph_class_of(architecture, text_config_apart));
+  t.multimodal_before_0_4_6 =
+      t.multimodal || graph_lists::names(graph_lists::sglang_multimodal_off_by_default, architecture);
   if (t.multimodal && vision_config_given) {
     t.layers = layers.value_or(24);
     t.hidden = hidden.value_or(1024);
@@ -80,12 +86,26 @@ inline constexpr release vlm_default_factor_since{.minor = 4, .patch = 9, .rc = 
 inline constexpr release vlm_runner_0_90_since{.minor = 4, .patch = 4, .rc = 0, .candidate = false, .post = 4};
 
 /// The factor release `v` puts on the default fraction of model `t` (1: none). Releases before 0.4.9 scale the
-/// fraction the runner uses instead, which kvsize does not apply (the command says so).
+/// fraction the runner uses instead (runner_vlm_factor).
 [[nodiscard]] constexpr auto vlm_default_factor(vlm_tower t, const release& v) -> double {
   if (!t.multimodal || !at_least(v, vlm_default_factor_since)) {
     return 1.0;
   }
   return at_least(v, vlm_tower_factor_since) ? vlm_fraction_factor(t) : 0.90;
+}
+
+/// The factor ModelRunner.__init__ of release `v` puts on the fraction it runs with, a given one too, for model `t`
+/// (model_runner.py `if self.is_multimodal: self.mem_fraction_static *= …`, before 0.4.9; server_args prints the
+/// fraction unscaled): 0.95 to 0.4.4.post3, 0.90 from 0.4.4.post4; Gemma 3 and Llama 4 count before 0.4.6. 1 from
+/// 0.4.9, which scales the default instead (vlm_default_factor).
+[[nodiscard]] constexpr auto runner_vlm_factor(vlm_tower t, const release& v) -> double {
+  if (at_least(v, vlm_default_factor_since)) {
+    return 1.0;
+  }
+  if (!(at_least(v, mm_disabled_models_since) ? t.multimodal : t.multimodal_before_0_4_6)) {
+    return 1.0;
+  }
+  return at_least(v, vlm_runner_0_90_since) ? 0.90 : 0.95;
 }
 
 }  // namespace kvsize::engines::sglang

@@ -531,6 +531,24 @@ TEST_CASE("SGLang: an AMD GPU's aiter factor, by release, model and context", "[
   CHECK(sgl::aiter_fraction_factor(true, m3, sgl::release_0_5(16), 1, 32'768) == 1.0);
   STATIC_CHECK(sgl::hip_attention_class_of("Qwen3ForCausalLM") == sgl::hip_attention_class::generic);
 
+  // From the bundled configs (num_key_value_heads over tp): DeepSeek-R1 (128) at tp 1 and 8, Kimi-K2 (64) at tp 4;
+  // DeepSeek-V3.2 and GLM-5 run DeepSeek sparse attention's own backend.
+  const auto factor_at = [](const model_spec& m, std::uint32_t tp) {
+    engine_options o = kvsize::sglang_engine::with_model_facts(engine_options{.context = 32'768, .tp = tp}, m);
+    o.sglang.rocm = true;
+    return kvsize::sglang_engine::budget(o).engine_factor;
+  };
+  const model_spec& r1 = config("deepseek-ai__DeepSeek-R1.config.json");
+  CHECK(factor_at(r1, 1) == 0.85);
+  CHECK(factor_at(r1, 2) == 1.0);
+  CHECK(factor_at(r1, 4) == 1.0);
+  CHECK(factor_at(r1, 8) == 0.85);
+  const model_spec& k2 = config("moonshotai__Kimi-K2-Instruct.config.json");
+  CHECK(factor_at(k2, 4) == 0.85);
+  CHECK(factor_at(k2, 8) == 1.0);
+  CHECK(factor_at(config("deepseek-ai__DeepSeek-V3.2.config.json"), 8) == 1.0);
+  CHECK(factor_at(config("zai-org__GLM-5.config.json"), 4) == 1.0);
+
   // The engine: the rule's fraction is the setting (the command line's), the budget is sized with it × 0.85, a
   // given fraction too. The context: o.context, else the model's maximum (with_model_facts).
   const model_spec& qwen3 = config("Qwen__Qwen3-8B.config.json");
@@ -556,22 +574,34 @@ TEST_CASE("SGLang: the vision tower as the factor reads it from config.json", "[
   // mm_disabled_models), and getattr(vision_config, key, 24 / 1024) where a key is not given.
   using kvsize::engines::sglang::prefill_graph_class;
   using kvsize::engines::sglang::vlm_tower_of;
-  constexpr auto qwen25 = vlm_tower_of(
-      kvsize::engines::sglang::prefill_graph_class_of("Qwen2_5_VLForConditionalGeneration", false), true, std::nullopt,
-      1280U);
+  constexpr auto qwen25 = vlm_tower_of("Qwen2_5_VLForConditionalGeneration", false, true, std::nullopt, 1280U);
   STATIC_CHECK(qwen25.multimodal);
   STATIC_CHECK(qwen25.layers == 24);
   STATIC_CHECK(qwen25.hidden == 1280);
-  constexpr auto given = vlm_tower_of(prefill_graph_class::multimodal, true, 27U, std::nullopt);
+  // A config whose language model sits in a text_config of its own is multimodal (hf_config is not hf_text_config).
+  constexpr auto given = vlm_tower_of("SomeVisionModel", true, true, 27U, std::nullopt);
+  STATIC_CHECK(given.multimodal);
   STATIC_CHECK(given.layers == 27);
   STATIC_CHECK(given.hidden == 1024);
-  // No vision_config: no tower (no factor); Gemma 3: not multimodal, no tower either.
-  STATIC_CHECK(vlm_tower_of(prefill_graph_class::multimodal, false, 32U, 1280U).layers == 0);
-  constexpr auto gemma3 =
-      vlm_tower_of(kvsize::engines::sglang::prefill_graph_class_of("Gemma3ForConditionalGeneration", true), true, 27U,
-                   1152U);
+  // No vision_config: no tower (no factor); Gemma 3: not multimodal (from 0.4.6), no tower either.
+  STATIC_CHECK(vlm_tower_of("SomeVisionModel", true, false, 32U, 1280U).layers == 0);
+  constexpr auto gemma3 = vlm_tower_of("Gemma3ForConditionalGeneration", true, true, 27U, 1152U);
   STATIC_CHECK_FALSE(gemma3.multimodal);
+  STATIC_CHECK(gemma3.multimodal_before_0_4_6);
   STATIC_CHECK(gemma3.layers == 0);
+  STATIC_CHECK_FALSE(vlm_tower_of("Qwen3ForCausalLM", false, false, std::nullopt, std::nullopt).multimodal_before_0_4_6);
+  // Before 0.4.9 ModelRunner.__init__ scales the fraction it runs with, a given one too: 0.95 to 0.4.4.post3, 0.90
+  // from 0.4.4.post4; Gemma 3 counts before 0.4.6 (no mm_disabled_models).
+  const auto at = [](const char* text) { return *kvsize::engines::sglang::parse_release(text); };
+  using kvsize::engines::sglang::runner_vlm_factor;
+  CHECK(runner_vlm_factor(qwen25, at("0.4.3")) == 0.95);
+  CHECK(runner_vlm_factor(qwen25, at("0.4.4.post3")) == 0.95);
+  CHECK(runner_vlm_factor(qwen25, at("0.4.4.post4")) == 0.90);
+  CHECK(runner_vlm_factor(qwen25, at("0.4.8.post1")) == 0.90);
+  CHECK(runner_vlm_factor(qwen25, at("0.4.9")) == 1.0);  // the default is scaled instead (vlm_default_factor)
+  CHECK(runner_vlm_factor(gemma3, at("0.4.5")) == 0.90);
+  CHECK(runner_vlm_factor(gemma3, at("0.4.6")) == 1.0);
+  CHECK(runner_vlm_factor(vlm_tower_of("Qwen3ForCausalLM", false, false, std::nullopt, std::nullopt), at("0.4.5")) == 1.0);
   STATIC_CHECK_FALSE(kvsize::engines::sglang::is_multimodal(prefill_graph_class::piecewise_blocked));
   STATIC_CHECK(kvsize::engines::sglang::is_multimodal(prefill_graph_class::multimodal_from_0_5_16));
 }

@@ -141,7 +141,7 @@ TEST_CASE("sglang_budget: C12, an AMD GPU's aiter factor on the default fraction
   // 262,144 positions). "Load weight begin … avail mem=287.20 GB", "Load weight end … avail mem=274.42 GB",
   // "KV Cache is allocated. #tokens: 21985288". Rule G's 0.911, times 0.85 (server_args.py
   // _handle_attention_backend_compatibility: aiter, the HIP default, and context_len > 8192): 0.77435; without the
-  // factor the budget would be 17.6 % high.
+  // factor the budget would be 18.7 % high.
   kvsize::engine_options o{.context = 262'144};
   o.sglang.release = fraction_rule::v0_5;
   o.sglang.version = kvsize::engines::sglang::release_0_5(7);
@@ -153,6 +153,25 @@ TEST_CASE("sglang_budget: C12, an AMD GPU's aiter factor on the default fraction
   o.sglang.rocm = false;
   CHECK(relative_error(kvsize::sglang_startup_budget(centi_gib(28'720), 0_B, centi_gib(28'720) - centi_gib(27'442), o).kv,
                        21'985'288, 10'240) > 0.17);
+}
+
+TEST_CASE("sglang_budget: C11, the runner's factor on a multimodal model before 0.4.9", "[sglang_budget][vlm]") {
+  // https://github.com/sgl-project/sglang/pull/4826 (docs/research/sglang-logs-cases.md C11): main of 2025-03-27
+  // (0.4.4.post2 – post3, rule A), google/gemma-3-4b-it on one GPU: "server_args=ServerArgs(…
+  // mem_fraction_static=0.88 …)", "Load weight end … avail mem=131.08 GB, mem usage=8.13 GB" (139.21 before), "KV
+  // Cache is allocated. #tokens: 834615" of 34 L · 4 kvh · 256 · 2 · 2 B = 139,264 B a token. ModelRunner.__init__
+  // scales its own copy by 0.95 for a multimodal model (Gemma 3 counts before 0.4.6), so server_args prints 0.88 and
+  // the pool is sized at 0.836 (+0.000 %).
+  kvsize::engine_options o{};
+  o.sglang.release = fraction_rule::v0_4;
+  o.sglang.version = kvsize::engines::sglang::parse_release("0.4.4.post2");
+  o.sglang.vlm = kvsize::engines::sglang::vlm_tower_of("Gemma3ForConditionalGeneration", true, true, 27U, 1152U);
+  const auto b = kvsize::sglang_startup_budget(centi_gib(13'921), 0_B, centi_gib(13'921) - centi_gib(13'108), o);
+  CHECK(b.fraction == 0.88 * 0.95);
+  CHECK(std::abs(relative_error(b.kv, 834'615, 139'264)) < 0.0001);
+  // From 0.4.6 Gemma 3 is not multimodal to SGLang (mm_disabled_models): no factor.
+  o.sglang.version = kvsize::engines::sglang::parse_release("0.4.6");
+  CHECK(kvsize::sglang_startup_budget(centi_gib(13'921), 0_B, centi_gib(13'921) - centi_gib(13'108), o).fraction == 0.88);
 }
 
 TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budget]") {
