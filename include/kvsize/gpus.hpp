@@ -93,6 +93,8 @@ inline constexpr bytes ampere_gddr_reservation = MiB * 23'028 - a10;         // 
 // AD102 with 46,068 MiB: the larger of the L40S's 609 MiB and the RTX 6000 Ada's 563 MiB.
 inline constexpr bytes ada_reservation = MiB * 46'068 - (l40s < rtx_6000_ada ? l40s : rtx_6000_ada);
 inline constexpr bytes hopper_reservation = MiB * 81'559 - h100_80gb;        // 550 MiB (H100 80 GB)
+// AMD's HIP shows the whole HBM pool: the MI300X's 196,592 MiB less its printed 191.98 GiB is the print's rounding.
+inline constexpr bytes amd_hbm_reservation = MiB * 196'592 - mi300x;         // 4.5 MiB (MI300X)
 // A board with no measured sibling of its chip takes the largest reservation measured on its memory
 // type (GDDR: the L40S's 609 MiB, above the RTX 6000 Ada's 563, the L4's 556, the A10's 510 and the
 // other GDDR boards'), so a derived figure errs low, the safe direction for a budget.
@@ -122,7 +124,7 @@ namespace detail {
 // CUDA's total from a public log, vendor data sheet; the compute capability from NVIDIA's table,
 // https://developer.nvidia.com/cuda-gpus): docs/research/gpu-catalog.md.
 // clang-format off
-inline constexpr std::array<gpu_spec, 26> gpu_catalog{{
+inline constexpr std::array<gpu_spec, 27> gpu_catalog{{
     detail::derived_gpu ("rtx-3060",  "NVIDIA GeForce RTX 3060 12 GB", MiB * 12'288,  "12 GB",  360'000'000'000,   gpu_readings::ampere_gddr_reservation, 86),
     detail::measured_gpu("rtx-4090",  "NVIDIA GeForce RTX 4090",       MiB * 24'564,  "24 GB",  1'008'000'000'000, gpu_readings::rtx_4090, 89),
     detail::measured_gpu("l4",        "NVIDIA L4",                     MiB * 23'034,  "24 GB",  300'000'000'000,   gpu_readings::l4, 89),
@@ -154,6 +156,9 @@ inline constexpr std::array<gpu_spec, 26> gpu_catalog{{
     // MI325X: no public rocm-smi total, so HIP's measured 255.98 GiB rounded up to whole MiB stands
     // for it (on the MI300X and the MI250X, rocm-smi's and HIP's totals agree to 0.01 GiB).
     detail::measured_gpu("mi325x",    "AMD Instinct MI325X",           MiB * 262'124, "256 GB", 6'000'000'000'000, gpu_readings::mi325x, 0),
+    // MI355X: rocminfo's pool (what SGLang's default rule reads) from a public capture; no citable HIP total, so
+    // the MI300X's (derived: the whole pool less the print's rounding).
+    detail::derived_gpu ("mi355x",    "AMD Instinct MI355X",           MiB * 294'896, "288 GB", 8'000'000'000'000, gpu_readings::amd_hbm_reservation, 0),
 }};
 // clang-format on
 /// A catalog id (lower case) starts with `typed`, compared ASCII case-insensitively: "H100" names h100-80gb,

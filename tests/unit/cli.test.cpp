@@ -960,6 +960,10 @@ TEST_CASE("cli: SGLang on an AMD GPU sizes with the aiter factor past 8,192 toke
   CHECK(json_of(qwen + " --context 32768 --engine-version 0.5.4.post1 --mem-fraction-static 0.8")
             .at("budget")
             .at("fraction") == 0.8 * 0.90);
+  // C12's device (sglang_budget.test.cpp): an MI355X under 0.5.7, rule G's 0.911 on rocminfo's 294,896 MiB, × 0.85.
+  const auto mi355x = json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                              "' --engine sglang --gpu mi355x --context 32768 --engine-version 0.5.7");
+  CHECK(mi355x.at("budget").at("fraction") == 0.911 * 0.85);
   // gpt-oss runs triton on HIP in 0.5.0rc0 – 0.5.9: no factor.
   const auto gpt_oss = json_of("'" + config("openai__gpt-oss-20b.config.json") +
                                "' --engine sglang --gpu mi300x --context 32768 --mem-fraction-static 0.8 "

@@ -54,7 +54,7 @@ TEST_CASE("gpus: every entry is consistent: CUDA-visible < nvidia-smi <= sold ca
     // printed 63.98 GiB is its 65,520 MiB to the print's two decimals (under 10 MiB).
     const auto reservation = g.memory - g.process_visible_memory();
     const bool amd = g.name.starts_with("AMD");
-    CHECK(reservation >= (amd && g.visible_source == visible_memory_source::measured ? 0_MiB : 256_MiB));
+    CHECK(reservation >= (amd ? 0_MiB : 256_MiB));
     CHECK(reservation <= 1_GiB);
     // nvidia-smi prints whole MiB; so is every catalog total.
     CHECK(g.memory.count() % (1ULL << 20) == 0);
@@ -155,6 +155,11 @@ TEST_CASE("gpus: CUDA totals from deviceQuery captures and HIP out-of-memory lin
   CHECK(kvsize::gpu("mi300x").process_visible_memory() == kvsize::gpu_readings::printed_gib(19'198));
   CHECK(kvsize::gpu("mi325x").process_visible_memory() == kvsize::gpu_readings::printed_gib(25'598));
   CHECK(kvsize::gpu("mi325x").memory == 262'124_MiB);  // no rocm-smi total found: HIP's, up to whole MiB
+  // MI355X: rocminfo's pool, 301,973,504 KB (ROCm/rocm-libraries#9055) = 294,896 MiB; HIP's total derived from the
+  // MI300X's (the whole pool, to the print's 0.01 GiB): 287.98 GiB.
+  CHECK(kvsize::gpu("mi355x").memory == kvsize::B * (301'973'504ULL * 1'024));
+  CHECK(kvsize::gpu("mi355x").memory - kvsize::gpu("mi355x").process_visible_memory() ==
+        196'592_MiB - kvsize::gpu_readings::printed_gib(19'198));
 }
 
 TEST_CASE("gpus: a derived CUDA total is nvidia-smi's less its sibling's measured reservation", "[gpus]") {
@@ -191,5 +196,5 @@ TEST_CASE("gpus: a derived CUDA total is nvidia-smi's less its sibling's measure
       derived.insert(std::string{g.id});
     }
   }
-  CHECK(derived == std::set<std::string>{"rtx-3060", "a10g", "rtx-4080", "rtx-a6000", "h100-pcie", "l20"});
+  CHECK(derived == std::set<std::string>{"rtx-3060", "a10g", "rtx-4080", "rtx-a6000", "h100-pcie", "l20", "mi355x"});
 }
