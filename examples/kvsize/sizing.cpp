@@ -777,6 +777,7 @@ struct device_choice {
   std::string source;           ///< "NVIDIA GeForce RTX 3060 12 GB (--gpu rtx-3060)", "--gpu-memory 24GiB"
   bool a100 = false;            ///< an A100 from the catalog (vLLM's defaults single it out)
   bool rocm = false;            ///< an AMD GPU from the catalog (vLLM 0.20+ measures no CUDA-graph estimate there)
+  bool gfx950 = false;          ///< the MI355X (SGLang's DSA pool: fp8 as e4m3fn, not e4m3fnuz)
   std::uint32_t compute_capability = 0;  ///< a catalog GPU's CUDA compute capability × 10 (0: AMD, or not known)
   std::optional<bytes> reported_memory;  ///< nvidia-smi's total of a catalog GPU (SGLang's default rule reads it)
 };
@@ -787,6 +788,7 @@ auto declared_kv_options(const options& opts, const sizing& s, const device_choi
   engine_options o;
   o.checkpoint_kv = checkpoint_kv_read(s);
   o.sglang.rocm = d.rocm;
+  o.sglang.gfx950 = d.gfx950;
   o.sglang.compute_capability = d.compute_capability;
   o.sglang.sparse_index = s.config.spec.latent.index_head_dim != 0;
   o.glm_moe_dsa_checkpoint = architectures_hold(s, "GlmMoeDsaForCausalLM");
@@ -1169,11 +1171,11 @@ void note_sglang_vlm(const options& opts, sizing& s) {
   const sglang::vlm_tower t = o.sglang.vlm;
   const sglang::release version = sglang::version_of(o);
   const std::string release_words = sglang_release_words(o);
-  // No mm_disabled_models before 0.4.6: Gemma 3 and Llama 4 count as multimodal there (model_config.py).
+  // No mm_disabled_models before 0.4.6: Gemma 3 (and Llama 4 in 0.4.5.post1 – post2) count as multimodal there.
   if (const double runner = sglang::runner_vlm_factor(t, version); runner != 1.0) {
     s.notes.push_back(fmt::format("SGLang {}'s ModelRunner multiplies the fraction it runs with by {}, a given one "
-                                  "too, for a multimodal model (model_runner.py ModelRunner.__init__; server_args "
-                                  "prints it unscaled): the figures take it, the command line gives the fraction",
+                                  "too, for a multimodal model (model_runner.py ModelRunner; server_args prints it "
+                                  "unscaled): a device's budget takes it, the command line gives the fraction",
                                   release_words, fmt::format("{:.2f}", runner)));
     return;
   }
@@ -1430,6 +1432,7 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
     d.memory = g->process_visible_memory();
     d.a100 = g->id.starts_with("a100");  // vLLM gives A100s its small-device batch defaults
     d.rocm = g->name.starts_with("AMD ");
+    d.gfx950 = g->id == "mi355x";  // fp8 is e4m3fn there, e4m3fnuz on the MI300X / MI325X (gfx94x)
     d.compute_capability = g->compute_capability;
     d.reported_memory = g->memory;
     d.bandwidth = g->bandwidth;
@@ -1563,6 +1566,7 @@ void size_request(const options& opts, sizing& s, const device_choice& d, const 
   s.engine_opts.vllm.rocm = d.rocm;
   s.engine_opts.vllm.compute_capability = d.compute_capability;
   s.engine_opts.sglang.rocm = d.rocm;
+  s.engine_opts.sglang.gfx950 = d.gfx950;
   s.engine_opts.sglang.compute_capability = d.compute_capability;
   s.engine_opts.sglang.reported_memory = d.reported_memory.value_or(bytes{0});
   note_sglang_aiter(s);
@@ -1656,7 +1660,7 @@ void set_per_token_figures(const options& opts, sizing& s, const model_spec& ser
 /// context that fits is not one budget's: it is the scaled budget's where that reaches past 8,192, else the unscaled
 /// budget's up to 8,192. `max_context` (the search at the report's own budget) is replaced where the factor changes
 /// at the step.
-void sglang_max_context_across_aiter(const sizing& s, const model_spec& served, bytes device_memory,
+void sglang_max_context_across_aiter(sizing& s, const model_spec& served, bytes device_memory,
                                      bytes weights_per_device, const workspace_overrides& overrides,
                                      std::uint64_t limit, std::uint64_t& max_context) {
   namespace sglang = kvsize::engines::sglang;
@@ -1676,9 +1680,16 @@ void sglang_max_context_across_aiter(const sizing& s, const model_spec& served, 
     return max_context_in_budget(m, s.engine, o, budget, s.batch, up_to, s.cache);
   };
   const std::uint64_t scaled = longest(long_context, limit);
-  max_context = scaled > sglang::aiter_long_context
-                    ? scaled
-                    : longest(short_context, std::min<std::uint64_t>(limit, sglang::aiter_long_context));
+  const std::uint64_t across = scaled > sglang::aiter_long_context
+                                   ? scaled
+                                   : longest(short_context, std::min<std::uint64_t>(limit, sglang::aiter_long_context));
+  if (across != max_context) {
+    s.notes.push_back(fmt::format("max context: {} tokens, with the budget SGLang sizes above 8,192 tokens of context "
+                                  "on this AMD GPU (mem_fraction_static × {}, the aiter factor) where this "
+                                  "context's budget would give {}",
+                                  grouped(across), sglang::aiter_factor(long_context), grouped(max_context)));
+  }
+  max_context = across;
 }
 
 /// The KV budget on one device and what fits in it: --kv-memory, or the engine's rule applied to the

@@ -54,8 +54,12 @@ TEST_CASE("gpus: every entry is consistent: CUDA-visible < nvidia-smi <= sold ca
     // printed 63.98 GiB is its 65,520 MiB to the print's two decimals (under 10 MiB).
     const auto reservation = g.memory - g.process_visible_memory();
     const bool amd = g.name.starts_with("AMD");
-    CHECK(reservation >= (amd ? 0_MiB : 256_MiB));
-    CHECK(reservation <= 1_GiB);
+    if (amd) {
+      CHECK(reservation < 10_MiB);
+    } else {
+      CHECK(reservation >= 256_MiB);
+      CHECK(reservation <= 1_GiB);
+    }
     // nvidia-smi prints whole MiB; so is every catalog total.
     CHECK(g.memory.count() % (1ULL << 20) == 0);
   }

@@ -96,8 +96,11 @@ struct sglang_knobs {
   /// The device's CUDA compute capability × 10 (90: Hopper, 100: B200 / GB200); 0: not known (Hopper's rules are
   /// taken). SGLang's defaults for DeepSeek sparse attention read its major (server_args.py).
   std::uint32_t compute_capability = 0;
-  /// The device is an AMD GPU (HIP; MI300X / MI325X keep fp8 as e4m3fnuz; the aiter factor, sglang_aiter.hpp).
+  /// The device is an AMD GPU (HIP; the aiter factor, sglang_aiter.hpp). Its fp8 is gfx94x's e4m3fnuz (MI300X /
+  /// MI325X) unless `gfx950`: the MI355X's is float8_e4m3fn, which DeepSeek sparse attention's pool lays out as on
+  /// CUDA where no HIP backend keeps the plain row (sglang_dsa.hpp).
   bool rocm = false;
+  bool gfx950 = false;
   /// nvidia-smi's memory.total of the device, the figure the default rule reads (server_args.py
   /// get_nvgpu_memory_capacity), above CUDA's total; 0 → device_memory.
   bytes reported_memory{0};
@@ -119,9 +122,10 @@ struct sglang_knobs {
   /// from config.json's architectures (prefill_graph_class_of); the default fraction's reserve follows it.
   engines::sglang::prefill_graph_class graph_class = engines::sglang::prefill_graph_class::text;
   /// A multimodal model and its vision tower as adjust_mem_fraction_for_vlm reads them: the default fraction's
-  /// vision factor (engines/sglang_vlm.hpp). A caller sizing a vision model sets it, or gets no factor (a budget up
-  /// to a quarter high), as the command does: vlm_tower_of(graph_class, c.vision_config_given,
-  /// c.vision_num_hidden_layers.value, c.vision_hidden_size.value) for an hf::parsed_config c.
+  /// vision factor, and before 0.4.9 the runner's (engines/sglang_vlm.hpp). A caller sizing a vision model sets it,
+  /// or gets no factor (a budget up to a quarter high), as the command does: vlm_tower_of(c.architecture,
+  /// !c.text_config_pointer.empty(), c.vision_config_given, c.vision_num_hidden_layers.value,
+  /// c.vision_hidden_size.value) for an hf::parsed_config c.
   engines::sglang::vlm_tower vlm{};
   /// --enable-dp-attention (with --dp N > 1): tp / N GPUs a data-parallel attention rank, which runs attention for
   /// its own requests with its own pool (layers/dp_attention.py compute_dp_attention_world_info), so the figures

@@ -10,7 +10,8 @@
 //   and beside them the indexer's key, 128 fp8 + one float32 scale = 132 B a token and layer. From 0.5.9
 //   model_runner_kv_cache_mixin.py calculate_mla_kv_cache_dim (0.5.18: mem_cache/kv_cache_configurator.py) keeps a
 //   plain 576-byte row where a DSA backend is `trtllm` or, on HIP, tilelang / aiter. On MI300X / MI325X fp8_e4m3 is
-//   float8_e4m3fnuz (model_runner.py: "natively supported format"), never the 656-byte layout.
+//   float8_e4m3fnuz (model_runner.py: "natively supported format"), never the 656-byte layout; the MI355X's
+//   (gfx950) is float8_e4m3fn: the 656-byte layout until 0.5.10, whose HIP default (tilelang) keeps the plain row.
 // - The token count: max_total_num_tokens = budget // cell, the cell from model_runner.py profile_max_num_token
 //   (0.5.9: get_cell_size_per_token; 0.5.11 – 0.5.16: model_executor/pool_configurator.py _compute_cell_size):
 //   576 × element size alone until 0.5.3 (the indexer left out), + 132 from 0.5.3.post1 (PR #11309), and from 0.5.17
@@ -142,7 +143,10 @@ struct dsa_pool {
   const bool glm_sm120 = o.glm_moe_dsa_checkpoint && o.sglang.compute_capability / 10 == 12 &&
                          at_least(r, glm_sm120_flashinfer_since);
   const bool trtllm = dsa_sm100(o) && at_least(r, dsa_trtllm_since) && !glm_sm120;  // fp8 on 10+: trtllm
-  const bool deepseek_layout = latent == dtype::fp8_e4m3 && !o.sglang.rocm && !trtllm;
+  // HIP: gfx94x's e4m3fnuz keeps the plain row; gfx950's e4m3fn too from 0.5.10, whose default tilelang backend
+  // keeps it (model_runner_kv_cache_mixin.py calculate_mla_kv_cache_dim; not in 0.5.10rc0).
+  const bool hip_plain = o.sglang.rocm && (!o.sglang.gfx950 || at_least(r, release_0_5(10)));
+  const bool deepseek_layout = latent == dtype::fp8_e4m3 && !hip_plain && !trtllm;
   dsa_pool p;
   p.latent_row = deepseek_layout ? dsa_fp8_latent_row : plain_row;
   p.counted_row = at_least(r, dsa_layout_counted_since) ? p.latent_row : plain_row;

@@ -34,6 +34,8 @@ struct vlm_tower {
   std::uint32_t hidden = 0;
   /// A class mm_disabled_models turns off from 0.4.6 (Gemma 3, Llama 4): multimodal to the releases before it.
   bool multimodal_before_0_4_6 = false;
+  /// Llama4ForConditionalGeneration: multimodal to 0.4.5.post1 – 0.4.5.post2 only (0.4.5's list leaves it out).
+  bool llama4 = false;
 };
 
 /// ModelConfig.is_multimodal as the prefill-graph class says it (sglang_graph_class.hpp): neither `text` (which holds
@@ -58,6 +60,7 @@ inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 
   t.multimodal = is_multimodal(prefill_graph_class_of(architecture, text_config_apart));
   t.multimodal_before_0_4_6 =
       t.multimodal || graph_lists::names(graph_lists::sglang_multimodal_off_by_default, architecture);
+  t.llama4 = architecture == "Llama4ForConditionalGeneration";
   if (t.multimodal && vision_config_given) {
     t.layers = layers.value_or(24);
     t.hidden = hidden.value_or(1024);
@@ -81,8 +84,8 @@ inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 
 /// The first release with adjust_mem_fraction_for_vlm, and the first with the flat × 0.90 on the default.
 inline constexpr release vlm_tower_factor_since{.minor = 4, .patch = 9, .rc = 0, .candidate = false, .post = 3};
 inline constexpr release vlm_default_factor_since{.minor = 4, .patch = 9, .rc = 0, .candidate = false, .post = 0};
-/// Before 0.4.9 ModelRunner.__init__ scales the fraction it runs with, a given one too, for a multimodal model: by
-/// 0.90 from 0.4.4.post4, 0.95 before (not the value server_args prints; kvsize does not take it: a note).
+/// Before 0.4.9 ModelRunner scales the fraction it runs with, a given one too, for a multimodal model: by 0.90 from
+/// 0.4.4.post4, 0.95 before (not the value server_args prints; runner_vlm_factor).
 inline constexpr release vlm_runner_0_90_since{.minor = 4, .patch = 4, .rc = 0, .candidate = false, .post = 4};
 
 /// The factor release `v` puts on the default fraction of model `t` (1: none). Releases before 0.4.9 scale the
@@ -94,15 +97,21 @@ inline constexpr release vlm_runner_0_90_since{.minor = 4, .patch = 4, .rc = 0, 
   return at_least(v, vlm_tower_factor_since) ? vlm_fraction_factor(t) : 0.90;
 }
 
-/// The factor ModelRunner.__init__ of release `v` puts on the fraction it runs with, a given one too, for model `t`
-/// (model_runner.py `if self.is_multimodal: self.mem_fraction_static *= …`, before 0.4.9; server_args prints the
-/// fraction unscaled): 0.95 to 0.4.4.post3, 0.90 from 0.4.4.post4; Gemma 3 and Llama 4 count before 0.4.6. 1 from
-/// 0.4.9, which scales the default instead (vlm_default_factor).
+/// The first release whose multimodal test lets Llama 4 through (0.4.5.post1 compares a list to a string, so its
+/// exclusion never holds; 0.4.5's list leaves Llama 4 out with a TODO; 0.4.6's mm_disabled_models turns it off).
+inline constexpr release llama4_multimodal_since{.minor = 4, .patch = 5, .rc = 0, .candidate = false, .post = 1};
+
+/// The factor ModelRunner of release `v` (model_runner.py, __init__; model_specific_adjustment from 0.4.3.post4)
+/// puts on the fraction it runs with, a given one too, for model `t` (`if self.is_multimodal:
+/// self.mem_fraction_static *= …`, before 0.4.9; server_args prints the fraction unscaled): 0.95 to 0.4.4.post3,
+/// 0.90 from 0.4.4.post4; Gemma 3 counts before 0.4.6, Llama 4 in 0.4.5.post1 – 0.4.5.post2. 1 from 0.4.9, which
+/// scales the default instead (vlm_default_factor).
 [[nodiscard]] constexpr auto runner_vlm_factor(vlm_tower t, const release& v) -> double {
   if (at_least(v, vlm_default_factor_since)) {
     return 1.0;
   }
-  if (!(at_least(v, mm_disabled_models_since) ? t.multimodal : t.multimodal_before_0_4_6)) {
+  const bool before_0_4_6 = t.multimodal_before_0_4_6 && (!t.llama4 || at_least(v, llama4_multimodal_since));
+  if (!(at_least(v, mm_disabled_models_since) ? t.multimodal : before_0_4_6)) {
     return 1.0;
   }
   return at_least(v, vlm_runner_0_90_since) ? 0.90 : 0.95;

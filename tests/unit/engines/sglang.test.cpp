@@ -493,6 +493,26 @@ TEST_CASE("SGLang: a vision model's default fraction is scaled by its tower", "[
   CHECK(kvsize::sglang_engine::budget(o).decimals == 3);
 }
 
+TEST_CASE("SGLang: DeepSeek sparse attention's fp8 row on an MI355X (gfx950)", "[engines][sglang][rocm][dsa]") {
+  // gfx94x (MI300X / MI325X) keeps fp8 as e4m3fnuz: the plain 576-byte row at every release. gfx950's fp8 is
+  // float8_e4m3fn: DeepSeek's 656-byte layout until 0.5.10, whose HIP default (tilelang) keeps the plain row
+  // (model_runner_kv_cache_mixin.py calculate_mla_kv_cache_dim; 0.5.10rc0 has no such exception).
+  namespace sgl = kvsize::engines::sglang;
+  engine_options o{};
+  o.sglang.rocm = true;
+  const bytes plain{576};
+  o.sglang.version = sgl::release_0_5(9);
+  CHECK(sgl::dsa_pool_of(o, kvsize::dtype::fp8_e4m3, plain).latent_row == plain);
+  o.sglang.gfx950 = true;
+  CHECK(sgl::dsa_pool_of(o, kvsize::dtype::fp8_e4m3, plain).latent_row == bytes{656});
+  o.sglang.version = sgl::release_0_5(10, 0);
+  CHECK(sgl::dsa_pool_of(o, kvsize::dtype::fp8_e4m3, plain).latent_row == bytes{656});
+  o.sglang.version = sgl::release_0_5(10);
+  CHECK(sgl::dsa_pool_of(o, kvsize::dtype::fp8_e4m3, plain).latent_row == plain);
+  o.sglang.version = sgl::release_0_5(18);
+  CHECK(sgl::dsa_pool_of(o, kvsize::dtype::fp8_e4m3, plain).latent_row == plain);
+}
+
 TEST_CASE("SGLang: an AMD GPU's aiter factor, by release, model and context", "[engines][sglang][rocm]") {
   // engines/sglang_aiter.hpp: × 0.85 (0.90 in 0.5.4.post1) where the backend is aiter and context_len > 8192, from
   // 0.4.7 (ModelRunner.model_specific_adjustment; server_args.py from 0.5.4.post1).
@@ -601,6 +621,12 @@ TEST_CASE("SGLang: the vision tower as the factor reads it from config.json", "[
   CHECK(runner_vlm_factor(qwen25, at("0.4.9")) == 1.0);  // the default is scaled instead (vlm_default_factor)
   CHECK(runner_vlm_factor(gemma3, at("0.4.5")) == 0.90);
   CHECK(runner_vlm_factor(gemma3, at("0.4.6")) == 1.0);
+  // Llama 4: left out by 0.4.5's list (a TODO), let through by 0.4.5.post1 – post2's test, off from 0.4.6.
+  constexpr auto llama4 = vlm_tower_of("Llama4ForConditionalGeneration", true, true, 34U, 1408U);
+  CHECK(runner_vlm_factor(llama4, at("0.4.5")) == 1.0);
+  CHECK(runner_vlm_factor(llama4, at("0.4.5.post1")) == 0.90);
+  CHECK(runner_vlm_factor(llama4, at("0.4.5.post2")) == 0.90);
+  CHECK(runner_vlm_factor(llama4, at("0.4.6")) == 1.0);
   CHECK(runner_vlm_factor(vlm_tower_of("Qwen3ForCausalLM", false, false, std::nullopt, std::nullopt), at("0.4.5")) == 1.0);
   STATIC_CHECK_FALSE(kvsize::engines::sglang::is_multimodal(prefill_graph_class::piecewise_blocked));
   STATIC_CHECK(kvsize::engines::sglang::is_multimodal(prefill_graph_class::multimodal_from_0_5_16));

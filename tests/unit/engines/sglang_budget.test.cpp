@@ -136,7 +136,7 @@ TEST_CASE("sglang_budget: held-out logs, each at its release's default fraction"
 
 TEST_CASE("sglang_budget: C12, an AMD GPU's aiter factor on the default fraction", "[sglang_budget][rocm]") {
   // https://github.com/sgl-project/sglang/issues/18262 (docs/research/sglang-logs-cases.md C12): image
-  // rocm/sgl-dev:v0.5.7-rocm700-mi35x (0.5.7, rule G), one MI355X (288 GiB: 294,912 MiB, which rule G reads), a
+  // rocm/sgl-dev:v0.5.7-rocm700-mi35x (0.5.7, rule G), one MI355X (rocminfo's 294,896 MiB, which rule G reads), a
   // 5-layer cut of Qwen3-30B-A3B-Instruct-2507 (5 L · 4 kvh · 128 · 2 · 2 B = 10,240 B a token; context_len its
   // 262,144 positions). "Load weight begin … avail mem=287.20 GB", "Load weight end … avail mem=274.42 GB",
   // "KV Cache is allocated. #tokens: 21985288". Rule G's 0.911, times 0.85 (server_args.py
@@ -145,7 +145,7 @@ TEST_CASE("sglang_budget: C12, an AMD GPU's aiter factor on the default fraction
   kvsize::engine_options o{.context = 262'144};
   o.sglang.release = fraction_rule::v0_5;
   o.sglang.version = kvsize::engines::sglang::release_0_5(7);
-  o.sglang.reported_memory = kvsize::MiB * 294'912;
+  o.sglang.reported_memory = kvsize::MiB * 294'896;
   o.sglang.rocm = true;
   const auto b = kvsize::sglang_startup_budget(centi_gib(28'720), 0_B, centi_gib(28'720) - centi_gib(27'442), o);
   CHECK(b.fraction == 0.911 * 0.85);
