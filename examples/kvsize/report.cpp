@@ -84,7 +84,7 @@ void prose(fmt::memory_buffer& out, std::string_view head, std::string_view text
 /// Where the context came from: "option" (--context), "default" (4,096) or "default_capped" (4,096
 /// capped at a smaller model maximum). JSON's "context_source".
 auto context_source(const sizing& s) -> std::string_view {
-  const std::uint64_t model_max = s.config.spec.max_context;
+  const std::uint64_t model_max = s.model_context;
   if (s.context_given) {
     return "option";
   }
@@ -93,7 +93,7 @@ auto context_source(const sizing& s) -> std::string_view {
 
 /// Where the context came from, and what the engine would size without --context.
 auto context_words(const sizing& s) -> std::string {
-  const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec);
+  const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec, s.engine_opts);
   const std::string_view from = context_source(s);
   const std::string source =
       from == "option"           ? std::string{"--context"}
@@ -187,7 +187,7 @@ void capacity_section(fmt::memory_buffer& out, const sizing& s) {
   if (f.max_sequences_shared != f.max_sequences && f.max_sequences_shared != 0) {
     row(out, "  … with the prefix held once", grouped(f.max_sequences_shared));
   }
-  const bool at_limit = s.config.spec.max_context != 0 && c.max_context == s.config.spec.max_context;
+  const bool at_limit = s.model_context != 0 && c.max_context == s.model_context;
   row(out, fmt::format("max context for {} sequence{}", grouped(s.batch), s.batch == 1 ? "" : "s"),
       fmt::format("{}{}", grouped(c.max_context), at_limit ? " (the model's maximum)" : ""));
 }
@@ -391,7 +391,7 @@ void inputs_json(nlohmann::ordered_json& j, const sizing& s) {
   j["pp"] = s.engine_opts.pp;
   j["context"] = s.context;
   j["context_source"] = std::string{context_source(s)};
-  const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec);
+  const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec, s.engine_opts);
   j["engine_default_context"] =
       engine_context != 0 ? nlohmann::ordered_json(engine_context) : nlohmann::ordered_json(nullptr);
   j["serving_dtype"] = std::string{name(serving_dtype(s.engine, s.dtype_facts))};

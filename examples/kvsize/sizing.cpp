@@ -701,7 +701,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   }
   p.inputs.options.batch = users;
   p.inputs.options.context = context;
-  p.inputs.context_limit = std::max<std::uint64_t>(m.max_context, context);
+  p.inputs.context_limit = std::max<std::uint64_t>(s.model_context, context);
   try {
     p.result = plan(m, p.inputs);
   } catch (const kvsize::invalid_argument& e) {
@@ -937,14 +937,16 @@ void set_cache_types(const options& opts, sizing& s, const device_choice& d) {
 /// The batch, and a shared prefix no longer than the sequence it is part of.
 void set_context(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
   const model_spec& m = s.config.spec;
+  s.model_context = model_context_limit(s.engine, m, engine_options_of(opts, s));
+  const std::uint64_t model_max = s.model_context;
   s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(default_context);
-  if (!opts.context && m.max_context != 0 && m.max_context < s.context) {
-    s.context = m.max_context;
+  if (!opts.context && model_max != 0 && model_max < s.context) {
+    s.context = model_max;
   }
-  if (opts.context && m.max_context != 0 && *opts.context > m.max_context) {
+  if (opts.context && model_max != 0 && *opts.context > model_max) {
     stderr_warnings.push_back(fmt::format("{} {} exceeds the model's maximum of {} tokens; sizing it anyway",
-                                          opts.flag("--context"), *opts.context, m.max_context));
+                                          opts.flag("--context"), *opts.context, model_max));
   }
   s.batch = opts.batch;
   if (opts.shared_prefix && *opts.shared_prefix > s.context) {
@@ -1762,7 +1764,7 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
   if (opts.kv_memory) {
     c.figures = capacity_of(s.engine, s.cache, s.engine_opts, c.kv_budget);
   }
-  const std::uint64_t limit = std::max<std::uint64_t>(m.max_context, s.context);
+  const std::uint64_t limit = std::max<std::uint64_t>(s.model_context, s.context);
   c.max_context = max_context_in_budget(m, s.engine, s.engine_opts, c.kv_budget, s.batch, limit, s.cache);
   if (!opts.kv_memory && d.memory && c.weights_per_device) {
     sglang_max_context_across_aiter(s, served, *d.memory, *c.weights_per_device, overrides, limit, c.max_context);

@@ -90,6 +90,9 @@ struct sizing {
   kv_dtypes kv;
   std::uint64_t context = 0;
   bool context_given = false;         ///< --context was given (else 4,096, capped at the model's maximum)
+  /// The model's maximum as the engine derives it (model_context_limit: vLLM's max_model_len, SGLang's context_len
+  /// when none is given; else model_spec::max_context); 0 = unknown.
+  std::uint64_t model_context = 0;
   std::uint64_t batch = 1;
   config_dtype_facts dtype_facts;     ///< what the engines' dtype="auto" rules read from the config
 

@@ -143,10 +143,19 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::default_weights_dtype(f); });
 }
 
-/// The context (tokens per sequence) engine `e` sizes when told none: the model's maximum
-/// (`m.max_context`, 0 when unknown) for the serving engines, 0 for exact and transformers.
-[[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m) -> std::uint64_t {
-  return visit_engine(e, [&]<engine E>(E) { return E::default_context(m); });
+/// The context (tokens per sequence) engine `e` sizes when told none, under the release in `o`: the model's maximum
+/// as the engine derives it from config.json (model_spec::stated: vLLM's max_model_len, SGLang's context_len; for
+/// llama.cpp and TensorRT-LLM `m.max_context`), 0 when unknown, and 0 for exact and transformers.
+[[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m, const engine_options& o = {})
+    -> std::uint64_t {
+  return visit_engine(e, [&]<engine E>(E) { return E::default_context(m, o); });
+}
+
+/// The longest context engine `e` takes from the model when told none (engine_default_context), else the model's
+/// own maximum (m.max_context; exact and transformers): what a context is capped at, and searched up to.
+[[nodiscard]] constexpr auto model_context_limit(engine_kind e, const model_spec& m, const engine_options& o = {})
+    -> std::uint64_t {
+  return visit_engine(e, [&]<engine E>(E) { return detail::model_context_as<E>(m, o); });
 }
 
 /// Whether `e` models an engine's allocator (false for exact, the mathematical minimum).

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// kvsize::model_spec: the shape of a decoder model, as a literal type usable in constant
-// expressions and as a template argument.
+// kvsize::model_spec: the shape of a decoder model, as a literal type usable in constant expressions and as a template argument.
 #pragma once
 #include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -11,6 +10,7 @@
 
 #include "error.hpp"
 #include "dtype.hpp"
+#include "stated_context.hpp"
 #include "weights_shape.hpp"
 
 namespace kvsize {
@@ -100,8 +100,9 @@ struct model_spec {
   std::uint32_t hidden_size = 0;      ///< residual stream width
   std::uint32_t vocab_size = 0;       ///< rows of the embedding / logits width
   std::uint64_t max_context = 0;      ///< longest context the model was configured for; 0 = unknown
-  /// config.json's dtype/torch_dtype: the element type of activations, and by default of the
-  /// KV cache, the logits and unquantized weights.
+  stated_context stated{};  ///< the length keys and rope terms engines derive their context from; {}: max_context
+  /// config.json's dtype/torch_dtype: the element type of activations, and by default of the KV cache, the logits and
+  /// unquantized weights.
   dtype compute_dtype = dtype::bf16;
 
   // What layers keep.
@@ -163,8 +164,7 @@ static_assert(std::tuple_size_v<decltype(weights_shape::layer)> == max_layers, "
   return own != 0 ? own : effective_head_dim(m);
 }
 
-/// V head dimension of layer `il`: its own; else, for a layer with its own K head dimension, that;
-/// else the model's.
+/// V head dimension of layer `il`: its own; else, for a layer with its own K head dimension, that; else the model's.
 [[nodiscard]] constexpr auto head_dim_v_of_layer(const model_spec& m, std::uint32_t il) -> std::uint32_t {
   if (il >= max_layers) {
     return effective_head_dim_v(m);

@@ -131,7 +131,7 @@ template <engine E>
                                                  const workspace_overrides& w = {}) -> workspace_terms {
   using detail::checked_mul;
   detail::check_model(m);
-  const std::uint64_t context = o.context != 0 ? o.context : m.max_context;
+  const std::uint64_t context = o.context != 0 ? o.context : detail::model_context_as<E>(m, o);
   const workspace_defaults d = E::workspace(m, o);
   logits_kept positions = d.positions;
   std::uint64_t last_rows = d.last_rows;

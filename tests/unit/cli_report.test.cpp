@@ -239,6 +239,28 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
                ContainsSubstring("1,024 tokens (kvsize's default 4,096, capped at the model's maximum; vLLM would "
                                  "use the same by default)"));
   }
+  SECTION("the engine's own maximum: Command-R's model_max_length, a longrope model's original length") {
+    // vLLM and SGLang take model_max_length 131,072 over max_position_embeddings 8,192 (engines/vllm_context.hpp,
+    // engines/sglang_context.hpp); llama.cpp's converter writes max_position_embeddings.
+    const std::string command_r = config("CohereForAI__c4ai-command-r-v01.config.json");
+    for (const auto& [engine, shown] : {std::pair{"vllm", "vLLM"}, std::pair{"sglang", "SGLang"}}) {
+      const auto r = run_cli(command_r + " --engine " + engine);
+      CHECK_THAT(context_row(r.out), ContainsSubstring("4,096 tokens (kvsize's default; " + std::string{shown} +
+                                                       " would use the model's 131,072: pass --context 131072)"));
+      CHECK(json_of(command_r + " --engine " + engine).at("engine_default_context") == 131'072);
+      const auto at_max = run_cli(command_r + " --engine " + engine + " --context 131072");
+      CHECK(at_max.exit_code == 0);
+      CHECK_THAT(at_max.err, !ContainsSubstring("exceeds the model's maximum"));
+      CHECK_THAT(context_row(at_max.out), ContainsSubstring("would use the same by default"));
+    }
+    const auto llama = run_cli(command_r + " --engine llama.cpp --context 131072");
+    CHECK_THAT(llama.err, ContainsSubstring("--context 131072 exceeds the model's maximum of 8192 tokens"));
+    // Phi-4-mini: vLLM 0.12+ serves a longrope model's original_max_position_embeddings, 4,096.
+    const std::string phi = config("microsoft__Phi-4-mini-instruct.config.json");
+    CHECK_THAT(context_row(run_cli(phi + " --engine vllm").out), ContainsSubstring("vLLM would use the same by default"));
+    CHECK(json_of(phi + " --engine vllm --engine-version 0.11").at("engine_default_context") == 131'072);
+    CHECK(json_of(phi + " --engine sglang").at("engine_default_context") == 131'072);
+  }
 }
 
 namespace {

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>        // std::array
 #include <cerrno>       // errno
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <cstdio>       // std::fopen, std::fwrite, std::fclose, std::fputs, stderr
@@ -197,6 +198,38 @@ struct field_list {
   return out + "}";
 }
 
+/// A double as a C++ literal that reads back the same value (17 significant digits, and a point).
+[[nodiscard]] auto double_literal(double v) -> std::string {
+  std::array<char, 40> text{};
+  const int n = std::snprintf(text.data(), text.size(), "%.17g", v);
+  std::string out(text.data(), static_cast<std::size_t>(n));
+  return out.find_first_of(".e") == std::string::npos ? out + ".0" : out;
+}
+
+/// `{...}` of model_spec::stated: the keys as read and the rope terms (kvsize/stated_context.hpp).
+[[nodiscard]] auto stated_initialiser(const kvsize::stated_context& c) -> std::string {
+  const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  std::string keys;
+  for (std::size_t i = 0; i < c.keys.size(); ++i) {
+    keys += (i == 0 ? "" : ", ") + std::to_string(c.keys[i]);
+  }
+  std::string rope;
+  for (std::size_t i = 0; i < c.rope.size(); ++i) {
+    const kvsize::stated_rope& r = c.rope[i];
+    rope += std::string(i == 0 ? "" : ", ") + "kvsize::stated_rope{.kind = kvsize::rope_kind::" +
+            (r.kind == kvsize::rope_kind::yarn       ? "yarn"
+             : r.kind == kvsize::rope_kind::longrope ? "longrope"
+             : r.kind == kvsize::rope_kind::llama3   ? "llama3"
+                                                     : "other") +
+            ", .factor = " + double_literal(r.factor) + ", .original_set = " + b(r.original_set) +
+            ", .original = " + std::to_string(r.original) + "}";
+  }
+  return "{.keys = {" + keys + "}, .keys_read = " + b(c.keys_read) + ", .rope = {" + rope +
+         "}, .rope_entries = " + std::to_string(c.rope_entries) + ", .rope_nested = " + b(c.rope_nested) +
+         ", .rope_from_scaling = " + b(c.rope_from_scaling) + ", .gemma3 = " + b(c.gemma3) +
+         ", .rope_read = " + b(c.rope_read) + ", .top_original = " + std::to_string(c.top_original) + "}";
+}
+
 /// `.weights = {...}`: the fields of model_spec::weights that differ from weights_shape's
 /// defaults, in declaration order (per-layer entries are set after construction); "" if none.
 [[nodiscard]] auto weights_initialiser(const kvsize::weights_shape& w) -> std::string {
@@ -294,6 +327,7 @@ struct field_list {
   f.add("hidden_size", m.hidden_size, d.hidden_size, grouped(m.hidden_size));
   f.add("vocab_size", m.vocab_size, d.vocab_size, grouped(m.vocab_size));
   f.add("max_context", m.max_context, d.max_context, grouped(m.max_context));
+  f.add("stated", m.stated, d.stated, stated_initialiser(m.stated));
   f.add_always("compute_dtype", enumerator(m.compute_dtype));
   f.add("attention", m.attention, d.attention, enumerator(m.attention));
   f.add("sliding_window", m.sliding_window, d.sliding_window, grouped(m.sliding_window));

@@ -152,7 +152,7 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   // Why an explicit K/V type (o.kv) cannot be had over that declared cache; empty: it can.
   { E::checkpoint_kv_type_refusal(o) } -> std::same_as<std::string_view>;
   { E::default_weights_dtype(f) } -> std::same_as<dtype>;
-  { E::default_context(m) } -> std::same_as<std::uint64_t>;
+  { E::default_context(m, o) } -> std::same_as<std::uint64_t>;
   // The element types of a stage's cache: K/V (o.kv, else the default) and the recurrent states.
   { E::stage_types(m, o) } -> std::same_as<detail::stage_dtypes>;
   // Sizing: one stage's layers on one device; devices the layers are split over.
@@ -299,8 +299,24 @@ struct engine_defaults {
       -> std::string_view {
     return {};
   }
-  /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0.
-  [[nodiscard]] static constexpr auto default_context(const model_spec& m) -> std::uint64_t { return m.max_context; }
+  /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0 (vLLM and SGLang
+  /// derive theirs: vllm_context.hpp, sglang_context.hpp).
+  [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& /*o*/)
+      -> std::uint64_t {
+    return m.max_context;
+  }
 };
+
+namespace detail {
+
+/// The longest context engine E takes from the model when told none (its default_context), else the model's own
+/// maximum (m.max_context: exact, transformers, or an engine that finds no length in the config).
+template <class E>
+[[nodiscard]] constexpr auto model_context_as(const model_spec& m, const engine_options& o) -> std::uint64_t {
+  const std::uint64_t engine_context = E::default_context(m, o);
+  return engine_context != 0 ? engine_context : m.max_context;
+}
+
+}  // namespace detail
 
 }  // namespace kvsize

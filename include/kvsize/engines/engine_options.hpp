@@ -109,9 +109,9 @@ struct sglang_knobs {
   /// fit_on_device sets both from the spec (engines::sglang::with_model_facts).
   bool latent_cache = false;
   bool sparse_index = false;
-  /// The config's num_key_value_heads (MLA: the config's, not the latent's one) and the model's maximum context
-  /// (model_spec::max_context, SGLang's context_len where no context is given): the aiter factor on an AMD GPU
-  /// reads them (engines/sglang_aiter.hpp). with_model_facts sets both.
+  /// The config's num_key_value_heads (MLA: the config's, not the latent's one) and SGLang's context_len where no
+  /// context is given (sglang_context.hpp default_context_length): the aiter factor on an AMD GPU reads them
+  /// (engines/sglang_aiter.hpp). with_model_facts sets both.
   std::uint32_t kv_heads = 0;
   std::uint64_t model_context = 0;
   /// The model class as SGLang's default attention backend on HIP sees it (hip_attention_class_of(architectures[0]));

@@ -104,7 +104,10 @@ struct exact_engine : engine_defaults<exact_engine> {
     return engines::exact::stage_types(m, o);
   }
   /// No context setting: 0.
-  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
+  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/, const engine_options& /*o*/)
+      -> std::uint64_t {
+    return 0;
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
     return engines::exact::size_stage(m, o, r);

@@ -329,12 +329,10 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   [[nodiscard]] static constexpr auto checkpoint_kv_type_refusal(const engine_options& o) -> std::string_view {
     return engines::sglang::checkpoint_kv_type_refusal(o);
   }
-  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o)
-      -> detail::stage_dtypes {
+  [[nodiscard]] static constexpr auto stage_types(const model_spec& m, const engine_options& o) -> detail::stage_dtypes {
     return engines::sglang::stage_types(m, o);
   }
-  /// No GGML block-quantized cache (any positive page size is accepted: server_args.py
-  /// --page-size, type=int).
+  /// No GGML block-quantized cache (any positive page size is accepted: server_args.py --page-size, type=int).
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
     return traits(t).block_elements != 1
                ? "sglang has no GGML block-quantized KV cache (q8_0, q4_0, ...); its 8-bit cache is fp8"
@@ -343,14 +341,18 @@ struct sglang_engine : engine_defaults<sglang_engine> {
   [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
     return engines::sglang::model_refusal(m, o);
   }
+  /// context_len when none is given: get_context_length's first key, times the rope factor (sglang_context.hpp).
+  [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& o) -> std::uint64_t {
+    return engines::sglang::default_context_length(m, o);
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
-    return engines::sglang::size_stage(m, o, r);
+    return engines::sglang::size_stage(m, detail::with_default_context(o, default_context(m, o)), r);
   }
   /// Its context terms follow from the sizing's pools (engines::sglang::with_context).
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
-    return engines::sglang::with_context(m, o, s);
+    return engines::sglang::with_context(m, detail::with_default_context(o, default_context(m, o)), s);
   }
   /// The options with the model facts the default fraction reads (fit_on_device applies it).
   [[nodiscard]] static constexpr auto with_model_facts(const engine_options& o, const model_spec& m)
@@ -377,9 +379,8 @@ struct sglang_engine : engine_defaults<sglang_engine> {
       -> engine_capacity {
     return engines::sglang::capacity(s, o, budget);
   }
-  /// The memory in use before the weights load (non_torch_memory); nothing else: the default
-  /// mem_fraction_static rule of the release (auto_mem_fraction_static) reserves the room outside the
-  /// pool for logits, activations and CUDA graphs.
+  /// The memory in use before the weights load (non_torch_memory); nothing else: the default mem_fraction_static
+  /// rule of the release (auto_mem_fraction_static) reserves the room outside the pool for logits, activations, graphs.
   [[nodiscard]] static constexpr auto workspace(const model_spec& /*m*/, const engine_options& o)
       -> workspace_defaults {
     return {.last_rows = o.batch, .sequences = o.batch, .activation_tp = o.tp,
@@ -395,6 +396,5 @@ static_assert(engine<sglang_engine>);
 
 }  // namespace kvsize
 
-// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every
-// engine header; this one is already complete here).
+// The registry and the dispatch, so that this header alone is usable (engine.hpp includes every engine header).
 #include "../engine.hpp"

@@ -14,6 +14,7 @@
 #include "../model_spec.hpp"
 #include "engine_options.hpp"
 #include "sglang_aiter.hpp"  // aiter_fraction_factor
+#include "sglang_context.hpp"  // default_context_length
 #include "sglang_dp.hpp"     // attention_dp
 #include "sglang_vlm.hpp"  // vlm_default_factor
 #include "sglang_dsa.hpp"  // dsa_forced_fraction
@@ -291,12 +292,13 @@ enum class prefill_graphs : std::uint8_t {
 }
 
 /// `o` with the model facts the default fraction and the aiter factor read, from `m`: an MLA latent cache, DSA's
-/// indexer, the KV heads and the maximum context.
+/// indexer, the KV heads and the context SGLang takes when given none (its context_len).
 [[nodiscard]] constexpr auto with_model_facts(engine_options o, const model_spec& m) -> engine_options {
   o.sglang.latent_cache = m.latent.kv_lora_rank != 0;
   o.sglang.sparse_index = m.latent.index_head_dim != 0;
   o.sglang.kv_heads = m.kv_heads;
-  o.sglang.model_context = m.max_context;
+  const std::uint64_t context_len = default_context_length(m, o);
+  o.sglang.model_context = context_len != 0 ? context_len : m.max_context;
   return o;
 }
 

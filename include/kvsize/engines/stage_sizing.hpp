@@ -41,9 +41,19 @@ namespace kvsize::detail {
   return r;
 }
 
-/// The context a sizing is for: `o.context`, or the model's maximum when 0.
+/// The context a sizing is for: `o.context`, or the model's maximum when 0 (vLLM and SGLang fill in their own
+/// first: with_default_context).
 [[nodiscard]] constexpr auto context_of(const model_spec& m, const engine_options& o) -> std::uint64_t {
   return o.context != 0 ? o.context : m.max_context;
+}
+
+/// `o`, its context the engine's default `engine_default` where none is given (an engine's default_context; 0
+/// leaves it unset: the model's maximum).
+[[nodiscard]] constexpr auto with_default_context(engine_options o, std::uint64_t engine_default) -> engine_options {
+  if (o.context == 0) {
+    o.context = engine_default;
+  }
+  return o;
 }
 
 /// An engine that pages by the context needs one: `why` says so in its words ("kvsize: vLLM needs

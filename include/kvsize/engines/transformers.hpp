@@ -87,7 +87,10 @@ struct transformers_engine : engine_defaults<transformers_engine> {
     return engines::transformers::stage_types(m, o);
   }
   /// No context setting: 0.
-  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/) -> std::uint64_t { return 0; }
+  [[nodiscard]] static constexpr auto default_context(const model_spec& /*m*/, const engine_options& /*o*/)
+      -> std::uint64_t {
+    return 0;
+  }
   [[nodiscard]] static constexpr auto kv_type_refusal(dtype t) -> std::string_view {
     return traits(t).block_elements != 1 ? "transformers has no GGML block-quantized KV cache (q8_0, q4_0, ...)"
                                          : std::string_view{};

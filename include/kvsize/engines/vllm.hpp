@@ -20,6 +20,7 @@
 #include "vllm_prefix_caching.hpp"  // the Mamba cache mode
 #include "vllm_runner_v2.hpp"       // 0.22's Model Runner V2
 #include "vllm_sparse_mla.hpp"      // DSA's fp8 latent layout
+#include "vllm_context.hpp"   // max_model_len when none is given
 #include "vllm_startup.hpp"  // the release, the device-dependent defaults, the profile run
 
 namespace kvsize::engines::vllm {
@@ -526,6 +527,11 @@ struct vllm_engine : engine_defaults<vllm_engine> {
                                        engine_knob::engine_version | engine_knob::prefix_caching |
                                        engine_knob::cuda_graphs |
                                        engine_knob::model_runner;
+  /// max_model_len when none is given: the smallest key, model_max_length over it, times the rope factor; a
+  /// longrope model's original length from 0.12 (vllm_context.hpp).
+  [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& o) -> std::uint64_t {
+    return engines::vllm::default_max_model_len(m, o);
+  }
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }
@@ -558,7 +564,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
-    return engines::vllm::size_stage(m, o, r);
+    return engines::vllm::size_stage(m, detail::with_default_context(o, default_context(m, o)), r);
   }
   /// gpu_memory_utilization × TOTAL memory − weights − (peak activations, non-torch memory and, from
   /// 0.20, the CUDA-graph estimate: the caller's engine_overhead, which vLLM measures by profiling;
@@ -626,7 +632,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// Its context terms follow from the sizing's parts (engines::vllm::with_context).
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
-    return engines::vllm::with_context(m, o, s);
+    return engines::vllm::with_context(m, detail::with_default_context(o, default_context(m, o)), s);
   }
   /// The scheduler runs at most max_num_seqs sequences.
   [[nodiscard]] static constexpr auto slot_cap(const engine_options& o, const engine_capacity& /*c*/)

@@ -5,6 +5,7 @@
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
+#include <cstddef>      // std::size_t
 #include <algorithm>    // std::min
 #include <span>         // std::span
 #include <string>       // std::string
@@ -154,15 +155,19 @@ inline void read_dtype(const json& root, const slot& text, parsed_config& out) {
 /// Longest context: the minimum over the present keys (vLLM _get_and_verify_max_len), as written.
 /// No rope_scaling factor is applied: max_position_embeddings already states the scaled length
 /// for Llama 3.1 (131072) and gemma-3, and engines differ on the others.
+/// Each key's value is kept too (model_spec::stated), for the engines' own default context.
 inline void read_max_context(const config_view& v, parsed_config& out) {
+  static_assert(keys::max_context.size() == kvsize::context_key_count, "one kvsize::context_key a key");
   std::uint64_t best = 0;
-  for (const auto key : keys::max_context) {
-    const slot s = v.get(key);
+  for (std::size_t i = 0; i < keys::max_context.size(); ++i) {
+    const slot s = v.get(keys::max_context[i]);
     if (s.set()) {
       const std::uint64_t n = read_integer(s, 1, std::uint64_t{1} << 40U);
+      out.spec.stated.keys[i] = n;
       best = best == 0 ? n : std::min(best, n);
     }
   }
+  out.spec.stated.keys_read = true;
   if (best == 0) {
     out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)");
   }

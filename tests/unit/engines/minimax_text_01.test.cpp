@@ -94,6 +94,8 @@ TEST_CASE("MiniMax-M1's config.json: the same model, and the checkpoint's bytes"
   model_spec synthetic = kvsize::hf::parse_config(minimax_text_01("minimax_m1")).spec;
   synthetic.compute_dtype = dtype::f32;
   synthetic.max_context = 10'240'000;  // its max_position_embeddings
+  CHECK(stated(c.spec.stated, kvsize::context_key::max_position_embeddings) == 10'240'000);
+  synthetic.stated = c.spec.stated;  // the length keys as read (the synthetic text states another length)
   CHECK(c.spec == synthetic);
   CHECK(kvsize::parameters(c.spec).total == 456'089'655'296ULL);
   // The repository's model.safetensors.index.json total_size, 912,210,767,872 B, is 2 B for each of those

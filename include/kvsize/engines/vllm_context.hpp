@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// The context vLLM (v1) serves when --max-model-len is not given: vllm/config/model.py _get_and_verify_max_len,
+// with the keys from ModelArchConfigConvertorBase.derive_max_model_len_and_key
+// (vllm/transformers_utils/model_arch_config_convertor.py from 0.15; config/model.py before), at the tags
+// v0.10.0 – v0.24.0 (https://github.com/vllm-project/vllm):
+//   1. the smallest of max_position_embeddings, n_positions, max_seq_len, seq_length, model_max_length,
+//      max_target_positions, max_sequence_length, max_seq_length, seq_len (not n_ctx);
+//   2. model_max_length, where set, over all of them ("For Command-R / Cohere, Cohere2 / Aya Vision models",
+//      since 0.8.3): Command-R's 131,072 over its max_position_embeddings 8,192;
+//   3. times the rope factor, unless model_type names gemma3 (its max_position_embeddings is already scaled): each
+//      rope set whose type is not su, longrope or llama3 gives its factor, and yarn first replaces the length by
+//      its original_max_position_embeddings;
+//   4. from 0.12, a longrope model defaults to the top-level original_max_position_embeddings ("to avoid
+//      performance degradation for shorter sequences"): Phi-4-mini-instruct serves 4,096 tokens, not 131,072.
+// Not modelled: tokenizer_config.json's model_max_length (a smaller one lowers the context; kvsize reads only
+// config.json), a platform's check_max_model_len, and transformers' class defaults for keys the file leaves out.
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>  // std::min
+#include <cstdint>    // std::uint32_t, std::uint64_t
+
+#include "../model_spec.hpp"
+#include "engine_options.hpp"
+#include "vllm_startup.hpp"  // release_of
+
+namespace kvsize::engines::vllm {
+
+/// The first release whose longrope models default to original_max_position_embeddings.
+inline constexpr std::uint32_t longrope_original_since_minor = 12;
+
+/// The context vLLM derives from the config (steps 1–3 above), before the longrope default; 0 where the config
+/// states no key kvsize reads (vLLM would take a class default or 2,048).
+[[nodiscard]] constexpr auto derived_max_model_len(const model_spec& m) -> std::uint64_t {
+  const stated_context& c = m.stated;
+  std::uint64_t derived = 0;
+  for (std::size_t k = 0; k < context_key_count; ++k) {
+    if (k != static_cast<std::size_t>(context_key::n_ctx) && c.keys[k] != 0) {
+      derived = derived == 0 ? c.keys[k] : std::min(derived, c.keys[k]);
+    }
+  }
+  if (const std::uint64_t model_max = stated(c, context_key::model_max_length); model_max != 0) {
+    derived = model_max;
+  }
+  if (derived == 0 || !c.rope_read || c.rope_entries == 0 || c.gemma3) {
+    return derived;
+  }
+  double factor = 1.0;
+  for (std::uint8_t i = 0; i < c.rope_entries; ++i) {
+    const stated_rope& r = c.rope[i];
+    if (r.kind == rope_kind::longrope || r.kind == rope_kind::llama3) {
+      continue;
+    }
+    if (r.factor != 0) {
+      factor = r.factor;
+    }
+    if (r.kind == rope_kind::yarn && r.original_set) {
+      derived = r.original;
+    }
+  }
+  return scaled_context(derived, factor);
+}
+
+/// vLLM's max_model_len when none is given, for release `o` (0 where the config states no length kvsize reads).
+/// A spec built by hand (stated.keys_read false) gives model_spec::max_context.
+[[nodiscard]] constexpr auto default_max_model_len(const model_spec& m, const engine_options& o) -> std::uint64_t {
+  const stated_context& c = m.stated;
+  if (!c.keys_read) {
+    return m.max_context;
+  }
+  const std::uint64_t derived = derived_max_model_len(m);
+  bool longrope = false;
+  for (std::uint8_t i = 0; i < c.rope_entries; ++i) {
+    longrope = longrope || c.rope[i].kind == rope_kind::longrope;
+  }
+  if (c.rope_read && longrope && release_of(o) >= longrope_original_since_minor) {
+    return c.top_original != 0 ? c.top_original : derived;
+  }
+  return derived;
+}
+
+}  // namespace kvsize::engines::vllm

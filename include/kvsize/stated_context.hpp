@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// kvsize::stated_context: what config.json states of the context length, key by key, with the rope-scaling terms
+// engines multiply it by. model_spec::max_context is the engine-neutral figure (the smallest key as written); each
+// serving engine derives its own default context from these facts (the engine's default_context): vLLM the smallest
+// key, model_max_length over all of them, times the rope factor; SGLang the first key of its own list, times the
+// factor under other conditions. Plain data like model_spec, usable as a template argument.
+#pragma once
+#include "detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>    // std::array
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint8_t, std::uint64_t
+
+namespace kvsize {
+
+/// The config keys that state a context length, in the order of the reader's list (hf/aliases.hpp
+/// keys::max_context; tests/unit/context.test.cpp checks the two agree).
+enum class context_key : std::uint8_t {
+  max_position_embeddings,
+  n_positions,
+  max_seq_len,
+  seq_length,
+  model_max_length,
+  max_target_positions,
+  max_sequence_length,
+  max_seq_length,
+  seq_len,
+  n_ctx,
+};
+inline constexpr std::size_t context_key_count = 10;
+
+/// A rope type as the engines' context rules tell them apart (rope_type, or the legacy `type`).
+enum class rope_kind : std::uint8_t {
+  other,     ///< default, linear, dynamic, mrope, proportional, …: the factor, where given, scales the context
+  yarn,      ///< yarn (and deepseek_yarn): vLLM scales original_max_position_embeddings by the factor
+  longrope,  ///< longrope or su: vLLM leaves the context unscaled and defaults to the original length
+  llama3,    ///< llama3: max_position_embeddings already states the scaled length
+};
+
+/// One set of rope parameters (a flat rope object, or one layer type's entry of a nested one).
+struct stated_rope {
+  rope_kind kind = rope_kind::other;
+  double factor = 0;          ///< its "factor"; 0: absent
+  bool original_set = false;  ///< it holds "original_max_position_embeddings"
+  std::uint64_t original = 0;
+  friend constexpr auto operator==(const stated_rope&, const stated_rope&) -> bool = default;
+};
+
+/// Layer types a nested rope object may name (Gemma 3 / 4 under transformers 5: full and sliding).
+inline constexpr std::size_t max_rope_entries = 4;
+
+struct stated_context {
+  /// Each key's value as config.json writes it (the text config, with the family's defaults); 0: absent.
+  std::array<std::uint64_t, context_key_count> keys{};
+  /// The reader filled `keys`: false for a spec built by hand, whose engines take model_spec::max_context.
+  bool keys_read = false;
+
+  /// The rope object: rope_scaling when set, else rope_parameters (transformers 5's name). Nested per layer
+  /// type ({"full_attention": {...}, ...}): one entry a layer type, in the file's order.
+  std::array<stated_rope, max_rope_entries> rope{};
+  std::uint8_t rope_entries = 0;  ///< 0: no rope object
+  bool rope_nested = false;       ///< the object is per layer type
+  bool rope_from_scaling = false; ///< the object is rope_scaling (transformers 4's config.rope_scaling reads only it)
+  /// transformers 5 keeps this family's rope per layer type whatever the file writes (Gemma 3: a full and a
+  /// sliding theta), and vLLM skips the factor for it ("gemma3" in model_type: Gemma 3's max_position_embeddings
+  /// already states the scaled length).
+  bool gemma3 = false;
+  /// The rope facts were read: false where the rope keys are malformed (the weights then say so) or the spec
+  /// was built by hand; the engines then apply no factor.
+  bool rope_read = false;
+  /// The top-level original_max_position_embeddings of a longrope model (Phi-3 / Phi-4); 0: absent or not longrope.
+  std::uint64_t top_original = 0;
+
+  friend constexpr auto operator==(const stated_context&, const stated_context&) -> bool = default;
+};
+
+/// The value config.json states for `k`; 0: absent.
+[[nodiscard]] constexpr auto stated(const stated_context& c, context_key k) -> std::uint64_t {
+  return c.keys[static_cast<std::size_t>(k)];
+}
+
+/// ⌊n × factor⌋ as Python's int(n * factor) computes it (double product, truncated); n < 2^41 and factor ≤ 1024
+/// keep the product below 2^51, where double holds every integer.
+[[nodiscard]] constexpr auto scaled_context(std::uint64_t n, double factor) -> std::uint64_t {
+  return static_cast<std::uint64_t>(static_cast<double>(n) * factor);
+}
+
+}  // namespace kvsize

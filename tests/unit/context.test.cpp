@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// The context each serving engine takes from config.json when given none (model_spec::stated, the engines'
+// default_context). Figures follow from the engines' source, as cited in the headers:
+//   vLLM: engines/vllm_context.hpp (vllm/config/model.py _get_and_verify_max_len, tags v0.10.0 – v0.24.0):
+//         the smallest key, model_max_length over all, × the rope factor (yarn: original × factor; none for su,
+//         longrope, llama3, or a gemma3 model_type), a longrope model's top-level original length from 0.12;
+//   SGLang: engines/sglang_context.hpp (get_context_length, every tag v0.4.0 – v0.5.18): the first of
+//         max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings, × rope_scaling's
+//         factor unless it holds original_max_position_embeddings or is llama3 (transformers 5: Gemma 3 nested).
+// The configs are the bundled ones (configs/SOURCES.md), some with a rope_scaling added as model cards tell users to.
+#include <kvsize/engine.hpp>
+#include <kvsize/hf/aliases.hpp>
+#include <kvsize/hf_config.hpp>
+#include <kvsize/planner.hpp>
+
+#include "hf_support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+using Catch::Matchers::ContainsSubstring;
+using kvsize::engine_kind;
+using kvsize::engine_options;
+using kvsize::model_spec;
+
+namespace {
+
+auto document(const std::string& name) -> nlohmann::json {
+  std::ifstream in(kvsize::test::configs_dir() / (name + ".config.json"));
+  return nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+auto bundled(const std::string& name) -> model_spec {
+  return kvsize::hf::load_config(kvsize::test::configs_dir() / (name + ".config.json")).spec;
+}
+
+auto spec_of(const nlohmann::json& doc) -> model_spec { return kvsize::hf::parse_config(doc.dump()).spec; }
+
+auto vllm_release(std::uint32_t minor) -> engine_options {
+  engine_options o;
+  o.vllm.release_minor = minor;
+  return o;
+}
+
+auto sglang_release(std::string_view text) -> engine_options {
+  engine_options o;
+  o.sglang.version = kvsize::engines::sglang::parse_release(text);
+  REQUIRE(o.sglang.version.has_value());
+  return o;
+}
+
+auto vllm_default(const model_spec& m, const engine_options& o = {}) -> std::uint64_t {
+  return kvsize::engine_default_context(engine_kind::vllm, m, o);
+}
+auto sglang_default(const model_spec& m, const engine_options& o = {}) -> std::uint64_t {
+  return kvsize::engine_default_context(engine_kind::sglang, m, o);
+}
+
+}  // namespace
+
+TEST_CASE("context_key follows the reader's list of context keys", "[context]") {
+  // The enum indexes stated_context::keys in hf::detail::keys::max_context's order.
+  constexpr std::array<std::string_view, kvsize::context_key_count> in_enum_order{
+      "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+      "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len", "n_ctx"};
+  REQUIRE(kvsize::hf::detail::keys::max_context.size() == in_enum_order.size());
+  for (std::size_t i = 0; i < in_enum_order.size(); ++i) {
+    CHECK(kvsize::hf::detail::keys::max_context[i] == in_enum_order[i]);
+  }
+  const model_spec m = bundled("CohereForAI__c4ai-command-r-v01");
+  CHECK(stated(m.stated, kvsize::context_key::max_position_embeddings) == 8'192);
+  CHECK(stated(m.stated, kvsize::context_key::model_max_length) == 131'072);
+  CHECK(stated(m.stated, kvsize::context_key::n_ctx) == 0);
+}
+
+TEST_CASE("Command-R: vLLM and SGLang serve model_max_length, 131,072, not max_position_embeddings", "[context]") {
+  const model_spec m = bundled("CohereForAI__c4ai-command-r-v01");
+  CHECK(m.max_context == 8'192);  // the smallest key: kvsize's engine-neutral figure
+  CHECK(vllm_default(m) == 131'072);  // model_max_length over the smallest key
+  CHECK(sglang_default(m) == 131'072);  // model_max_length comes before max_position_embeddings
+  CHECK(kvsize::engine_default_context(engine_kind::llama_cpp, m) == 8'192);
+  CHECK(kvsize::engine_default_context(engine_kind::exact, m) == 0);
+  CHECK(kvsize::model_context_limit(engine_kind::exact, m) == 8'192);
+  CHECK(kvsize::model_context_limit(engine_kind::vllm, m) == 131'072);
+
+  // A library caller that asks for the model's context (0) sizes the engine's: 131,072 tokens a sequence.
+  engine_options o;
+  o.context = 0;
+  const auto vllm = kvsize::size_stage(m, engine_kind::vllm, o, kvsize::detail::stage_range{0, m.layers});
+  CHECK(vllm.context == 131'072);
+  const auto sglang = kvsize::size_stage(m, engine_kind::sglang, o, kvsize::detail::stage_range{0, m.layers});
+  CHECK(sglang.context == 131'072);
+  const auto exact = kvsize::size_stage(m, engine_kind::exact, o, kvsize::detail::stage_range{0, m.layers});
+  CHECK(exact.context == 8'192);
+  // And a plan with no context plans the engine's, searching up to it.
+  kvsize::plan_inputs in;
+  in.engine = engine_kind::vllm;
+  in.options.batch = 1;
+  in.options.context = 0;
+  in.device_memory = kvsize::bytes{std::uint64_t{1} << 40U};
+  in.weights = kvsize::bytes{0};
+  const kvsize::plan_result p = kvsize::plan(m, in);
+  CHECK(p.point.context == 131'072);
+  CHECK(p.context_limit == 131'072);
+}
+
+TEST_CASE("Phi-4-mini: vLLM 0.12+ serves a longrope model's original 4,096 tokens", "[context]") {
+  // rope_scaling {"type": "longrope", long_factor, short_factor}, top-level original_max_position_embeddings 4096,
+  // max_position_embeddings 131072.
+  const model_spec m = bundled("microsoft__Phi-4-mini-instruct");
+  CHECK(m.stated.top_original == 4'096);
+  CHECK(vllm_default(m) == 4'096);                    // 0.19, the default release
+  CHECK(vllm_default(m, vllm_release(12)) == 4'096);  // the first release with the longrope default
+  CHECK(vllm_default(m, vllm_release(11)) == 131'072);
+  CHECK(sglang_default(m) == 131'072);  // no factor in its rope_scaling
+}
+
+TEST_CASE("Gemma 3: vLLM skips its factor; SGLang applies it under transformers 4 only", "[context]") {
+  // text_config without max_position_embeddings (Gemma3TextConfig's default 131,072); rope_scaling linear, 8.
+  const model_spec m = bundled("google__gemma-3-27b-it");
+  CHECK(m.max_context == 131'072);
+  CHECK(m.stated.gemma3);
+  CHECK(vllm_default(m) == 131'072);
+  CHECK(sglang_default(m, sglang_release("0.5.9")) == 1'048'576);  // transformers 4.57.1: 131,072 × 8
+  CHECK(sglang_default(m, sglang_release("0.4.6")) == 1'048'576);
+  CHECK(sglang_default(m, sglang_release("0.5.6.post1")) == 131'072);  // transformers 5.0.0rc0
+  CHECK(sglang_default(m, sglang_release("0.5.6.post2")) == 1'048'576);
+  CHECK(sglang_default(m, sglang_release("0.5.10rc0")) == 131'072);  // transformers 5.3.0: per layer type
+  CHECK(sglang_default(m) == 131'072);                                // the newest release
+}
+
+TEST_CASE("rope_scaling added to a config: yarn, linear, dynamic, llama3", "[context]") {
+  // Qwen2.5-0.5B (max_position_embeddings 32768) with the yarn entry Qwen's model cards ask users to add.
+  nlohmann::json doc = document("Qwen__Qwen2.5-0.5B");
+  doc["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 32768}};
+  model_spec m = spec_of(doc);
+  CHECK(vllm_default(m) == 131'072);  // original 32,768 × 4
+  CHECK(sglang_default(m) == 32'768);  // an original length: no factor
+  doc["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  m = spec_of(doc);
+  CHECK(vllm_default(m) == 65'536);
+  CHECK(sglang_default(m) == 65'536);
+  doc["rope_scaling"] = {{"rope_type", "dynamic"}, {"factor", 1.5}};
+  m = spec_of(doc);
+  CHECK(vllm_default(m) == 49'152);
+  CHECK(sglang_default(m) == 49'152);
+  doc["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"original_max_position_embeddings", 8192},
+                         {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}};
+  m = spec_of(doc);
+  CHECK(vllm_default(m) == 32'768);
+  CHECK(sglang_default(m) == 32'768);
+  // SGLang takes the first key of its list, not the smallest: seq_length 8192 before max_position_embeddings.
+  doc.erase("rope_scaling");
+  doc["seq_length"] = 65536;
+  m = spec_of(doc);
+  CHECK(m.max_context == 32'768);
+  CHECK(vllm_default(m) == 32'768);
+  CHECK(sglang_default(m) == 65'536);
+}
+
+TEST_CASE("the bundled configs whose engines agree with max_context", "[context]") {
+  // DeepSeek-R1: yarn, factor 40, original 4096: vLLM 163,840 = 4,096 × 40; SGLang keeps max_position_embeddings.
+  for (const std::string name : {"deepseek-ai__DeepSeek-R1", "meta-llama__Llama-3.1-8B", "openai__gpt-oss-20b",
+                                 "Qwen__Qwen3-8B", "google__gemma-4-E2B-it", "Qwen__Qwen3.5-27B"}) {
+    const model_spec m = bundled(name);
+    INFO(name);
+    CHECK(vllm_default(m) == m.max_context);
+    CHECK(sglang_default(m) == m.max_context);
+  }
+}
+
+TEST_CASE("a malformed rope factor leaves the weights unknown and the context unscaled, never the KV", "[context]") {
+  nlohmann::json doc = document("Qwen__Qwen2.5-0.5B");
+  doc["rope_scaling"] = {{"type", "linear"}, {"factor", "eight"}};
+  const kvsize::hf::parsed_config c = kvsize::hf::parse_config(doc.dump());
+  CHECK_THAT(c.weights_unknown_because, ContainsSubstring("/rope_scaling/factor"));
+  CHECK_FALSE(c.spec.stated.rope_read);
+  CHECK(vllm_default(c.spec) == 32'768);
+  CHECK(sglang_default(c.spec) == 32'768);
+  // Five layer types of rope parameters: more than kvsize keeps.
+  doc.erase("rope_scaling");
+  nlohmann::json nested = nlohmann::json::object();
+  for (const char* type : {"a", "b", "c", "d", "e"}) {
+    nested[type] = {{"rope_type", "default"}};
+  }
+  doc["rope_parameters"] = nested;
+  CHECK_THAT(kvsize::test::weights_unknown_of(doc.dump()), ContainsSubstring("/rope_parameters"));
+}
+
+TEST_CASE("a spec built by hand: every serving engine takes max_context", "[context]") {
+  constexpr model_spec m{.layers = 2, .attention_heads = 4, .kv_heads = 2, .head_dim = 64, .hidden_size = 256,
+                         .vocab_size = 1'000, .max_context = 2'048};
+  static_assert(kvsize::engine_default_context(engine_kind::vllm, m) == 2'048);
+  static_assert(kvsize::engine_default_context(engine_kind::sglang, m) == 2'048);
+  static_assert(kvsize::model_context_limit(engine_kind::transformers, m) == 2'048);
+  CHECK(vllm_default(m) == 2'048);
+}
+
+TEST_CASE("the top-level original length is read for a longrope model only", "[context]") {
+  nlohmann::json doc = document("Qwen__Qwen2.5-0.5B");
+  doc["original_max_position_embeddings"] = "not a number";  // no engine reads it without longrope
+  const kvsize::hf::parsed_config plain = kvsize::hf::parse_config(doc.dump());
+  CHECK(plain.weights_unknown_because.empty());
+  CHECK(plain.spec.stated.top_original == 0);
+  doc["rope_scaling"] = {{"type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {1.0}}};
+  CHECK_THAT(kvsize::test::weights_unknown_of(doc.dump()), ContainsSubstring("/original_max_position_embeddings"));
+  doc["original_max_position_embeddings"] = 2048;
+  const model_spec m = spec_of(doc);
+  CHECK(m.stated.top_original == 2'048);
+  CHECK(vllm_default(m) == 2'048);
+  CHECK(vllm_default(m, vllm_release(11)) == 32'768);
+}
