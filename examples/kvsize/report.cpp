@@ -101,7 +101,12 @@ auto context_words(const sizing& s) -> std::string {
                                  : std::string{"kvsize's default"};
   std::string engine;
   if (engine_default == 0) {
-    engine = is_engine(s.engine) ? fmt::format("; {} has no context setting", display_name(s.engine)) : "";
+    // transformers has no setting; a serving engine has one, but the config states no length it would take.
+    engine = !is_engine(s.engine)                   ? std::string{}
+             : s.engine == engine_kind::transformers ? fmt::format("; {} has no context setting", display_name(s.engine))
+                                                     : fmt::format("; the config states no maximum for {} to take: pass "
+                                                                   "--context",
+                                                                   display_name(s.engine));
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));
   } else {

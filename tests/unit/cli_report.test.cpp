@@ -253,6 +253,9 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
       CHECK_THAT(at_max.err, !ContainsSubstring("exceeds the model's maximum"));
       CHECK_THAT(context_row(at_max.out), ContainsSubstring("would use the same by default"));
     }
+    // Falcon-7B's config states no length (FalconConfig's default, 2,048, is not in the file).
+    CHECK_THAT(context_row(run_cli(config("tiiuae__falcon-7b.config.json") + " --engine vllm").out),
+               ContainsSubstring("the config states no maximum for vLLM to take: pass --context"));
     const auto llama = run_cli(command_r + " --engine llama.cpp --context 131072");
     CHECK_THAT(llama.err, ContainsSubstring("--context 131072 exceeds the model's maximum of 8192 tokens"));
     // Phi-4-mini: vLLM 0.12+ serves a longrope model's original_max_position_embeddings, 4,096.
