@@ -648,6 +648,37 @@ auto weights_unknown_words(const sizing& s) -> std::string {
   return "cannot be sized yet (see the notes of the report)";
 }
 
+/// A sweep whose points the engine sizes with different factors on its memory fraction (SGLang's aiter factor on an
+/// AMD GPU, 0.85 above 8,192 tokens of context: engines/sglang_aiter.hpp) says where its budget steps, so the jump
+/// in the table reads as the engine's rule.
+void note_sweep_factor_step(sizing& s, const plan_figures& p) {
+  const plan_point* unscaled = nullptr;  // the longest context at the largest factor
+  const plan_point* scaled = nullptr;    // the shortest context at the smallest factor
+  for (const plan_point& q : p.sweep) {
+    const double f = q.rule.engine_factor;
+    if (unscaled == nullptr || f > unscaled->rule.engine_factor ||
+        (f == unscaled->rule.engine_factor && q.context > unscaled->context)) {
+      unscaled = &q;
+    }
+    if (scaled == nullptr || f < scaled->rule.engine_factor ||
+        (f == scaled->rule.engine_factor && q.context < scaled->context)) {
+      scaled = &q;
+    }
+  }
+  if (unscaled == nullptr || unscaled->rule.engine_factor == scaled->rule.engine_factor) {
+    return;
+  }
+  const auto sized = [](const kvsize::budget_rule& r) {  // "0.867", or "0.867 × 0.85" where a factor applies
+    return r.engine_factor == 1.0 ? kvsize::fraction_text(r)
+                                  : fmt::format("{} × {}", kvsize::fraction_text(r), r.engine_factor);
+  };
+  s.notes.push_back(fmt::format(
+      "the sweep's KV budget steps between {} and {} tokens of context: {} sizes its pool at {} up to 8,192 tokens "
+      "and at {} above (the aiter factor on an AMD GPU: engines/sglang_aiter.hpp)",
+      grouped(unscaled->context), grouped(scaled->context), display_name(s.engine), sized(unscaled->rule),
+      sized(scaled->rule)));
+}
+
 /// The planner for the device given, and the sweeps; refuses --csv, --svg and sweeps it cannot serve.
 /// `served`: the model as the engine serves it (activations and logits in its serving dtype: vLLM
 /// runs a float32 config in bf16).
@@ -714,6 +745,7 @@ void compute_plan(const options& opts, sizing& s, const model_spec& served, std:
   p.swept = opts.sweep_context || opts.sweep_batch || opts.svg;
   if (p.swept) {
     compute_sweeps(opts, s.engine, m, p, std::move(contexts), std::move(users_list), context, users);
+    note_sweep_factor_step(s, p);
   }
   s.plan = std::move(p);
 }

@@ -955,6 +955,14 @@ TEST_CASE("cli: SGLang on an AMD GPU sizes with the aiter factor past 8,192 toke
     CHECK(noted(llama, "with the budget SGLang sizes above 8,192 tokens of context") ==
           (std::string_view{context} == "4096" || std::string_view{context} == "8192"));
   }
+  // A sweep across the step says where its budget steps; one on either side of it, or on an NVIDIA GPU, does not.
+  CHECK(noted(json_of(qwen + " --sweep-context 4096:32768 --mem-fraction-static 0.8"),
+              "the sweep's KV budget steps between 8,192 and 16,384 tokens of context: SGLang sizes its pool at 0.800 "
+              "up to 8,192 tokens and at 0.800 × 0.85 above"));
+  CHECK_FALSE(noted(json_of(qwen + " --sweep-context 16384:65536"), "the sweep's KV budget steps"));
+  CHECK_FALSE(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                            "' --engine sglang --gpu h100-80gb --sweep-context 4096:32768"),
+                    "the sweep's KV budget steps"));
   // A fraction given is scaled too; an NVIDIA GPU has no factor.
   CHECK(json_of(qwen + " --context 32768 --mem-fraction-static 0.8").at("budget").at("fraction") == 0.8 * 0.85);
   const auto h100 = json_of("'" + config("Qwen__Qwen3-8B.config.json") +
