@@ -1449,14 +1449,19 @@ auto device_of(const options& opts, std::vector<std::string>& stderr_warnings) -
       // differ in memory, so none is taken for the user.
       std::string ids;
       std::string variants;
+      std::size_t variant_count = 0;
       for (const auto& entry : gpu_catalog) {
         ids += fmt::format("{}{}", ids.empty() ? "" : ", ", entry.id);
         if (!opts.gpu->empty() && gpu_id_starts_with(entry.id, *opts.gpu)) {
           variants += fmt::format("{}{}", variants.empty() ? "" : ", ", entry.id);
+          ++variant_count;
         }
       }
-      const std::string which =
-          variants.empty() ? std::string{} : fmt::format(": name one of {}, which differ in memory", variants);
+      // One entry that starts so ("mi250" → mi250x) may be another board: asked, not taken.
+      const std::string which = variant_count == 0 ? std::string{}
+                                : variant_count == 1
+                                    ? fmt::format(": did you mean {}?", variants)
+                                    : fmt::format(": name one of {}, which differ in memory", variants);
       throw usage_error{fmt::format("{}: unknown GPU '{}'{} (known: {}; or give --gpu-memory SIZE)",
                                     opts.flag("--gpu"), *opts.gpu, which, ids)};
     }

@@ -206,6 +206,7 @@ TEST_CASE("kvsize: bad input exits 2 with one message naming the file, and print
       {qwen + " --gpu rtx-9999", "--gpu: unknown GPU 'rtx-9999'"},
       // A family name with several catalog variants: the variants are named, none is taken.
       {qwen + " --gpu H100", "--gpu: unknown GPU 'H100': name one of h100-80gb, h100-nvl, h100-pcie, which differ"},
+      {qwen + " --gpu mi250", "--gpu: unknown GPU 'mi250': did you mean mi250x? (known: "},
       {qwen + " --gpu-memory 12gigs", "--gpu-memory: '12gigs' is not a size"},
       {qwen + " --batch 0", "--batch"},
       {qwen + " --context 0", "--context"},
