@@ -101,11 +101,12 @@ auto context_words(const sizing& s) -> std::string {
                                  : std::string{"kvsize's default"};
   std::string engine;
   if (engine_default == 0) {
-    // transformers has no setting; a serving engine has one, but the config states no length it would take.
+    // transformers has no setting; a serving engine has one, but no length the config states (vLLM's and SGLang's
+    // fallback is 2,048 where the transformers config class has no default either).
     engine = !is_engine(s.engine)                   ? std::string{}
              : s.engine == engine_kind::transformers ? fmt::format("; {} has no context setting", display_name(s.engine))
-                                                     : fmt::format("; the config states no maximum for {} to take: pass "
-                                                                   "--context",
+                                                     : fmt::format("; the config states no maximum: {} would take "
+                                                                   "its config class's default, else 2,048",
                                                                    display_name(s.engine));
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));

@@ -68,7 +68,8 @@ struct stated_context {
   /// The rope facts were read: false where the rope keys are malformed (the weights then say so) or the spec
   /// was built by hand; the engines then apply no factor.
   bool rope_read = false;
-  /// The top-level original_max_position_embeddings of a longrope model (Phi-3 / Phi-4); 0: absent or not longrope.
+  /// The top-level original_max_position_embeddings of a longrope (Phi-3 / Phi-4) or yarn model; 0: absent, or
+  /// another rope type (no engine reads it then).
   std::uint64_t top_original = 0;
 
   friend constexpr auto operator==(const stated_context&, const stated_context&) -> bool = default;

@@ -255,13 +255,14 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
     }
     // Falcon-7B's config states no length (FalconConfig's default, 2,048, is not in the file).
     CHECK_THAT(context_row(run_cli(config("tiiuae__falcon-7b.config.json") + " --engine vllm").out),
-               ContainsSubstring("the config states no maximum for vLLM to take: pass --context"));
+               ContainsSubstring("the config states no maximum: vLLM would take its config class's default, "
+                                 "else 2,048"));
     const auto llama = run_cli(command_r + " --engine llama.cpp --context 131072");
     CHECK_THAT(llama.err, ContainsSubstring("--context 131072 exceeds the model's maximum of 8192 tokens"));
-    // Phi-4-mini: vLLM 0.12+ serves a longrope model's original_max_position_embeddings, 4,096.
+    // Phi-4-mini: vLLM 0.11.1+ serves a longrope model's original_max_position_embeddings, 4,096.
     const std::string phi = config("microsoft__Phi-4-mini-instruct.config.json");
     CHECK_THAT(context_row(run_cli(phi + " --engine vllm").out), ContainsSubstring("vLLM would use the same by default"));
-    CHECK(json_of(phi + " --engine vllm --engine-version 0.11").at("engine_default_context") == 131'072);
+    CHECK(json_of(phi + " --engine vllm --engine-version 0.10").at("engine_default_context") == 131'072);
     CHECK(json_of(phi + " --engine sglang").at("engine_default_context") == 131'072);
   }
 }

@@ -2,8 +2,9 @@
 // The context each serving engine takes from config.json when given none (model_spec::stated, the engines'
 // default_context). Figures follow from the engines' source, as cited in the headers:
 //   vLLM: engines/vllm_context.hpp (vllm/config/model.py _get_and_verify_max_len, tags v0.10.0 – v0.24.0):
-//         the smallest key, model_max_length over all, × the rope factor (yarn: original × factor; none for su,
-//         longrope, llama3, or a gemma3 model_type), a longrope model's top-level original length from 0.12;
+//         the smallest key, model_max_length over all, × the rope factor (yarn: original × factor, the top-level
+//         original from 0.12; none for su, longrope, llama3, or a gemma3 model_type), a longrope model's top-level
+//         original length from 0.11.1 (kvsize's 0.11);
 //   SGLang: engines/sglang_context.hpp (get_context_length, every tag v0.4.0 – v0.5.18): the first of
 //         max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings, × rope_scaling's
 //         factor unless it holds original_max_position_embeddings or is llama3 (transformers 5: Gemma 3 nested).
@@ -114,14 +115,14 @@ TEST_CASE("Command-R: vLLM and SGLang serve model_max_length, 131,072, not max_p
   CHECK(p.context_limit == 131'072);
 }
 
-TEST_CASE("Phi-4-mini: vLLM 0.12+ serves a longrope model's original 4,096 tokens", "[context]") {
+TEST_CASE("Phi-4-mini: vLLM 0.11.1+ serves a longrope model's original 4,096 tokens", "[context]") {
   // rope_scaling {"type": "longrope", long_factor, short_factor}, top-level original_max_position_embeddings 4096,
   // max_position_embeddings 131072.
   const model_spec m = bundled("microsoft__Phi-4-mini-instruct");
   CHECK(m.stated.top_original == 4'096);
   CHECK(vllm_default(m) == 4'096);                    // 0.19, the default release
-  CHECK(vllm_default(m, vllm_release(12)) == 4'096);  // the first release with the longrope default
-  CHECK(vllm_default(m, vllm_release(11)) == 131'072);
+  CHECK(vllm_default(m, vllm_release(11)) == 4'096);  // 0.11.1 – 0.11.2, the first with the longrope default
+  CHECK(vllm_default(m, vllm_release(10)) == 131'072);
   CHECK(sglang_default(m) == 131'072);  // no factor in its rope_scaling
 }
 
@@ -159,7 +160,7 @@ TEST_CASE("rope_scaling added to a config: yarn, linear, dynamic, llama3", "[con
   m = spec_of(doc);
   CHECK(vllm_default(m) == 32'768);
   CHECK(sglang_default(m) == 32'768);
-  // SGLang takes the first key of its list, not the smallest: seq_length 8192 before max_position_embeddings.
+  // SGLang takes the first key of its list, not the smallest: seq_length 65536 before max_position_embeddings.
   doc.erase("rope_scaling");
   doc["seq_length"] = 65536;
   m = spec_of(doc);
@@ -218,5 +219,27 @@ TEST_CASE("the top-level original length is read for a longrope model only", "[c
   const model_spec m = spec_of(doc);
   CHECK(m.stated.top_original == 2'048);
   CHECK(vllm_default(m) == 2'048);
+  CHECK(vllm_default(m, vllm_release(10)) == 32'768);
+}
+
+TEST_CASE("vLLM 0.12+ takes a top-level original length over a yarn entry's, and reads rope_parameters", "[context]") {
+  // patch_rope_parameters (transformers_utils/config.py, 0.12+) copies the top-level original_max_position_embeddings
+  // into the rope set; 0.10 – 0.11 read rope_scaling as written.
+  nlohmann::json doc = document("Qwen__Qwen2.5-0.5B");
+  doc["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 32768}};
+  doc["original_max_position_embeddings"] = 16384;
+  model_spec m = spec_of(doc);
+  CHECK(vllm_default(m) == 65'536);                    // 16,384 × 4
+  CHECK(vllm_default(m, vllm_release(11)) == 131'072);  // 32,768 × 4
+  CHECK(sglang_default(m) == 32'768);                  // an original length: no factor
+  // A factor in rope_parameters alone: 0.12+ and SGLang on transformers 5 read it; 0.10 – 0.11 and SGLang on
+  // transformers 4 do not.
+  doc.erase("rope_scaling");
+  doc.erase("original_max_position_embeddings");
+  doc["rope_parameters"] = {{"rope_type", "linear"}, {"factor", 2.0}, {"rope_theta", 1000000.0}};
+  m = spec_of(doc);
+  CHECK(vllm_default(m) == 65'536);
   CHECK(vllm_default(m, vllm_release(11)) == 32'768);
+  CHECK(sglang_default(m) == 65'536);
+  CHECK(sglang_default(m, sglang_release("0.5.9")) == 32'768);
 }

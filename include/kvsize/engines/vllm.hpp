@@ -528,7 +528,7 @@ struct vllm_engine : engine_defaults<vllm_engine> {
                                        engine_knob::cuda_graphs |
                                        engine_knob::model_runner;
   /// max_model_len when none is given: the smallest key, model_max_length over it, times the rope factor; a
-  /// longrope model's original length from 0.12 (vllm_context.hpp).
+  /// longrope model's original length from 0.11.1 (vllm_context.hpp).
   [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& o) -> std::uint64_t {
     return engines::vllm::default_max_model_len(m, o);
   }
@@ -587,8 +587,10 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// estimate (cuda_graph_memory) is one more term; where it is not known the budget is refused. On
   /// 0.22's Model Runner V2 (uses_model_runner_v2) the sampler holds a float32 copy and Gumbel scratch
   /// (v2_sampler_phase_extra) and the graph term is 0 (profile_cudagraph_memory returns 0).
-  [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
+  [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& given) -> workspace_defaults {
     using namespace engines::vllm;
+    // No context given: max_model_len's default, which the batched-token cap and MiniMax's rope rows read.
+    const engine_options o = kvsize::detail::with_default_context(given, default_context(m, given));
     if (const std::string_view why = release_refusal(release_of(o)); !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }

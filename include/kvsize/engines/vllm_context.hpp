@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 // The context vLLM (v1) serves when --max-model-len is not given: vllm/config/model.py _get_and_verify_max_len,
 // with the keys from ModelArchConfigConvertorBase.derive_max_model_len_and_key
-// (vllm/transformers_utils/model_arch_config_convertor.py from 0.15; config/model.py before), at the tags
-// v0.10.0 – v0.24.0 (https://github.com/vllm-project/vllm):
+// (vllm/transformers_utils/model_arch_config_convertor.py from 0.14; vllm/config/model.py before, vllm/config.py in
+// 0.10.0 and vllm/config/__init__.py in 0.10.1 – 0.10.2), at the tags v0.10.0 – v0.24.0
+// (https://github.com/vllm-project/vllm):
 //   1. the smallest of max_position_embeddings, n_positions, max_seq_len, seq_length, model_max_length,
 //      max_target_positions, max_sequence_length, max_seq_length, seq_len (not n_ctx);
 //   2. model_max_length, where set, over all of them ("For Command-R / Cohere, Cohere2 / Aya Vision models",
 //      since 0.8.3): Command-R's 131,072 over its max_position_embeddings 8,192;
 //   3. times the rope factor, unless model_type names gemma3 (its max_position_embeddings is already scaled): each
 //      rope set whose type is not su, longrope or llama3 gives its factor, and yarn first replaces the length by
-//      its original_max_position_embeddings;
-//   4. from 0.12, a longrope model defaults to the top-level original_max_position_embeddings ("to avoid
-//      performance degradation for shorter sequences"): Phi-4-mini-instruct serves 4,096 tokens, not 131,072.
+//      its original_max_position_embeddings. 0.10 – 0.11 read rope_scaling only; from 0.12 rope_parameters too, and
+//      patch_rope_parameters (transformers_utils/config.py) copies a top-level original_max_position_embeddings
+//      over the rope set's own;
+//   4. from 0.11.1 (PR #27431, "In LongRoPE, decide short vs long based on max_model_len"), a longrope model
+//      defaults to the top-level original_max_position_embeddings: Phi-4-mini-instruct serves 4,096 tokens, not
+//      131,072. kvsize names a release by its minor, and takes 0.11 as 0.11.1 – 0.11.2 (0.11.0 alone lacks it).
 // Not modelled: tokenizer_config.json's model_max_length (a smaller one lowers the context; kvsize reads only
 // config.json), a platform's check_max_model_len, and transformers' class defaults for keys the file leaves out.
 #pragma once
@@ -26,12 +30,14 @@
 
 namespace kvsize::engines::vllm {
 
-/// The first release whose longrope models default to original_max_position_embeddings.
-inline constexpr std::uint32_t longrope_original_since_minor = 12;
+/// The first release whose longrope models default to original_max_position_embeddings (0.11.1: step 4).
+inline constexpr std::uint32_t longrope_original_since_minor = 11;
+/// The first release that reads rope_parameters and copies the top-level original length into it (step 3).
+inline constexpr std::uint32_t rope_parameters_since_minor = 12;
 
-/// The context vLLM derives from the config (steps 1–3 above), before the longrope default; 0 where the config
-/// states no key kvsize reads (vLLM would take a class default or 2,048).
-[[nodiscard]] constexpr auto derived_max_model_len(const model_spec& m) -> std::uint64_t {
+/// The context vLLM `release` derives from the config (steps 1–3 above), before the longrope default; 0 where the
+/// config states no key kvsize reads (vLLM would take a class default or 2,048).
+[[nodiscard]] constexpr auto derived_max_model_len(const model_spec& m, std::uint32_t release) -> std::uint64_t {
   const stated_context& c = m.stated;
   std::uint64_t derived = 0;
   for (std::size_t k = 0; k < context_key_count; ++k) {
@@ -42,7 +48,8 @@ inline constexpr std::uint32_t longrope_original_since_minor = 12;
   if (const std::uint64_t model_max = stated(c, context_key::model_max_length); model_max != 0) {
     derived = model_max;
   }
-  if (derived == 0 || !c.rope_read || c.rope_entries == 0 || c.gemma3) {
+  const bool rope_parameters_read = release >= rope_parameters_since_minor;
+  if (derived == 0 || !c.rope_read || c.rope_entries == 0 || c.gemma3 || (!rope_parameters_read && !c.rope_from_scaling)) {
     return derived;
   }
   double factor = 1.0;
@@ -54,7 +61,9 @@ inline constexpr std::uint32_t longrope_original_since_minor = 12;
     if (r.factor != 0) {
       factor = r.factor;
     }
-    if (r.kind == rope_kind::yarn && r.original_set) {
+    if (r.kind == rope_kind::yarn && rope_parameters_read && c.top_original != 0) {
+      derived = c.top_original;  // patch_rope_parameters' copy over the set's own
+    } else if (r.kind == rope_kind::yarn && r.original_set) {
       derived = r.original;
     }
   }
@@ -68,7 +77,7 @@ inline constexpr std::uint32_t longrope_original_since_minor = 12;
   if (!c.keys_read) {
     return m.max_context;
   }
-  const std::uint64_t derived = derived_max_model_len(m);
+  const std::uint64_t derived = derived_max_model_len(m, release_of(o));
   bool longrope = false;
   for (std::uint8_t i = 0; i < c.rope_entries; ++i) {
     longrope = longrope || c.rope[i].kind == rope_kind::longrope;

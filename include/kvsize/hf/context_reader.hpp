@@ -85,12 +85,12 @@ inline void read_stated_context_rope(const config_view& v, kvsize::model_spec& m
       c.rope[c.rope_entries++] = read_stated_rope(rope);
     }
   }
-  // vLLM reads the top-level length for a longrope model only; another model's is not read (nor refused).
-  bool longrope = false;
+  // vLLM uses the top-level length for a longrope or yarn model only; another model's is not read (nor refused).
+  bool uses_original = false;
   for (std::uint8_t i = 0; i < c.rope_entries; ++i) {
-    longrope = longrope || c.rope[i].kind == kvsize::rope_kind::longrope;
+    uses_original = uses_original || c.rope[i].kind == kvsize::rope_kind::longrope || c.rope[i].kind == kvsize::rope_kind::yarn;
   }
-  if (const slot top = v.get("original_max_position_embeddings"); longrope && top.set()) {
+  if (const slot top = v.get("original_max_position_embeddings"); uses_original && top.set()) {
     c.top_original = read_integer(top, 1, std::uint64_t{1} << 40U);
   }
   c.rope_read = true;
