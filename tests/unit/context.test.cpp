@@ -242,4 +242,10 @@ TEST_CASE("vLLM 0.12+ takes a top-level original length over a yarn entry's, and
   CHECK(vllm_default(m, vllm_release(11)) == 32'768);
   CHECK(sglang_default(m) == 65'536);
   CHECK(sglang_default(m, sglang_release("0.5.9")) == 32'768);
+  // A longrope set in rope_parameters alone: 0.11 tests rope_scaling's type only, 0.12+ reads it.
+  doc["rope_parameters"] = {{"rope_type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {1.0}}};
+  doc["original_max_position_embeddings"] = 2048;
+  m = spec_of(doc);
+  CHECK(vllm_default(m) == 2'048);
+  CHECK(vllm_default(m, vllm_release(11)) == 32'768);
 }

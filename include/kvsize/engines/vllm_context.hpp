@@ -77,12 +77,15 @@ inline constexpr std::uint32_t rope_parameters_since_minor = 12;
   if (!c.keys_read) {
     return m.max_context;
   }
-  const std::uint64_t derived = derived_max_model_len(m, release_of(o));
+  const std::uint32_t release = release_of(o);
+  const std::uint64_t derived = derived_max_model_len(m, release);
   bool longrope = false;
   for (std::uint8_t i = 0; i < c.rope_entries; ++i) {
     longrope = longrope || c.rope[i].kind == rope_kind::longrope;
   }
-  if (c.rope_read && longrope && release_of(o) >= longrope_original_since_minor) {
+  // 0.11 tests rope_scaling's type only (rope_parameters is read from 0.12).
+  const bool seen = c.rope_from_scaling || release >= rope_parameters_since_minor;
+  if (c.rope_read && longrope && seen && release >= longrope_original_since_minor) {
     return c.top_original != 0 ? c.top_original : derived;
   }
   return derived;
