@@ -103,11 +103,13 @@ auto context_words(const sizing& s) -> std::string {
   if (engine_default == 0) {
     // transformers has no setting; a serving engine has one, but no length the config states (vLLM's and SGLang's
     // fallback is 2,048 where the transformers config class has no default either).
+    const bool falls_back = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang;
     engine = !is_engine(s.engine)                   ? std::string{}
              : s.engine == engine_kind::transformers ? fmt::format("; {} has no context setting", display_name(s.engine))
-                                                     : fmt::format("; the config states no maximum: {} would take "
-                                                                   "its config class's default, else 2,048",
-                                                                   display_name(s.engine));
+             : falls_back ? fmt::format("; the config states no maximum: {} would take its config class's default, "
+                                        "else 2,048",
+                                        display_name(s.engine))
+                          : std::string{"; the config states no maximum: pass --context"};
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));
   } else {

@@ -151,11 +151,12 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
   return visit_engine(e, [&]<engine E>(E) { return E::default_context(m, o); });
 }
 
-/// The longest context engine `e` takes from the model when told none (engine_default_context), else the model's
-/// own maximum (m.max_context; exact and transformers): what a context is capped at, and searched up to.
+/// The longest context engine `e` takes from the model without an override (its default, engine_default_context,
+/// unless it defaults below it: vLLM's longrope rule), else the model's own maximum (m.max_context; exact and
+/// transformers): what a context is capped at, warned above and searched up to.
 [[nodiscard]] constexpr auto model_context_limit(engine_kind e, const model_spec& m, const engine_options& o = {})
     -> std::uint64_t {
-  return visit_engine(e, [&]<engine E>(E) { return detail::model_context_as<E>(m, o); });
+  return visit_engine(e, [&]<engine E>(E) { return detail::model_limit_as<E>(m, o); });
 }
 
 /// Whether `e` models an engine's allocator (false for exact, the mathematical minimum).

@@ -341,8 +341,8 @@ template <engine E>
 /// cache type in vLLM), kvsize::overflow_error on overflow.
 template <engine E>
 [[nodiscard]] constexpr auto plan_as(const model_spec& m, const plan_inputs& in) -> plan_result {
-  const std::uint64_t model_context = kvsize::detail::model_context_as<E>(m, in.options);
-  const std::uint64_t context = in.options.context != 0 ? in.options.context : model_context;
+  const std::uint64_t context =
+      in.options.context != 0 ? in.options.context : kvsize::detail::model_context_as<E>(m, in.options);
   if (context == 0) {
     throw kvsize::invalid_argument("kvsize: a plan needs a context");
   }
@@ -351,7 +351,7 @@ template <engine E>
   const std::uint64_t users = in.options.batch;
   const std::uint32_t tp = in.options.tp;
   plan_result r{};
-  r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(model_context, context);
+  r.context_limit = in.context_limit != 0 ? in.context_limit : std::max(detail::model_limit_as<E>(m, in.options), context);
   detail::users_points<E> points{m, base, context, tp};  // the point's sizing answers every users question
   r.point = points.at(users);
   detail::context_points<E> contexts{m, base, users, tp, points.sized};  // and max_context, from the same sizing

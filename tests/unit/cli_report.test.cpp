@@ -263,6 +263,11 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
     const std::string phi = config("microsoft__Phi-4-mini-instruct.config.json");
     CHECK_THAT(context_row(run_cli(phi + " --engine vllm").out), ContainsSubstring("vLLM would use the same by default"));
     CHECK(json_of(phi + " --engine vllm --engine-version 0.10").at("engine_default_context") == 131'072);
+    // It defaults below its maximum: 8,192 is accepted (--max-model-len up to the derived 131,072), no warning.
+    const auto phi_long = run_cli(phi + " --engine vllm --context 8192");
+    CHECK(phi_long.exit_code == 0);
+    CHECK_THAT(phi_long.err, !ContainsSubstring("exceeds the model's maximum"));
+    CHECK_THAT(context_row(phi_long.out), ContainsSubstring("vLLM would use the model's 4,096"));
     CHECK(json_of(phi + " --engine sglang").at("engine_default_context") == 131'072);
   }
 }

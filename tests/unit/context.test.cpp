@@ -20,6 +20,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -124,6 +125,15 @@ TEST_CASE("Phi-4-mini: vLLM 0.11.1+ serves a longrope model's original 4,096 tok
   CHECK(vllm_default(m, vllm_release(11)) == 4'096);  // 0.11.1 – 0.11.2, the first with the longrope default
   CHECK(vllm_default(m, vllm_release(10)) == 131'072);
   CHECK(sglang_default(m) == 131'072);  // no factor in its rope_scaling
+  // vLLM defaults below its maximum there: a --max-model-len up to the derived 131,072 is accepted, so that is the
+  // limit a context is warned above and searched up to.
+  CHECK(kvsize::model_context_limit(engine_kind::vllm, m) == 131'072);
+}
+
+TEST_CASE("GPT-2: SGLang reads n_positions through GPT2Config's max_position_embeddings alias", "[context]") {
+  const model_spec m = bundled("openai-community__gpt2-xl");  // n_positions 1024, n_ctx 1024
+  CHECK(sglang_default(m) == 1'024);
+  CHECK(vllm_default(m) == 1'024);
 }
 
 TEST_CASE("Gemma 3: vLLM skips its factor; SGLang applies it under transformers 4 only", "[context]") {
@@ -188,14 +198,30 @@ TEST_CASE("a malformed rope factor leaves the weights unknown and the context un
   CHECK_FALSE(c.spec.stated.rope_read);
   CHECK(vllm_default(c.spec) == 32'768);
   CHECK(sglang_default(c.spec) == 32'768);
-  // Five layer types of rope parameters: more than kvsize keeps.
+  // A key only the context's rope terms read (a default rope's factor; five layer types, more than kvsize keeps):
+  // the weights stand, one warning says the context takes no rope factor.
+  const auto warned = [](const kvsize::hf::parsed_config& p, std::string_view pointer) {
+    return std::count_if(p.warnings.begin(), p.warnings.end(), [&](const std::string& w) {
+      return w.starts_with(std::string{pointer} + ": ") && w.find("without a rope factor") != std::string::npos;
+    });
+  };
+  CHECK(warned(c, "/rope_scaling/factor") == 0);  // the rotary reader's warning already names it
+  doc["rope_scaling"] = {{"rope_type", "default"}, {"factor", "eight"}};
+  const kvsize::hf::parsed_config plain_rope = kvsize::hf::parse_config(doc.dump());
+  CHECK(plain_rope.weights_unknown_because.empty());
+  CHECK(warned(plain_rope, "/rope_scaling/factor") == 1);
+  CHECK_FALSE(plain_rope.spec.stated.rope_read);
+  CHECK(plain_rope.spec.stated.keys_read);
+  CHECK(vllm_default(plain_rope.spec) == 32'768);
   doc.erase("rope_scaling");
   nlohmann::json nested = nlohmann::json::object();
   for (const char* type : {"a", "b", "c", "d", "e"}) {
     nested[type] = {{"rope_type", "default"}};
   }
   doc["rope_parameters"] = nested;
-  CHECK_THAT(kvsize::test::weights_unknown_of(doc.dump()), ContainsSubstring("/rope_parameters"));
+  const kvsize::hf::parsed_config five = kvsize::hf::parse_config(doc.dump());
+  CHECK(five.weights_unknown_because.empty());
+  CHECK(warned(five, "/rope_parameters") == 1);
 }
 
 TEST_CASE("a spec built by hand: every serving engine takes max_context", "[context]") {

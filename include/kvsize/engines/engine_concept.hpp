@@ -153,6 +153,8 @@ concept engine = requires(const model_spec& m, const engine_options& o, const en
   { E::checkpoint_kv_type_refusal(o) } -> std::same_as<std::string_view>;
   { E::default_weights_dtype(f) } -> std::same_as<dtype>;
   { E::default_context(m, o) } -> std::same_as<std::uint64_t>;
+  // The longest context it takes from the model unasked (its default, unless it defaults below it).
+  { E::context_limit(m, o) } -> std::same_as<std::uint64_t>;
   // The element types of a stage's cache: K/V (o.kv, else the default) and the recurrent states.
   { E::stage_types(m, o) } -> std::same_as<detail::stage_dtypes>;
   // Sizing: one stage's layers on one device; devices the layers are split over.
@@ -305,6 +307,11 @@ struct engine_defaults {
       -> std::uint64_t {
     return m.max_context;
   }
+  /// The longest context the engine takes from the model without an override: its default context, unless the
+  /// engine defaults below its maximum (vLLM's longrope rule: vllm_context.hpp max_model_len_limit).
+  [[nodiscard]] static constexpr auto context_limit(const model_spec& m, const engine_options& o) -> std::uint64_t {
+    return Self::default_context(m, o);
+  }
 };
 
 namespace detail {
@@ -315,6 +322,14 @@ template <class E>
 [[nodiscard]] constexpr auto model_context_as(const model_spec& m, const engine_options& o) -> std::uint64_t {
   const std::uint64_t engine_context = E::default_context(m, o);
   return engine_context != 0 ? engine_context : m.max_context;
+}
+
+/// The longest context engine E takes from the model without an override (its context_limit), else m.max_context:
+/// what a context is capped at, warned above and searched up to.
+template <class E>
+[[nodiscard]] constexpr auto model_limit_as(const model_spec& m, const engine_options& o) -> std::uint64_t {
+  const std::uint64_t limit = E::context_limit(m, o);
+  return limit != 0 ? limit : m.max_context;
 }
 
 }  // namespace detail

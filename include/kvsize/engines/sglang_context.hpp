@@ -69,6 +69,11 @@ inline constexpr release transformers5_since = release_0_5(10, 0);
       return scaled_context(n, context_rope_factor(c, version_of(o)));
     }
   }
+  // GPT-2-style config classes (GPT2Config, GPTBigCodeConfig, GPTJConfig, CodeGenConfig) map max_position_embeddings
+  // to n_positions (their attribute_map), which getattr then reads.
+  if (const std::uint64_t n = stated(c, context_key::n_positions); n != 0) {
+    return scaled_context(n, context_rope_factor(c, version_of(o)));
+  }
   return 0;
 }
 

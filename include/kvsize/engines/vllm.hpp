@@ -532,6 +532,10 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& o) -> std::uint64_t {
     return engines::vllm::default_max_model_len(m, o);
   }
+  /// The derived length: a longrope model defaults below it (vllm_context.hpp max_model_len_limit).
+  [[nodiscard]] static constexpr auto context_limit(const model_spec& m, const engine_options& o) -> std::uint64_t {
+    return engines::vllm::max_model_len_limit(m, o);
+  }
   [[nodiscard]] static constexpr auto serving_dtype(const config_dtype_facts& f) -> dtype {
     return engines::vllm::serving_dtype(f);
   }

@@ -70,6 +70,12 @@ inline constexpr std::uint32_t rope_parameters_since_minor = 12;
   return scaled_context(derived, factor);
 }
 
+/// The longest max_model_len vLLM takes without an override (VLLM_ALLOW_LONG_MAX_MODEL_LEN): the derived length,
+/// above the longrope default (a longer --max-model-len up to it is accepted); a spec built by hand: max_context.
+[[nodiscard]] constexpr auto max_model_len_limit(const model_spec& m, const engine_options& o) -> std::uint64_t {
+  return m.stated.keys_read ? derived_max_model_len(m, release_of(o)) : m.max_context;
+}
+
 /// vLLM's max_model_len when none is given, for release `o` (0 where the config states no length kvsize reads).
 /// A spec built by hand (stated.keys_read false) gives model_spec::max_context.
 [[nodiscard]] constexpr auto default_max_model_len(const model_spec& m, const engine_options& o) -> std::uint64_t {

@@ -14,7 +14,9 @@
 
 #include "../model_spec.hpp"
 #include "config_view.hpp"
+#include "error.hpp"
 #include "json_reader.hpp"
+#include "parsed_config.hpp"
 
 namespace kvsize::hf::detail::weights_detail {
 
@@ -54,7 +56,8 @@ namespace kvsize::hf::detail::weights_detail {
 }
 
 /// Fills m.stated's rope terms (the keys are already read). An empty rope object counts as none: SGLang's
-/// get_context_length tests its truth.
+/// get_context_length tests its truth. A rope object that is not an object is left to the rotary reader, which
+/// refuses it (one warning); read_stated_context_rope_or_warn handles the rest.
 inline void read_stated_context_rope(const config_view& v, kvsize::model_spec& m) {
   kvsize::stated_context& c = m.stated;
   c.gemma3 = v.facts().model_type.find("gemma3") != std::string_view::npos;
@@ -65,7 +68,7 @@ inline void read_stated_context_rope(const config_view& v, kvsize::model_spec& m
   }
   if (rope.set()) {
     if (!rope.value->is_object()) {
-      fail(config_errc::wrong_type, rope.pointer(), "expected an object of rope parameters, got " + describe(*rope.value));
+      return;  // rope_read stays false
     }
     // Nested: every member an object (transformers 5's per-layer-type form); flat: scalars and lists.
     bool nested = !rope.value->empty();
@@ -94,6 +97,25 @@ inline void read_stated_context_rope(const config_view& v, kvsize::model_spec& m
     c.top_original = read_integer(top, 1, std::uint64_t{1} << 40U);
   }
   c.rope_read = true;
+}
+
+/// read_stated_context_rope after the rotary table (weights_reader.hpp): a key only these terms read, when malformed,
+/// leaves the engines' default context without its rope factor and is warned of, once (not where the rotary reader
+/// already warned of the same key); the weights and the KV stand.
+inline void read_stated_context_rope_or_warn(const config_view& v, parsed_config& out) {
+  const kvsize::stated_context keys_only = out.spec.stated;
+  try {
+    read_stated_context_rope(v, out.spec);
+  } catch (const config_error& e) {
+    out.spec.stated = keys_only;
+    const std::string prefix = e.pointer() + ": ";
+    for (const std::string& w : out.warnings) {
+      if (w.starts_with(prefix)) {
+        return;
+      }
+    }
+    out.warnings.push_back(prefix + e.message() + "; the engines' default context is taken without a rope factor");
+  }
 }
 
 }  // namespace kvsize::hf::detail::weights_detail

@@ -14,7 +14,6 @@
 
 #include "../model_spec.hpp"
 #include "config_view.hpp"
-#include "context_reader.hpp"
 #include "families.hpp"
 #include "json_reader.hpp"
 
@@ -154,9 +153,7 @@ inline auto read_layer_rotary_fractions(const config_view& v, const kvsize::mode
 }
 
 /// model_spec::weights.rotary from the config (m's attention shape and max_context already read).
-/// The engines' rope terms of the context (model_spec::stated) first: the same rope object.
 inline void read_rotary_cache(const config_view& v, kvsize::model_spec& m) {
-  read_stated_context_rope(v, m);
   const family& fam = v.facts();
   kvsize::rotary_cache_shape& r = m.weights.rotary;
   r.float32 = fam.rotary_float32;

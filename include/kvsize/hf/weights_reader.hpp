@@ -24,6 +24,7 @@
 #include "aliases.hpp"
 #include "attention_weights.hpp"
 #include "config_view.hpp"
+#include "context_reader.hpp"  // the engines' rope terms of the context
 #include "json_reader.hpp"
 #include "layer_plan.hpp"
 #include "mixer_weights.hpp"
@@ -313,6 +314,7 @@ inline void read_weights_shape(const json& root, const config_view& v, const std
     read_per_layer_inputs(v, w);
   });
   read_weights_only(out, [&] { read_rotary_cache(v, m); });
+  read_stated_context_rope_or_warn(v, out);  // after the rotary table: one warning for a key both read
   read_weights_only(out, [&] { read_moe(v, plan, mt, out); });
   read_weights_only(out, [&] {  // FFN kinds and widths (block_configs' ffn): the MLP width too
     try {
