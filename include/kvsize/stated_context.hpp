@@ -65,8 +65,8 @@ struct stated_context {
   /// sliding theta), and vLLM skips the factor for it ("gemma3" in model_type: Gemma 3's max_position_embeddings
   /// already states the scaled length).
   bool gemma3 = false;
-  /// The rope facts were read: false where the rope keys are malformed (the weights then say so) or the spec
-  /// was built by hand; the engines then apply no factor.
+  /// The rope facts were read: false where the rope keys are malformed (a warning says so) or the spec was
+  /// built by hand; the engines then apply no factor.
   bool rope_read = false;
   /// The top-level original_max_position_embeddings of a longrope (Phi-3 / Phi-4) or yarn model; 0: absent, or
   /// another rope type (no engine reads it then).

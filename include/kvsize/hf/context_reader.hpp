@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // model_spec::stated's rope terms: the rope object as the engines' context rules read it (rope_scaling, else
 // transformers 5's rope_parameters; per layer type or flat), each set's type, factor and
-// original_max_position_embeddings, and the top-level original_max_position_embeddings. Read among the weights-only
-// keys with the rotary table (rotary_reader.hpp), which reads the same object: a malformed one leaves the weights
-// unknown and the engines' default context unscaled, never the KV per token. The context keys themselves are read
-// with max_context (model_reader.hpp read_max_context).
+// original_max_position_embeddings, and the top-level original_max_position_embeddings. Read after the rotary table
+// (weights_reader.hpp): a key the table reads too, when malformed, leaves the weights unknown; one only these read is
+// warned of and leaves the engines' default context unscaled. Never the KV per token. The context keys themselves
+// are read with max_context (model_reader.hpp read_max_context).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -32,7 +32,7 @@ namespace kvsize::hf::detail::weights_detail {
   return type == "llama3" ? kvsize::rope_kind::llama3 : kvsize::rope_kind::other;
 }
 
-/// One set of rope parameters at `s` (an object: full_layers_rope and the loop below refuse anything else).
+/// One set of rope parameters at `s` (the callers pass objects only; the check guards a new caller).
 [[nodiscard]] inline auto read_stated_rope(const slot& s) -> kvsize::stated_rope {
   if (!s.value->is_object()) {
     fail(config_errc::wrong_type, s.pointer(), "expected an object of rope parameters, got " + describe(*s.value));
