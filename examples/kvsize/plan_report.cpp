@@ -363,7 +363,7 @@ auto verdict_command(const sizing& s) -> std::string {
   const plan_point& point = s.plan->result.point;
   std::string command =
       engine_command_line(s.engine, point_options(s.plan->inputs, point), point.rule, model_placeholder,
-                                                s.reasoning_parser);
+                          s.reasoning_parser, s.model_context);
   if (s.offload) {  // the offload flags the user gave, with every layer on the GPU as the plan sizes it
     command = with_offload_flags(std::move(command), *s.offload, 0);
   }

@@ -91,6 +91,19 @@ auto context_source(const sizing& s) -> std::string_view {
   return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
 }
 
+/// Whether the engine found no length in the config and took its own fallback (vLLM's and SGLang's 2,048:
+/// vllm_context.hpp, sglang_context.hpp): the keys each reads differ (SGLang reads neither seq_len nor
+/// max_target_positions, vLLM never n_ctx).
+auto engine_falls_back(const sizing& s) -> bool {
+  const stated_context& c = s.config.spec.stated;
+  if (!c.keys_read) {
+    return false;
+  }
+  return s.engine == engine_kind::vllm     ? engines::vllm::stated_max_model_len(c) == 0
+         : s.engine == engine_kind::sglang ? engines::sglang::stated_context_length(c) == 0
+                                           : false;
+}
+
 /// Where the context came from, and what the engine would size without --context.
 auto context_words(const sizing& s) -> std::string {
   const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec, s.engine_opts);
@@ -100,16 +113,15 @@ auto context_words(const sizing& s) -> std::string {
       : from == "default_capped" ? fmt::format("kvsize's default {}, capped at the model's maximum", grouped(default_context))
                                  : std::string{"kvsize's default"};
   std::string engine;
-  if (engine_default == 0) {
-    // transformers has no setting; a serving engine has one, but no length the config states (vLLM's and SGLang's
-    // fallback is 2,048 where the transformers config class has no default either).
-    const bool falls_back = s.engine == engine_kind::vllm || s.engine == engine_kind::sglang;
+  if (engine_falls_back(s)) {
+    engine = fmt::format("; the config states no length {} reads: it falls back to {}{}", display_name(s.engine),
+                         grouped(engine_default),
+                         engine_default == s.context ? std::string{} : fmt::format(": pass --context {}", engine_default));
+  } else if (engine_default == 0) {
+    // transformers has no setting; llama.cpp and TensorRT-LLM have one, but no length the config states.
     engine = !is_engine(s.engine)                   ? std::string{}
              : s.engine == engine_kind::transformers ? fmt::format("; {} has no context setting", display_name(s.engine))
-             : falls_back ? fmt::format("; the config states no maximum: {} would take its config class's default, "
-                                        "else 2,048",
-                                        display_name(s.engine))
-                          : std::string{"; the config states no maximum: pass --context"};
+                                                     : std::string{"; the config states no maximum: pass --context"};
   } else if (engine_default == s.context) {
     engine = fmt::format("; {} would use the same by default", display_name(s.engine));
   } else {

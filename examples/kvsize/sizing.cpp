@@ -969,7 +969,8 @@ void set_cache_types(const options& opts, sizing& s, const device_choice& d) {
 /// The batch, and a shared prefix no longer than the sequence it is part of.
 void set_context(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
   const model_spec& m = s.config.spec;
-  s.model_context = model_context_limit(s.engine, m, engine_options_of(opts, s));
+  engine_options engine_opts = engine_options_of(opts, s);
+  s.model_context = model_context_limit(s.engine, m, engine_opts);
   const std::uint64_t model_max = s.model_context;
   s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(default_context);
@@ -977,8 +978,14 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
     s.context = model_max;
   }
   if (opts.context && model_max != 0 && *opts.context > model_max) {
-    stderr_warnings.push_back(fmt::format("{} {} exceeds the model's maximum of {} tokens; sizing it anyway",
-                                          opts.flag("--context"), *opts.context, model_max));
+    engine_opts.context = *opts.context;
+    const std::string_view variable = context_override_variable(s.engine, engine_opts, model_max);
+    stderr_warnings.push_back(fmt::format(
+        "{} {} exceeds the model's maximum of {} tokens; sizing it anyway{}", opts.flag("--context"), *opts.context,
+        model_max,
+        variable.empty() ? std::string{}
+                         : fmt::format(" ({} refuses to start there unless {}=1 is set)",
+                                       display_name(s.engine), variable)));
   }
   s.batch = opts.batch;
   if (opts.shared_prefix && *opts.shared_prefix > s.context) {

@@ -27,7 +27,33 @@ namespace kvsize {
   return r.decimals != 0 ? fmt::format("{:.{}f}", r.fraction, int{r.decimals}) : fmt::format("{}", r.fraction);
 }
 
+/// The environment variable without which engine `e` refuses to start at `o.context`, above its context limit
+/// `limit` for the model (model_context_limit; 0: none): vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN
+/// (vllm/config/model.py _get_and_verify_max_len), SGLang's SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN
+/// (python/sglang/srt/configs/model_config.py _derive_context_length; 0.4.4 – 0.5.0rc2 default it to true and only
+/// warn); "" where the context is within the limit or the engine starts anyway.
+[[nodiscard]] constexpr auto context_override_variable(engine_kind e, const engine_options& o, std::uint64_t limit)
+    -> std::string_view {
+  if (limit == 0 || o.context <= limit) {
+    return "";
+  }
+  if (e == engine_kind::vllm) {
+    return "VLLM_ALLOW_LONG_MAX_MODEL_LEN";
+  }
+  if (e == engine_kind::sglang && engines::sglang::refuses_longer_context(engines::sglang::version_of(o))) {
+    return "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN";
+  }
+  return "";
+}
+
 namespace detail {
+
+/// "VAR=1 " for context_override_variable, "" where none is needed.
+[[nodiscard]] inline auto context_override_prefix(engine_kind e, const engine_options& o, std::uint64_t limit)
+    -> std::string {
+  const std::string_view variable = context_override_variable(e, o, limit);
+  return variable.empty() ? std::string{} : fmt::format("{}=1 ", variable);
+}
 
 /// " --flag value" when `on`; "" otherwise.
 template <class T>
@@ -56,7 +82,10 @@ template <class T>
 struct command_names {
   std::string_view model;
   std::string_view reasoning_parser{};
+  std::uint64_t context_limit = 0;  ///< the engine's context limit for the model (model_context_limit); 0: none
 };
+
+
 
 template <engine E>
 [[nodiscard]] inline auto command_of(E /*engine*/, const engine_options& /*o*/, const budget_rule& /*rule*/,
@@ -101,8 +130,8 @@ template <engine E>
   const bool parser_flag = o.vllm.reasoning_parser && engines::vllm::chooses_model_runner(o);
   const std::string parser =
       names.reasoning_parser.empty() ? std::string{"<reasoning-parser>"} : shell_word(names.reasoning_parser);
-  return fmt::format("{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",
-                     vllm_runner_prefix(o), names.model, o.context, o.batch, fraction_text(rule),
+  return fmt::format("{}{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",
+                     context_override_prefix(engine_kind::vllm, o, names.context_limit), vllm_runner_prefix(o), names.model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size),
@@ -129,9 +158,9 @@ template <engine E>
   const std::uint32_t dp = engines::sglang::attention_dp(o, o.sglang.sparse_index);
   const bool asked = dp > 1 && !(o.sglang.sparse_index && engines::sglang::dsa_forces_dp_attention(o));
   return fmt::format(
-      "python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
+      "{}python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}{}{}{}",
-      names.model, o.context, detail::checked_mul(o.batch, dp), fraction_text(rule),
+      context_override_prefix(engine_kind::sglang, o, names.context_limit), names.model, o.context, detail::checked_mul(o.batch, dp), fraction_text(rule),
       flag_if(o.tp > 1, "--tp-size", o.tp),
       asked ? fmt::format(" --dp {} --enable-dp-attention{}", dp, o.sglang.dp_lm_head ? " --enable-dp-lm-head" : "")
             : "",
@@ -187,11 +216,13 @@ template <engine E>
 /// fraction depends on MLA and DSA) where `o` alone may not. llama.cpp has no fraction flag: any
 /// rule does (budget_rule{}). vLLM 0.22+: a runner forced by `o.vllm.model_runner` is set by
 /// VLLM_USE_V2_MODEL_RUNNER before the command; `o.vllm.reasoning_parser` adds --reasoning-parser
-/// `reasoning_parser` (a placeholder when empty), which is what sends 0.22 to V1.
+/// `reasoning_parser` (a placeholder when empty), which is what sends 0.22 to V1. `context_limit`, the engine's
+/// limit for the model (model_context_limit; 0: none): a context above it is prefixed with the variable without
+/// which vLLM or SGLang refuses to start (detail::context_override_prefix).
 [[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, const budget_rule& rule,
-                                              std::string_view model, std::string_view reasoning_parser = {})
-    -> std::string {
-  const detail::command_names names{.model = model, .reasoning_parser = reasoning_parser};
+                                              std::string_view model, std::string_view reasoning_parser = {},
+                                              std::uint64_t context_limit = 0) -> std::string {
+  const detail::command_names names{.model = model, .reasoning_parser = reasoning_parser, .context_limit = context_limit};
   return visit_engine(e, [&]<engine E>(E x) { return detail::command_of(x, o, rule, names); });
 }
 

@@ -253,10 +253,34 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
       CHECK_THAT(at_max.err, !ContainsSubstring("exceeds the model's maximum"));
       CHECK_THAT(context_row(at_max.out), ContainsSubstring("would use the same by default"));
     }
-    // Falcon-7B's config states no length (FalconConfig's default, 2,048, is not in the file).
-    CHECK_THAT(context_row(run_cli(config("tiiuae__falcon-7b.config.json") + " --engine vllm").out),
-               ContainsSubstring("the config states no maximum: vLLM would take its config class's default, "
-                                 "else 2,048"));
+    // Falcon-7B's RefinedWebModel config states no length, nor does the class either engine loads it with: both
+    // fall back to 2,048 (vllm/config/model.py _get_and_verify_max_len, SGLang get_context_length). vLLM takes a
+    // longer --max-model-len as given (no limit: kvsize's 4,096 stands); SGLang refuses one above 2,048 without
+    // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (model_config.py _derive_context_length), so kvsize caps there.
+    const std::string falcon = "'" + config("tiiuae__falcon-7b.config.json") + "' --gpu h100-80gb";
+    const auto falcon_vllm = run_cli(falcon + " --engine vllm");
+    CHECK_THAT(context_row(falcon_vllm.out),
+               ContainsSubstring("4,096 tokens (kvsize's default; the config states no length vLLM reads: it falls "
+                                 "back to 2,048: pass --context 2048)"));
+    CHECK(json_of(falcon + " --engine vllm").at("plan").at("command_line").get<std::string>().starts_with(
+        "vllm serve <model> --max-model-len 4096"));
+    CHECK(json_of(falcon + " --engine vllm").at("engine_default_context") == 2'048);
+    const auto falcon_sglang = run_cli(falcon + " --engine sglang");
+    CHECK_THAT(context_row(falcon_sglang.out),
+               ContainsSubstring("2,048 tokens (kvsize's default 4,096, capped at the model's maximum; the config "
+                                 "states no length SGLang reads: it falls back to 2,048)"));
+    const auto longer = run_cli(falcon + " --engine sglang --context 4096");
+    CHECK_THAT(longer.err, ContainsSubstring("--context 4096 exceeds the model's maximum of 2048 tokens; sizing it "
+                                             "anyway (SGLang refuses to start there unless "
+                                             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set)"));
+    CHECK(json_of(falcon + " --engine sglang --context 4096").at("plan").at("command_line").get<std::string>().starts_with(
+        "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server --model-path <model> "
+        "--context-length 4096"));
+    // 0.5.0rc2 defaults the variable to true: a warning, and no variable on the command line.
+    const auto allowed = run_cli(falcon + " --engine sglang --context 4096 --engine-version 0.5.0rc2");
+    CHECK_THAT(allowed.err, !ContainsSubstring("refuses to start"));
+    CHECK(json_of(falcon + " --engine sglang --context 4096 --engine-version 0.5.0rc2")
+              .at("plan").at("command_line").get<std::string>().starts_with("python -m sglang.launch_server"));
     const auto llama = run_cli(command_r + " --engine llama.cpp --context 131072");
     CHECK_THAT(llama.err, ContainsSubstring("--context 131072 exceeds the model's maximum of 8192 tokens"));
     // Phi-4-mini: vLLM 0.11.1+ serves a longrope model's original_max_position_embeddings, 4,096.

@@ -10,6 +10,7 @@
 //         factor unless it holds original_max_position_embeddings or is llama3 (transformers 5: Gemma 3 nested).
 // The configs are the bundled ones (configs/SOURCES.md), some with a rope_scaling added as model cards tell users to.
 #include <kvsize/engine.hpp>
+#include <kvsize/engines_command.hpp>
 #include <kvsize/hf/aliases.hpp>
 #include <kvsize/hf_config.hpp>
 #include <kvsize/planner.hpp>
@@ -274,4 +275,102 @@ TEST_CASE("vLLM 0.12+ takes a top-level original length over a yarn entry's, and
   m = spec_of(doc);
   CHECK(vllm_default(m) == 2'048);
   CHECK(vllm_default(m, vllm_release(11)) == 32'768);
+}
+
+TEST_CASE("a config with no length key: vLLM and SGLang fall back to 2,048", "[context]") {
+  // Falcon-7B's RefinedWebModel config states no length; RWConfig, the class vLLM registers for it
+  // (vllm/transformers_utils/configs/falcon.py), and tiiuae's remote-code class set none either.
+  const model_spec falcon = bundled("tiiuae__falcon-7b");
+  CHECK(falcon.max_context == 0);
+  CHECK(vllm_default(falcon) == 2'048);  // _get_and_verify_max_len: default_max_len = 2048
+  CHECK(sglang_default(falcon) == 2'048);  // get_context_length: return 2048
+  // vLLM takes a given --max-model-len as is then (no limit); SGLang refuses one above its 2,048.
+  CHECK(kvsize::model_context_limit(engine_kind::vllm, falcon) == 0);
+  CHECK(kvsize::model_context_limit(engine_kind::sglang, falcon) == 2'048);
+  CHECK(kvsize::model_context_limit(engine_kind::llama_cpp, falcon) == 0);
+
+  // vLLM applies the rope factor after the fallback (the factor's loop follows the default in the function);
+  // SGLang returns 2,048 before it looks at the factor's key.
+  nlohmann::json doc = document("tiiuae__falcon-7b");
+  doc["rope_scaling"] = {{"type", "linear"}, {"factor", 4.0}};
+  const model_spec scaled = spec_of(doc);
+  CHECK(vllm_default(scaled) == 8'192);
+  CHECK(kvsize::model_context_limit(engine_kind::vllm, scaled) == 0);
+  CHECK(sglang_default(scaled) == 2'048);
+
+  // Only n_ctx (a key neither engine reads): the same fallback; SGLang reads neither seq_len nor
+  // max_target_positions, which vLLM takes.
+  doc.erase("rope_scaling");
+  doc["n_ctx"] = 1'024;
+  CHECK(vllm_default(spec_of(doc)) == 2'048);
+  doc["seq_len"] = 4'096;
+  CHECK(vllm_default(spec_of(doc)) == 4'096);
+  CHECK(sglang_default(spec_of(doc)) == 2'048);
+}
+
+TEST_CASE("above the engine's limit: the variable vLLM or SGLang needs to start", "[context]") {
+  using kvsize::context_override_variable;
+  const model_spec qwen = bundled("Qwen__Qwen2.5-0.5B");  // max_position_embeddings 32,768
+  engine_options o;
+  o.context = 32'768;
+  CHECK(context_override_variable(engine_kind::vllm, o, 32'768).empty());
+  o.context = 65'536;
+  CHECK(context_override_variable(engine_kind::vllm, o, 32'768) == "VLLM_ALLOW_LONG_MAX_MODEL_LEN");
+  CHECK(context_override_variable(engine_kind::vllm, o, 0).empty());  // no limit (no length stated)
+  CHECK(context_override_variable(engine_kind::sglang, o, 32'768) == "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN");
+  CHECK(context_override_variable(engine_kind::llama_cpp, o, 32'768).empty());  // llama.cpp warns and runs
+  // SGLang 0.4.4 – 0.5.0rc2 default the variable to true (get_bool_env_var(..., default="True")).
+  for (const char* allowed : {"0.4.4", "0.4.10", "0.5.0rc2"}) {
+    engine_options s = sglang_release(allowed);
+    s.context = 65'536;
+    CHECK(context_override_variable(engine_kind::sglang, s, 32'768).empty());
+  }
+  for (const char* refused : {"0.4.3.post4", "0.5.1", "0.5.18"}) {
+    engine_options s = sglang_release(refused);
+    s.context = 65'536;
+    CHECK(context_override_variable(engine_kind::sglang, s, 32'768) == "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN");
+  }
+  const std::string line = kvsize::engine_command_line(engine_kind::vllm, o, {.fraction = 0.9}, "<model>", {},
+                                                       kvsize::model_context_limit(engine_kind::vllm, qwen));
+  CHECK(line.starts_with("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve <model> --max-model-len 65536"));
+  o.context = 4'096;
+  CHECK(kvsize::engine_command_line(engine_kind::vllm, o, {.fraction = 0.9}, "<model>", {}, 32'768)
+            .starts_with("vllm serve"));
+}
+
+TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[context]") {
+  // The engines getattr() the loaded config object, so the class's default answers (hf/class_context.hpp).
+  nlohmann::json mistral = document("mistralai__Mistral-7B-v0.1");
+  mistral.erase("max_position_embeddings");
+  const kvsize::hf::parsed_config parsed = kvsize::hf::parse_config(mistral.dump());
+  CHECK(parsed.spec.max_context == 0);  // the file states none
+  CHECK(vllm_default(parsed.spec) == 131'072);  // MistralConfig: max_position_embeddings = 4096 * 32
+  CHECK(sglang_default(parsed.spec) == 131'072);
+  CHECK(std::any_of(parsed.warnings.begin(), parsed.warnings.end(), [](const std::string& w) {
+    return w.find("vLLM and SGLang take MistralConfig's default max_position_embeddings, 131072") != std::string::npos;
+  }));
+
+  // GPT2Config: n_positions 1,024, which SGLang reaches through the max_position_embeddings alias.
+  nlohmann::json gpt2 = document("openai-community__gpt2-xl");
+  gpt2.erase("n_positions");
+  gpt2.erase("n_ctx");
+  CHECK(vllm_default(spec_of(gpt2)) == 1'024);
+  CHECK(sglang_default(spec_of(gpt2)) == 1'024);
+
+  // MptConfig's is max_seq_len; ChatGLMConfig's seq_length.
+  nlohmann::json mpt = document("mosaicml__mpt-7b-instruct");
+  mpt.erase("max_seq_len");
+  CHECK(vllm_default(spec_of(mpt)) == 2'048);
+  CHECK(stated(spec_of(mpt).stated, kvsize::context_key::max_seq_len) == 2'048);
+  nlohmann::json chatglm = document("THUDM__chatglm3-6b");
+  chatglm.erase("seq_length");  // 8,192 in the file
+  CHECK(stated(spec_of(chatglm).stated, kvsize::context_key::seq_length) == 2'048);
+  CHECK(sglang_default(spec_of(chatglm)) == 2'048);
+
+  // A class the table leaves out (RWConfig sets none): the 2,048 fallback, and the warning says so.
+  const kvsize::hf::parsed_config falcon =
+      kvsize::hf::load_config(kvsize::test::configs_dir() / "tiiuae__falcon-7b.config.json");
+  CHECK(std::any_of(falcon.warnings.begin(), falcon.warnings.end(), [](const std::string& w) {
+    return w.ends_with("max_context unknown (0); vLLM and SGLang take 2,048");
+  }));
 }

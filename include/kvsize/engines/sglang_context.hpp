@@ -12,8 +12,12 @@
 // 5 keeps per layer type for Gemma 3 ({"full_attention": ..., "sliding_attention": ...}; no top-level factor).
 // So Gemma 3's linear factor 8 makes its 131,072 positions 1,048,576 on the transformers 4 releases (SGLang PR
 // #20387, "Fix gemma3 context calculation", describes the inflation) and leaves 131,072 on the others.
+// Where none of the keys is found, 2,048 (no rope factor). A longer --context-length than the derived one is refused
+// (_derive_context_length: "To allow overriding this maximum, set the env var
+// SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") except on 0.4.4 – 0.5.0rc2, whose variable defaults to true
+// (get_bool_env_var(..., default="True")): those warn and serve it.
 // Not modelled: transformers' class defaults for keys the file leaves out (SGLang's getattr sees them; kvsize
-// knows only the family defaults its reader fills in), and 2,048 where no key is found at all.
+// knows only the family defaults its reader fills in).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -57,24 +61,41 @@ inline constexpr release transformers5_since = release_0_5(10, 0);
   return rope.factor;
 }
 
-/// SGLang's context_len when none is given, under the release in `o` (0 where the config states none of its keys).
-/// A spec built by hand (stated.keys_read false) gives model_spec::max_context.
+/// The length get_context_length returns where the config states none of its keys.
+inline constexpr std::uint64_t no_length_key_default = 2048;
+
+/// The first release whose SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN defaults to true, and the first after it that
+/// defaults to false again (a longer --context-length is refused without it).
+inline constexpr release longer_context_allowed_since{.minor = 4, .patch = 4};
+inline constexpr release longer_context_refused_since = release_0_5(1);
+
+/// Whether release `r` refuses a --context-length above default_context_length unless the variable is set.
+[[nodiscard]] constexpr auto refuses_longer_context(const release& r) -> bool {
+  return !at_least(r, longer_context_allowed_since) || at_least(r, longer_context_refused_since);
+}
+
+/// The length get_context_length finds in the config, before the rope factor: its first key present; 0 where it
+/// finds none.
+[[nodiscard]] constexpr auto stated_context_length(const stated_context& c) -> std::uint64_t {
+  for (const context_key k : context_length_keys) {
+    if (const std::uint64_t n = stated(c, k); n != 0) {
+      return n;
+    }
+  }
+  // GPT-2-style config classes (GPT2Config, GPTBigCodeConfig, GPTJConfig, CodeGenConfig) map max_position_embeddings
+  // to n_positions (their attribute_map), which getattr then reads.
+  return stated(c, context_key::n_positions);
+}
+
+/// SGLang's context_len when none is given, under the release in `o` (2,048 where the config states none of its
+/// keys). A spec built by hand (stated.keys_read false) gives model_spec::max_context.
 [[nodiscard]] constexpr auto default_context_length(const model_spec& m, const engine_options& o) -> std::uint64_t {
   const stated_context& c = m.stated;
   if (!c.keys_read) {
     return m.max_context;
   }
-  for (const context_key k : context_length_keys) {
-    if (const std::uint64_t n = stated(c, k); n != 0) {
-      return scaled_context(n, context_rope_factor(c, version_of(o)));
-    }
-  }
-  // GPT-2-style config classes (GPT2Config, GPTBigCodeConfig, GPTJConfig, CodeGenConfig) map max_position_embeddings
-  // to n_positions (their attribute_map), which getattr then reads.
-  if (const std::uint64_t n = stated(c, context_key::n_positions); n != 0) {
-    return scaled_context(n, context_rope_factor(c, version_of(o)));
-  }
-  return 0;
+  const std::uint64_t n = stated_context_length(c);
+  return n != 0 ? scaled_context(n, context_rope_factor(c, version_of(o))) : no_length_key_default;
 }
 
 }  // namespace kvsize::engines::sglang

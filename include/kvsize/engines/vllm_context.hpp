@@ -16,8 +16,14 @@
 //   4. from 0.11.1 (PR #27431, "In LongRoPE, decide short vs long based on max_model_len"), a longrope model
 //      defaults to the top-level original_max_position_embeddings: Phi-4-mini-instruct serves 4,096 tokens, not
 //      131,072. kvsize names a release by its minor, and takes 0.11 as 0.11.1 – 0.11.2 (0.11.0 alone lacks it).
-// Not modelled: tokenizer_config.json's model_max_length (a smaller one lowers the context; kvsize reads only
-// config.json), a platform's check_max_model_len, and transformers' class defaults for keys the file leaves out.
+// Where the config (and its class's defaults) states none of the keys of step 1, the length is 2,048
+// (_get_and_verify_max_len's default_max_len; RWConfig, the class vLLM loads for Falcon-7B / 40B's RefinedWeb
+// configs, sets none), then step 3 applies; a --max-model-len given is then taken as is, unchecked.
+// Above the derived length, a --max-model-len is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or it is at most
+// the config's model_max_length).
+// Not modelled: a platform's check_max_model_len, and transformers' class defaults for keys the file leaves out.
+// tokenizer_config.json's model_max_length is read for pooling models with absolute positions only
+// (ModelConfig.get_and_verify_max_len), never for a generating model.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -35,10 +41,11 @@ inline constexpr std::uint32_t longrope_original_since_minor = 11;
 /// The first release that reads rope_parameters and copies the top-level original length into it (step 3).
 inline constexpr std::uint32_t rope_parameters_since_minor = 12;
 
-/// The context vLLM `release` derives from the config (steps 1–3 above), before the longrope default; 0 where the
-/// config states no key kvsize reads (vLLM would take a class default or 2,048).
-[[nodiscard]] constexpr auto derived_max_model_len(const model_spec& m, std::uint32_t release) -> std::uint64_t {
-  const stated_context& c = m.stated;
+/// The length vLLM takes where the config states none of its keys (_get_and_verify_max_len's default_max_len).
+inline constexpr std::uint64_t no_length_key_default = 2048;
+
+/// The length steps 1 and 2 take from the config's keys (n_ctx is not one of vLLM's); 0 where it states none.
+[[nodiscard]] constexpr auto stated_max_model_len(const stated_context& c) -> std::uint64_t {
   std::uint64_t derived = 0;
   for (std::size_t k = 0; k < context_key_count; ++k) {
     if (k != static_cast<std::size_t>(context_key::n_ctx) && c.keys[k] != 0) {
@@ -48,8 +55,17 @@ inline constexpr std::uint32_t rope_parameters_since_minor = 12;
   if (const std::uint64_t model_max = stated(c, context_key::model_max_length); model_max != 0) {
     derived = model_max;
   }
+  return derived;
+}
+
+/// The context vLLM `release` derives from the config (steps 1–3 above), before the longrope default: from
+/// 2,048 where the config states no key (no_length_key_default).
+[[nodiscard]] constexpr auto derived_max_model_len(const model_spec& m, std::uint32_t release) -> std::uint64_t {
+  const stated_context& c = m.stated;
+  const std::uint64_t stated_len = stated_max_model_len(c);
+  std::uint64_t derived = stated_len != 0 ? stated_len : no_length_key_default;
   const bool rope_parameters_read = release >= rope_parameters_since_minor;
-  if (derived == 0 || !c.rope_read || c.rope_entries == 0 || c.gemma3 || (!rope_parameters_read && !c.rope_from_scaling)) {
+  if (!c.rope_read || c.rope_entries == 0 || c.gemma3 || (!rope_parameters_read && !c.rope_from_scaling)) {
     return derived;
   }
   double factor = 1.0;
@@ -71,13 +87,17 @@ inline constexpr std::uint32_t rope_parameters_since_minor = 12;
 }
 
 /// The longest max_model_len vLLM takes without an override (VLLM_ALLOW_LONG_MAX_MODEL_LEN): the derived length,
-/// above the longrope default (a longer --max-model-len up to it is accepted); a spec built by hand: max_context.
+/// above the longrope default (a longer --max-model-len up to it is accepted); 0 (none) where the config states no
+/// length, as vLLM then takes a given one unchecked; a spec built by hand: max_context.
 [[nodiscard]] constexpr auto max_model_len_limit(const model_spec& m, const engine_options& o) -> std::uint64_t {
-  return m.stated.keys_read ? derived_max_model_len(m, release_of(o)) : m.max_context;
+  if (!m.stated.keys_read) {
+    return m.max_context;
+  }
+  return stated_max_model_len(m.stated) != 0 ? derived_max_model_len(m, release_of(o)) : 0;
 }
 
-/// vLLM's max_model_len when none is given, for release `o` (0 where the config states no length kvsize reads).
-/// A spec built by hand (stated.keys_read false) gives model_spec::max_context.
+/// vLLM's max_model_len when none is given, for release `o` (2,048 × the rope factor where the config states no
+/// length). A spec built by hand (stated.keys_read false) gives model_spec::max_context.
 [[nodiscard]] constexpr auto default_max_model_len(const model_spec& m, const engine_options& o) -> std::uint64_t {
   const stated_context& c = m.stated;
   if (!c.keys_read) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <cstddef>      // std::size_t
+#include <optional>     // std::optional
 #include <algorithm>    // std::min
 #include <span>         // std::span
 #include <string>       // std::string
@@ -15,6 +16,7 @@
 #include "../dtype.hpp"
 #include "../model_spec.hpp"
 #include "aliases.hpp"
+#include "class_context.hpp"
 #include "config_view.hpp"
 #include "families.hpp"
 #include "layer_plan.hpp"
@@ -169,7 +171,16 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
   }
   out.spec.stated.keys_read = true;
   if (best == 0) {
-    out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)");
+    // vLLM and SGLang see the config class's default instead (class_context.hpp); max_context stays unknown.
+    const std::optional<class_context> by_class = class_context_of(v.facts().model_type);
+    std::string engines = "; vLLM and SGLang take 2,048";
+    if (by_class) {
+      out.spec.stated.keys[static_cast<std::size_t>(by_class->key)] = by_class->length;
+      engines = "; vLLM and SGLang take " + std::string(by_class->config_class) + "'s default " +
+                std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
+                std::to_string(by_class->length);
+    }
+    out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)" + engines);
   }
   out.spec.max_context = best;
 }
