@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <numeric>
 
 #include "options.hpp"
@@ -29,7 +32,75 @@ auto dashed(std::string_view name) -> std::string {
   return out;
 }
 
+/// Whether `spelling` (dashed) is one of vLLM's flags whose value its parser reads as a human-readable integer:
+/// --max-model-len and --max-num-batched-tokens (vllm/engine/arg_utils.py, `human_readable_int` from 0.10,
+/// `human_readable_int_or_auto` for --max-model-len from 0.14).
+auto reads_human_readable_int(std::string_view spelling) -> bool {
+  return spelling == "--max-model-len" || spelling == "--max-num-batched-tokens";
+}
+
+/// vLLM's own flags take its forms ("32k" is 32,000, "32K" 32,768); --max-model-len auto or -1 (0.14+, fit
+/// max_model_len to memory: human_readable_int_or_auto) becomes the flag --context-auto.
+void read_vllm_number(const std::string& typed_name, std::string& name, std::optional<std::string>& value) {
+  if (!value) {
+    return;
+  }
+  value = vllm_human_readable_int(typed_name, *value);
+  if (name == "--context" && (*value == "-1" || lowercase(*value) == "auto")) {
+    name = "--context-auto";
+    value.reset();
+  }
+}
+
 }  // namespace
+
+auto vllm_human_readable_int(std::string_view flag, std::string_view value) -> std::string {
+  // human_readable_int: value.strip(), then fullmatch (\d+(?:\.\d+)?)([kKmMgGtT]); anything else is left to int().
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front())) != 0) {
+    value.remove_prefix(1);
+  }
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())) != 0) {
+    value.remove_suffix(1);
+  }
+  if (value.size() < 2) {
+    return std::string{value};
+  }
+  const char suffix = value.back();
+  const std::string_view number = value.substr(0, value.size() - 1);
+  const std::size_t dot = number.find('.');
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view{} : number.substr(dot + 1);
+  const auto all_digits = [](std::string_view t) {
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const std::string_view decimal = "kmgt";
+  const std::string_view binary = "KMGT";
+  const bool suffixed = decimal.find(suffix) != std::string_view::npos || binary.find(suffix) != std::string_view::npos;
+  if (!suffixed || !all_digits(whole) || (dot != std::string_view::npos && !all_digits(fraction)) || whole.size() > 15) {
+    return std::string{value};  // not vLLM's form: the option's own check names what is wrong
+  }
+  if (const std::size_t power = binary.find(suffix); power != std::string_view::npos) {
+    if (dot != std::string_view::npos) {
+      throw usage_error{fmt::format("{}: '{}': vLLM allows no decimals with a binary suffix such as {} (did you mean "
+                                    "{}{}?)",
+                                    flag, value, suffix, number, static_cast<char>(decimal[power]))};
+    }
+    const unsigned shift = 10U * static_cast<unsigned>(power + 1);  // 1K = 2^10 ... 1T = 2^40
+    const std::uint64_t n = std::stoull(std::string{whole});         // at most 15 digits
+    if (n > (UINT64_MAX >> shift)) {
+      throw usage_error{fmt::format("{}: '{}' is more than 2^64", flag, value)};
+    }
+    return fmt::format("{}", n << shift);
+  }
+  // int(float(number) * 10^(3(p+1))): the same IEEE double product Python forms, truncated toward zero
+  // ("25.6k" → 25,600; "1.001k" → 1,000).
+  const double scale = std::pow(10.0, 3.0 * static_cast<double>(decimal.find(suffix) + 1));
+  const double product = std::strtod(std::string{number}.c_str(), nullptr) * scale;
+  if (!(product < 18446744073709551616.0)) {  // 2^64
+    throw usage_error{fmt::format("{}: '{}' is more than 2^64", flag, value)};
+  }
+  return fmt::format("{}", static_cast<std::uint64_t>(product));
+}
 
 auto lowercase(std::string_view text) -> std::string {
   std::string lower(text);
@@ -126,6 +197,12 @@ auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app
         line.args.push_back(argument);  // unknown: left to the extras check, which names it as typed
         continue;
       }
+    }
+    if (reads_human_readable_int(dashed(typed_name))) {
+      if (!value && i + 1 < argc) {
+        value = argv[++i];
+      }
+      read_vllm_number(typed_name, name, value);
     }
     if (name == "--flash-attn" && !value) {
       // -fa alone means on (older llama.cpp: a plain flag); -fa on|off|auto takes the value.

@@ -84,6 +84,12 @@ struct command_line {
 /// usage_error when one option that takes a value is given twice, under any spellings.
 auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app) -> command_line;
 
+/// The value of vLLM's --max-model-len or --max-num-batched-tokens (`flag`, as typed) as vLLM's parser reads it
+/// (vllm/engine/arg_utils.py human_readable_int): "32k" → "32000" (k, m, g, t: powers of 1,000, decimals allowed,
+/// the product truncated), "32K" → "32768" (K, M, G, T: powers of 1,024; a decimal is a usage_error, as in vLLM);
+/// any other text as is, for the option's own check.
+auto vllm_human_readable_int(std::string_view flag, std::string_view value) -> std::string;
+
 /// `text` in lower case (ASCII), for names compared without case: engines, -fa values.
 auto lowercase(std::string_view text) -> std::string;
 

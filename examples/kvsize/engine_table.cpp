@@ -177,6 +177,11 @@ auto engine_table(const options& opts, std::vector<std::string>& stderr_warnings
                                     opts.flag(flag), opts.flag(flag))};
     }
   }
+  if (opts.context_auto) {
+    throw usage_error{fmt::format("{} auto and --engine all: auto is vLLM's fit to memory; give a number of tokens, "
+                                  "or --engine vllm",
+                                  opts.flag("--context-auto"))};
+  }
   const hf::parsed_config config = load_model(opts.config_path);
   std::vector<engine_row> rows;
   for (engine_kind e : all_engines) {

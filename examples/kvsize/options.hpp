@@ -19,6 +19,11 @@ struct usage_error {
 struct options {
   std::string config_path;
   std::optional<std::uint64_t> context;
+  /// vLLM's --max-model-len auto (or -1), rewritten to --context-auto: vLLM 0.14+ fits max_model_len to the KV
+  /// budget.
+  bool context_auto = false;
+  /// The second pass of --max-model-len auto: the length fitted in the first (sizing.cpp auto_fit_pass).
+  std::optional<std::uint64_t> fitted_context;
   std::uint64_t batch = 1;
   std::optional<std::string> kv_dtype;
   std::optional<std::string> k_dtype;

@@ -81,12 +81,15 @@ void prose(fmt::memory_buffer& out, std::string_view head, std::string_view text
   out.append(lines.data(), lines.data() + lines.size());
 }
 
-/// Where the context came from: "option" (--context), "default" (4,096) or "default_capped" (4,096
-/// capped at a smaller model maximum). JSON's "context_source".
+/// Where the context came from: "option" (--context), "default" (4,096), "default_capped" (4,096
+/// capped at a smaller model maximum) or "auto" (vLLM's --max-model-len auto). JSON's "context_source".
 auto context_source(const sizing& s) -> std::string_view {
   const std::uint64_t model_max = s.model_context;
   if (s.context_given) {
     return "option";
+  }
+  if (s.auto_fit_from != 0) {
+    return "auto";
   }
   return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
 }
@@ -108,6 +111,13 @@ auto engine_falls_back(const sizing& s) -> bool {
 auto context_words(const sizing& s) -> std::string {
   const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec, s.engine_opts);
   const std::string_view from = context_source(s);
+  if (from == "auto") {
+    // vLLM's log: "Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory", or "full model
+    // context length %d fits in available GPU memory".
+    return fmt::format("{} tokens (--max-model-len auto: vLLM's fit to the KV budget, {})", grouped(s.context),
+                       s.context < s.auto_fit_from ? fmt::format("reduced from {}", grouped(s.auto_fit_from))
+                                                   : std::string{"the model's full length fits"});
+  }
   const std::string source =
       from == "option"           ? std::string{"--context"}
       : from == "default_capped" ? fmt::format("kvsize's default {}, capped at the model's maximum", grouped(default_context))

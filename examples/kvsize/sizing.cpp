@@ -355,6 +355,7 @@ auto engine_options_of(const options& opts, const sizing& s) -> engine_options {
                                                        : kvsize::vllm_model_runner::automatic;
   }
   o.vllm.reasoning_parser = opts.reasoning_parser.has_value();
+  o.vllm.auto_fit_context = opts.context_auto;
   // VllmConfig._is_default_v2_model_runner_model, as far as config.json says (any entry of
   // `architectures`; the expert count is the spec's, read by uses_model_runner_v2).
   // A quantization_config kvsize cannot read is still one; a folder's safetensors beside its config.json
@@ -965,6 +966,31 @@ void set_cache_types(const options& opts, sizing& s, const device_choice& d) {
   }
 }
 
+/// --max-model-len auto (vLLM 0.14+): the first pass sizes at the max_model_len vLLM derives (the profile run's),
+/// the second (compute_sizing) at the length fitted to its budget. Only vLLM has it; a fit needs a device.
+void set_auto_fit_context(const options& opts, sizing& s, const engine_options& engine_opts) {
+  const std::string flag = opts.flag("--context-auto");
+  if (s.engine != engine_kind::vllm) {
+    throw usage_error{fmt::format("{} auto: only vLLM (0.14+) fits max_model_len to memory; give a number of tokens "
+                                  "under {} {}",
+                                  flag, opts.flag("--engine"), name(s.engine))};
+  }
+  if (kvsize::engines::vllm::release_of(engine_opts) < kvsize::engines::vllm::auto_fit_since_minor) {
+    throw usage_error{fmt::format("{} auto: vLLM {} takes no auto (-1); 0.14 added the fit to memory", flag,
+                                  kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(engine_opts)))};
+  }
+  if (opts.context) {
+    throw usage_error{fmt::format("{} and {} both give the context; pass one", opts.flag("--context"), flag)};
+  }
+  if (!opts.gpu && !opts.gpu_memory && !opts.kv_memory) {
+    throw usage_error{fmt::format("{} auto fits the context to the KV budget: give {}, {} or {}", flag,
+                                  opts.flag("--gpu"), opts.flag("--gpu-memory"), opts.flag("--kv-memory"))};
+  }
+  // The first pass: vLLM's derived length (its default), which the profile run sees in either pass.
+  s.context = opts.fitted_context.value_or(engine_default_context(engine_kind::vllm, s.config.spec, engine_opts));
+  s.batch = opts.batch;
+}
+
 /// The context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
 /// The batch, and a shared prefix no longer than the sequence it is part of.
 void set_context(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
@@ -972,6 +998,10 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
   engine_options engine_opts = engine_options_of(opts, s);
   s.model_context = model_context_limit(s.engine, m, engine_opts);
   const std::uint64_t model_max = s.model_context;
+  if (opts.context_auto) {
+    set_auto_fit_context(opts, s, engine_opts);
+    return;
+  }
   s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(default_context);
   if (!opts.context && model_max != 0 && model_max < s.context) {
@@ -1818,6 +1848,35 @@ auto capacity_figures_of(const options& opts, sizing& s, const device_choice& d,
 
 }  // namespace
 
+namespace {
+
+/// --max-model-len auto after the first pass (at the derived length `s.context`): vLLM's fit is the longest
+/// max_model_len, at most the derived one, whose one request fits the budget (kv_cache_utils.py
+/// _auto_fit_max_model_len; max_context_in_budget for 1 sequence); "not enough GPU memory available to serve even a
+/// single token" is vLLM's refusal. A shorter fit is sized again, the workspace still at the derived length.
+auto auto_fit_pass(const options& opts, sizing& s, const model_spec& served, std::vector<std::string>& stderr_warnings,
+                   std::size_t warnings_before, hf::parsed_config config) -> sizing {
+  if (!s.capacity) {
+    throw usage_error{fmt::format("{} auto needs the KV budget of a device", opts.flag("--context-auto"))};
+  }
+  const std::uint64_t derived = s.context;
+  const std::uint64_t fitted =
+      max_context_in_budget(served, engine_kind::vllm, s.engine_opts, s.capacity->kv_budget, 1, derived, s.cache);
+  if (fitted == 0) {
+    throw usage_error{fmt::format("{} auto: vLLM cannot auto-fit max_model_len: not enough GPU memory available to "
+                                  "serve even a single token (a KV budget of {} B)",
+                                  opts.flag("--context-auto"), s.capacity->kv_budget.count())};
+  }
+  options refit = opts;
+  refit.fitted_context = fitted;
+  stderr_warnings.resize(warnings_before);  // the second pass says them again
+  sizing r = compute_sizing(refit, stderr_warnings, std::move(config));
+  r.auto_fit_from = derived;
+  return r;
+}
+
+}  // namespace
+
 auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnings) -> sizing {
   (void)engine_option(opts);  // an unknown engine is refused before the file is read
   return compute_sizing(opts, stderr_warnings, load_model(opts.config_path));
@@ -1833,6 +1892,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
   warn_unused_knobs(opts, engine, stderr_warnings);
   check_block_size(opts, engine);
 
+  // --max-model-len auto sizes twice: the second pass starts from the config as read.
+  std::optional<hf::parsed_config> original =
+      opts.context_auto && !opts.fitted_context ? std::optional{config} : std::nullopt;
+  const std::size_t warnings_before = stderr_warnings.size();
   sizing s;
   s.config = std::move(config);
   s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
@@ -1874,6 +1937,9 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     if (std::string note = sglang_counted_cell_note(s); !note.empty()) {
       s.notes.push_back(std::move(note));
     }
+  }
+  if (original) {
+    return auto_fit_pass(opts, s, served, stderr_warnings, warnings_before, std::move(*original));
   }
   compute_plan(opts, s, served, device.memory, device.bandwidth, device.source, overrides);
   compute_offload(opts, s, device.memory, stderr_warnings);

@@ -90,6 +90,8 @@ struct sizing {
   kv_dtypes kv;
   std::uint64_t context = 0;
   bool context_given = false;         ///< --context was given (else 4,096, capped at the model's maximum)
+  /// --max-model-len auto: the max_model_len vLLM derived and fitted `context` from (the profile run's); 0 otherwise.
+  std::uint64_t auto_fit_from = 0;
   /// The model's maximum as the engine derives it (model_context_limit: vLLM's max_model_len, SGLang's context_len
   /// when none is given; else model_spec::max_context); 0 = unknown.
   std::uint64_t model_context = 0;

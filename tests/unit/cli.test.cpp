@@ -702,7 +702,14 @@ TEST_CASE("kvsize: engine users' own flags give exactly what the kvsize option g
   const alias_case cases[] = {
       {qwen, "", "--context 8192",
        {"--max-model-len 8192", "--context-length 8192", "-c 8192", "-c8192", "--ctx-size 8192", "--ctx-size=8192",
-        "--max-seq-len 8192", "--max_seq_len 8192", "--max_model_len=8192"}},
+        "--max-seq-len 8192", "--max_seq_len 8192", "--max_model_len=8192", "--max-model-len 8K", "--max_model_len=8K"}},
+      // vLLM's human_readable_int (vllm/engine/arg_utils.py): k, m, g, t are powers of 1,000, decimals allowed and
+      // truncated; K, M, G, T powers of 1,024.
+      {qwen, "", "--context 8000", {"--max-model-len 8k", "--max-model-len=8.0k", "--max-model-len ' 8k '"}},
+      {qwen, "", "--context 25600", {"--max-model-len 25.6k"}},
+      {qwen, "", "--context 1000", {"--max-model-len 1.001k"}},  // int(1.001 * 1000) = int(1000.9999999999999)
+      {qwen, "--engine vllm --gpu h100-80gb", "--max-num-batched-tokens 4096",
+       {"--max-num-batched-tokens 4K", "--max_num_batched_tokens=4K"}},
       {qwen, "--engine trtllm", "--batch 4", {"--max-batch-size 4", "--max_batch_size 4"}},
       {qwen, "--engine vllm", "--kv-dtype fp8", {"--kv-cache-dtype fp8", "--kv_cache_dtype fp8"}},
       {qwen, "--engine llama.cpp", "--k-dtype q8_0", {"-ctk q8_0", "--cache-type-k q8_0"}},
@@ -741,6 +748,10 @@ TEST_CASE("kvsize: messages name the alias the user typed", "[cli][aliases]") {
     std::string message;
   } cases[] = {
       {"--max-model-len x", "kvsize: --max-model-len: expected a positive integer, got 'x'"},
+      {"--max-model-len 1.5K",
+       "kvsize: --max-model-len: '1.5K': vLLM allows no decimals with a binary suffix such as K (did you mean 1.5k?)"},
+      {"--max-model-len 99999999999999T", "kvsize: --max-model-len: '99999999999999T' is more than 2^64"},
+      {"--context 8k", "kvsize: --context: expected a positive integer, got '8k'"},  // kvsize's own: digits only
       {"-tp 5", "kvsize: -tp 5: this model's 12 attention heads"},
       {"--max_seq_len 0", "kvsize: --max_seq_len: expected a positive integer"},
       {"-ctk fp9", "kvsize: -ctk: unknown element type 'fp9'"},

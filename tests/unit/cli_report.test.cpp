@@ -180,23 +180,29 @@ TEST_CASE("kvsize report: a long line wraps at spaces, the value under itself, a
   CHECK(wrapped("  - ", "a short note", 4) == "  - a short note\n");
 }
 
+namespace {
+
+/// The report's context row, its wrapped lines joined.
+auto context_row(const std::string& out) -> std::string {
+  std::string joined;
+  bool in = false;
+  for (const auto& line : lines_of(out)) {
+    if (line.rfind("  context ", 0) == 0) {
+      in = true;
+      joined = line;
+    } else if (in && line.rfind("                                       ", 0) == 0) {
+      joined += " " + line.substr(line.find_first_not_of(' '));
+    } else if (in) {
+      break;
+    }
+  }
+  return joined;
+}
+
+}  // namespace
+
 TEST_CASE("kvsize report: the context assumed, and what each engine would use itself", "[cli][report][context]") {
   const std::string qwen = config("Qwen__Qwen2.5-1.5B.config.json");  // max_position_embeddings 131,072
-  const auto context_row = [](const std::string& out) {
-    std::string joined;
-    bool in = false;
-    for (const auto& line : lines_of(out)) {
-      if (line.rfind("  context ", 0) == 0) {
-        in = true;
-        joined = line;
-      } else if (in && line.rfind("                                       ", 0) == 0) {
-        joined += " " + line.substr(line.find_first_not_of(' '));
-      } else if (in) {
-        break;
-      }
-    }
-    return joined;
-  };
   SECTION("kvsize's default, and the engine's own: the model's maximum") {
     const auto vllm = run_cli(qwen + " --engine vllm");
     REQUIRE(vllm.exit_code == 0);
@@ -456,4 +462,51 @@ TEST_CASE("kvsize --engine all: one row per engine, the figures of each engine's
   CHECK(csv.exit_code == 2);
   CHECK(csv.out.empty());
   CHECK_THAT(csv.err, ContainsSubstring("--csv and --engine all"));
+}
+
+TEST_CASE("kvsize: --max-model-len auto is vLLM's fit of the context to the KV budget", "[cli][context]") {
+  // vLLM 0.14+ (vllm/engine/arg_utils.py human_readable_int_or_auto: "auto" or -1) profiles at the max_model_len
+  // it derives, then kv_cache_utils.py _auto_fit_max_model_len takes the longest length, at most the derived one,
+  // whose one request fits the budget. kvsize: the capacity's max context for 1 sequence at the derived length.
+  const std::string llama = "'" + config("meta-llama__Llama-3.1-8B.config.json") + "' --engine vllm --gpu rtx-4090";
+  const auto at_derived = json_of(llama + " --context 131072");
+  const std::uint64_t fitted = at_derived.at("capacity").at("max_context").get<std::uint64_t>();
+  REQUIRE(fitted > 4'096);
+  REQUIRE(fitted < 131'072);
+  for (const char* spelling : {"--max-model-len auto", "--max-model-len -1", "--max_model_len=auto", "--max-model-len AUTO"}) {
+    INFO(spelling);
+    const auto j = json_of(llama + " " + spelling);
+    CHECK(j.at("context") == fitted);
+    CHECK(j.at("context_source") == "auto");
+    // The budget is the derived length's (the profile run precedes the fit).
+    CHECK(j.at("kv_budget_bytes") == at_derived.at("kv_budget_bytes"));
+    CHECK(j.at("capacity").at("max_sequences").get<std::uint64_t>() >= 1);
+  }
+  CHECK(json_of(llama + " --context " + std::to_string(fitted + 16)).at("capacity").at("max_sequences") == 0);
+  const auto report = run_cli(llama + " --max-model-len auto");
+  REQUIRE(report.exit_code == 0);
+  CHECK_THAT(context_row(report.out),
+             ContainsSubstring("(--max-model-len auto: vLLM's fit to the KV budget, reduced from 131,072)"));
+
+  // Where the derived length fits whole, it stands (Qwen2.5-0.5B's 32,768 on an H100).
+  const std::string qwen_h100 = "'" + config("Qwen__Qwen2.5-0.5B.config.json") + "' --gpu h100-80gb";
+  const std::string qwen = qwen_h100 + " --engine vllm";
+  const auto whole = json_of(qwen + " --max-model-len auto");
+  CHECK(whole.at("context") == 32'768);
+  CHECK_THAT(context_row(run_cli(qwen + " --max-model-len auto").out),
+             ContainsSubstring("32,768 tokens (--max-model-len auto: vLLM's fit to the KV budget, the model's full "
+                               "length fits)"));
+
+  // Refused: another engine, a release before 0.14, no device, a context given twice.
+  require_refused(run_cli(qwen_h100 + " --engine sglang --max-model-len auto"),
+                  "kvsize: --max-model-len auto: only vLLM (0.14+) fits max_model_len to memory");
+  require_refused(run_cli(qwen + " --engine-version 0.13 --max-model-len auto"),
+                  "kvsize: --max-model-len auto: vLLM 0.13 takes no auto (-1); 0.14 added the fit to memory");
+  require_refused(run_cli("'" + config("Qwen__Qwen2.5-0.5B.config.json") + "' --engine vllm --max-model-len auto"),
+                  "kvsize: --max-model-len auto fits the context to the KV budget: give --gpu, --gpu-memory or "
+                  "--kv-memory");
+  require_refused(run_cli(qwen_h100 + " --engine all --max-model-len auto"),
+                  "kvsize: --max-model-len auto and --engine all: auto is vLLM's fit to memory");
+  require_refused(run_cli(qwen + " --context 4096 --max-model-len auto"),
+                  "kvsize: --context and --max-model-len both give the context; pass one");
 }

@@ -374,3 +374,26 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
     return w.ends_with("max_context unknown (0); vLLM and SGLang take 2,048");
   }));
 }
+
+TEST_CASE("vLLM's --max-model-len auto: the workspace at the derived length, the cache at the fitted one", "[context]") {
+  // MiniMax-M1's rope rows follow max_model_len (vllm_startup.hpp loaded_buffers), so the profile's length shows.
+  const model_spec m = bundled("MiniMax-AI__MiniMax-M1");
+  engine_options derived = vllm_release(19);
+  derived.device_memory = kvsize::GiB * 80;
+  derived.context = 0;  // the model's: vLLM's derived max_model_len
+  engine_options fitted = derived;
+  fitted.context = 4'096;
+  engine_options auto_fit = fitted;
+  auto_fit.vllm.auto_fit_context = true;
+  const auto at_derived = kvsize::vllm_engine::workspace(m, derived);  // context 0: the derived max_model_len
+  const auto at_fitted = kvsize::vllm_engine::workspace(m, fitted);
+  const auto under_auto = kvsize::vllm_engine::workspace(m, auto_fit);
+  REQUIRE(at_derived.buffers != at_fitted.buffers);
+  CHECK(under_auto.buffers == at_derived.buffers);
+  CHECK(under_auto.activation_tokens == at_derived.activation_tokens);
+  // The cache itself is sized at the fitted context.
+  CHECK(kvsize::size_cache(m, engine_kind::vllm, auto_fit).context == 4'096);
+  // 0.13 and older have no auto (human_readable_int_or_auto is 0.14's).
+  auto_fit.vllm.release_minor = 13;
+  CHECK_THROWS_WITH(kvsize::vllm_engine::workspace(m, auto_fit), ContainsSubstring("vLLM 0.13 and older take no"));
+}

@@ -79,6 +79,11 @@ struct vllm_knobs {
   bool v2_default_checkpoint = false;
   /// --reasoning-parser (or --reasoning-config) given: any reasoning config sends 0.22 to V1.
   bool reasoning_parser = false;
+  /// --max-model-len auto (or -1; 0.14+): vLLM profiles at the max_model_len it derives from the config
+  /// (vllm_context.hpp default_max_model_len) and only then fits max_model_len to the KV budget
+  /// (vllm/v1/core/kv_cache_utils.py _auto_fit_max_model_len, after gpu_worker.py determine_available_memory):
+  /// the workspace is sized at the derived length, the cache at `context`, the fitted one.
+  bool auto_fit_context = false;
 };
 
 /// SGLang knobs: its server arguments of the same names (python/sglang/srt/server_args.py ServerArgs).

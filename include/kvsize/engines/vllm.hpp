@@ -593,8 +593,15 @@ struct vllm_engine : engine_defaults<vllm_engine> {
   /// (v2_sampler_phase_extra) and the graph term is 0 (profile_cudagraph_memory returns 0).
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& given) -> workspace_defaults {
     using namespace engines::vllm;
-    // No context given: max_model_len's default, which the batched-token cap and MiniMax's rope rows read.
-    const engine_options o = kvsize::detail::with_default_context(given, default_context(m, given));
+    // No context given: max_model_len's default, which the batched-token cap and MiniMax's rope rows read; so too
+    // under --max-model-len auto, whose profile run precedes the fit.
+    engine_options o = kvsize::detail::with_default_context(given, default_context(m, given));
+    if (given.vllm.auto_fit_context) {
+      if (release_of(given) < auto_fit_since_minor) {
+        throw kvsize::invalid_argument("vLLM 0.13 and older take no --max-model-len auto (-1): 0.14 added the fit");
+      }
+      o.context = default_context(m, given);
+    }
     if (const std::string_view why = release_refusal(release_of(o)); !why.empty()) {
       throw kvsize::invalid_argument(why.data());  // a string literal: null-terminated
     }

@@ -41,6 +41,11 @@ inline constexpr std::uint32_t longrope_original_since_minor = 11;
 /// The first release that reads rope_parameters and copies the top-level original length into it (step 3).
 inline constexpr std::uint32_t rope_parameters_since_minor = 12;
 
+/// The first release that takes --max-model-len auto (or -1) and fits max_model_len to the KV budget: the longest
+/// length (at most the default below) whose one request fits (kv_cache_utils.py _auto_fit_max_model_len, a binary
+/// search of _max_memory_usage_bytes_from_groups; kvsize's max_context_in_budget for 1 sequence, device_fit.hpp).
+inline constexpr std::uint32_t auto_fit_since_minor = 14;
+
 /// The length vLLM takes where the config states none of its keys (_get_and_verify_max_len's default_max_len).
 inline constexpr std::uint64_t no_length_key_default = 2048;
 
