@@ -305,6 +305,9 @@ auto known_option_names(const CLI::App& app) -> std::vector<std::string> {
   std::vector<std::string> names;
   const auto add = [&](const CLI::App& from) {
     for (const CLI::Option* opt : from.get_options()) {
+      if (opt->get_group().empty()) {
+        continue;  // hidden: --context-auto, what --max-model-len auto becomes
+      }
       for (const auto& l : opt->get_lnames()) {
         names.push_back("--" + l);
       }

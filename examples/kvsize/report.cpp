@@ -94,16 +94,19 @@ auto context_source(const sizing& s) -> std::string_view {
   return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
 }
 
-/// Whether the engine found no length in the config and took its own fallback (vLLM's and SGLang's 2,048:
-/// vllm_context.hpp, sglang_context.hpp): the keys each reads differ (SGLang reads neither seq_len nor
-/// max_target_positions, vLLM never n_ctx).
+/// Whether the engine found no length in the config and took its own fallback (2,048: vllm_context.hpp,
+/// sglang_context.hpp, trtllm_context.hpp): the keys each reads differ (SGLang reads neither seq_len nor
+/// max_target_positions, max_seq_length or n_ctx, vLLM never n_ctx, TensorRT-LLM max_position_embeddings alone).
 auto engine_falls_back(const sizing& s) -> bool {
   const stated_context& c = s.config.spec.stated;
   if (!c.keys_read) {
     return false;
   }
+  const bool trtllm_none = stated(c, context_key::max_position_embeddings) == 0 &&
+                           stated(c, context_key::n_positions) == 0 && s.config.spec.attention_chunk == 0;
   return s.engine == engine_kind::vllm     ? engines::vllm::stated_max_model_len(c) == 0
          : s.engine == engine_kind::sglang ? engines::sglang::stated_context_length(c) == 0
+         : s.engine == engine_kind::trtllm ? trtllm_none
                                            : false;
 }
 
@@ -114,6 +117,11 @@ auto context_words(const sizing& s) -> std::string {
   if (from == "auto") {
     // vLLM's log: "Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory", or "full model
     // context length %d fits in available GPU memory".
+    if (s.auto_fit_failed) {
+      return fmt::format("{} tokens (--max-model-len auto: vLLM's derived length; {}, so vLLM stops before its fit)",
+                         grouped(s.context),
+                         s.capacity && !s.capacity->weights_fit ? "the weights do not fit" : "not one token fits");
+    }
     return fmt::format("{} tokens (--max-model-len auto: vLLM's fit to the KV budget, {})", grouped(s.context),
                        s.context < s.auto_fit_from ? fmt::format("reduced from {}", grouped(s.auto_fit_from))
                                                    : std::string{"the model's full length fits"});
@@ -128,7 +136,7 @@ auto context_words(const sizing& s) -> std::string {
                          grouped(engine_default),
                          engine_default == s.context ? std::string{} : fmt::format(": pass --context {}", engine_default));
   } else if (engine_default == 0) {
-    // transformers has no setting; llama.cpp and TensorRT-LLM have one, but no length the config states.
+    // transformers has no setting; llama.cpp has one, but no length the config states.
     engine = !is_engine(s.engine)                   ? std::string{}
              : s.engine == engine_kind::transformers ? fmt::format("; {} has no context setting", display_name(s.engine))
                                                      : std::string{"; the config states no maximum: pass --context"};

@@ -452,6 +452,9 @@ auto engine_option(const options& opts) -> engine_kind {
 
 /// "--context 4096 (the default)" / "--max-model-len 8192": the context as the user set it, for messages.
 auto context_given(const options& opts, std::uint64_t context) -> std::string {
+  if (opts.context_auto) {
+    return fmt::format("{} auto ({})", opts.flag("--context-auto"), context);
+  }
   return opts.context ? fmt::format("{} {}", opts.flag("--context"), context)
                       : fmt::format("--context {} (the default)", context);
 }
@@ -980,7 +983,16 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
                                   kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(engine_opts)))};
   }
   if (opts.context) {
-    throw usage_error{fmt::format("{} and {} both give the context; pass one", opts.flag("--context"), flag)};
+    throw usage_error{opts.flag("--context") == flag
+                          ? fmt::format("{} is given twice; pass it once", flag)
+                          : fmt::format("{} and {} both give the context; pass one", opts.flag("--context"), flag)};
+  }
+  if (s.config.spec.stated.keys_read && kvsize::engines::vllm::stated_max_model_len(s.config.spec.stated) == 0) {
+    // _get_and_verify_max_len returns a given length as is when the config states none: -1 itself, which the fit
+    // then refuses ("Cannot auto-fit max_model_len").
+    throw usage_error{fmt::format("{} auto: the config states no length vLLM reads, so vLLM takes -1 as the length "
+                                  "and cannot fit it; give a number of tokens",
+                                  flag)};
   }
   if (!opts.gpu && !opts.gpu_memory && !opts.kv_memory) {
     throw usage_error{fmt::format("{} auto fits the context to the KV budget: give {}, {} or {}", flag,
@@ -988,7 +1000,6 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
   }
   // The first pass: vLLM's derived length (its default), which the profile run sees in either pass.
   s.context = opts.fitted_context.value_or(engine_default_context(engine_kind::vllm, s.config.spec, engine_opts));
-  s.batch = opts.batch;
 }
 
 /// The context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
@@ -998,24 +1009,25 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
   engine_options engine_opts = engine_options_of(opts, s);
   s.model_context = model_context_limit(s.engine, m, engine_opts);
   const std::uint64_t model_max = s.model_context;
-  if (opts.context_auto) {
-    set_auto_fit_context(opts, s, engine_opts);
-    return;
-  }
   s.context_given = opts.context.has_value();
   s.context = opts.context.value_or(default_context);
   if (!opts.context && model_max != 0 && model_max < s.context) {
     s.context = model_max;
   }
-  if (opts.context && model_max != 0 && *opts.context > model_max) {
+  if (opts.context_auto) {
+    set_auto_fit_context(opts, s, engine_opts);
+  } else if (opts.context && model_max != 0 && *opts.context > model_max) {
     engine_opts.context = *opts.context;
     const std::string_view variable = context_override_variable(s.engine, engine_opts, model_max);
     stderr_warnings.push_back(fmt::format(
         "{} {} exceeds the model's maximum of {} tokens; sizing it anyway{}", opts.flag("--context"), *opts.context,
         model_max,
-        variable.empty() ? std::string{}
-                         : fmt::format(" ({} refuses to start there unless {}=1 is set)",
-                                       display_name(s.engine), variable)));
+        variable.empty()                  ? std::string{}
+        : s.engine == engine_kind::trtllm ? fmt::format(" (TensorRT-LLM lowers max_seq_len to {} unless {}=1 is set, "
+                                                        "which its newest releases read)",
+                                                        model_max, variable)
+                                          : fmt::format(" ({} refuses to start there unless {}=1 is set)",
+                                                        display_name(s.engine), variable)));
   }
   s.batch = opts.batch;
   if (opts.shared_prefix && *opts.shared_prefix > s.context) {
@@ -1853,19 +1865,29 @@ namespace {
 /// --max-model-len auto after the first pass (at the derived length `s.context`): vLLM's fit is the longest
 /// max_model_len, at most the derived one, whose one request fits the budget (kv_cache_utils.py
 /// _auto_fit_max_model_len; max_context_in_budget for 1 sequence); "not enough GPU memory available to serve even a
-/// single token" is vLLM's refusal. A shorter fit is sized again, the workspace still at the derived length.
+/// single token" is vLLM's refusal. A shorter fit is sized again, the workspace still at the derived length; none
+/// (nullopt, `s` marked auto_fit_failed) where the weights or not one token fit.
 auto auto_fit_pass(const options& opts, sizing& s, const model_spec& served, std::vector<std::string>& stderr_warnings,
-                   std::size_t warnings_before, hf::parsed_config config) -> sizing {
+                   std::size_t warnings_before, hf::parsed_config config) -> std::optional<sizing> {
   if (!s.capacity) {
     throw usage_error{fmt::format("{} auto needs the KV budget of a device", opts.flag("--context-auto"))};
   }
   const std::uint64_t derived = s.context;
   const std::uint64_t fitted =
-      max_context_in_budget(served, engine_kind::vllm, s.engine_opts, s.capacity->kv_budget, 1, derived, s.cache);
+      s.capacity->weights_fit
+          ? max_context_in_budget(served, engine_kind::vllm, s.engine_opts, s.capacity->kv_budget, 1, derived, s.cache)
+          : 0;
   if (fitted == 0) {
-    throw usage_error{fmt::format("{} auto: vLLM cannot auto-fit max_model_len: not enough GPU memory available to "
-                                  "serve even a single token (a KV budget of {} B)",
-                                  opts.flag("--context-auto"), s.capacity->kv_budget.count())};
+    // The weights do not fit (vLLM stops loading them), or not one token does ("Cannot auto-fit max_model_len: not
+    // enough GPU memory available to serve even a single token"): the report at the derived length says so.
+    s.auto_fit_from = derived;
+    s.auto_fit_failed = true;
+    return std::nullopt;
+  }
+  if (opts.batch > 1) {
+    s.notes.push_back(fmt::format("{} auto fits one request of the context (vLLM's fit); the {} users of {} share "
+                                  "the budget at that length",
+                                  opts.flag("--context-auto"), opts.batch, opts.flag("--batch")));
   }
   options refit = opts;
   refit.fitted_context = fitted;
@@ -1889,13 +1911,13 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     throw usage_error{fmt::format("{} and {} both give the device's memory; pass one of them", opts.flag("--gpu"),
                                   opts.flag("--gpu-memory"))};
   }
-  warn_unused_knobs(opts, engine, stderr_warnings);
-  check_block_size(opts, engine);
-
-  // --max-model-len auto sizes twice: the second pass starts from the config as read.
+  // --max-model-len auto sizes twice: the second pass starts from the config as read, and says the warnings again.
   std::optional<hf::parsed_config> original =
       opts.context_auto && !opts.fitted_context ? std::optional{config} : std::nullopt;
   const std::size_t warnings_before = stderr_warnings.size();
+  warn_unused_knobs(opts, engine, stderr_warnings);
+  check_block_size(opts, engine);
+
   sizing s;
   s.config = std::move(config);
   s.config_path = opts.config_path == "-" ? "<stdin>" : opts.config_path;  // as load_config names it
@@ -1939,7 +1961,10 @@ auto compute_sizing(const options& opts, std::vector<std::string>& stderr_warnin
     }
   }
   if (original) {
-    return auto_fit_pass(opts, s, served, stderr_warnings, warnings_before, std::move(*original));
+    if (std::optional<sizing> fitted = auto_fit_pass(opts, s, served, stderr_warnings, warnings_before,
+                                                     std::move(*original))) {
+      return std::move(*fitted);
+    }
   }
   compute_plan(opts, s, served, device.memory, device.bandwidth, device.source, overrides);
   compute_offload(opts, s, device.memory, stderr_warnings);

@@ -92,6 +92,8 @@ struct sizing {
   bool context_given = false;         ///< --context was given (else 4,096, capped at the model's maximum)
   /// --max-model-len auto: the max_model_len vLLM derived and fitted `context` from (the profile run's); 0 otherwise.
   std::uint64_t auto_fit_from = 0;
+  /// --max-model-len auto found no length: the weights or not one token fit the device (vLLM stops there).
+  bool auto_fit_failed = false;
   /// The model's maximum as the engine derives it (model_context_limit: vLLM's max_model_len, SGLang's context_len
   /// when none is given; else model_spec::max_context); 0 = unknown.
   std::uint64_t model_context = 0;

@@ -31,7 +31,9 @@ namespace kvsize {
 /// `limit` for the model (model_context_limit; 0: none): vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN
 /// (vllm/config/model.py _get_and_verify_max_len), SGLang's SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN
 /// (python/sglang/srt/configs/model_config.py _derive_context_length; 0.4.4 – 0.5.0rc2 default it to true and only
-/// warn); "" where the context is within the limit or the engine starts anyway.
+/// warn), TensorRT-LLM's TLLM_ALLOW_LONG_MAX_MODEL_LEN (tensorrt_llm/_torch/pyexecutor/model_engine.py
+/// _init_max_seq_len, newest releases: without it the length is lowered to the limit); "" where the context is within
+/// the limit or the engine starts anyway.
 [[nodiscard]] constexpr auto context_override_variable(engine_kind e, const engine_options& o, std::uint64_t limit)
     -> std::string_view {
   if (limit == 0 || o.context <= limit) {
@@ -42,6 +44,9 @@ namespace kvsize {
   }
   if (e == engine_kind::sglang && engines::sglang::refuses_longer_context(engines::sglang::version_of(o))) {
     return "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN";
+  }
+  if (e == engine_kind::trtllm) {
+    return "TLLM_ALLOW_LONG_MAX_MODEL_LEN";  // without it, max_seq_len is lowered to the limit (a warning)
   }
   return "";
 }
@@ -131,7 +136,8 @@ template <engine E>
   const std::string parser =
       names.reasoning_parser.empty() ? std::string{"<reasoning-parser>"} : shell_word(names.reasoning_parser);
   return fmt::format("{}{}vllm serve {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {}{}{}{}{}{}{}{}",
-                     context_override_prefix(engine_kind::vllm, o, names.context_limit), vllm_runner_prefix(o), names.model, o.context, o.batch, fraction_text(rule),
+                     context_override_prefix(engine_kind::vllm, o, names.context_limit), vllm_runner_prefix(o),
+                     names.model, o.context, o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tensor-parallel-size", o.tp),
                      flag_if(o.pp > 1, "--pipeline-parallel-size", o.pp), flag_if(kv != "auto", "--kv-cache-dtype", kv),
                      flag_if(o.block_size != 0, "--block-size", o.block_size),
@@ -160,7 +166,8 @@ template <engine E>
   return fmt::format(
       "{}python -m sglang.launch_server --model-path {} --context-length {} --max-running-requests {} "
       "--mem-fraction-static {}{}{}{}{}{}{}{}",
-      context_override_prefix(engine_kind::sglang, o, names.context_limit), names.model, o.context, detail::checked_mul(o.batch, dp), fraction_text(rule),
+      context_override_prefix(engine_kind::sglang, o, names.context_limit), names.model, o.context,
+      detail::checked_mul(o.batch, dp), fraction_text(rule),
       flag_if(o.tp > 1, "--tp-size", o.tp),
       asked ? fmt::format(" --dp {} --enable-dp-attention{}", dp, o.sglang.dp_lm_head ? " --enable-dp-lm-head" : "")
             : "",
@@ -201,8 +208,9 @@ template <engine E>
 [[nodiscard]] inline auto command_of(trtllm_engine /*engine*/, const engine_options& o, const budget_rule& rule,
                                      const command_names& names)
     -> std::string {
-  return fmt::format("trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
-                     names.model, o.context, o.batch, fraction_text(rule),
+  return fmt::format("{}trtllm-serve {} --max_seq_len {} --max_batch_size {} --kv_cache_free_gpu_memory_fraction {}{}{}",
+                     context_override_prefix(engine_kind::trtllm, o, names.context_limit), names.model, o.context,
+                     o.batch, fraction_text(rule),
                      flag_if(o.tp > 1, "--tp_size", o.tp), flag_if(o.pp > 1, "--pp_size", o.pp));
 }
 

@@ -367,6 +367,12 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   CHECK(stated(spec_of(chatglm).stated, kvsize::context_key::seq_length) == 2'048);
   CHECK(sglang_default(spec_of(chatglm)) == 2'048);
 
+  // Jamba-v0.1 states only n_ctx, which neither engine reads: JambaConfig's max_position_embeddings, 262,144.
+  const model_spec jamba = bundled("ai21labs__Jamba-v0.1");
+  CHECK(stated(jamba.stated, kvsize::context_key::max_position_embeddings) == 262'144);
+  CHECK(vllm_default(jamba) == 262'144);
+  CHECK(sglang_default(jamba) == 262'144);
+
   // A class the table leaves out (RWConfig sets none): the 2,048 fallback, and the warning says so.
   const kvsize::hf::parsed_config falcon =
       kvsize::hf::load_config(kvsize::test::configs_dir() / "tiiuae__falcon-7b.config.json");
@@ -396,4 +402,38 @@ TEST_CASE("vLLM's --max-model-len auto: the workspace at the derived length, the
   // 0.13 and older have no auto (human_readable_int_or_auto is 0.14's).
   auto_fit.vllm.release_minor = 13;
   CHECK_THROWS_WITH(kvsize::vllm_engine::workspace(m, auto_fit), ContainsSubstring("vLLM 0.13 and older take no"));
+}
+
+TEST_CASE("TensorRT-LLM: max_position_embeddings, else 2,048, times a rope factor other than yarn's", "[context]") {
+  // tensorrt_llm/_torch/models/modeling_utils.py DecoderModelForCausalLM.infer_max_seq_len (trtllm_context.hpp).
+  const auto trtllm_default = [](const model_spec& m) {
+    return kvsize::engine_default_context(engine_kind::trtllm, m, engine_options{});
+  };
+  // Command-R: max_position_embeddings 8,192; model_max_length (vLLM's and SGLang's 131,072) is not read.
+  CHECK(trtllm_default(bundled("CohereForAI__c4ai-command-r-v01")) == 8'192);
+  // Llama-3.1: llama3 rope gives no factor.
+  CHECK(trtllm_default(bundled("meta-llama__Llama-3.1-8B")) == 131'072);
+  // Gemma 3: its text config's linear factor 8 over 131,072 (the VLM wrapper reads the text config).
+  CHECK(trtllm_default(bundled("google__gemma-3-4b-it")) == 1'048'576);
+  // Llama 4: Llama4ForConditionalGeneration.infer_max_seq_len returns 8,192.
+  CHECK(trtllm_default(bundled("meta-llama__Llama-4-Scout-17B-16E-Instruct")) == 8'192);
+  // Falcon-7B: no max_position_embeddings (RWConfig sets none): 2,048.
+  CHECK(trtllm_default(bundled("tiiuae__falcon-7b")) == 2'048);
+  // A yarn entry is not applied; a linear or dynamic one is, rounded up.
+  nlohmann::json qwen = document("Qwen__Qwen2.5-0.5B");
+  qwen["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 32'768}};
+  CHECK(trtllm_default(spec_of(qwen)) == 32'768);
+  qwen["rope_scaling"] = {{"rope_type", "dynamic"}, {"factor", 1.5}};
+  CHECK(trtllm_default(spec_of(qwen)) == 49'152);
+  qwen["max_position_embeddings"] = 1'001;
+  qwen["rope_scaling"] = {{"type", "linear"}, {"factor", 1.5}};
+  CHECK(trtllm_default(spec_of(qwen)) == 1'502);  // ceil(1,501.5)
+  // The limit is the default: a longer --max_seq_len is lowered to it (or kept under TLLM_ALLOW_LONG_MAX_MODEL_LEN).
+  engine_options longer;
+  longer.context = 4'096;
+  CHECK(kvsize::context_override_variable(engine_kind::trtllm, longer, 2'048) == "TLLM_ALLOW_LONG_MAX_MODEL_LEN");
+  // A library caller with context 0 sizes TensorRT-LLM's own length.
+  engine_options zero;
+  zero.context = 0;
+  CHECK(kvsize::size_cache(bundled("CohereForAI__c4ai-command-r-v01"), engine_kind::trtllm, zero).context == 8'192);
 }

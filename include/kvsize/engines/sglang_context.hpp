@@ -16,8 +16,9 @@
 // (_derive_context_length: "To allow overriding this maximum, set the env var
 // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1") except on 0.4.4 – 0.5.0rc2, whose variable defaults to true
 // (get_bool_env_var(..., default="True")): those warn and serve it.
-// Not modelled: transformers' class defaults for keys the file leaves out (SGLang's getattr sees them; kvsize
-// knows only the family defaults its reader fills in).
+// A key the file leaves out has its config class's default where kvsize knows it (hf/class_context.hpp: SGLang's
+// getattr sees it); classes whose default SGLang's own config class changes (step3p5, kimi_linear,
+// granitemoehybrid) are left out there.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 

@@ -14,6 +14,7 @@
 #include "../error.hpp"
 #include "common.hpp"
 #include "engine_concept.hpp"
+#include "trtllm_context.hpp"  // max_seq_len when none is given
 
 namespace kvsize::engines::trtllm {
 
@@ -278,15 +279,21 @@ struct trtllm_engine : engine_defaults<trtllm_engine> {
   [[nodiscard]] static constexpr auto model_refusal(const model_spec& m, const engine_options& o) -> std::string_view {
     return engines::trtllm::model_refusal(m, o);
   }
+  /// max_seq_len when none is given: max_position_embeddings (else 2,048) × the rope factor, Llama 4's 8,192
+  /// (trtllm_context.hpp). A longer one is lowered to it: it is the limit too.
+  [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& /*o*/)
+      -> std::uint64_t {
+    return engines::trtllm::default_max_seq_len(m);
+  }
   [[nodiscard]] static constexpr auto size_stage(const model_spec& m, const engine_options& o, detail::stage_range r)
       -> engine_sizing {
-    return engines::trtllm::size_stage(m, o, r);
+    return engines::trtllm::size_stage(m, detail::with_default_context(o, default_context(m, o)), r);
   }
   /// Its context terms follow from the sizing's windows where no sliding layer must leave the full
   /// pool (engines::trtllm::with_context).
   [[nodiscard]] static constexpr auto with_context(const model_spec& m, const engine_options& o,
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
-    return engines::trtllm::with_context(m, o, s);
+    return engines::trtllm::with_context(m, detail::with_default_context(o, default_context(m, o)), s);
   }
   /// available = (device − weights − peak activations [engine_overhead]) × free_gpu_memory_fraction.
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {

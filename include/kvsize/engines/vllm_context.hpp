@@ -18,10 +18,12 @@
 //      131,072. kvsize names a release by its minor, and takes 0.11 as 0.11.1 – 0.11.2 (0.11.0 alone lacks it).
 // Where the config (and its class's defaults) states none of the keys of step 1, the length is 2,048
 // (_get_and_verify_max_len's default_max_len; RWConfig, the class vLLM loads for Falcon-7B / 40B's RefinedWeb
-// configs, sets none), then step 3 applies; a --max-model-len given is then taken as is, unchecked.
+// configs, sets none), then step 3 applies; a --max-model-len given is then taken as is, unchecked (-1, auto,
+// too: the fit then fails, "Cannot auto-fit").
 // Above the derived length, a --max-model-len is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or it is at most
 // the config's model_max_length).
-// Not modelled: a platform's check_max_model_len, and transformers' class defaults for keys the file leaves out.
+// A key the file leaves out has its config class's default where kvsize knows it (hf/class_context.hpp). Not
+// modelled: a platform's check_max_model_len.
 // tokenizer_config.json's model_max_length is read for pooling models with absolute positions only
 // (ModelConfig.get_and_verify_max_len), never for a generating model.
 #pragma once

@@ -3,7 +3,10 @@
 // with getattr() on the loaded config object (vLLM derive_max_model_len_and_key, SGLang get_context_length), so a
 // class default in the config class's __init__ (transformers 4) or field (transformers 5) is what they see; only
 // where the class sets none do they fall back to 2,048 (engines/vllm_context.hpp, engines/sglang_context.hpp).
-// Read into model_spec::stated only: model_spec::max_context stays what the file states.
+// Read into model_spec::stated only, for the one key a row names, where the file leaves that key out (whatever else
+// it states: getattr sees the default either way); model_spec::max_context stays what the file states.
+// Rows naming a transformers 5 class (gemma4, glm_moe_dsa, mimo_v2_flash): vLLM releases that pin transformers 4
+// load such a model through remote code or a newer transformers, whose defaults kvsize has not read.
 //
 // Each row is the class both engines load for that model_type (vLLM 0.19's _CONFIG_REGISTRY in
 // vllm/transformers_utils/config.py, else transformers' AutoConfig; SGLang 0.5.18's _CONFIG_REGISTRY in

@@ -170,16 +170,21 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     }
   }
   out.spec.stated.keys_read = true;
+  // The engines getattr() the loaded config, so a key the file leaves out has its class's default
+  // (class_context.hpp): Jamba-v0.1 states only n_ctx, and JambaConfig's max_position_embeddings is 262,144.
+  // model_spec::max_context stays what the file states.
+  const std::optional<class_context> by_class = class_context_of(v.facts().model_type);
+  std::uint64_t& class_key = out.spec.stated.keys[static_cast<std::size_t>(by_class ? by_class->key : context_key{})];
+  const bool class_fills = by_class && class_key == 0;
+  if (class_fills) {
+    class_key = by_class->length;
+  }
   if (best == 0) {
-    // vLLM and SGLang see the config class's default instead (class_context.hpp); max_context stays unknown.
-    const std::optional<class_context> by_class = class_context_of(v.facts().model_type);
-    std::string engines = "; vLLM and SGLang take 2,048";
-    if (by_class) {
-      out.spec.stated.keys[static_cast<std::size_t>(by_class->key)] = by_class->length;
-      engines = "; vLLM and SGLang take " + std::string(by_class->config_class) + "'s default " +
-                std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
-                std::to_string(by_class->length);
-    }
+    const std::string engines =
+        class_fills ? "; vLLM and SGLang take " + std::string(by_class->config_class) + "'s default " +
+                          std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
+                          std::to_string(by_class->length)
+                    : std::string{"; vLLM and SGLang take 2,048"};
     out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)" + engines);
   }
   out.spec.max_context = best;

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// The max_seq_len TensorRT-LLM's PyTorch backend serves when --max_seq_len is not given (trtllm-serve passes None:
+// tensorrt_llm/commands/serve.py, "If unspecified, the value is deduced from the model config"):
+// PyTorchModelEngine._init_max_seq_len (tensorrt_llm/_torch/pyexecutor/model_engine.py) takes the model's
+// infer_max_seq_len (DecoderModelForCausalLM.infer_max_seq_len, tensorrt_llm/_torch/models/modeling_utils.py;
+// https://github.com/NVIDIA/TensorRT-LLM):
+//   1. max_position_embeddings of the (text) config, else 2,048 (a GPT-2-style class answers it with n_positions,
+//      its attribute_map's alias);
+//   2. times rope_scaling's factor, rounded up, unless its type is su, longrope, llama3 or yarn (read from
+//      rope_scaling only: the transformers 4 attribute);
+//   3. Llama 4 (Llama4ForConditionalGeneration.infer_max_seq_len): 8,192 whatever the config says.
+// A larger --max_seq_len is lowered to it with a warning ("Specified self.max_seq_len=... is larger than what the
+// model can support"), unless TLLM_ALLOW_LONG_MAX_MODEL_LEN=1, which the newest releases (1.2 – 1.3) read.
+// Not modelled: the one or more slots the executor adds for the overlap scheduler and draft tokens (a few tokens).
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <cstdint>  // std::uint64_t
+
+#include "../model_spec.hpp"
+
+namespace kvsize::engines::trtllm {
+
+/// infer_max_seq_len's length where the config has no max_position_embeddings.
+inline constexpr std::uint64_t no_length_key_default = 2048;
+/// Llama4ForConditionalGeneration.infer_max_seq_len's fixed length ("TODO: implement chunked attention").
+inline constexpr std::uint64_t llama4_max_seq_len = 8192;
+
+/// TensorRT-LLM's max_seq_len when none is given (steps 1–3 above); a spec built by hand: model_spec::max_context.
+[[nodiscard]] constexpr auto default_max_seq_len(const model_spec& m) -> std::uint64_t {
+  const stated_context& c = m.stated;
+  if (!c.keys_read) {
+    return m.max_context;
+  }
+  if (m.attention_chunk != 0) {  // chunked attention: Llama 4, the one family kvsize knows with it
+    return llama4_max_seq_len;
+  }
+  std::uint64_t length = stated(c, context_key::max_position_embeddings);
+  if (length == 0) {
+    length = stated(c, context_key::n_positions);
+  }
+  if (length == 0) {
+    length = no_length_key_default;
+  }
+  const bool flat_scaling = c.rope_read && c.rope_from_scaling && !c.rope_nested && c.rope_entries == 1;
+  const stated_rope& rope = c.rope[0];
+  if (!flat_scaling || rope.kind != rope_kind::other || rope.factor == 0 || rope.factor == 1.0) {
+    return length;
+  }
+  // int(math.ceil(length * factor)); the factor is at most 1,024 (the reader's bound) and the length at most 2^40,
+  // so the product is below 2^53 (std::ceil is not constexpr in C++20).
+  const double scaled = static_cast<double>(length) * rope.factor;
+  const auto whole = static_cast<std::uint64_t>(scaled);
+  return static_cast<double>(whole) < scaled ? whole + 1 : whole;
+}
+
+}  // namespace kvsize::engines::trtllm
