@@ -41,13 +41,29 @@ auto reads_human_readable_int(std::string_view spelling) -> bool {
 
 /// vLLM's own flags take its forms ("32k" is 32,000, "32K" 32,768); --max-model-len auto or -1 (0.14+, fit
 /// max_model_len to memory: human_readable_int_or_auto) becomes the flag --context-auto.
-void read_vllm_number(const std::string& typed_name, std::string& name, std::optional<std::string>& value) {
+void read_vllm_number(int argc, const char* const* argv, int& i, const std::string& typed_name, std::string& name,
+                      std::optional<std::string>& value) {
+  if (!value && i + 1 < argc) {
+    value = argv[++i];  // the value as the next argument
+  }
   if (!value) {
     return;
   }
   value = vllm_human_readable_int(typed_name, *value);
   if (name == "--context" && (*value == "-1" || lowercase(*value) == "auto")) {
     name = "--context-auto";
+    value.reset();
+  }
+}
+
+/// llama.cpp's -c / --ctx-size: 0 is "loaded from model" (common/arg.cpp), the flag --context-model; the value may
+/// be the next argument.
+void read_llama_context(int argc, const char* const* argv, int& i, std::string& name, std::optional<std::string>& value) {
+  if (!value && i + 1 < argc && std::string_view{argv[i + 1]} == "0") {
+    value = argv[++i];
+  }
+  if (value && *value == "0") {
+    name = "--context-model";
     value.reset();
   }
 }
@@ -199,10 +215,10 @@ auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app
       }
     }
     if (reads_human_readable_int(dashed(typed_name))) {
-      if (!value && i + 1 < argc) {
-        value = argv[++i];
-      }
-      read_vllm_number(typed_name, name, value);
+      read_vllm_number(argc, argv, i, typed_name, name, value);
+    }
+    if (name == "--context" && (display == "-c" || dashed(typed_name) == "--ctx-size")) {
+      read_llama_context(argc, argv, i, name, value);
     }
     if (name == "--flash-attn" && !value) {
       // -fa alone means on (older llama.cpp: a plain flag); -fa on|off|auto takes the value.

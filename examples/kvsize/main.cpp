@@ -127,6 +127,8 @@ void cache_options(CLI::App& app, kvsize::cli::options& o) {
       ->check(positive_integer());
   // vLLM's --max-model-len auto / -1 arrives as this (command_line.cpp): no name of kvsize's own.
   cache.add_flag("--context-auto", o.context_auto)->group("");
+  // llama.cpp's -c 0 arrives as this (command_line.cpp).
+  cache.add_flag("--context-model", o.context_model)->group("");
   cache.add_option("--batch", o.batch, "sequences held at once (default 1)")
       ->check(positive_integer());
   cache.add_option("--kv-dtype", o.kv_dtype,

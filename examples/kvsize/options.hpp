@@ -22,6 +22,9 @@ struct options {
   /// vLLM's --max-model-len auto (or -1), rewritten to --context-auto: vLLM 0.14+ fits max_model_len to the KV
   /// budget.
   bool context_auto = false;
+  /// llama.cpp's -c 0 (or --ctx-size 0), rewritten to --context-model: the model's own context (n_ctx_train), the
+  /// engine's default context.
+  bool context_model = false;
   /// The second pass of --max-model-len auto: the length fitted in the first (sizing.cpp auto_fit_pass).
   std::optional<std::uint64_t> fitted_context;
   std::uint64_t batch = 1;

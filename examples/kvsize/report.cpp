@@ -82,14 +82,19 @@ void prose(fmt::memory_buffer& out, std::string_view head, std::string_view text
 }
 
 /// Where the context came from: "option" (--context), "default" (4,096), "default_capped" (4,096
-/// capped at a smaller model maximum) or "auto" (vLLM's --max-model-len auto). JSON's "context_source".
+/// capped at a smaller model maximum), "auto" (vLLM's --max-model-len auto; "auto_failed" where the weights or not
+/// one token fit, sized at the derived length) or "model" (llama.cpp's -c 0: the model's own). JSON's
+/// "context_source".
 auto context_source(const sizing& s) -> std::string_view {
   const std::uint64_t model_max = s.model_context;
+  if (s.context_from_model) {
+    return "model";
+  }
   if (s.context_given) {
     return "option";
   }
   if (s.auto_fit_from != 0) {
-    return "auto";
+    return s.auto_fit_failed ? "auto_failed" : "auto";
   }
   return model_max != 0 && s.context == model_max && model_max < default_context ? "default_capped" : "default";
 }
@@ -114,7 +119,11 @@ auto engine_falls_back(const sizing& s) -> bool {
 auto context_words(const sizing& s) -> std::string {
   const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec, s.engine_opts);
   const std::string_view from = context_source(s);
-  if (from == "auto") {
+  if (from == "model") {
+    return fmt::format("{} tokens (-c 0: the model's own, as {} takes it)", grouped(s.context),
+                       is_engine(s.engine) ? display_name(s.engine) : std::string_view{"the config states it"});
+  }
+  if (from == "auto" || from == "auto_failed") {
     // vLLM's log: "Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory", or "full model
     // context length %d fits in available GPU memory".
     if (s.auto_fit_failed) {

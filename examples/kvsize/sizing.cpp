@@ -452,6 +452,9 @@ auto engine_option(const options& opts) -> engine_kind {
 
 /// "--context 4096 (the default)" / "--max-model-len 8192": the context as the user set it, for messages.
 auto context_given(const options& opts, std::uint64_t context) -> std::string {
+  if (opts.context_model) {
+    return fmt::format("{} 0 ({}, the model's)", opts.flag("--context-model"), context);
+  }
   if (opts.context_auto) {
     return fmt::format("{} auto ({})", opts.flag("--context-auto"), context);
   }
@@ -1002,6 +1005,25 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
   s.context = opts.fitted_context.value_or(engine_default_context(engine_kind::vllm, s.config.spec, engine_opts));
 }
 
+/// llama.cpp's -c 0: the model's own context, as the engine takes it when told none (llama.cpp's n_ctx_train, else
+/// the engine's default context); refused where the config states none.
+void set_model_context(const options& opts, sizing& s, const engine_options& engine_opts) {
+  const std::string flag = opts.flag("--context-model");
+  if (opts.context || opts.context_auto) {
+    throw usage_error{fmt::format("{} and {} both give the context; pass one",
+                                  opts.context ? opts.flag("--context") : opts.flag("--context-auto"), flag)};
+  }
+  const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec, engine_opts);
+  s.context = engine_context != 0 ? engine_context : s.config.spec.max_context;
+  if (s.context == 0) {
+    throw usage_error{fmt::format("{} 0 takes the model's context, which the config does not state; give a number of "
+                                  "tokens",
+                                  flag)};
+  }
+  s.context_given = true;
+  s.context_from_model = true;
+}
+
 /// The context: 4,096 by default, capped at the model's maximum; a larger explicit value is honoured.
 /// The batch, and a shared prefix no longer than the sequence it is part of.
 void set_context(const options& opts, sizing& s, std::vector<std::string>& stderr_warnings) {
@@ -1014,7 +1036,9 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
   if (!opts.context && model_max != 0 && model_max < s.context) {
     s.context = model_max;
   }
-  if (opts.context_auto) {
+  if (opts.context_model) {
+    set_model_context(opts, s, engine_opts);
+  } else if (opts.context_auto) {
     set_auto_fit_context(opts, s, engine_opts);
   } else if (opts.context && model_max != 0 && *opts.context > model_max) {
     engine_opts.context = *opts.context;
@@ -1023,9 +1047,10 @@ void set_context(const options& opts, sizing& s, std::vector<std::string>& stder
         "{} {} exceeds the model's maximum of {} tokens; sizing it anyway{}", opts.flag("--context"), *opts.context,
         model_max,
         variable.empty()                  ? std::string{}
-        : s.engine == engine_kind::trtllm ? fmt::format(" (TensorRT-LLM lowers max_seq_len to {} unless {}=1 is set, "
-                                                        "which its newest releases read)",
-                                                        model_max, variable)
+        : s.engine == engine_kind::trtllm ? fmt::format(" (TensorRT-LLM's max_seq_len for this config, from "
+                                                        "max_position_embeddings or its 2,048: it lowers a longer one "
+                                                        "unless {}=1 is set, which its newest releases read)",
+                                                        variable)
                                           : fmt::format(" ({} refuses to start there unless {}=1 is set)",
                                                         display_name(s.engine), variable)));
   }
@@ -1884,16 +1909,16 @@ auto auto_fit_pass(const options& opts, sizing& s, const model_spec& served, std
     s.auto_fit_failed = true;
     return std::nullopt;
   }
-  if (opts.batch > 1) {
-    s.notes.push_back(fmt::format("{} auto fits one request of the context (vLLM's fit); the {} users of {} share "
-                                  "the budget at that length",
-                                  opts.flag("--context-auto"), opts.batch, opts.flag("--batch")));
-  }
   options refit = opts;
   refit.fitted_context = fitted;
   stderr_warnings.resize(warnings_before);  // the second pass says them again
   sizing r = compute_sizing(refit, stderr_warnings, std::move(config));
   r.auto_fit_from = derived;
+  if (opts.batch > 1) {
+    r.notes.push_back(fmt::format("{} auto fits one request of the context (vLLM's fit); the {} users of {} share "
+                                  "the budget at that length",
+                                  opts.flag("--context-auto"), opts.batch, opts.flag("--batch")));
+  }
   return r;
 }
 

@@ -94,6 +94,8 @@ struct sizing {
   std::uint64_t auto_fit_from = 0;
   /// --max-model-len auto found no length: the weights or not one token fit the device (vLLM stops there).
   bool auto_fit_failed = false;
+  /// llama.cpp's -c 0: the context is the model's own (the engine's default context).
+  bool context_from_model = false;
   /// The model's maximum as the engine derives it (model_context_limit: vLLM's max_model_len, SGLang's context_len
   /// when none is given; else model_spec::max_context); 0 = unknown.
   std::uint64_t model_context = 0;

@@ -226,7 +226,7 @@ template <engine E>
 /// VLLM_USE_V2_MODEL_RUNNER before the command; `o.vllm.reasoning_parser` adds --reasoning-parser
 /// `reasoning_parser` (a placeholder when empty), which is what sends 0.22 to V1. `context_limit`, the engine's
 /// limit for the model (model_context_limit; 0: none): a context above it is prefixed with the variable without
-/// which vLLM or SGLang refuses to start (detail::context_override_prefix).
+/// which vLLM or SGLang refuses to start, or TensorRT-LLM lowers it (detail::context_override_prefix).
 [[nodiscard]] inline auto engine_command_line(engine_kind e, const engine_options& o, const budget_rule& rule,
                                               std::string_view model, std::string_view reasoning_parser = {},
                                               std::uint64_t context_limit = 0) -> std::string {

@@ -1043,3 +1043,25 @@ TEST_CASE("cli: a malformed vision_config size key is warned of once, and the KV
   CHECK_THAT(with_device.err, ContainsSubstring("/vision_config/hidden_size"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("kvsize: llama.cpp's -c 0 is the model's own context", "[cli][aliases]") {
+  // common/arg.cpp: -c, --ctx-size N: "size of the prompt context (default: ..., 0 = loaded from model)".
+  const std::string qwen = "'" + config("Qwen__Qwen2.5-0.5B.config.json") + "' --engine llama.cpp";  // 32,768
+  const auto without_source = [](nlohmann::json j) {
+    j.erase("context_source");  // "option" for --context, "model" for -c 0
+    return j;
+  };
+  const auto canonical = without_source(figures_of(qwen + " --context 32768"));
+  for (const char* spelling : {"-c 0", "-c0", "--ctx-size 0", "--ctx-size=0", "--ctx_size 0"}) {
+    INFO(spelling);
+    CHECK(without_source(figures_of(qwen + " " + spelling)) == canonical);
+    CHECK(json_of(qwen + " " + spelling).at("context_source") == "model");
+  }
+  // Under another engine, that engine's own: Command-R's 131,072 under vLLM (model_max_length).
+  const std::string command_r = "'" + config("CohereForAI__c4ai-command-r-v01.config.json") + "'";
+  CHECK(json_of(command_r + " --engine vllm -c 0").at("context") == 131'072);
+  CHECK(json_of(command_r + " --engine llama.cpp -c 0").at("context") == 8'192);
+  require_refused(run_cli(qwen + " -c 0 --context 4096"), "kvsize: --context and -c both give the context; pass one");
+  require_refused(run_cli("'" + config("tiiuae__falcon-7b.config.json") + "' --engine llama.cpp -c 0"),
+                  "kvsize: -c 0 takes the model's context, which the config does not state");
+}

@@ -519,7 +519,12 @@ TEST_CASE("kvsize: --max-model-len auto is vLLM's fit of the context to the KV b
   // A knob another engine reads is warned of once, not once a pass; a shared prefix is checked at the fitted length.
   const auto knob = run_cli(llama + " --max-model-len auto -np 4");
   REQUIRE(knob.exit_code == 0);
+  REQUIRE(knob.err.find("-np has no effect") != std::string::npos);
   CHECK(knob.err.find("-np has no effect") == knob.err.rfind("-np has no effect"));
+  // --batch 8: the fit is one request's; a note says the users share the budget at that length.
+  const auto batch = json_of(llama + " --max-model-len auto --batch 8");
+  CHECK(batch.at("context") == 46'176);
+  CHECK_THAT(batch.at("warnings").dump(), ContainsSubstring("auto fits one request of the context"));
   require_refused(run_cli(llama + " --max-model-len auto --shared-prefix 50000"),
                   "--max-model-len auto (46176)");
 
@@ -529,4 +534,10 @@ TEST_CASE("kvsize: --max-model-len auto is vLLM's fit of the context to the KV b
   REQUIRE(heavy.exit_code == 0);
   CHECK_THAT(context_row(heavy.out), ContainsSubstring("(--max-model-len auto: vLLM's derived length; the weights do "
                                                        "not fit, so vLLM stops before its fit)"));
+  CHECK(json_of("'" + config("Qwen__Qwen3-Next-80B-A3B-Thinking.config.json") +
+                "' --engine vllm --gpu a100-80gb --max-model-len auto").at("context_source") == "auto_failed");
+  // Not one token in the budget: the same, "Cannot auto-fit max_model_len".
+  const auto tiny = run_cli(llama + " --kv-memory 1KiB --max-model-len auto");
+  REQUIRE(tiny.exit_code == 0);
+  CHECK_THAT(context_row(tiny.out), ContainsSubstring("not one token fits, so vLLM stops before its fit"));
 }

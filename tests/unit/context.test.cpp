@@ -347,8 +347,17 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   CHECK(vllm_default(parsed.spec) == 131'072);  // MistralConfig: max_position_embeddings = 4096 * 32
   CHECK(sglang_default(parsed.spec) == 131'072);
   CHECK(std::any_of(parsed.warnings.begin(), parsed.warnings.end(), [](const std::string& w) {
-    return w.find("vLLM and SGLang take MistralConfig's default max_position_embeddings, 131072") != std::string::npos;
+    return w.find("vLLM, SGLang and TensorRT-LLM take MistralConfig's default max_position_embeddings, 131072") !=
+           std::string::npos;
   }));
+
+  // A GPT-2 config that states max_position_embeddings states n_positions (GPT2Config's attribute_map): no fill.
+  nlohmann::json gpt2_aliased = document("openai-community__gpt2-xl");
+  gpt2_aliased.erase("n_positions");
+  gpt2_aliased.erase("n_ctx");
+  gpt2_aliased["max_position_embeddings"] = 2'048;
+  CHECK(vllm_default(spec_of(gpt2_aliased)) == 2'048);
+  CHECK(stated(spec_of(gpt2_aliased).stated, kvsize::context_key::n_positions) == 0);
 
   // GPT2Config: n_positions 1,024, which SGLang reaches through the max_position_embeddings alias.
   nlohmann::json gpt2 = document("openai-community__gpt2-xl");
@@ -377,7 +386,7 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   const kvsize::hf::parsed_config falcon =
       kvsize::hf::load_config(kvsize::test::configs_dir() / "tiiuae__falcon-7b.config.json");
   CHECK(std::any_of(falcon.warnings.begin(), falcon.warnings.end(), [](const std::string& w) {
-    return w.ends_with("max_context unknown (0); vLLM and SGLang take 2,048");
+    return w.ends_with("max_context unknown (0); vLLM, SGLang and TensorRT-LLM take 2,048");
   }));
 }
 

@@ -18,7 +18,8 @@
 
 namespace kvsize::engines::trtllm {
 
-/// TensorRT-LLM sizes its blocks for max_seq_len: a context of 0 (and a model without one) is refused.
+/// TensorRT-LLM sizes its blocks for max_seq_len: a context of 0 is its default (trtllm_context.hpp); a spec built by
+/// hand with no max_context and no context is refused.
 inline constexpr const char* needs_context = "kvsize: TensorRT-LLM needs a context (max_seq_len)";
 
 /// The config's dtype; bfloat16 when it names none (tensorrt_llm/_torch/model_config.py

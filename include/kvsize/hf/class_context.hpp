@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The length a config class sets when config.json states none of the length keys. vLLM and SGLang read the length
+// The length a config class sets for a length key config.json leaves out. vLLM and SGLang read the length
 // with getattr() on the loaded config object (vLLM derive_max_model_len_and_key, SGLang get_context_length), so a
 // class default in the config class's __init__ (transformers 4) or field (transformers 5) is what they see; only
 // where the class sets none do they fall back to 2,048 (engines/vllm_context.hpp, engines/sglang_context.hpp).

@@ -175,16 +175,22 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
   // model_spec::max_context stays what the file states.
   const std::optional<class_context> by_class = class_context_of(v.facts().model_type);
   std::uint64_t& class_key = out.spec.stated.keys[static_cast<std::size_t>(by_class ? by_class->key : context_key{})];
-  const bool class_fills = by_class && class_key == 0;
+  // GPT2Config / GPTBigCodeConfig answer max_position_embeddings with n_positions (attribute_map): a stated one is it.
+  const bool aliased = by_class && by_class->key == context_key::n_positions &&
+                       out.spec.stated.keys[static_cast<std::size_t>(context_key::max_position_embeddings)] != 0;
+  const bool class_fills = by_class && class_key == 0 && !aliased;
   if (class_fills) {
     class_key = by_class->length;
   }
   if (best == 0) {
+    // TensorRT-LLM reads max_position_embeddings alone (engines/trtllm_context.hpp), else 2,048 too.
+    const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings;
+    const std::string engines_named = trtllm_too ? "vLLM, SGLang and TensorRT-LLM" : "vLLM and SGLang";
     const std::string engines =
-        class_fills ? "; vLLM and SGLang take " + std::string(by_class->config_class) + "'s default " +
+        class_fills ? "; " + engines_named + " take " + std::string(by_class->config_class) + "'s default " +
                           std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
                           std::to_string(by_class->length)
-                    : std::string{"; vLLM and SGLang take 2,048"};
+                    : "; " + engines_named + " take 2,048";
     out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)" + engines);
   }
   out.spec.max_context = best;
