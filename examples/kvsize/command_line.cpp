@@ -56,13 +56,20 @@ void read_vllm_number(int argc, const char* const* argv, int& i, const std::stri
   }
 }
 
+/// An option's name for messages: the hidden flags a value turns into (--context-auto, --context-model) are --context.
+auto shown_name(const std::string& name) -> std::string {
+  return name == "--context-auto" || name == "--context-model" ? std::string{"--context"} : name;
+}
+
 /// llama.cpp's -c / --ctx-size: 0 is "loaded from model" (common/arg.cpp), the flag --context-model; the value may
 /// be the next argument.
 void read_llama_context(int argc, const char* const* argv, int& i, std::string& name, std::optional<std::string>& value) {
-  if (!value && i + 1 < argc && std::string_view{argv[i + 1]} == "0") {
+  // llama.cpp's std::stoi reads "00" as 0 too.
+  const auto zero = [](std::string_view t) { return !t.empty() && t.find_first_not_of('0') == std::string_view::npos; };
+  if (!value && i + 1 < argc && zero(argv[i + 1])) {
     value = argv[++i];
   }
-  if (value && *value == "0") {
+  if (value && zero(*value)) {
     name = "--context-model";
     value.reset();
   }
@@ -234,7 +241,7 @@ auto rewrite_command_line(int argc, const char* const* argv, const CLI::App& app
                               ? fmt::format("{} is given twice; pass it once", display)
                               : fmt::format("{} and {} are the same option{}; pass one of them", seen->second,
                                             display,
-                                            seen->second == name || display == name ? "" : " (" + name + ")")};
+                                            seen->second == name || display == name ? "" : " (" + shown_name(name) + ")")};
       }
       first_spelling.emplace(name, display);
     }

@@ -182,6 +182,11 @@ auto engine_table(const options& opts, std::vector<std::string>& stderr_warnings
                                   "or --engine vllm",
                                   opts.flag("--context-auto"))};
   }
+  if (opts.context_model) {  // each engine's own length would differ by row, and the table shows one context
+    throw usage_error{fmt::format("{} 0 and --engine all: the engines take different lengths from the model; give a "
+                                  "number of tokens, or one engine",
+                                  opts.flag("--context-model"))};
+  }
   const hf::parsed_config config = load_model(opts.config_path);
   std::vector<engine_row> rows;
   for (engine_kind e : all_engines) {

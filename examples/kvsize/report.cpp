@@ -120,8 +120,11 @@ auto context_words(const sizing& s) -> std::string {
   const std::uint64_t engine_default = engine_default_context(s.engine, s.config.spec, s.engine_opts);
   const std::string_view from = context_source(s);
   if (from == "model") {
-    return fmt::format("{} tokens (-c 0: the model's own, as {} takes it)", grouped(s.context),
-                       is_engine(s.engine) ? display_name(s.engine) : std::string_view{"the config states it"});
+    const std::string_view caveat = default_context_caveat(s.engine);  // llama.cpp: "or less with --fit"
+    return fmt::format("{} tokens (-c 0: the model's own, {}{}{})", grouped(s.context),
+                       engine_default == 0 ? std::string{"as the config states it"}
+                                           : fmt::format("as {} takes it", display_name(s.engine)),
+                       caveat.empty() ? "" : ", ", caveat);
   }
   if (from == "auto" || from == "auto_failed") {
     // vLLM's log: "Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory", or "full model

@@ -1005,16 +1005,20 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
   s.context = opts.fitted_context.value_or(engine_default_context(engine_kind::vllm, s.config.spec, engine_opts));
 }
 
-/// llama.cpp's -c 0: the model's own context, as the engine takes it when told none (llama.cpp's n_ctx_train, else
-/// the engine's default context); refused where the config states none.
+/// llama.cpp's -c 0: the model's own context, the length the model was trained for (llama.cpp's n_ctx_train); under
+/// another engine the longest it takes from the config (model_context_limit: Phi-4-mini's 131,072 under vLLM, not
+/// its longrope default of 4,096), else its default; refused where the config states none.
 void set_model_context(const options& opts, sizing& s, const engine_options& engine_opts) {
   const std::string flag = opts.flag("--context-model");
   if (opts.context || opts.context_auto) {
-    throw usage_error{fmt::format("{} and {} both give the context; pass one",
-                                  opts.context ? opts.flag("--context") : opts.flag("--context-auto"), flag)};
+    const std::string other = opts.context ? opts.flag("--context") : opts.flag("--context-auto");
+    throw usage_error{other == flag ? fmt::format("{} is given twice; pass it once", flag)
+                                    : fmt::format("{} and {} both give the context; pass one", other, flag)};
   }
   const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec, engine_opts);
-  s.context = engine_context != 0 ? engine_context : s.config.spec.max_context;
+  s.context = s.model_context != 0 ? s.model_context
+              : engine_context != 0 ? engine_context
+                                    : s.config.spec.max_context;
   if (s.context == 0) {
     throw usage_error{fmt::format("{} 0 takes the model's context, which the config does not state; give a number of "
                                   "tokens",

@@ -1057,11 +1057,24 @@ TEST_CASE("kvsize: llama.cpp's -c 0 is the model's own context", "[cli][aliases]
     CHECK(without_source(figures_of(qwen + " " + spelling)) == canonical);
     CHECK(json_of(qwen + " " + spelling).at("context_source") == "model");
   }
-  // Under another engine, that engine's own: Command-R's 131,072 under vLLM (model_max_length).
+  CHECK(json_of(qwen + " -c 00").at("context") == 32'768);  // llama.cpp's std::stoi reads "00" as 0
+  // Under another engine, the longest it takes from the config: Command-R's 131,072 under vLLM (model_max_length),
+  // Phi-4-mini's 131,072 under vLLM 0.19 (not its longrope default of 4,096).
   const std::string command_r = "'" + config("CohereForAI__c4ai-command-r-v01.config.json") + "'";
   CHECK(json_of(command_r + " --engine vllm -c 0").at("context") == 131'072);
-  CHECK(json_of(command_r + " --engine llama.cpp -c 0").at("context") == 8'192);
+  const std::string phi = "'" + config("microsoft__Phi-4-mini-instruct.config.json") + "' --engine vllm";
+  CHECK(json_of(phi + " -c 0").at("context") == 131'072);
+  CHECK(json_of(phi).at("engine_default_context") == 4'096);
   require_refused(run_cli(qwen + " -c 0 --context 4096"), "kvsize: --context and -c both give the context; pass one");
+  require_refused(run_cli(qwen + " -c 4096 -c 0"), "kvsize: -c is given twice; pass it once");
+  require_refused(run_cli(qwen + " -c 0 --ctx-size 0"), "(--context)");
+  require_refused(run_cli("'" + config("Qwen__Qwen2.5-0.5B.config.json") + "' --engine all -c 0"),
+                  "kvsize: -c 0 and --engine all: the engines take different");
+  // llama.cpp's --fit may start it shorter: the context row says so.
+  const auto fit = run_cli(qwen + " -c 0");
+  REQUIRE(fit.exit_code == 0);
+  CHECK_THAT(fit.out, ContainsSubstring("32,768 tokens (-c 0: the model's own,"));  // the row wraps there
+  CHECK_THAT(fit.out, ContainsSubstring("or less with --fit)"));
   require_refused(run_cli("'" + config("tiiuae__falcon-7b.config.json") + "' --engine llama.cpp -c 0"),
                   "kvsize: -c 0 takes the model's context, which the config does not state");
 }

@@ -184,7 +184,8 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
   }
   if (best == 0) {
     // TensorRT-LLM reads max_position_embeddings alone (engines/trtllm_context.hpp), else 2,048 too.
-    const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings;
+    const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings ||
+                            by_class->key == context_key::n_positions;  // GPT2Config's max_position_embeddings alias
     const std::string engines_named = trtllm_too ? "vLLM, SGLang and TensorRT-LLM" : "vLLM and SGLang";
     const std::string engines =
         class_fills ? "; " + engines_named + " take " + std::string(by_class->config_class) + "'s default " +
