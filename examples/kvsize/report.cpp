@@ -107,11 +107,9 @@ auto engine_falls_back(const sizing& s) -> bool {
   if (!c.keys_read) {
     return false;
   }
-  const bool trtllm_none = stated(c, context_key::max_position_embeddings) == 0 &&
-                           stated(c, context_key::n_positions) == 0 && s.config.spec.attention_chunk == 0;
   return s.engine == engine_kind::vllm     ? engines::vllm::stated_max_model_len(c) == 0
          : s.engine == engine_kind::sglang ? engines::sglang::stated_context_length(c) == 0
-         : s.engine == engine_kind::trtllm ? trtllm_none
+         : s.engine == engine_kind::trtllm ? engines::trtllm::falls_back_to_default(s.config.spec)
                                            : false;
 }
 

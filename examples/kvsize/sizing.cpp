@@ -972,6 +972,13 @@ void set_cache_types(const options& opts, sizing& s, const device_choice& d) {
   }
 }
 
+/// A context given by two options (`first`, then `second`, as typed): the same spelling twice (-c 0 -c 0,
+/// --max-model-len auto twice), or two that each set it (--context 4096 with --max-model-len auto).
+[[noreturn]] void refuse_second_context(const std::string& first, const std::string& second) {
+  throw usage_error{first == second ? fmt::format("{} is given twice; pass it once", second)
+                                    : fmt::format("{} and {} both give the context; pass one", first, second)};
+}
+
 /// --max-model-len auto (vLLM 0.14+): the first pass sizes at the max_model_len vLLM derives (the profile run's),
 /// the second (compute_sizing) at the length fitted to its budget. Only vLLM has it; a fit needs a device.
 void set_auto_fit_context(const options& opts, sizing& s, const engine_options& engine_opts) {
@@ -986,9 +993,7 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
                                   kvsize::engines::vllm::release_name(kvsize::engines::vllm::release_of(engine_opts)))};
   }
   if (opts.context) {
-    throw usage_error{opts.flag("--context") == flag
-                          ? fmt::format("{} is given twice; pass it once", flag)
-                          : fmt::format("{} and {} both give the context; pass one", opts.flag("--context"), flag)};
+    refuse_second_context(opts.flag("--context"), flag);
   }
   if (s.config.spec.stated.keys_read && kvsize::engines::vllm::stated_max_model_len(s.config.spec.stated) == 0) {
     // _get_and_verify_max_len returns a given length as is when the config states none: -1 itself, which the fit
@@ -1011,9 +1016,7 @@ void set_auto_fit_context(const options& opts, sizing& s, const engine_options& 
 void set_model_context(const options& opts, sizing& s, const engine_options& engine_opts) {
   const std::string flag = opts.flag("--context-model");
   if (opts.context || opts.context_auto) {
-    const std::string other = opts.context ? opts.flag("--context") : opts.flag("--context-auto");
-    throw usage_error{other == flag ? fmt::format("{} is given twice; pass it once", flag)
-                                    : fmt::format("{} and {} both give the context; pass one", other, flag)};
+    refuse_second_context(opts.context ? opts.flag("--context") : opts.flag("--context-auto"), flag);
   }
   const std::uint64_t engine_context = engine_default_context(s.engine, s.config.spec, engine_opts);
   s.context = s.model_context != 0 ? s.model_context

@@ -26,6 +26,19 @@ inline constexpr std::uint64_t no_length_key_default = 2048;
 /// Llama4ForConditionalGeneration.infer_max_seq_len's fixed length ("TODO: implement chunked attention").
 inline constexpr std::uint64_t llama4_max_seq_len = 8192;
 
+/// The length infer_max_seq_len reads from the config (step 1): max_position_embeddings, or n_positions, its alias
+/// on a GPT-2-style class; 0 where the config states neither (TensorRT-LLM then takes its 2,048).
+[[nodiscard]] constexpr auto stated_max_seq_len(const stated_context& c) -> std::uint64_t {
+  const std::uint64_t length = stated(c, context_key::max_position_embeddings);
+  return length != 0 ? length : stated(c, context_key::n_positions);
+}
+
+/// Whether TensorRT-LLM finds no length in the config and takes no_length_key_default: Llama 4's fixed length
+/// needs none.
+[[nodiscard]] constexpr auto falls_back_to_default(const model_spec& m) -> bool {
+  return m.stated.keys_read && m.attention_chunk == 0 && stated_max_seq_len(m.stated) == 0;
+}
+
 /// TensorRT-LLM's max_seq_len when none is given (steps 1–3 above); a spec built by hand: model_spec::max_context.
 [[nodiscard]] constexpr auto default_max_seq_len(const model_spec& m) -> std::uint64_t {
   const stated_context& c = m.stated;
@@ -35,13 +48,7 @@ inline constexpr std::uint64_t llama4_max_seq_len = 8192;
   if (m.attention_chunk != 0) {  // chunked attention: Llama 4, the one family kvsize knows with it
     return llama4_max_seq_len;
   }
-  std::uint64_t length = stated(c, context_key::max_position_embeddings);
-  if (length == 0) {
-    length = stated(c, context_key::n_positions);
-  }
-  if (length == 0) {
-    length = no_length_key_default;
-  }
+  const std::uint64_t length = falls_back_to_default(m) ? no_length_key_default : stated_max_seq_len(c);
   const bool flat_scaling = c.rope_read && c.rope_from_scaling && !c.rope_nested && c.rope_entries == 1;
   const stated_rope& rope = c.rope[0];
   if (!flat_scaling || rope.kind != rope_kind::other || rope.factor == 0 || rope.factor == 1.0) {
