@@ -46,6 +46,17 @@ struct stated_rope {
   friend constexpr auto operator==(const stated_rope&, const stated_rope&) -> bool = default;
 };
 
+/// A family whose length an engine reads by its own rule rather than from the keys (the reader sets it from
+/// model_type: hf/class_context.hpp length_family_of). Only llama.cpp's converter has such rules today
+/// (engines/llama_cpp_context.hpp).
+enum class length_family : std::uint8_t {
+  plain,
+  falcon,     ///< falcon, RefinedWeb, RefinedWebModel: the GGUF converter writes 2,048 whatever the config states
+  command_r,  ///< cohere (Command-R, Aya 23): the converter takes model_max_length before max_position_embeddings
+  mamba,      ///< nemotron_h, granitemoehybrid, mamba, mamba2, falcon_mamba: 2^20 where the model has SSM layers
+  hunyuan_dynamic,  ///< HunYuan with a "dynamic" (NTK alpha) rope: the converter writes 262,144
+};
+
 /// Layer types a nested rope object may name (Gemma 3 / 4 under transformers 5: full and sliding).
 inline constexpr std::size_t max_rope_entries = 4;
 
@@ -65,6 +76,8 @@ struct stated_context {
   /// sliding theta), and vLLM skips the factor for it ("gemma3" in model_type: Gemma 3's max_position_embeddings
   /// already states the scaled length).
   bool gemma3 = false;
+  /// The family's own length rule, where an engine has one.
+  length_family family = length_family::plain;
   /// The rope facts were read: false where the rope keys are malformed (a warning says so) or the spec was
   /// built by hand; the engines then apply no factor.
   bool rope_read = false;

@@ -1062,6 +1062,8 @@ TEST_CASE("kvsize: llama.cpp's -c 0 is the model's own context", "[cli][aliases]
   // Phi-4-mini's 131,072 under vLLM 0.19 (not its longrope default of 4,096).
   const std::string command_r = "'" + config("CohereForAI__c4ai-command-r-v01.config.json") + "'";
   CHECK(json_of(command_r + " --engine vllm -c 0").at("context") == 131'072);
+  // llama.cpp's converter writes Command-R's model_max_length (CommandR2Model.__init__), not its 8,192.
+  CHECK(json_of(command_r + " --engine llama.cpp -c 0").at("context") == 131'072);
   const std::string phi = "'" + config("microsoft__Phi-4-mini-instruct.config.json") + "' --engine vllm";
   CHECK(json_of(phi + " -c 0").at("context") == 131'072);
   CHECK(json_of(phi).at("engine_default_context") == 4'096);
@@ -1075,6 +1077,10 @@ TEST_CASE("kvsize: llama.cpp's -c 0 is the model's own context", "[cli][aliases]
   REQUIRE(fit.exit_code == 0);
   CHECK_THAT(fit.out, ContainsSubstring("32,768 tokens (-c 0: the model's own,"));  // the row wraps there
   CHECK_THAT(fit.out, ContainsSubstring("or less with --fit)"));
-  require_refused(run_cli("'" + config("tiiuae__falcon-7b.config.json") + "' --engine llama.cpp -c 0"),
+  // Falcon-7B states no length, but llama.cpp's converter writes 2,048 for every Falcon (FalconModel).
+  CHECK(json_of("'" + config("tiiuae__falcon-7b.config.json") + "' --engine llama.cpp -c 0").at("context") == 2'048);
+  // A config with no length key and no family rule: refused, the file read from stdin.
+  require_refused(run_shell("grep -v max_position_embeddings '" + config("quirks/no_model_type.json") + "' | '" +
+                            KVSIZE_CLI_PATH + "' - --engine llama.cpp -c 0"),
                   "kvsize: -c 0 takes the model's context, which the config does not state");
 }

@@ -91,7 +91,8 @@ TEST_CASE("Command-R: vLLM and SGLang serve model_max_length, 131,072, not max_p
   CHECK(m.max_context == 8'192);  // the smallest key: kvsize's engine-neutral figure
   CHECK(vllm_default(m) == 131'072);  // model_max_length over the smallest key
   CHECK(sglang_default(m) == 131'072);  // model_max_length comes before max_position_embeddings
-  CHECK(kvsize::engine_default_context(engine_kind::llama_cpp, m) == 8'192);
+  // llama.cpp's converter writes model_max_length too (CommandR2Model.__init__; llama_cpp_context.hpp).
+  CHECK(kvsize::engine_default_context(engine_kind::llama_cpp, m) == 131'072);
   CHECK(kvsize::engine_default_context(engine_kind::exact, m) == 0);
   CHECK(kvsize::model_context_limit(engine_kind::exact, m) == 8'192);
   CHECK(kvsize::model_context_limit(engine_kind::vllm, m) == 131'072);
@@ -287,7 +288,8 @@ TEST_CASE("a config with no length key: vLLM and SGLang fall back to 2,048", "[c
   // vLLM takes a given --max-model-len as is then (no limit); SGLang refuses one above its 2,048.
   CHECK(kvsize::model_context_limit(engine_kind::vllm, falcon) == 0);
   CHECK(kvsize::model_context_limit(engine_kind::sglang, falcon) == 2'048);
-  CHECK(kvsize::model_context_limit(engine_kind::llama_cpp, falcon) == 0);
+  // llama.cpp's converter writes 2,048 for any Falcon (convert_hf_to_gguf.py FalconModel.set_gguf_parameters).
+  CHECK(kvsize::model_context_limit(engine_kind::llama_cpp, falcon) == 2'048);
 
   // vLLM applies the rope factor after the fallback (the factor's loop follows the default in the function);
   // SGLang returns 2,048 before it looks at the factor's key.
@@ -386,7 +388,7 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   const kvsize::hf::parsed_config falcon =
       kvsize::hf::load_config(kvsize::test::configs_dir() / "tiiuae__falcon-7b.config.json");
   CHECK(std::any_of(falcon.warnings.begin(), falcon.warnings.end(), [](const std::string& w) {
-    return w.ends_with("max_context unknown (0); vLLM, SGLang and TensorRT-LLM take 2,048");
+    return w.ends_with("max_context unknown (0); vLLM, SGLang, TensorRT-LLM and llama.cpp take 2,048");
   }));
 }
 
@@ -445,4 +447,56 @@ TEST_CASE("TensorRT-LLM: max_position_embeddings, else 2,048, times a rope facto
   engine_options zero;
   zero.context = 0;
   CHECK(kvsize::size_cache(bundled("CohereForAI__c4ai-command-r-v01"), engine_kind::trtllm, zero).context == 8'192);
+}
+
+TEST_CASE("llama.cpp: n_ctx_train as its converter writes it from config.json", "[context]") {
+  // convert_hf_to_gguf.py (https://github.com/ggml-org/llama.cpp): TextModel.set_gguf_parameters takes the first of
+  // max_position_embeddings, n_ctx, n_positions, max_length, max_sequence_length, model_max_length
+  // (llama_cpp_context.hpp); FalconModel writes 2,048, CommandR2Model model_max_length first.
+  const auto llama_cpp_default = [](const model_spec& m) {
+    return kvsize::engine_default_context(engine_kind::llama_cpp, m, engine_options{});
+  };
+  const model_spec command_r = bundled("CohereForAI__c4ai-command-r-v01");
+  CHECK(command_r.stated.family == kvsize::length_family::command_r);
+  CHECK(llama_cpp_default(command_r) == 131'072);  // not max_position_embeddings' 8,192, kvsize's max_context
+  CHECK(command_r.max_context == 8'192);
+  // An Aya-23-style Cohere config, with no model_max_length: max_position_embeddings.
+  nlohmann::json aya = document("CohereForAI__c4ai-command-r-v01");
+  aya.erase("model_max_length");
+  CHECK(llama_cpp_default(spec_of(aya)) == 8'192);
+  // Every Falcon: 2,048, whether the config states a length (FalconForCausalLM) or none (RWForCausalLM).
+  CHECK(llama_cpp_default(bundled("tiiuae__falcon-40b")) == 2'048);
+  nlohmann::json falcon = document("tiiuae__falcon-7b");
+  falcon["model_type"] = "falcon";
+  falcon["max_position_embeddings"] = 8'192;
+  CHECK(llama_cpp_default(spec_of(falcon)) == 2'048);
+  // The generic list's order, not the smallest key: a Qwen2 config that also states a shorter model_max_length.
+  nlohmann::json qwen = document("Qwen__Qwen2.5-0.5B");
+  qwen["model_max_length"] = 4'096;
+  CHECK(llama_cpp_default(spec_of(qwen)) == 32'768);
+  CHECK(spec_of(qwen).max_context == 4'096);
+  // n_ctx before n_positions (GPT-2 states both, equal); Jamba's class fills max_position_embeddings (AutoConfig).
+  CHECK(llama_cpp_default(bundled("openai-community__gpt2-xl")) == 1'024);
+  CHECK(llama_cpp_default(bundled("ai21labs__Jamba-v0.1")) == 262'144);
+  // Mamba hybrids without rope: 2^20 (GraniteHybridModel.set_gguf_parameters), whatever the config states.
+  const model_spec nano = bundled("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  CHECK(nano.stated.family == kvsize::length_family::mamba);
+  CHECK(llama_cpp_default(nano) == 1'048'576);
+  CHECK(nano.max_context == 262'144);
+  CHECK(llama_cpp_default(bundled("nvidia__Nemotron-H-56B-Base-8K")) == 1'048'576);
+  // Hunyuan-A13B's dynamic (NTK alpha) rope: 262,144, not its 32,768 (HunYuanMoEModel.set_gguf_parameters);
+  // another rope type keeps the generic rule.
+  nlohmann::json hunyuan = document("tencent__Hunyuan-A13B-Instruct");
+  CHECK(spec_of(hunyuan).stated.family == kvsize::length_family::hunyuan_dynamic);
+  CHECK(llama_cpp_default(spec_of(hunyuan)) == 262'144);
+  CHECK(spec_of(hunyuan).max_context == 32'768);
+  hunyuan["rope_scaling"]["type"] = "linear";
+  CHECK(llama_cpp_default(spec_of(hunyuan)) == 32'768);
+  // Families that write their own key: MPT's max_seq_len, ChatGLM's seq_length (model_spec::max_context).
+  CHECK(llama_cpp_default(bundled("mosaicml__mpt-7b-instruct")) == 2'048);
+  CHECK(llama_cpp_default(bundled("THUDM__chatglm3-6b")) == 8'192);
+  // A spec built by hand: its max_context.
+  constexpr model_spec hand{.layers = 2, .attention_heads = 4, .kv_heads = 2, .head_dim = 64, .hidden_size = 256,
+                            .vocab_size = 1'000, .max_context = 3'000};
+  static_assert(kvsize::engine_default_context(engine_kind::llama_cpp, hand) == 3'000);
 }

@@ -227,6 +227,12 @@ struct field_list {
   return "{.keys = {" + keys + "}, .keys_read = " + b(c.keys_read) + ", .rope = {" + rope +
          "}, .rope_entries = " + std::to_string(c.rope_entries) + ", .rope_nested = " + b(c.rope_nested) +
          ", .rope_from_scaling = " + b(c.rope_from_scaling) + ", .gemma3 = " + b(c.gemma3) +
+         ", .family = kvsize::length_family::" +
+         (c.family == kvsize::length_family::falcon            ? "falcon"
+          : c.family == kvsize::length_family::command_r       ? "command_r"
+          : c.family == kvsize::length_family::mamba           ? "mamba"
+          : c.family == kvsize::length_family::hunyuan_dynamic ? "hunyuan_dynamic"
+                                                               : "plain") +
          ", .rope_read = " + b(c.rope_read) + ", .top_original = " + std::to_string(c.top_original) + "}";
 }
 

@@ -13,6 +13,7 @@
 #include "../error.hpp"
 #include "common.hpp"
 #include "llama_cpp_compute.hpp"  // the compute buffer of its worst-case graph
+#include "llama_cpp_context.hpp"  // n_ctx_train from a Hugging Face config
 #include "engine_concept.hpp"
 
 namespace kvsize::engines::llama_cpp {
@@ -294,11 +295,14 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
   static constexpr std::string_view name = "llama.cpp";
   static constexpr std::string_view display_name = "llama.cpp";
   static constexpr std::array<std::string_view, 3> aliases{"llamacpp", "llama-cpp", "llama_cpp"};
-  /// -c 0 sizes the model's n_ctx_train (common/arg.cpp), which --fit (on by default) may lower.
+  /// -c 0 sizes the model's n_ctx_train (common/arg.cpp; the converter's: default_context), which --fit may lower.
   static constexpr std::string_view default_context_setting = "-c 0";
   static constexpr std::string_view default_context_caveat = "or less with --fit";
   static constexpr engine_knob knobs = engine_knob::parallel | engine_knob::ubatch | engine_knob::kv_unified |
                                        engine_knob::swa_full | engine_knob::flash_attn | engine_knob::gpu_layers;
+  [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& /*o*/) -> std::uint64_t {
+    return engines::llama_cpp::converted_context_length(m);
+  }
   static constexpr std::optional<dtype> kv_8bit = dtype::q8_0;
   static constexpr std::optional<dtype> kv_4bit = dtype::q4_0;
   /// ggml computes activations and logits in f32 whatever the weights (its recurrent state is f32
@@ -326,8 +330,7 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
       -> engine_sizing {
     return engines::llama_cpp::size_stage(m, o, r);
   }
-  /// No tensor parallelism of the cache: its multi-device mode splits layers, so --tp and --pp both
-  /// count layer-split devices (a 64-bit product: two 32-bit degrees never wrap).
+  /// It splits layers, not heads: --tp and --pp both count layer-split devices (64-bit: the product never wraps).
   [[nodiscard]] static constexpr auto layer_split_devices(const engine_options& o) -> std::uint64_t {
     return std::uint64_t{o.tp} * o.pp;
   }
@@ -336,16 +339,14 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
                                                    std::uint32_t stages) -> detail::stage_range {
     return engines::llama_cpp::blocks_of_device(m.layers, o.llama_cpp.split, stages, stage);
   }
-  /// llama.cpp sizes no budget: the cache is what -c says. For capacity, kvsize leaves --fit's
-  /// 1 GiB margin free: device − weights − overhead − 1 GiB.
+  /// No budget (the cache is what -c says); for capacity, --fit's 1 GiB margin: device − weights − overhead − 1 GiB.
   [[nodiscard]] static constexpr auto budget(const engine_options& /*o*/) -> budget_rule {
     return {.margin = engines::llama_cpp::fit_margin};
   }
-  /// The compute buffer its worst-case graph reserves (engines/llama_cpp_compute.hpp): a ubatch of
-  /// n_ubatch = min(-ub, -b, n_ctx) tokens, every one an output, float32; the graph allocator reuses
-  /// memory, so the buffer is the largest of the output (logits and the last norm), one layer's
-  /// attention (with the KQ scores without flash attention) and one layer's MLP: phased. The output
-  /// buffer (n_vocab × n_seq × 4 B) is host memory and not counted; the --fit margin is the budget's.
+  /// The compute buffer its worst-case graph reserves (engines/llama_cpp_compute.hpp): a ubatch of n_ubatch =
+  /// min(-ub, -b, n_ctx) tokens, every one an output, float32; the graph allocator reuses memory, so the buffer is the
+  /// largest of the output (logits, last norm), one layer's attention (with the KQ scores without flash attention)
+  /// and one layer's MLP: phased. The output buffer (n_vocab × n_seq × 4 B) is host memory and not counted.
   [[nodiscard]] static constexpr auto workspace(const model_spec& m, const engine_options& o) -> workspace_defaults {
     engine_options p = o;
     p.context = kvsize::detail::context_of(m, o);
@@ -383,9 +384,8 @@ struct llama_cpp_engine : engine_defaults<llama_cpp_engine> {
                                                    const engine_sizing& s) -> std::optional<engine_sizing> {
     return engines::llama_cpp::with_context(m, o, s);
   }
-  /// Not affine in the users: users are slots, and plan_options sets -c = users × context, which
-  /// llama.cpp pads (n_ctx to a multiple of 256) and splits into cells per slot, and the ubatch
-  /// (min(-ub, -b, n_ctx)) follows n_ctx; the planner sizes every user count it asks about.
+  /// Not affine in the users: plan_options sets -c = users × context, which llama.cpp pads (n_ctx to a multiple of
+  /// 256) and splits per slot, and the ubatch follows n_ctx; the planner sizes every user count it asks about.
   [[nodiscard]] static constexpr auto with_users(const model_spec& /*m*/, const engine_options& /*o*/,
                                                 const engine_sizing& /*s*/) -> std::optional<engine_sizing> {
     return std::nullopt;

@@ -170,6 +170,7 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     }
   }
   out.spec.stated.keys_read = true;
+  out.spec.stated.family = length_family_of(v.facts().model_type);
   // The engines getattr() the loaded config, so a key the file leaves out has its class's default
   // (class_context.hpp): Jamba-v0.1 states only n_ctx, and JambaConfig's max_position_embeddings is 262,144.
   // model_spec::max_context stays what the file states.
@@ -186,7 +187,10 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     // TensorRT-LLM reads max_position_embeddings alone (engines/trtllm_context.hpp), else 2,048 too.
     const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings ||
                             by_class->key == context_key::n_positions;  // GPT2Config's max_position_embeddings alias
-    const std::string engines_named = trtllm_too ? "vLLM, SGLang and TensorRT-LLM" : "vLLM and SGLang";
+    // llama.cpp's converter writes 2,048 for a Falcon whatever it states (engines/llama_cpp_context.hpp).
+    const std::string engines_named = out.spec.stated.family == length_family::falcon ? "vLLM, SGLang, TensorRT-LLM and llama.cpp"
+                                      : trtllm_too                                  ? "vLLM, SGLang and TensorRT-LLM"
+                                                                                    : "vLLM and SGLang";
     const std::string engines =
         class_fills ? "; " + engines_named + " take " + std::string(by_class->config_class) + "'s default " +
                           std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +

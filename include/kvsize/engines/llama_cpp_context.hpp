@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// The context length llama.cpp was told the model was trained for (n_ctx_train, the GGUF's <arch>.context_length),
+// as its converter writes it from a Hugging Face config: what -c 0 serves (common/arg.cpp: "0 = loaded from model")
+// and what llama.cpp warns above. A GGUF input states it (gguf/ reader: model_spec::max_context); for config.json
+// input, https://github.com/ggml-org/llama.cpp convert_hf_to_gguf.py:
+//   1. TextModel.set_gguf_parameters: the first of max_position_embeddings, n_ctx, n_positions, max_length,
+//      max_sequence_length, model_max_length the config holds (ModelBase.load_hparams loads it through transformers'
+//      AutoConfig, so a key the file leaves out has its class's default: model_spec::stated's filled keys);
+//   2. FalconModel.set_gguf_parameters (FalconForCausalLM, RWForCausalLM): 2,048 whatever the config states
+//      ("not in config.json");
+//   3. CommandR2Model.__init__ (CohereForCausalLM): model_max_length before max_position_embeddings (Command-R
+//      v01 states 8,192 and 131,072: "max_position_embeddings = 8192 in config.json but model was actually trained
+//      on 128k context length");
+//   4. 2^20 ("arbitrary value; for those who use the default") for Mamba (MambaModel, Mamba2Model) and the hybrids
+//      with Mamba layers and no rope (GraniteHybridModel.set_gguf_parameters, for NemotronH and Granite 4.0-H:
+//      Nemotron-3-Nano's 262,144 is written as 1,048,576);
+//   5. HunYuan with a "dynamic" rope (HunYuanMoEModel / HunYuanModel.set_gguf_parameters): 262,144 ("the config is
+//      incorrectly set to 32k");
+//   6. families that write their own key (MPTModel max_seq_len, ChatGLMModel seq_length): model_spec::max_context,
+//      the smallest key the file states, which is that key for them.
+// Not modelled: max_length, which kvsize does not read (a transformers 4 config's generation default of 20 would
+// come before max_sequence_length and model_max_length in step 1; no bundled config reaches it).
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <array>    // std::array
+#include <cstdint>  // std::uint64_t
+
+#include "../model_spec.hpp"
+
+namespace kvsize::engines::llama_cpp {
+
+/// FalconModel.set_gguf_parameters' fixed context length.
+inline constexpr std::uint64_t falcon_context_length = 2048;
+/// Mamba2Model's and GraniteHybridModel's 2^20.
+inline constexpr std::uint64_t mamba_context_length = std::uint64_t{1} << 20U;
+/// HunYuan's 256 × 1,024 under its dynamic (NTK alpha) rope.
+inline constexpr std::uint64_t hunyuan_dynamic_context_length = 256ULL * 1024;
+
+/// TextModel.set_gguf_parameters' keys, in its order, that kvsize reads (max_length is not one).
+inline constexpr std::array<context_key, 5> converter_context_keys{
+    context_key::max_position_embeddings, context_key::n_ctx, context_key::n_positions,
+    context_key::max_sequence_length, context_key::model_max_length};
+
+/// n_ctx_train as the converter writes it for this config (steps 1–6 above); 0 where the config states no length.
+/// A spec built by hand, or read from a GGUF: model_spec::max_context.
+[[nodiscard]] constexpr auto converted_context_length(const model_spec& m) -> std::uint64_t {
+  const stated_context& c = m.stated;
+  if (!c.keys_read) {
+    return m.max_context;
+  }
+  if (c.family == length_family::falcon) {
+    return falcon_context_length;
+  }
+  if (c.family == length_family::mamba && recurrent_layers(m) != 0) {  // a Granite 4.0 with no Mamba layer keeps rope
+    return mamba_context_length;
+  }
+  if (c.family == length_family::hunyuan_dynamic) {
+    return hunyuan_dynamic_context_length;
+  }
+  if (c.family == length_family::command_r) {
+    const std::uint64_t trained = stated(c, context_key::model_max_length);
+    if (trained != 0) {
+      return trained;
+    }
+  }
+  for (const context_key k : converter_context_keys) {
+    if (const std::uint64_t length = stated(c, k); length != 0) {
+      return length;
+    }
+  }
+  return m.max_context;
+}
+
+}  // namespace kvsize::engines::llama_cpp
