@@ -47,13 +47,13 @@ struct stated_rope {
 };
 
 /// A family whose length an engine reads by its own rule rather than from the keys (the reader sets it from
-/// model_type: hf/class_context.hpp length_family_of). Only llama.cpp's converter has such rules today
+/// family: hf/length_family.hpp). Only llama.cpp's converter has such rules today
 /// (engines/llama_cpp_context.hpp).
 enum class length_family : std::uint8_t {
   plain,
   falcon,     ///< falcon, RefinedWeb, RefinedWebModel: the GGUF converter writes 2,048 whatever the config states
   command_r,  ///< cohere (Command-R, Aya 23): the converter takes model_max_length before max_position_embeddings
-  mamba,      ///< nemotron_h, granitemoehybrid, mamba, mamba2, falcon_mamba: 2^20 where the model has SSM layers
+  mamba,      ///< nemotron_h, granitemoehybrid: 2^20 where the model has Mamba layers (and so no rope)
   hunyuan_dynamic,  ///< HunYuan with a "dynamic" (NTK alpha) rope: the converter writes 262,144
 };
 

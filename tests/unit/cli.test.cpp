@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -1062,8 +1063,16 @@ TEST_CASE("kvsize: llama.cpp's -c 0 is the model's own context", "[cli][aliases]
   // Phi-4-mini's 131,072 under vLLM 0.19 (not its longrope default of 4,096).
   const std::string command_r = "'" + config("CohereForAI__c4ai-command-r-v01.config.json") + "'";
   CHECK(json_of(command_r + " --engine vllm -c 0").at("context") == 131'072);
-  // llama.cpp's converter writes Command-R's model_max_length (CommandR2Model.__init__), not its 8,192.
-  CHECK(json_of(command_r + " --engine llama.cpp -c 0").at("context") == 131'072);
+  // llama.cpp's converter writes Command-R's model_max_length (CommandR2Model.__init__), not its 8,192; 2^20 for
+  // Nemotron-3-Nano (GraniteHybridModel), 262,144 for Hunyuan-A13B's dynamic rope; -c 0 sizes what the report names.
+  for (const auto& [name, length] : {std::pair{"CohereForAI__c4ai-command-r-v01", 131'072},
+                                     std::pair{"nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 1'048'576},
+                                     std::pair{"tencent__Hunyuan-A13B-Instruct", 262'144}}) {
+    INFO(name);
+    const nlohmann::json j = json_of("'" + config(std::string{name} + ".config.json") + "' --engine llama.cpp -c 0");
+    CHECK(j.at("context") == length);
+    CHECK(j.at("engine_default_context") == length);
+  }
   const std::string phi = "'" + config("microsoft__Phi-4-mini-instruct.config.json") + "' --engine vllm";
   CHECK(json_of(phi + " -c 0").at("context") == 131'072);
   CHECK(json_of(phi).at("engine_default_context") == 4'096);

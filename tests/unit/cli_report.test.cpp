@@ -288,7 +288,9 @@ TEST_CASE("kvsize report: the context assumed, and what each engine would use it
     CHECK(json_of(falcon + " --engine sglang --context 4096 --engine-version 0.5.0rc2")
               .at("plan").at("command_line").get<std::string>().starts_with("python -m sglang.launch_server"));
     // llama.cpp's n_ctx_train for Command-R is its converter's model_max_length, 131,072.
-    CHECK_THAT(run_cli(command_r + " --engine llama.cpp --context 131072").err, !ContainsSubstring("exceeds"));
+    const auto at_limit = run_cli(command_r + " --engine llama.cpp --context 131072");
+    REQUIRE(at_limit.exit_code == 0);
+    CHECK_THAT(at_limit.err, !ContainsSubstring("exceeds"));
     const auto llama = run_cli(command_r + " --engine llama.cpp --context 262144");
     CHECK_THAT(llama.err, ContainsSubstring("--context 262144 exceeds the model's maximum of 131072 tokens"));
     // Phi-4-mini: vLLM 0.11.1+ serves a longrope model's original_max_position_embeddings, 4,096.

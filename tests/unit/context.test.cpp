@@ -348,8 +348,10 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   CHECK(parsed.spec.max_context == 0);  // the file states none
   CHECK(vllm_default(parsed.spec) == 131'072);  // MistralConfig: max_position_embeddings = 4096 * 32
   CHECK(sglang_default(parsed.spec) == 131'072);
+  CHECK(kvsize::engine_default_context(engine_kind::llama_cpp, parsed.spec) == 131'072);  // AutoConfig's to_dict()
   CHECK(std::any_of(parsed.warnings.begin(), parsed.warnings.end(), [](const std::string& w) {
-    return w.find("vLLM, SGLang and TensorRT-LLM take MistralConfig's default max_position_embeddings, 131072") !=
+    return w.find("vLLM, SGLang, TensorRT-LLM and llama.cpp take MistralConfig's default max_position_embeddings, "
+                  "131072") !=
            std::string::npos;
   }));
 
@@ -388,7 +390,8 @@ TEST_CASE("no length key: vLLM and SGLang read the config class's default", "[co
   const kvsize::hf::parsed_config falcon =
       kvsize::hf::load_config(kvsize::test::configs_dir() / "tiiuae__falcon-7b.config.json");
   CHECK(std::any_of(falcon.warnings.begin(), falcon.warnings.end(), [](const std::string& w) {
-    return w.ends_with("max_context unknown (0); vLLM, SGLang, TensorRT-LLM and llama.cpp take 2,048");
+    return w.ends_with("max_context unknown (0); vLLM, SGLang and TensorRT-LLM take 2,048; llama.cpp's converter "
+                       "writes 2,048 for any Falcon");
   }));
 }
 
@@ -475,8 +478,11 @@ TEST_CASE("llama.cpp: n_ctx_train as its converter writes it from config.json", 
   qwen["model_max_length"] = 4'096;
   CHECK(llama_cpp_default(spec_of(qwen)) == 32'768);
   CHECK(spec_of(qwen).max_context == 4'096);
-  // n_ctx before n_positions (GPT-2 states both, equal); Jamba's class fills max_position_embeddings (AutoConfig).
-  CHECK(llama_cpp_default(bundled("openai-community__gpt2-xl")) == 1'024);
+  // n_ctx before n_positions (GPT-2 states both; here they differ); Jamba's class fills max_position_embeddings.
+  nlohmann::json gpt2 = document("openai-community__gpt2-xl");
+  gpt2["n_ctx"] = 2'048;
+  CHECK(llama_cpp_default(spec_of(gpt2)) == 2'048);
+  CHECK(spec_of(gpt2).max_context == 1'024);
   CHECK(llama_cpp_default(bundled("ai21labs__Jamba-v0.1")) == 262'144);
   // Mamba hybrids without rope: 2^20 (GraniteHybridModel.set_gguf_parameters), whatever the config states.
   const model_spec nano = bundled("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
@@ -484,16 +490,37 @@ TEST_CASE("llama.cpp: n_ctx_train as its converter writes it from config.json", 
   CHECK(llama_cpp_default(nano) == 1'048'576);
   CHECK(nano.max_context == 262'144);
   CHECK(llama_cpp_default(bundled("nvidia__Nemotron-H-56B-Base-8K")) == 1'048'576);
+  // Granite 4.0-H: 2^20 with Mamba layers; a Granite 4.0 whose layers all attend keeps its rope and the generic rule.
+  nlohmann::json granite = document("meta-llama__Llama-3.1-8B");
+  granite["model_type"] = "granitemoehybrid";
+  granite["num_hidden_layers"] = 4;
+  granite["layer_types"] = {"mamba", "mamba", "attention", "mamba"};
+  granite.update({{"mamba_n_heads", 32}, {"mamba_d_head", 64}, {"mamba_d_state", 128}, {"mamba_d_conv", 4},
+                  {"mamba_n_groups", 1}});
+  CHECK(llama_cpp_default(spec_of(granite)) == 1'048'576);
+  granite["layer_types"] = {"attention", "attention", "attention", "attention"};
+  CHECK(spec_of(granite).stated.family == kvsize::length_family::mamba);
+  CHECK(llama_cpp_default(spec_of(granite)) == 131'072);
   // Hunyuan-A13B's dynamic (NTK alpha) rope: 262,144, not its 32,768 (HunYuanMoEModel.set_gguf_parameters);
   // another rope type keeps the generic rule.
   nlohmann::json hunyuan = document("tencent__Hunyuan-A13B-Instruct");
   CHECK(spec_of(hunyuan).stated.family == kvsize::length_family::hunyuan_dynamic);
   CHECK(llama_cpp_default(spec_of(hunyuan)) == 262'144);
   CHECK(spec_of(hunyuan).max_context == 32'768);
+  hunyuan["rope_scaling"]["factor"] = "one";  // a malformed factor the converter never reads: still 262,144
+  CHECK(llama_cpp_default(spec_of(hunyuan)) == 262'144);
+  hunyuan["rope_scaling"]["factor"] = 1.0;
   hunyuan["rope_scaling"]["type"] = "linear";
   CHECK(llama_cpp_default(spec_of(hunyuan)) == 32'768);
-  // Families that write their own key: MPT's max_seq_len, ChatGLM's seq_length (model_spec::max_context).
+  // Families that write their own key: MPT's max_seq_len, ChatGLM's seq_length; MptConfig's 2,048 where the file
+  // leaves max_seq_len out (AutoConfig's to_dict() holds it).
   CHECK(llama_cpp_default(bundled("mosaicml__mpt-7b-instruct")) == 2'048);
+  nlohmann::json mpt = document("mosaicml__mpt-7b-instruct");
+  mpt["max_seq_len"] = 4'096;
+  CHECK(llama_cpp_default(spec_of(mpt)) == 4'096);
+  mpt.erase("max_seq_len");
+  CHECK(llama_cpp_default(spec_of(mpt)) == 2'048);
+  CHECK(spec_of(mpt).max_context == 0);
   CHECK(llama_cpp_default(bundled("THUDM__chatglm3-6b")) == 8'192);
   // A spec built by hand: its max_context.
   constexpr model_spec hand{.layers = 2, .attention_heads = 4, .kv_heads = 2, .head_dim = 64, .hidden_size = 256,

@@ -301,8 +301,8 @@ struct engine_defaults {
       -> std::string_view {
     return {};
   }
-  /// The model's maximum: the serving engines' default max_model_len / context_length / -c 0 (vLLM and SGLang
-  /// derive theirs: vllm_context.hpp, sglang_context.hpp).
+  /// The model's maximum; the serving engines derive theirs (vllm_context.hpp, sglang_context.hpp,
+  /// trtllm_context.hpp, llama_cpp_context.hpp).
   [[nodiscard]] static constexpr auto default_context(const model_spec& m, const engine_options& /*o*/)
       -> std::uint64_t {
     return m.max_context;

@@ -2,24 +2,26 @@
 // The context length llama.cpp was told the model was trained for (n_ctx_train, the GGUF's <arch>.context_length),
 // as its converter writes it from a Hugging Face config: what -c 0 serves (common/arg.cpp: "0 = loaded from model")
 // and what llama.cpp warns above. A GGUF input states it (gguf/ reader: model_spec::max_context); for config.json
-// input, https://github.com/ggml-org/llama.cpp convert_hf_to_gguf.py:
+// input, https://github.com/ggml-org/llama.cpp convert_hf_to_gguf.py (the rule of each family: hf/length_family.hpp):
 //   1. TextModel.set_gguf_parameters: the first of max_position_embeddings, n_ctx, n_positions, max_length,
-//      max_sequence_length, model_max_length the config holds (ModelBase.load_hparams loads it through transformers'
-//      AutoConfig, so a key the file leaves out has its class's default: model_spec::stated's filled keys);
+//      max_sequence_length, model_max_length the config holds. ModelBase.load_hparams loads it through transformers'
+//      AutoConfig where transformers has the class, so a key the file leaves out has its class's default
+//      (model_spec::stated's filled keys); a remote-code config is read as the file writes it;
 //   2. FalconModel.set_gguf_parameters (FalconForCausalLM, RWForCausalLM): 2,048 whatever the config states
 //      ("not in config.json");
 //   3. CommandR2Model.__init__ (CohereForCausalLM): model_max_length before max_position_embeddings (Command-R
 //      v01 states 8,192 and 131,072: "max_position_embeddings = 8192 in config.json but model was actually trained
 //      on 128k context length");
-//   4. 2^20 ("arbitrary value; for those who use the default") for Mamba (MambaModel, Mamba2Model) and the hybrids
-//      with Mamba layers and no rope (GraniteHybridModel.set_gguf_parameters, for NemotronH and Granite 4.0-H:
-//      Nemotron-3-Nano's 262,144 is written as 1,048,576);
-//   5. HunYuan with a "dynamic" rope (HunYuanMoEModel / HunYuanModel.set_gguf_parameters): 262,144 ("the config is
+//   4. GraniteHybridModel.set_gguf_parameters (NemotronH, Granite 4.0-H: Mamba layers and no rope): 2^20, the
+//      2^20 Mamba2Model writes "for those who use the default" (Nemotron-3-Nano's 262,144 is written as 1,048,576);
+//   5. HunYuanMoEModel / HunYuanModel.set_gguf_parameters with a "dynamic" rope: 262,144 ("the config is
 //      incorrectly set to 32k");
-//   6. families that write their own key (MPTModel max_seq_len, ChatGLMModel seq_length): model_spec::max_context,
-//      the smallest key the file states, which is that key for them.
+//   6. families that write their own key (MPTModel max_seq_len, ChatGLMModel seq_length): the smallest of the
+//      other keys the config states (a class default included), else model_spec::max_context.
 // Not modelled: max_length, which kvsize does not read (a transformers 4 config's generation default of 20 would
-// come before max_sequence_length and model_max_length in step 1; no bundled config reaches it).
+// come before max_sequence_length and model_max_length in step 1; no family kvsize reads reaches it); ChatGLMModel's
+// hidden_size where seq_length is absent; a class default the engines' own config classes set (class_context.hpp)
+// where the converter reads the file as written.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -69,7 +71,11 @@ inline constexpr std::array<context_key, 5> converter_context_keys{
       return length;
     }
   }
-  return m.max_context;
+  std::uint64_t own_key = 0;  // step 6: the smallest other key, a class default included (MptConfig's max_seq_len)
+  for (const std::uint64_t length : c.keys) {
+    own_key = length != 0 && (own_key == 0 || length < own_key) ? length : own_key;
+  }
+  return own_key != 0 ? own_key : m.max_context;
 }
 
 }  // namespace kvsize::engines::llama_cpp

@@ -109,28 +109,4 @@ inline constexpr class_context class_contexts[] = {
   return std::nullopt;
 }
 
-/// The family whose length an engine reads by its own rule (stated_context::family), by model_type; llama.cpp's
-/// converter (https://github.com/ggml-org/llama.cpp convert_hf_to_gguf.py) registers these classes by architecture:
-/// FalconModel for FalconForCausalLM / RWForCausalLM (model_type falcon, RefinedWeb, RefinedWebModel),
-/// CommandR2Model for CohereForCausalLM (model_type cohere; Cohere2ForCausalLM takes the generic rule), MambaModel,
-/// Mamba2Model, and GraniteHybridModel / NemotronHModel for GraniteMoeHybridForCausalLM / NemotronHForCausalLM
-/// (BambaForCausalLM keeps its rope and the generic rule). HunYuan's rule also needs its rope type: the rope reader
-/// sets it (context_reader.hpp).
-[[nodiscard]] constexpr auto length_family_of(std::string_view model_type) -> length_family {
-  if (model_type == "falcon" || model_type == "RefinedWeb" || model_type == "RefinedWebModel") {
-    return length_family::falcon;
-  }
-  if (model_type == "nemotron_h" || model_type == "granitemoehybrid" || model_type == "mamba" ||
-      model_type == "mamba2" || model_type == "falcon_mamba") {
-    return length_family::mamba;
-  }
-  return model_type == "cohere" ? length_family::command_r : length_family::plain;
-}
-
-/// The HunYuan model types whose converter classes (HunYuanMoEModel, HunYuanModel) read a "dynamic" rope as a
-/// 262,144-token context ("the config is incorrectly set to 32k").
-[[nodiscard]] constexpr auto is_hunyuan(std::string_view model_type) -> bool {
-  return model_type == "hunyuan" || model_type == "hunyuan_v1_moe" || model_type == "hunyuan_v1_dense";
-}
-
 }  // namespace kvsize::hf::detail

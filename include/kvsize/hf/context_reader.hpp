@@ -13,7 +13,6 @@
 #include <string_view>  // std::string_view
 
 #include "../model_spec.hpp"
-#include "class_context.hpp"
 #include "config_view.hpp"
 #include "error.hpp"
 #include "json_reader.hpp"
@@ -33,22 +32,19 @@ namespace kvsize::hf::detail::weights_detail {
   return type == "llama3" ? kvsize::rope_kind::llama3 : kvsize::rope_kind::other;
 }
 
-/// The rope type of the rope object at `s`: rope_type, else the legacy `type`; "" where neither is set.
-[[nodiscard]] inline auto rope_type_of(const slot& s) -> std::string_view {
-  slot type = lookup(*s.value, s.pointer(), "rope_type");
-  if (!type.set()) {
-    type = lookup(*s.value, s.pointer(), "type");
-  }
-  return type.set() ? read_string_ref(type) : std::string_view{};
-}
-
 /// One set of rope parameters at `s` (the callers pass objects only; the check guards a new caller).
 [[nodiscard]] inline auto read_stated_rope(const slot& s) -> kvsize::stated_rope {
   if (!s.value->is_object()) {
     fail(config_errc::wrong_type, s.pointer(), "expected an object of rope parameters, got " + describe(*s.value));
   }
   kvsize::stated_rope r;
-  r.kind = rope_kind_of(rope_type_of(s));
+  slot type = lookup(*s.value, s.pointer(), "rope_type");
+  if (!type.set()) {
+    type = lookup(*s.value, s.pointer(), "type");
+  }
+  if (type.set()) {
+    r.kind = rope_kind_of(read_string_ref(type));
+  }
   if (const slot factor = lookup(*s.value, s.pointer(), "factor"); factor.set()) {
     r.factor = read_number_in(factor, 1024, "a positive number, the rope scaling factor");
   }
@@ -90,9 +86,6 @@ inline void read_stated_context_rope(const config_view& v, kvsize::model_spec& m
       }
     } else if (!rope.value->empty()) {
       c.rope[c.rope_entries++] = read_stated_rope(rope);
-      if (is_hunyuan(v.facts().model_type) && rope_type_of(rope) == "dynamic") {
-        c.family = kvsize::length_family::hunyuan_dynamic;  // llama.cpp's converter: 262,144 (class_context.hpp)
-      }
     }
   }
   // vLLM uses the top-level length for a longrope or yarn model only; another model's is not read (nor refused).

@@ -20,6 +20,7 @@
 #include "config_view.hpp"
 #include "families.hpp"
 #include "layer_plan.hpp"
+#include "length_family.hpp"
 #include "mlp_width.hpp"
 #include "parsed_config.hpp"
 #include "weights_only.hpp"
@@ -170,7 +171,7 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     }
   }
   out.spec.stated.keys_read = true;
-  out.spec.stated.family = length_family_of(v.facts().model_type);
+  out.spec.stated.family = length_family_of(v);
   // The engines getattr() the loaded config, so a key the file leaves out has its class's default
   // (class_context.hpp): Jamba-v0.1 states only n_ctx, and JambaConfig's max_position_embeddings is 262,144.
   // model_spec::max_context stays what the file states.
@@ -187,15 +188,20 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     // TensorRT-LLM reads max_position_embeddings alone (engines/trtllm_context.hpp), else 2,048 too.
     const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings ||
                             by_class->key == context_key::n_positions;  // GPT2Config's max_position_embeddings alias
-    // llama.cpp's converter writes 2,048 for a Falcon whatever it states (engines/llama_cpp_context.hpp).
-    const std::string engines_named = out.spec.stated.family == length_family::falcon ? "vLLM, SGLang, TensorRT-LLM and llama.cpp"
-                                      : trtllm_too                                  ? "vLLM, SGLang and TensorRT-LLM"
-                                                                                    : "vLLM and SGLang";
+    // llama.cpp's converter (engines/llama_cpp_context.hpp) takes a class default too, but for a family with a rule
+    // of its own: a Falcon's 2,048 whatever the config states.
+    const length_family family = out.spec.stated.family;
+    const bool llama_too = class_fills && family == length_family::plain;
+    const std::string engines_named = trtllm_too && llama_too ? "vLLM, SGLang, TensorRT-LLM and llama.cpp"
+                                      : trtllm_too              ? "vLLM, SGLang and TensorRT-LLM"
+                                      : llama_too               ? "vLLM, SGLang and llama.cpp"
+                                                                : "vLLM and SGLang";
     const std::string engines =
-        class_fills ? "; " + engines_named + " take " + std::string(by_class->config_class) + "'s default " +
-                          std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
-                          std::to_string(by_class->length)
-                    : "; " + engines_named + " take 2,048";
+        (class_fills ? "; " + engines_named + " take " + std::string(by_class->config_class) + "'s default " +
+                           std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
+                           std::to_string(by_class->length)
+                     : "; " + engines_named + " take 2,048") +
+        (family == length_family::falcon ? "; llama.cpp's converter writes 2,048 for any Falcon" : "");
     out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)" + engines);
   }
   out.spec.max_context = best;
