@@ -145,8 +145,8 @@ inline constexpr std::array<engine_kind, registered_engines::size> all_engines =
 
 /// The context (tokens per sequence) engine `e` sizes when told none, under the release in `o`: the model's maximum
 /// as the engine derives it from config.json (model_spec::stated: vLLM's max_model_len, SGLang's context_len,
-/// TensorRT-LLM's inferred max_seq_len; llama.cpp's n_ctx_train as its converter writes it), 0 when unknown, and 0 for exact and
-/// transformers.
+/// TensorRT-LLM's inferred max_seq_len, llama.cpp's n_ctx_train as its converter writes it), 0 when unknown, and 0
+/// for exact and transformers.
 [[nodiscard]] constexpr auto engine_default_context(engine_kind e, const model_spec& m, const engine_options& o = {})
     -> std::uint64_t {
   return visit_engine(e, [&]<engine E>(E) { return E::default_context(m, o); });

@@ -55,6 +55,7 @@ enum class length_family : std::uint8_t {
   command_r,  ///< cohere (Command-R, Aya 23): the converter takes model_max_length before max_position_embeddings
   mamba,      ///< nemotron_h, granitemoehybrid: 2^20 where the model has Mamba layers (and so no rope)
   hunyuan_dynamic,  ///< HunYuan with a "dynamic" (NTK alpha) rope: the converter writes 262,144
+  chatglm_hidden,   ///< ChatGLM whose file states no seq_length: the converter writes hidden_size
 };
 
 /// Layer types a nested rope object may name (Gemma 3 / 4 under transformers 5: full and sliding).

@@ -509,6 +509,15 @@ TEST_CASE("llama.cpp: n_ctx_train as its converter writes it from config.json", 
   CHECK(spec_of(hunyuan).max_context == 32'768);
   hunyuan["rope_scaling"]["factor"] = "one";  // a malformed factor the converter never reads: still 262,144
   CHECK(llama_cpp_default(spec_of(hunyuan)) == 262'144);
+  for (const char* model_type : {"hunyuan_v1_moe", "hunyuan_v1_dense"}) {  // HunYuanMoEV1 / DenseV1ForCausalLM
+    nlohmann::json v1 = hunyuan;
+    v1["model_type"] = model_type;
+    CHECK(llama_cpp_default(spec_of(v1)) == 262'144);
+  }
+  // rope_parameters, where present (even null), before rope_scaling: the converter reads the former first.
+  nlohmann::json both = hunyuan;
+  both["rope_parameters"] = nullptr;
+  CHECK(llama_cpp_default(spec_of(both)) == 32'768);
   hunyuan["rope_scaling"]["factor"] = 1.0;
   hunyuan["rope_scaling"]["type"] = "linear";
   CHECK(llama_cpp_default(spec_of(hunyuan)) == 32'768);
@@ -522,6 +531,17 @@ TEST_CASE("llama.cpp: n_ctx_train as its converter writes it from config.json", 
   CHECK(llama_cpp_default(spec_of(mpt)) == 2'048);
   CHECK(spec_of(mpt).max_context == 0);
   CHECK(llama_cpp_default(bundled("THUDM__chatglm3-6b")) == 8'192);
+  // ChatGLM is remote code, read as written: with no seq_length, ChatGLMModel writes hidden_size (4,096), not the
+  // engines' ChatGLMConfig default of 2,048; the no-length warning says so.
+  nlohmann::json chatglm = document("THUDM__chatglm3-6b");
+  chatglm.erase("seq_length");
+  const kvsize::hf::parsed_config no_seq = kvsize::hf::parse_config(chatglm.dump());
+  CHECK(llama_cpp_default(no_seq.spec) == 4'096);
+  CHECK(kvsize::engine_default_context(engine_kind::vllm, no_seq.spec, engine_options{}) == 2'048);
+  CHECK(std::any_of(no_seq.warnings.begin(), no_seq.warnings.end(), [](const std::string& w) {
+    return w.ends_with("vLLM and SGLang take ChatGLMConfig (vLLM's and SGLang's own)'s default seq_length, 2048; "
+                       "llama.cpp's converter writes hidden_size");
+  }));
   // A spec built by hand: its max_context.
   constexpr model_spec hand{.layers = 2, .attention_heads = 4, .kv_heads = 2, .head_dim = 64, .hidden_size = 256,
                             .vocab_size = 1'000, .max_context = 3'000};

@@ -232,6 +232,7 @@ struct field_list {
           : c.family == kvsize::length_family::command_r       ? "command_r"
           : c.family == kvsize::length_family::mamba           ? "mamba"
           : c.family == kvsize::length_family::hunyuan_dynamic ? "hunyuan_dynamic"
+          : c.family == kvsize::length_family::chatglm_hidden  ? "chatglm_hidden"
                                                                : "plain") +
          ", .rope_read = " + b(c.rope_read) + ", .top_original = " + std::to_string(c.top_original) + "}";
 }

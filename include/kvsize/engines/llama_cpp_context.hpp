@@ -17,11 +17,12 @@
 //   5. HunYuanMoEModel / HunYuanModel.set_gguf_parameters with a "dynamic" rope: 262,144 ("the config is
 //      incorrectly set to 32k");
 //   6. families that write their own key (MPTModel max_seq_len, ChatGLMModel seq_length): the smallest of the
-//      other keys the config states (a class default included), else model_spec::max_context.
+//      other keys the config states (a class default included), else model_spec::max_context; ChatGLM, read as the
+//      file writes it (remote code), gets hidden_size where it states no seq_length.
 // Not modelled: max_length, which kvsize does not read (a transformers 4 config's generation default of 20 would
-// come before max_sequence_length and model_max_length in step 1; no family kvsize reads reaches it); ChatGLMModel's
-// hidden_size where seq_length is absent; a class default the engines' own config classes set (class_context.hpp)
-// where the converter reads the file as written.
+// come before max_sequence_length and model_max_length in step 1; no family kvsize reads reaches it); a class default
+// the engines' own config classes set (class_context.hpp: Qwen3-Next, Qwen3.5, LFM2-MoE) where the converter's
+// transformers lacks the class and reads the file as written.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -59,6 +60,9 @@ inline constexpr std::array<context_key, 5> converter_context_keys{
   }
   if (c.family == length_family::hunyuan_dynamic) {
     return hunyuan_dynamic_context_length;
+  }
+  if (c.family == length_family::chatglm_hidden) {
+    return m.hidden_size;  // hparams.get("seq_length", n_embed)
   }
   if (c.family == length_family::command_r) {
     const std::uint64_t trained = stated(c, context_key::model_max_length);

@@ -189,9 +189,9 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
     const bool trtllm_too = !class_fills || by_class->key == context_key::max_position_embeddings ||
                             by_class->key == context_key::n_positions;  // GPT2Config's max_position_embeddings alias
     // llama.cpp's converter (engines/llama_cpp_context.hpp) takes a class default too, but for a family with a rule
-    // of its own: a Falcon's 2,048 whatever the config states.
-    const length_family family = out.spec.stated.family;
-    const bool llama_too = class_fills && family == length_family::plain;
+    // of its own (hf/length_family.hpp converter_length_note).
+    const std::string_view converter_note = converter_length_note(out.spec.stated.family);
+    const bool llama_too = class_fills && converter_note.empty();
     const std::string engines_named = trtllm_too && llama_too ? "vLLM, SGLang, TensorRT-LLM and llama.cpp"
                                       : trtllm_too              ? "vLLM, SGLang and TensorRT-LLM"
                                       : llama_too               ? "vLLM, SGLang and llama.cpp"
@@ -201,7 +201,7 @@ inline void read_max_context(const config_view& v, parsed_config& out) {
                            std::string(keys::max_context[static_cast<std::size_t>(by_class->key)]) + ", " +
                            std::to_string(by_class->length)
                      : "; " + engines_named + " take 2,048") +
-        (family == length_family::falcon ? "; llama.cpp's converter writes 2,048 for any Falcon" : "");
+        (converter_note.empty() ? std::string{} : "; " + std::string{converter_note});
     out.warnings.push_back("none of " + list_keys(keys::max_context) + " is set: max_context unknown (0)" + engines);
   }
   out.spec.max_context = best;
