@@ -17,7 +17,7 @@
 //   5. HunYuanMoEModel / HunYuanModel.set_gguf_parameters with a "dynamic" rope: 262,144 ("the config is
 //      incorrectly set to 32k");
 //   6. families that write their own key (MPTModel max_seq_len, ChatGLMModel seq_length): the smallest of the
-//      other keys the config states (a class default included), else model_spec::max_context; ChatGLM, read as the
+//      other keys the config states (a class default included); ChatGLM, read as the
 //      file writes it (remote code), gets hidden_size where it states no seq_length.
 // Not modelled: max_length, which kvsize does not read (a transformers 4 config's generation default of 20 would
 // come before max_sequence_length and model_max_length in step 1; no family kvsize reads reaches it); a class default
@@ -75,11 +75,13 @@ inline constexpr std::array<context_key, 5> converter_context_keys{
       return length;
     }
   }
-  std::uint64_t own_key = 0;  // step 6: the smallest other key, a class default included (MptConfig's max_seq_len)
+  // Step 6: the smallest other key, a class default included (MptConfig's max_seq_len); 0 where none is stated
+  // (model_spec::max_context, the smallest key the file states, is 0 then too).
+  std::uint64_t own_key = 0;
   for (const std::uint64_t length : c.keys) {
     own_key = length != 0 && (own_key == 0 || length < own_key) ? length : own_key;
   }
-  return own_key != 0 ? own_key : m.max_context;
+  return own_key;
 }
 
 }  // namespace kvsize::engines::llama_cpp
