@@ -46,17 +46,18 @@ void title(fmt::memory_buffer& out, std::string_view text) {
 /// What the engine's budget rule keeps away from the KV cache, in words.
 auto reserve_rule(const sizing& s) -> std::string {
   const budget_rule& r = s.plan->result.point.rule;  // as the fit applied it, with the model's facts
-  if (r.margin.count() != 0) {
-    return fmt::format("the --fit margin, {}", r.margin);
+  if (r.setting.empty()) {  // llama.cpp's --fit margin; none for exact and transformers
+    return r.margin.count() != 0 ? fmt::format("the --fit margin, {}", r.margin) : std::string{"none"};
   }
-  if (r.setting.empty()) {
-    return "none";
+  const std::string_view of = r.of_free ? "what is left" : "the device";
+  // SGLang's own factor on the setting (budget_rule::engine_factor).
+  std::string rule = r.engine_factor != 1.0
+                         ? fmt::format("1 − ({} {} × {}) of {}", r.setting, fraction_text(r), r.engine_factor, of)
+                         : fmt::format("1 − {} {} of {}", r.setting, fraction_text(r), of);
+  if (r.margin.count() != 0) {  // SGLang 0.5.18+: a multimodal model's embedding cache (engines/sglang_vlm.hpp)
+    rule += fmt::format(", and {} more kept from the KV cache (SGLang's multimodal embedding cache)", r.margin);
   }
-  if (r.engine_factor != 1.0) {  // SGLang's own factor on the setting (budget_rule::engine_factor)
-    return fmt::format("1 − ({} {} × {}) of {}", r.setting, fraction_text(r), r.engine_factor,
-                       r.of_free ? "what is left" : "the device");
-  }
-  return fmt::format("1 − {} {} of {}", r.setting, fraction_text(r), r.of_free ? "what is left" : "the device");
+  return rule;
 }
 
 auto logits_words(const workspace_terms& w) -> std::string {

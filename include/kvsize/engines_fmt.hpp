@@ -226,6 +226,13 @@ inline void lines_of(vllm_engine /*engine*/, std::vector<std::string>& out, cons
 inline void lines_of(sglang_engine /*engine*/, std::vector<std::string>& out, const log_inputs& in) {
   if (in.b && in.c) {
     sglang_startup_lines(out, *in.b);
+    // kv_cache_configurator.py mm_runtime_reservation_gb (0.5.18+), as it logs reserved_mb / 1024.
+    if (const bytes mm = engines::sglang::multimodal_reserve(in.o.sglang.vlm, engines::sglang::version_of(in.o));
+        mm.count() != 0) {
+      out.push_back(fmt::format("Reserving {:.2f} GB of the KV budget for post-sizing multimodal allocations "
+                                "(feature-transport pools + embedding cache).",
+                                gib(mm)));
+    }
   }
   sglang_lines(out, in.m, in.o, in.s, in.c);
 }

@@ -936,6 +936,69 @@ TEST_CASE("cli: SGLang scales a vision model's default fraction by its tower", "
   CHECK_FALSE(noted(json_of(gemma3_old + "0.4.7.post1"), "ModelRunner multiplies"));
 }
 
+TEST_CASE("cli: SGLang 0.5.18 keeps 100 MiB of a multimodal model's KV budget", "[cli][sglang][vlm]") {
+  // mem_cache/kv_cache_configurator.py mm_runtime_reservation_gb (v0.5.18, PR #34141; engines/sglang_vlm.hpp): rest
+  // loses SGLANG_VLM_CACHE_SIZE_MB (100 MiB) for a model SGLang takes as multimodal, a given fraction too. At a
+  // given fraction the fraction rules of 0.5.17 and 0.5.18 do not enter: the budgets differ by the reserve alone.
+  const std::string qwen25 = "'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") +
+                             "' --engine sglang --gpu h100-80gb --mem-fraction-static 0.8 --engine-version ";
+  const auto v0518 = json_of(qwen25 + "0.5.18");
+  const auto v0517 = json_of(qwen25 + "0.5.17");
+  const auto at = [](const nlohmann::json& j, const char* key) { return j.at("budget").at(key).get<std::uint64_t>(); };
+  CHECK(at(v0518, "reserve_bytes") - at(v0517, "reserve_bytes") == 104'857'600);
+  CHECK(at(v0517, "kv_bytes") - at(v0518, "kv_bytes") == 104'857'600);
+  CHECK(at(v0518, "unused_bytes") == at(v0517, "unused_bytes"));
+  const std::string line = "Reserving 0.10 GB of the KV budget for post-sizing multimodal allocations "
+                           "(feature-transport pools + embedding cache).";
+  const auto logs = [](const nlohmann::json& j) { return j.at("log_lines").get<std::vector<std::string>>(); };
+  const auto v0518_lines = logs(v0518);
+  const auto reserving = std::find(v0518_lines.begin(), v0518_lines.end(), line);
+  REQUIRE(reserving != v0518_lines.end());
+  CHECK_THAT(*(reserving - 1), ContainsSubstring("Load weight end."));  // SGLang's order: load, reserve, pool
+  CHECK_THAT(*(reserving + 1), ContainsSubstring("KV Cache is allocated."));
+  const auto v0517_lines = logs(v0517);
+  CHECK(std::count(v0517_lines.begin(), v0517_lines.end(), line) == 0);
+  CHECK(noted(v0518, "SGLang 0.5.18 keeps 100 MiB (104,857,600 B) of the KV budget for a multimodal model's "
+                     "embedding cache (SGLANG_VLM_CACHE_SIZE_MB"));
+  CHECK_FALSE(noted(v0517, "SGLANG_VLM_CACHE_SIZE_MB"));
+  // The default release (0.5.19, taken to follow 0.5.18) keeps it; a text model and Gemma 3 (not multimodal to
+  // SGLang by default: mm_disabled_models) do not.
+  const auto newest = json_of("'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") +
+                              "' --engine sglang --gpu h100-80gb --mem-fraction-static 0.8");
+  CHECK(newest.at("kv_budget_bytes") == v0518.at("kv_budget_bytes"));
+  for (const char* text : {"Qwen__Qwen2.5-7B.config.json", "google__gemma-3-4b-it.config.json"}) {
+    INFO(text);
+    const auto j = json_of("'" + config(text) + "' --engine sglang --gpu h100-80gb --mem-fraction-static 0.8");
+    CHECK_FALSE(noted(j, "SGLANG_VLM_CACHE_SIZE_MB"));
+    const auto text_lines = logs(j);
+    CHECK(std::count(text_lines.begin(), text_lines.end(), line) == 0);
+  }
+  // The plan sizes with the same rule: its budget loses the same 100 MiB.
+  const auto plan_budget = [](const nlohmann::json& j) { return j.at("plan").at("kv_budget_bytes").get<std::uint64_t>(); };
+  CHECK(plan_budget(v0517) - plan_budget(v0518) == 104'857'600);
+}
+
+TEST_CASE("cli: SGLang lowers a --max-running-requests above its cap, by release", "[cli][sglang]") {
+  // engines/sglang_requests.hpp. Qwen3-8B: 147,456 B a token; --kv-memory 1GiB holds 7,281 tokens. From 0.5.14
+  // (resolve_max_num_reqs) a given value is capped at 7,281 // 2 = 3,640; in 0.5.10 – 0.5.13.post1 at the estimate,
+  // min(max(int(7,281 / 4,096 · 512), 2,048), 4,096) = 2,048; before, taken as given.
+  const std::string qwen = "'" + config("Qwen__Qwen3-8B.config.json") +
+                           "' --engine sglang --kv-memory 1GiB --context 4096 --max-running-requests 5000";
+  const auto newest = json_of(qwen);
+  CHECK(noted(newest, "SGLang 0.5.15-0.5.19 runs at most 3,640 requests, not the 5,000 of --max-running-requests: "
+                      "half the pool's 7,281 tokens (resolve_max_num_reqs, from 0.5.14)"));
+  CHECK(noted(json_of(qwen + " --engine-version 0.5.12"),
+              "SGLang 0.5.12 runs at most 2,048 requests, not the 5,000 of --max-running-requests: its estimate from "
+              "the pool"));
+  CHECK_FALSE(noted(json_of(qwen + " --engine-version 0.5.9"), "runs at most"));
+  // A value under the cap is not noted; nor is SGLang's own rule.
+  CHECK_FALSE(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                            "' --engine sglang --kv-memory 1GiB --context 4096 --max-running-requests 100"),
+                    "runs at most"));
+  CHECK_FALSE(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") + "' --engine sglang --kv-memory 1GiB"),
+                    "runs at most"));
+}
+
 TEST_CASE("cli: SGLang on an AMD GPU sizes with the aiter factor past 8,192 tokens", "[cli][sglang][rocm]") {
   // engines/sglang_aiter.hpp: SGLang multiplies mem_fraction_static, a given one too, by 0.85 where its attention
   // backend is aiter (the HIP default for a GQA model) and context_len > 8192. The command line gives the fraction

@@ -15,6 +15,7 @@
 #include "sglang_dp.hpp"        // DP attention's ranks and attention-TP group
 #include "sglang_dsa.hpp"       // DeepSeek sparse attention's pool, cache dtype and page size
 #include "sglang_fraction.hpp"  // the default mem_fraction_static of each release
+#include "sglang_requests.hpp"  // max_running_requests by release
 
 namespace kvsize::engines::sglang {
 
@@ -251,7 +252,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// #tokens = budget // cell, floored to the page size (a DSA pool's cell: dsa_pool_of's counted row, the pool then
 /// allocates its own rows for those tokens); with a mamba state, the budget is first
 /// split r : 1 (mamba_full_memory_ratio) between state slots and tokens; with a SWA pool,
-/// cell = full + ratio × swa. max_running_requests = min(max(int(N / context · 512), 2048), 4096).
+/// cell = full + ratio × swa. max_running_requests: min(max(int(N / context · 512), 2048), 4096), from 0.5.10 at
+/// most N // 2 (sglang_requests.hpp).
 [[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
     -> engine_capacity {
   engine_capacity c{};
@@ -286,11 +288,7 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
     c.max_tokens = cell.count() == 0 ? 0 : kv_budget / cell / page * page;
   }
   const std::uint64_t context = kvsize::detail::round_up(s.context, page);
-  c.max_running_requests = running_requests_per_rank(o);
-  if (c.max_running_requests == 0) {
-    const auto by_tokens = static_cast<std::uint64_t>(static_cast<double>(c.max_tokens) / static_cast<double>(s.context) * 512.0);
-    c.max_running_requests = std::min<std::uint64_t>(std::max<std::uint64_t>(by_tokens, 2'048), 4'096);
-  }
+  c.max_running_requests = max_running_requests(o, c.max_tokens, s.context);  // by release: sglang_requests.hpp
   c.max_concurrency = static_cast<double>(c.max_tokens) / static_cast<double>(context);
   c.max_sequences = std::min(c.max_tokens / context, c.max_running_requests);
   if (state_per_request.count() != 0) {
@@ -355,23 +353,23 @@ struct sglang_engine : engine_defaults<sglang_engine> {
     return engines::sglang::with_context(m, detail::with_default_context(o, default_context(m, o)), s);
   }
   /// The options with the model facts the default fraction reads (fit_on_device applies it).
-  [[nodiscard]] static constexpr auto with_model_facts(const engine_options& o, const model_spec& m)
-      -> engine_options {
+  [[nodiscard]] static constexpr auto with_model_facts(const engine_options& o, const model_spec& m) -> engine_options {
     return engines::sglang::with_model_facts(o, m);
   }
   [[nodiscard]] static constexpr auto budget(const engine_options& o) -> budget_rule {
     const double f = engines::sglang::mem_fraction_static(o);  // a VLM's default in full (shown_decimals)
-    return {.fraction = f, .setting = "mem_fraction_static", .decimals = engines::sglang::shown_decimals(f),
+    return {.fraction = f, .margin = engines::sglang::multimodal_reserve(o.sglang.vlm, engines::sglang::version_of(o)),
+            .setting = "mem_fraction_static", .decimals = engines::sglang::shown_decimals(f),
             .engine_factor = engines::sglang::engine_factor(o)};
   }
   /// model_runner.py ModelRunner.profile_max_num_token: rest = free_after_load −
   /// free_before_load·(1 − mem_fraction_static), where free_before_load = device − non-torch (the
   /// workspace's non_torch) and free_after_load = free_before_load − weights; so
-  ///   kv = mem_fraction_static × (device − non-torch) − weights − the rest of the overhead (--reserve).
-  /// The same rule, from measured figures, is sglang_budget.hpp's sglang_startup_budget.
+  ///   kv = mem_fraction_static × (device − non-torch) − weights − the rest of the overhead (--reserve) − margin
+  /// (0.5.18's multimodal reserve). The same rule, from measured figures, is sglang_budget.hpp's sglang_startup_budget.
   [[nodiscard]] static constexpr auto kv_budget(bytes device_memory, bytes weights, const engine_options& o) -> bytes {
     const bytes non_torch = engines::sglang::non_torch_memory(o);
-    const bytes other = detail::saturating_sub(o.engine_overhead, non_torch);
+    const bytes other = detail::saturating_sub(o.engine_overhead, non_torch) + budget(o).margin;
     const bytes before_load = detail::saturating_sub(device_memory, non_torch);
     return detail::saturating_sub(detail::fraction_of(before_load, budget(o).sized_fraction()), weights + other);
   }

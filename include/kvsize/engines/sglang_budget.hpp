@@ -8,23 +8,29 @@
 //                          weights load ("Load weight begin. avail mem=…"): device − non-torch
 //   available_gpu_memory = free memory after the weights load ("Load weight end. avail mem=…")
 //   rest_memory          = available_gpu_memory − total_gpu_memory × (1 − mem_fraction_static)
+//                          − from 0.5.18 a multimodal model's reserve (mem_cache/kv_cache_configurator.py
+//                          KVCacheConfigurator._profile_available_bytes, mm_runtime_reservation_gb; sglang_vlm.hpp)
 //   max_num_token        = int(rest_memory × 2^30 // cell_size)
 // Terms of kvsize::startup_budget:
 //   pre_load_free = device − non_torch          (CUDA context, NCCL/custom all-reduce buffers)
 //   unused        = pre_load_free × (1 − f)     (kept for activations, CUDA graphs, logits)
-//   kv            = pre_load_free − weights − unused   (0 when that is negative: SGLang raises
+//   reserve       = multimodal_reserve (100 MiB for a multimodal model from 0.5.18, else 0)
+//   kv            = pre_load_free − weights − unused − reserve   (0 when that is negative: SGLang raises
 //                   "Not enough memory. Please try to increase --mem-fraction-static.")
-// so kv + weights + non_torch + unused == device. SGLang's "GB" in its logs is 2^30 bytes (GiB).
+// so kv + weights + non_torch + reserve + unused == device. SGLang's "GB" in its logs is 2^30 bytes (GiB).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
-#include <cstdint>  // std::uint64_t
+#include <algorithm>  // std::min
+#include <cstdint>    // std::uint64_t
 
 #include "../bytes.hpp"
 #include "../error.hpp"
 #include "../startup_budget.hpp"
 #include "engine_options.hpp"
+#include "sglang_dsa.hpp"       // engines::sglang::version_of
 #include "sglang_fraction.hpp"  // engines::sglang::default_fraction
+#include "sglang_vlm.hpp"       // engines::sglang::multimodal_reserve
 
 namespace kvsize {
 
@@ -35,7 +41,7 @@ namespace kvsize {
 ///   o         : tp, pp, mem_fraction_static (0 → the default rule of sglang.release, on
 ///               sglang.reported_memory, else device_memory, else `device`), times engine_factor(o): the aiter
 ///               factor on an AMD GPU (sglang.rocm, the context, the model facts) and the runner's multimodal
-///               factor before 0.4.9 (sglang.vlm)
+///               factor before 0.4.9 (sglang.vlm); from 0.5.18 a multimodal model's reserve (sglang.vlm, the release)
 /// kv is the pool's budget in bytes; #tokens = kv // cell_size (engines::sglang::capacity).
 /// Throws kvsize::invalid_argument for a fraction outside (0, 1] or non_torch > device; never wraps.
 [[nodiscard]] constexpr auto sglang_startup_budget(bytes device, bytes non_torch, bytes weights,
@@ -65,7 +71,9 @@ namespace kvsize {
     return b;
   }
   b.unused = unused;
-  b.kv = after_load - unused;
+  const bytes reserve = engines::sglang::multimodal_reserve(o.sglang.vlm, engines::sglang::version_of(o));
+  b.reserve = std::min(reserve, after_load - unused);  // all that is left when the reserve does not fit: kv 0
+  b.kv = after_load - unused - b.reserve;
   return b;
 }
 

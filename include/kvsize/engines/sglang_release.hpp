@@ -12,8 +12,9 @@
 //   G  0.5.4.post1 – 0.5.9     F with a graph batch of 24 (not 16) on devices under 35 GiB at tp < 4 (PR #12124)
 //   H  0.5.10rc0 – 0.5.14     G plus a prefill CUDA-graph reserve before the floor (PR #16331), off at pp > 1
 //   H' 0.5.15 – 0.5.19         H with the breakable prefill graphs (PR #29458): off for MLA models without
-//                              DSA, kept at pp > 1. Tags read up to 0.5.17; 0.5.18 and 0.5.19 (August –
-//                              September 2026) are taken to follow 0.5.17's rule, unverified.
+//                              DSA, kept at pp > 1. Tags read up to 0.5.18 (its KV budget also keeps a
+//                              multimodal reserve: sglang_vlm.hpp); 0.5.19 (September 2026) is taken to
+//                              follow 0.5.18, unverified.
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 

@@ -12,6 +12,10 @@
 // - v0.4.9 – v0.4.9.post2: × 0.90 on the default (PR #7748). Up to v0.4.8.post1 ModelRunner.__init__ multiplies the
 //   fraction it runs with, a given one too, by 0.90 (0.95 up to v0.4.4.post3), not the printed server_args value
 //   (runner_vlm_factor: the budget takes it, the command line gives the fraction before it).
+// - v0.5.18 (mem_cache/kv_cache_configurator.py KVCacheConfigurator._profile_available_bytes, mm_runtime_reservation_gb)
+//   also keeps a multimodal model's post-sizing allocations out of the KV pool after the fraction: SGLANG_VLM_CACHE_SIZE_MB
+//   (environ.py, 100 by default), plus SGLANG_MM_FEATURE_CACHE_MB (1,024) under --mm-feature-transport cuda_ipc or
+//   cuda_vmm, which a single node runs only when asked (server_args.py _handle_multimodal_feature_transport: cpu).
 #pragma once
 #include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
 
@@ -20,6 +24,7 @@
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
 
+#include "../bytes.hpp"
 #include "sglang_graph_class.hpp"
 #include "sglang_release.hpp"
 
@@ -115,6 +120,19 @@ inline constexpr release llama4_multimodal_since{.minor = 4, .patch = 5, .rc = 0
     return 1.0;
   }
   return at_least(v, vlm_runner_0_90_since) ? 0.90 : 0.95;
+}
+
+/// The first release that reserves a multimodal model's embedding cache out of the KV budget (0.5.18,
+/// mm_runtime_reservation_gb: "Reserving 0.10 GB of the KV budget for post-sizing multimodal allocations").
+inline constexpr release multimodal_reserve_since = release_0_5(18);
+/// SGLANG_VLM_CACHE_SIZE_MB's default, 100 MiB: rest_memory (GiB) loses reserved_mb / 1024, and int(rest × 2^30) makes
+/// it 100 × 2^20 bytes exactly. The feature-transport pools' 1,024 MiB are not in it (opt-in on one node).
+inline constexpr bytes vlm_cache_reserve = MiB * 100;
+
+/// What release `v` keeps out of the KV pool for model `t` beyond the fraction: vlm_cache_reserve for a multimodal
+/// model from 0.5.18, else nothing.
+[[nodiscard]] constexpr auto multimodal_reserve(vlm_tower t, const release& v) -> bytes {
+  return t.multimodal && at_least(v, multimodal_reserve_since) ? vlm_cache_reserve : bytes{0};
 }
 
 }  // namespace kvsize::engines::sglang

@@ -272,6 +272,47 @@ TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglan
                     Catch::Matchers::ContainsSubstring("DP attention for a model with recurrent layers"));
 }
 
+TEST_CASE("SGLang: max_running_requests by release", "[engines][sglang]") {
+  // engines/sglang_requests.hpp: estimated = min(max(int(N / L · 512), 2048), 4096); from 0.5.10rc0 at most N // 2
+  // (model_runner_kv_cache_mixin.py _resolve_max_num_reqs); a given value as is to 0.5.9, capped by the estimate in
+  // 0.5.10rc0 – 0.5.13.post1 and by N // 2 from 0.5.14.
+  using kvsize::engines::sglang::max_running_requests;
+  using kvsize::engines::sglang::parse_release;
+  engine_options o{};
+  const auto at = [&](const char* version, std::uint64_t tokens, std::uint64_t context) {
+    o.sglang.version = parse_release(version);
+    return max_running_requests(o, tokens, context);
+  };
+  // A large pool: int(1,000,000 / 4,096 · 512) = 125,000 → 4,096 in every release.
+  CHECK(at("0.5.9", 1'000'000, 4'096) == 4'096);
+  CHECK(at("0.5.18", 1'000'000, 4'096) == 4'096);
+  // A pool of 3,000 tokens: the estimate's floor of 2,048 before 0.5.10, half the pool after.
+  CHECK(at("0.5.9", 3'000, 4'096) == 2'048);
+  CHECK(at("0.5.10rc0", 3'000, 4'096) == 1'500);
+  CHECK(at("0.5.18", 3'000, 4'096) == 1'500);
+  // Between the floor and the cap: int(100,000 / 16,384 · 512) = 3,125.
+  CHECK(at("0.5.18", 100'000, 16'384) == 3'125);
+  // --max-running-requests 8192 on a 100,000-token pool at 16,384: as given to 0.5.9; the estimate (3,125) in
+  // 0.5.10 – 0.5.13.post1; half the pool (50,000, so 8,192) from 0.5.14; 1,500 on a 3,000-token pool.
+  o.sglang.max_running_requests = 8'192;
+  CHECK(at("0.5.9", 100'000, 16'384) == 8'192);
+  CHECK(at("0.5.10", 100'000, 16'384) == 3'125);
+  CHECK(at("0.5.13.post1", 100'000, 16'384) == 3'125);
+  CHECK(at("0.5.14", 100'000, 16'384) == 8'192);
+  CHECK(at("0.5.14", 3'000, 16'384) == 1'500);
+  // No release named: the newest (0.5.19), 0.5.14's rule.
+  o.sglang.version.reset();
+  CHECK(max_running_requests(o, 3'000, 16'384) == 1'500);
+  // The capacity reports it: Qwen3-8B's 147,456 B a token (36 L · 8 kvh · 128 · 2 · 2 B) with 0.5 GiB: 3,640 tokens
+  // → 1,820 slots at the newest release, 2,048 at 0.5.9.
+  o.sglang.max_running_requests = 0;
+  const model_spec& qwen3 = config("Qwen__Qwen3-8B.config.json");
+  const auto sized = kvsize::size_cache(qwen3, engine_kind::sglang, o);
+  CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 512).max_running_requests == 1'820);
+  o.sglang.version = parse_release("0.5.9");
+  CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 512).max_running_requests == 2'048);
+}
+
 TEST_CASE("SGLang: DP attention at dp < tp, tp / dp GPUs a rank", "[engines][sglang][dp]") {
   // PR #4390 ("--tp 8 --dp 2"); layers/dp_attention.py compute_dp_attention_world_info: attn_tp_size = tp // dp.
   // Qwen3-32B: 64 layers, 8 KV heads of 128, bf16. Each GPU of a rank caches get_num_kv_heads(attn_tp_size) heads.

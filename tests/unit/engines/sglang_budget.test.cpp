@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
+#include <kvsize/engine.hpp>
 #include <kvsize/engines/sglang_budget.hpp>
 
 using namespace kvsize::literals;
@@ -172,6 +174,42 @@ TEST_CASE("sglang_budget: C11, the runner's factor on a multimodal model before 
   // From 0.4.6 Gemma 3 is not multimodal to SGLang (mm_disabled_models): no factor.
   o.sglang.version = kvsize::engines::sglang::parse_release("0.4.6");
   CHECK(kvsize::sglang_startup_budget(centi_gib(13'921), 0_B, centi_gib(13'921) - centi_gib(13'108), o).fraction == 0.88);
+}
+
+TEST_CASE("sglang_budget: 0.5.18's multimodal reserve", "[sglang_budget][vlm]") {
+  // mem_cache/kv_cache_configurator.py KVCacheConfigurator._profile_available_bytes (v0.5.18, PR #34141): rest loses
+  // mm_runtime_reservation_gb, SGLANG_VLM_CACHE_SIZE_MB / 1024 GiB (100 by default) for a multimodal model, so
+  // int(rest × 2^30) is 100 × 2^20 bytes lower. 80 GiB, 1 GiB non-torch, 16 GiB of weights, fraction 0.9.
+  namespace sglang = kvsize::engines::sglang;
+  kvsize::engine_options o{};
+  o.sglang.mem_fraction_static = 0.9;
+  o.sglang.vlm = sglang::vlm_tower_of("Qwen2_5_VLForConditionalGeneration", false, true, std::nullopt, 1280U);
+  REQUIRE(o.sglang.vlm.multimodal);
+  const auto newest = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 16_GiB, o);  // no release: 0.5.19, the newest
+  o.sglang.version = sglang::parse_release("0.5.18");
+  const auto first = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 16_GiB, o);
+  o.sglang.version = sglang::parse_release("0.5.17");
+  const auto before = kvsize::sglang_startup_budget(80_GiB, 1_GiB, 16_GiB, o);
+  CHECK(before.reserve == 0_B);
+  CHECK(first.reserve == bytes{104'857'600});
+  CHECK(newest.reserve == first.reserve);
+  CHECK(before.kv - first.kv == bytes{104'857'600});
+  CHECK(first.unused == before.unused);
+  CHECK((first.balanced() && before.balanced()));
+  // The engine's own rule (sglang_engine::kv_budget, the plan's and the report's budget) keeps the same 100 MiB.
+  o.sglang.version.reset();
+  const bytes vlm_budget = kvsize::engine_kv_budget(kvsize::engine_kind::sglang, 80_GiB, 16_GiB, o);
+  CHECK(kvsize::engine_budget_rule(kvsize::engine_kind::sglang, o).margin == bytes{104'857'600});
+  o.sglang.vlm = {};  // a text model: no reserve in any release
+  CHECK(kvsize::sglang_startup_budget(80_GiB, 1_GiB, 16_GiB, o).reserve == 0_B);
+  CHECK(kvsize::engine_kv_budget(kvsize::engine_kind::sglang, 80_GiB, 16_GiB, o) - vlm_budget == bytes{104'857'600});
+  // Less than the reserve left after the fraction: kv 0 (SGLang raises), the terms still balanced.
+  o.sglang.vlm = sglang::vlm_tower_of("Qwen2_5_VLForConditionalGeneration", false, true, std::nullopt, 1280U);
+  o.sglang.mem_fraction_static = 0.5;
+  const auto tight = kvsize::sglang_startup_budget(2_GiB, 0_B, 1_GiB - 50_MiB, o);
+  CHECK(tight.kv == 0_B);
+  CHECK(tight.reserve == 50_MiB);
+  CHECK(tight.balanced());
 }
 
 TEST_CASE("sglang_budget: identity, out of memory and bad input", "[sglang_budget]") {

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// kvsize::engines::sglang: max_running_requests on one rank, the request slots SGLang sizes its req_to_token pool
+// with, by release. Part of the SGLang engine (engines/sglang.hpp). Standard library only, constexpr.
+//
+// Sources (sgl-project/sglang, read at every tag named):
+//   v0.4.0 – v0.5.6      model_executor/model_runner.py ModelRunner.init_memory_pool
+//   v0.5.7 – v0.5.9      model_executor/model_runner_kv_cache_mixin.py init_memory_pool
+//   v0.5.10rc0 – v0.5.15 the same mixin, _resolve_max_num_reqs
+//   v0.5.16 – v0.5.18    mem_cache/kv_cache_configurator.py KVCacheConfigurator.resolve_max_num_reqs
+// With N the pool's tokens after page alignment and L SGLang's context_len:
+//   estimated = min(max(int(N / L · 512), 2048), 4096)
+//   none given:  estimated; from 0.5.10rc0 min(estimated, N // 2)
+//   given (per DP-attention rank, running_requests_per_rank): as given to 0.5.9; min(given, estimated) in
+//                0.5.10rc0 – 0.5.13.post1; min(given, N // 2) from 0.5.14
+// The hybrid models' state-slot cap (max_mamba_cache_size // ratio) is the capacity's (max_sequences ≤ state_slots).
+#pragma once
+#include "../detail/require_cxx20.hpp"  // first: a pre-C++20 compile stops there, with one #error
+
+#include <algorithm>  // std::min, std::max
+#include <cstdint>    // std::uint64_t
+
+#include "engine_options.hpp"
+#include "sglang_dp.hpp"       // running_requests_per_rank
+#include "sglang_dsa.hpp"      // version_of
+#include "sglang_release.hpp"  // release_0_5, at_least
+
+namespace kvsize::engines::sglang {
+
+/// The first release that caps the slots at half the pool's tokens (_resolve_max_num_reqs), and the first that caps
+/// a given value by that half instead of by the estimate.
+inline constexpr release half_pool_cap_since = release_0_5(10, 0);
+inline constexpr release given_half_pool_cap_since = release_0_5(14);
+
+/// max_running_requests on one rank for a pool of `tokens` (page-aligned) at context_len `context` (> 0), under the
+/// release of `o` (version_of) and the value given (o.sglang.max_running_requests, 0: none).
+[[nodiscard]] constexpr auto max_running_requests(const engine_options& o, std::uint64_t tokens, std::uint64_t context)
+    -> std::uint64_t {
+  const auto by_tokens =
+      static_cast<std::uint64_t>(static_cast<double>(tokens) / static_cast<double>(context) * 512.0);
+  const std::uint64_t estimated = std::min<std::uint64_t>(std::max<std::uint64_t>(by_tokens, 2'048), 4'096);
+  const release version = version_of(o);
+  const std::uint64_t given = running_requests_per_rank(o);
+  if (given == 0) {
+    return at_least(version, half_pool_cap_since) ? std::min(estimated, tokens / 2) : estimated;
+  }
+  if (at_least(version, given_half_pool_cap_since)) {
+    return std::min(given, tokens / 2);
+  }
+  return at_least(version, half_pool_cap_since) ? std::min(given, estimated) : given;
+}
+
+}  // namespace kvsize::engines::sglang
