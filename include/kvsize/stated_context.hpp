@@ -11,6 +11,8 @@
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint8_t, std::uint64_t
 
+#include "error.hpp"  // kvsize::invalid_argument
+
 namespace kvsize {
 
 /// The config keys that state a context length, in the order of the reader's list (hf/aliases.hpp
@@ -94,10 +96,35 @@ struct stated_context {
   return c.keys[static_cast<std::size_t>(k)];
 }
 
-/// ⌊n × factor⌋ as Python's int(n * factor) computes it (double product, truncated); n < 2^41 and factor ≤ 1024
-/// keep the product below 2^51, where double holds every integer.
+/// The largest rope factor a context is scaled by (the reader's bound on `factor`), and the first length too long
+/// to scale: n < 2^41 and factor ≤ 1,024 keep n × factor below 2^51, where a double holds every integer.
+inline constexpr double max_context_rope_factor = 1024.0;
+inline constexpr std::uint64_t max_scaled_context_length = 1ULL << 41;
+
+namespace detail {
+/// n × factor as a double, for a factor in [0, 1,024] and n < 2^41; otherwise (a hand-built stated_context: the
+/// reader bounds both) kvsize::invalid_argument, never a NaN or an out-of-range cast.
+[[nodiscard]] constexpr auto context_product(std::uint64_t n, double factor) -> double {
+  if (!(factor >= 0.0 && factor <= max_context_rope_factor) || n >= max_scaled_context_length) {
+    throw invalid_argument("kvsize: a context scaled by a rope factor needs the factor in [0, 1024] (not NaN) and "
+                           "the length below 2^41");
+  }
+  return static_cast<double>(n) * factor;
+}
+}  // namespace detail
+
+/// ⌊n × factor⌋ as Python's int(n * factor) computes it (double product, truncated). Throws kvsize::invalid_argument
+/// outside the bounds above.
 [[nodiscard]] constexpr auto scaled_context(std::uint64_t n, double factor) -> std::uint64_t {
-  return static_cast<std::uint64_t>(static_cast<double>(n) * factor);
+  return static_cast<std::uint64_t>(detail::context_product(n, factor));
+}
+
+/// ⌈n × factor⌉ as Python's int(math.ceil(n * factor)) computes it (std::ceil is not constexpr in C++20). Throws
+/// kvsize::invalid_argument outside the bounds above.
+[[nodiscard]] constexpr auto ceil_scaled_context(std::uint64_t n, double factor) -> std::uint64_t {
+  const double product = detail::context_product(n, factor);
+  const auto whole = static_cast<std::uint64_t>(product);
+  return static_cast<double>(whole) < product ? whole + 1 : whole;
 }
 
 }  // namespace kvsize

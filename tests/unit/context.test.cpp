@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -233,6 +234,33 @@ TEST_CASE("a spec built by hand: every serving engine takes max_context", "[cont
   static_assert(kvsize::engine_default_context(engine_kind::sglang, m) == 2'048);
   static_assert(kvsize::model_context_limit(engine_kind::transformers, m) == 2'048);
   CHECK(vllm_default(m) == 2'048);
+}
+
+TEST_CASE("a hand-built rope factor out of bounds is refused, never cast", "[context]") {
+  // stated_context.hpp scaled_context / ceil_scaled_context: the reader bounds the factor to (0, 1,024] and a
+  // length to 2^40; a spec built by hand may not, and a NaN or 1e300 product would be an undefined cast.
+  static_assert(kvsize::scaled_context(32'768, 4.0) == 131'072);
+  static_assert(kvsize::ceil_scaled_context(1'001, 1.5) == 1'502);
+  static_assert(kvsize::scaled_context((1ULL << 41) - 1, 1.0) == (1ULL << 41) - 1);
+  CHECK_THROWS_AS(kvsize::scaled_context(1ULL << 41, 1.0), kvsize::invalid_argument);
+  model_spec m = spec_of(document("Qwen__Qwen2.5-0.5B"));
+  REQUIRE(m.stated.keys_read);
+  m.stated.rope_read = true;
+  m.stated.rope_from_scaling = true;
+  m.stated.rope_entries = 1;
+  m.stated.rope[0].kind = kvsize::rope_kind::other;  // linear: every engine's rule applies its factor
+  m.stated.rope[0].factor = 2.0;
+  CHECK(vllm_default(m) == 65'536);
+  CHECK(kvsize::engine_default_context(engine_kind::trtllm, m, engine_options{}) == 65'536);
+  for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -2.0,
+                           1'025.0}) {
+    INFO(bad);
+    m.stated.rope[0].factor = bad;
+    for (const engine_kind e : {engine_kind::vllm, engine_kind::sglang, engine_kind::trtllm}) {
+      INFO(kvsize::name(e));
+      CHECK_THROWS_AS(kvsize::engine_default_context(e, m, engine_options{}), kvsize::invalid_argument);
+    }
+  }
 }
 
 TEST_CASE("the top-level original length is read for a longrope model only", "[context]") {

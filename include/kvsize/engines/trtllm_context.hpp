@@ -54,11 +54,7 @@ inline constexpr std::uint64_t llama4_max_seq_len = 8192;
   if (!flat_scaling || rope.kind != rope_kind::other || rope.factor == 0 || rope.factor == 1.0) {
     return length;
   }
-  // int(math.ceil(length * factor)); the factor is at most 1,024 (the reader's bound) and the length at most 2^40,
-  // so the product is below 2^53 (std::ceil is not constexpr in C++20).
-  const double scaled = static_cast<double>(length) * rope.factor;
-  const auto whole = static_cast<std::uint64_t>(scaled);
-  return static_cast<double>(whole) < scaled ? whole + 1 : whole;
+  return ceil_scaled_context(length, rope.factor);  // int(math.ceil(length * factor))
 }
 
 }  // namespace kvsize::engines::trtllm
