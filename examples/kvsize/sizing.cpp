@@ -1275,8 +1275,6 @@ auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> s
                      opts.flag("--batch"), dp, dp, dp);
 }
 
-/// SGLang's factor on a vision model's default fraction, or before 0.4.9 the ModelRunner's on the fraction it runs
-/// with, in a note (the figures take both: sglang_fraction.hpp, budget_rule::engine_factor).
 /// A --max-running-requests SGLang lowers (engines/sglang_requests.hpp): to its estimate from the pool in 0.5.10rc0 –
 /// 0.5.13.post1, to half the pool's tokens from 0.5.14. The capacity already takes it; a note says why.
 void note_sglang_requests_cap(const options& opts, sizing& s) {
@@ -1290,32 +1288,44 @@ void note_sglang_requests_cap(const options& opts, sizing& s) {
     return;
   }
   const bool half_pool = sglang::at_least(sglang::version_of(s.engine_opts), sglang::given_half_pool_cap_since);
+  const std::string asked =
+      given == *opts.max_running_requests
+          ? fmt::format("the {} of {}", grouped(given), opts.flag("--max-running-requests"))
+          : fmt::format("the {} ({} // {}) that {} gives each DP-attention rank", grouped(given),
+                        grouped(*opts.max_running_requests),
+                        sglang::attention_dp(s.engine_opts, s.engine_opts.sglang.sparse_index),
+                        opts.flag("--max-running-requests"));
   s.notes.push_back(fmt::format(
-      "SGLang {} runs at most {} requests{}, not the {} of {}: {} ({})", sglang_release_words(s.engine_opts),
-      grouped(c.max_running_requests), given == *opts.max_running_requests ? "" : " a DP-attention rank", grouped(given),
-      opts.flag("--max-running-requests"),
+      "SGLang {} runs at most {} requests{}, not {}: {} ({})", sglang_release_words(s.engine_opts),
+      grouped(c.max_running_requests), given == *opts.max_running_requests ? "" : " a rank", asked,
       half_pool ? fmt::format("half the pool's {} tokens", grouped(c.max_tokens))
                 : std::string{"its estimate from the pool, min(max(int(tokens / context_len · 512), 2,048), 4,096)"},
       half_pool ? "resolve_max_num_reqs, from 0.5.14" : "_resolve_max_num_reqs, 0.5.10rc0 – 0.5.13.post1"));
 }
 
 /// 0.5.18+ keeps SGLANG_VLM_CACHE_SIZE_MB of a multimodal model's KV budget for the embedding cache
-/// (engines::sglang::multimodal_reserve): a note, since no flag of SGLang's names it.
+/// (engines::sglang::multimodal_reserve): a note, since no flag of SGLang's names it. Not where the budget is not
+/// SGLang's rule (--kv-memory, or no device).
 void note_sglang_mm_reserve(const options& opts, sizing& s, const engine_options& o) {
   namespace sglang = kvsize::engines::sglang;
   const kvsize::bytes reserve = sglang::multimodal_reserve(o.sglang.vlm, sglang::version_of(o));
-  if (reserve == kvsize::bytes{0}) {
+  if (reserve == kvsize::bytes{0} || opts.kv_memory || (!opts.gpu && !opts.gpu_memory)) {
     return;
   }
+  // No release named: the rule's range (0.5.15-0.5.19), of which kvsize takes the newest.
+  const std::string release =
+      o.sglang.version ? sglang_release_words(o) : std::string{"0.5.18 and later (kvsize's default, 0.5.19)"};
   s.notes.push_back(fmt::format(
       "SGLang {} keeps {} of the KV budget for a multimodal model's embedding cache (SGLANG_VLM_CACHE_SIZE_MB; "
       "mem_cache/kv_cache_configurator.py mm_runtime_reservation_gb, from 0.5.18), on top of what {}{} leaves out; a GPU "
       "feature transport (--mm-feature-transport cuda_ipc or cuda_vmm, not the default on one node) would keep "
       "SGLANG_MM_FEATURE_CACHE_MB (1,024 MiB) more, which kvsize does not size",
-      sglang_release_words(o), exact(reserve), opts.flag("--mem-fraction-static"),
+      release, exact(reserve), opts.flag("--mem-fraction-static"),
       opts.mem_fraction_static ? " as given" : "'s default rule"));
 }
 
+/// SGLang's factor on a vision model's default fraction, or before 0.4.9 the ModelRunner's on the fraction it runs
+/// with, in a note (the figures take both: sglang_fraction.hpp, budget_rule::engine_factor); and 0.5.18's reserve.
 void note_sglang_vlm(const options& opts, sizing& s) {
   namespace sglang = kvsize::engines::sglang;
   if (s.engine != engine_kind::sglang) {

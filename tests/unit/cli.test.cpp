@@ -966,6 +966,36 @@ TEST_CASE("cli: SGLang 0.5.18 keeps 100 MiB of a multimodal model's KV budget", 
   const auto newest = json_of("'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") +
                               "' --engine sglang --gpu h100-80gb --mem-fraction-static 0.8");
   CHECK(newest.at("kv_budget_bytes") == v0518.at("kv_budget_bytes"));
+  CHECK(noted(newest, "SGLang 0.5.18 and later (kvsize's default, 0.5.19) keeps 100 MiB (104,857,600 B)"));
+  // The plan's engine reserve row names it beside the fraction (not llama.cpp's --fit margin).
+  const auto report = run_cli("'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") +
+                              "' --engine sglang --gpu h100-80gb --engine-version 0.5.18");
+  REQUIRE(report.exit_code == 0);
+  std::string flat;  // the report's rows wrap: one space for each run of blanks and newlines
+  for (const char ch : report.out) {
+    const bool blank = ch == ' ' || ch == '\n';
+    if (!blank || (!flat.empty() && flat.back() != ' ')) {
+      flat.push_back(blank ? ' ' : ch);
+    }
+  }
+  CHECK_THAT(flat, ContainsSubstring("and 100 MiB more kept from the KV cache (SGLang's multimodal embedding cache)"));
+  CHECK_THAT(flat, !ContainsSubstring("--fit margin"));
+  // --kv-memory gives the budget: nothing is taken from it, and no note says otherwise.
+  const auto given_budget =
+      json_of("'" + config("Qwen__Qwen2.5-VL-7B-Instruct.config.json") + "' --engine sglang --kv-memory 10GiB");
+  CHECK(given_budget.at("kv_budget_bytes") == 10'737'418'240ULL);
+  CHECK_FALSE(noted(given_budget, "SGLANG_VLM_CACHE_SIZE_MB"));
+  // A text class on SGLang's piecewise-graph list (MiniMaxM3SparseForCausalLM) is not in multimodal_model_archs:
+  // no reserve (the ConditionalGeneration class is multimodal).
+  const auto renamed = [](const std::string& architecture) {
+    const auto r = run_shell("sed 's/\"MiniMaxM3ForCausalLM\"/\"" + architecture + "\"/' " +
+                             config("MiniMaxAI__MiniMax-M3.config.json") + " | '" + KVSIZE_CLI_PATH +
+                             "' - --engine sglang --gpu b200 --tp 8 --mem-fraction-static 0.9 --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out).at("budget").at("reserve_bytes").get<std::uint64_t>();
+  };
+  CHECK(renamed("MiniMaxM3SparseForConditionalGeneration") - renamed("MiniMaxM3SparseForCausalLM") == 104'857'600);
   for (const char* text : {"Qwen__Qwen2.5-7B.config.json", "google__gemma-3-4b-it.config.json"}) {
     INFO(text);
     const auto j = json_of("'" + config(text) + "' --engine sglang --gpu h100-80gb --mem-fraction-static 0.8");
@@ -991,6 +1021,12 @@ TEST_CASE("cli: SGLang lowers a --max-running-requests above its cap, by release
               "SGLang 0.5.12 runs at most 2,048 requests, not the 5,000 of --max-running-requests: its estimate from "
               "the pool"));
   CHECK_FALSE(noted(json_of(qwen + " --engine-version 0.5.9"), "runs at most"));
+  // Under DP attention a value given is each rank's share: 20,000 // 4.
+  CHECK(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") +
+                      "' --engine sglang --kv-memory 1GiB --context 4096 --tp 4 --dp 4 --enable-dp-attention "
+                      "--max-running-requests 20000"),
+              "runs at most 3,640 requests a rank, not the 5,000 (20,000 // 4) that --max-running-requests gives "
+              "each DP-attention rank"));
   // A value under the cap is not noted; nor is SGLang's own rule.
   CHECK_FALSE(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") +
                             "' --engine sglang --kv-memory 1GiB --context 4096 --max-running-requests 100"),

@@ -100,7 +100,7 @@ enum class engine_knob : std::uint32_t {
 struct budget_rule {
   double fraction = 1.0;  ///< gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction; 1 for none
   bool of_free = false;   ///< the fraction applies to what is left after weights and overhead (TRT-LLM)
-  bytes margin{0};        ///< a fixed amount also kept free (llama.cpp --fit: 1 GiB)
+  bytes margin{0};        ///< a fixed amount also kept free (llama.cpp --fit: 1 GiB; SGLang 0.5.18+: a VLM's 100 MiB)
   std::string_view setting{};  ///< the engine's name for `fraction` ("gpu_memory_utilization"); empty if none
   std::uint8_t decimals = 0;   ///< digits the engine shows the fraction with (SGLang 3); 0: shortest
   /// What the engine multiplies `fraction` by before it sizes, whatever the user set (SGLang on an AMD GPU's aiter

@@ -252,8 +252,8 @@ constexpr void charge(const engine_options& o, engine_sizing& s) {
 /// #tokens = budget // cell, floored to the page size (a DSA pool's cell: dsa_pool_of's counted row, the pool then
 /// allocates its own rows for those tokens); with a mamba state, the budget is first
 /// split r : 1 (mamba_full_memory_ratio) between state slots and tokens; with a SWA pool,
-/// cell = full + ratio × swa. max_running_requests: min(max(int(N / context · 512), 2048), 4096), from 0.5.10 at
-/// most N // 2 (sglang_requests.hpp).
+/// cell = full + ratio × swa. max_running_requests: min(N // 2, max(int(N / context · 512), 2048), 4096), a given
+/// value capped by release (sglang_requests.hpp).
 [[nodiscard]] constexpr auto capacity(const engine_sizing& s, const engine_options& o, bytes budget)
     -> engine_capacity {
   engine_capacity c{};

@@ -187,8 +187,8 @@ struct release {
     return "no such SGLang release (the 0.4 series ended with 0.4.10.post2); modelled: 0.4.0 to 0.4.5.post2 and "
            "0.4.7.post1 to 0.5.19";
   }
-  return "newer than the SGLang releases kvsize knows (source read up to 0.5.17; 0.5.18 and 0.5.19 taken to "
-         "follow it); modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
+  return "newer than the SGLang releases kvsize knows (source read up to 0.5.18; 0.5.19 taken to follow it)"
+         "; modelled: 0.4.0 to 0.4.5.post2 and 0.4.7.post1 to 0.5.19";
 }
 
 }  // namespace kvsize::engines::sglang

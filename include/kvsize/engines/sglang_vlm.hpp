@@ -30,7 +30,7 @@
 
 namespace kvsize::engines::sglang {
 
-/// A model SGLang takes as multimodal (ModelConfig.is_multimodal: not Gemma 3 or Llama 4 by default) and its vision
+/// A model SGLang takes as multimodal (ModelConfig.is_multimodal: not Gemma 3, Llama 4, Step3-VL or Inkling by default) and its vision
 /// tower as adjust_mem_fraction_for_vlm reads it: vision_config's num_hidden_layers (24 where the config has none)
 /// and hidden_size (1024 where none, or 0); layers 0: no vision_config, no factor from 0.4.9.post3.
 struct vlm_tower {
@@ -43,18 +43,20 @@ struct vlm_tower {
   bool llama4 = false;
 };
 
-/// ModelConfig.is_multimodal as the prefill-graph class says it (sglang_graph_class.hpp): neither `text` (which holds
-/// the classes mm_disabled_models turns off from 0.4.6: Gemma 3, Llama 4, Step3-VL, Inkling) nor a text model whose
-/// piecewise graphs some releases block.
-[[nodiscard]] constexpr auto is_multimodal(prefill_graph_class c) -> bool {
-  return c != prefill_graph_class::text && c != prefill_graph_class::piecewise_blocked;
+/// ModelConfig.is_multimodal (model_config.py): a class of multimodal_model_archs (graph_lists::sglang_multimodal_archs)
+/// or a config that keeps its language model in a text_config of its own, except the classes mm_disabled_models turns
+/// off from 0.4.6 (Gemma 3, Llama 4, Step3-VL, Inkling). A text class on a graph list (MiniMaxM3SparseForCausalLM,
+/// Qwen3-Next) is not.
+[[nodiscard]] constexpr auto is_multimodal(std::string_view architecture, bool text_config_apart) -> bool {
+  return !graph_lists::names(graph_lists::sglang_multimodal_off_by_default, architecture) &&
+         (text_config_apart || graph_lists::names(graph_lists::sglang_multimodal_archs, architecture));
 }
 
 /// The first release with mm_disabled_models (model_config.py): before it Gemma 3 and Llama 4 count as multimodal.
 inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 0, .candidate = false, .post = 0};
 
 /// The tower as adjust_mem_fraction_for_vlm reads it, from config.json: architectures[0] and whether the language
-/// model sits in a text_config of its own (the prefill-graph class, prefill_graph_class_of), whether vision_config is
+/// model sits in a text_config of its own (is_multimodal), whether vision_config is
 /// an object, and its num_hidden_layers and hidden_size by those names where given
 /// (hf::parsed_config::vision_num_hidden_layers, vision_hidden_size); getattr's 24 and 1024 where not (the Qwen
 /// towers name their depth `depth`, which SGLang does not read, so L is 24 for them). No vision_config: layers 0.
@@ -62,7 +64,7 @@ inline constexpr release mm_disabled_models_since{.minor = 4, .patch = 6, .rc = 
                                           std::optional<std::uint32_t> layers, std::optional<std::uint32_t> hidden)
     -> vlm_tower {
   vlm_tower t;
-  t.multimodal = is_multimodal(prefill_graph_class_of(architecture, text_config_apart));
+  t.multimodal = is_multimodal(architecture, text_config_apart);
   t.multimodal_before_0_4_6 =
       t.multimodal || graph_lists::names(graph_lists::sglang_multimodal_off_by_default, architecture);
   t.llama4 = architecture == "Llama4ForConditionalGeneration";

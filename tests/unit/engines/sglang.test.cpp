@@ -273,8 +273,9 @@ TEST_CASE("SGLang: DP attention at dp = tp, one GPU's figures", "[engines][sglan
 }
 
 TEST_CASE("SGLang: max_running_requests by release", "[engines][sglang]") {
-  // engines/sglang_requests.hpp: estimated = min(max(int(N / L · 512), 2048), 4096); from 0.5.10rc0 at most N // 2
-  // (model_runner_kv_cache_mixin.py _resolve_max_num_reqs); a given value as is to 0.5.9, capped by the estimate in
+  // engines/sglang_requests.hpp: estimated = min(max(int(N / L · 512), 2048), 4096); none given, min(N // 2,
+  // estimated) in every release (the scheduler's cap: tp_worker.py TpModelWorker.__init__ to 0.5.6), one slot more
+  // before 0.4.7 (ReqToTokenPool(size=max_num_reqs + 1)); a given value as is to 0.5.9, capped by the estimate in
   // 0.5.10rc0 – 0.5.13.post1 and by N // 2 from 0.5.14.
   using kvsize::engines::sglang::max_running_requests;
   using kvsize::engines::sglang::parse_release;
@@ -283,12 +284,15 @@ TEST_CASE("SGLang: max_running_requests by release", "[engines][sglang]") {
     o.sglang.version = parse_release(version);
     return max_running_requests(o, tokens, context);
   };
-  // A large pool: int(1,000,000 / 4,096 · 512) = 125,000 → 4,096 in every release.
-  CHECK(at("0.5.9", 1'000'000, 4'096) == 4'096);
+  // A large pool: int(1,000,000 / 4,096 · 512) = 125,000 → 4,096 from 0.4.7; 4,097 slots before (the logs of
+  // docs/research/sglang-logs-cases.md print 2049 and 4097 there).
+  CHECK(at("0.4.5", 1'000'000, 4'096) == 4'097);
+  CHECK(at("0.4.7.post1", 1'000'000, 4'096) == 4'096);
   CHECK(at("0.5.18", 1'000'000, 4'096) == 4'096);
-  // A pool of 3,000 tokens: the estimate's floor of 2,048 before 0.5.10, half the pool after.
-  CHECK(at("0.5.9", 3'000, 4'096) == 2'048);
-  CHECK(at("0.5.10rc0", 3'000, 4'096) == 1'500);
+  CHECK(at("0.4.5", 10'000, 4'096) == 2'049);  // the estimate's floor, 2,048, plus one
+  // A pool of 3,000 tokens: half of it in every release, under the estimate's floor of 2,048.
+  CHECK(at("0.4.5", 3'000, 4'096) == 1'500);
+  CHECK(at("0.5.9", 3'000, 4'096) == 1'500);
   CHECK(at("0.5.18", 3'000, 4'096) == 1'500);
   // Between the floor and the cap: int(100,000 / 16,384 · 512) = 3,125.
   CHECK(at("0.5.18", 100'000, 16'384) == 3'125);
@@ -304,13 +308,14 @@ TEST_CASE("SGLang: max_running_requests by release", "[engines][sglang]") {
   o.sglang.version.reset();
   CHECK(max_running_requests(o, 3'000, 16'384) == 1'500);
   // The capacity reports it: Qwen3-8B's 147,456 B a token (36 L · 8 kvh · 128 · 2 · 2 B) with 0.5 GiB: 3,640 tokens
-  // → 1,820 slots at the newest release, 2,048 at 0.5.9.
+  // → 1,820 slots (half of them); with 4 GiB, 29,127 tokens at 4,096: the estimate, int(29,127 / 4,096 · 512) = 3,640.
   o.sglang.max_running_requests = 0;
   const model_spec& qwen3 = config("Qwen__Qwen3-8B.config.json");
   const auto sized = kvsize::size_cache(qwen3, engine_kind::sglang, o);
   CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 512).max_running_requests == 1'820);
-  o.sglang.version = parse_release("0.5.9");
-  CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 512).max_running_requests == 2'048);
+  CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 4'096).max_running_requests == 3'640);
+  o.sglang.version = parse_release("0.4.5");
+  CHECK(kvsize::capacity_of(engine_kind::sglang, sized, o, MiB * 4'096).max_running_requests == 3'641);
 }
 
 TEST_CASE("SGLang: DP attention at dp < tp, tp / dp GPUs a rank", "[engines][sglang][dp]") {
@@ -669,6 +674,14 @@ TEST_CASE("SGLang: the vision tower as the factor reads it from config.json", "[
   CHECK(runner_vlm_factor(llama4, at("0.4.5.post2")) == 0.90);
   CHECK(runner_vlm_factor(llama4, at("0.4.6")) == 1.0);
   CHECK(runner_vlm_factor(vlm_tower_of("Qwen3ForCausalLM", false, false, std::nullopt, std::nullopt), at("0.4.5")) == 1.0);
-  STATIC_CHECK_FALSE(kvsize::engines::sglang::is_multimodal(prefill_graph_class::piecewise_blocked));
-  STATIC_CHECK(kvsize::engines::sglang::is_multimodal(prefill_graph_class::multimodal_from_0_5_16));
+  // ModelConfig.is_multimodal: multimodal_model_archs or a text_config of its own, not the classes turned off by
+  // default; a text class on a graph list (Qwen3-Next blocked, MiniMax-M3-Sparse's CausalLM piecewise) is not.
+  using kvsize::engines::sglang::is_multimodal;
+  STATIC_CHECK_FALSE(is_multimodal("Qwen3NextForCausalLM", false));
+  STATIC_CHECK_FALSE(is_multimodal("MiniMaxM3SparseForCausalLM", false));
+  STATIC_CHECK(is_multimodal("MiniMaxM3SparseForConditionalGeneration", false));
+  STATIC_CHECK(is_multimodal("Qwen3_5ForConditionalGeneration", true));
+  STATIC_CHECK(is_multimodal("SomeNewVLForConditionalGeneration", true));  // a text_config of its own
+  STATIC_CHECK_FALSE(is_multimodal("Gemma3ForConditionalGeneration", true));
+  STATIC_CHECK_FALSE(is_multimodal("Step3VLForConditionalGeneration", true));
 }
