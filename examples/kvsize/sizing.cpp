@@ -1245,18 +1245,25 @@ constexpr std::array<std::string_view, 14> sglang_dp_attention_classes{
 
 /// The note on DP attention asked for at `dp` ranks (check_sglang_dp): what one GPU holds and what the figures count.
 auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> std::string {
+  namespace sglang = kvsize::engines::sglang;
   const bool latent = s.config.spec.latent.kv_lora_rank != 0;
   const std::uint32_t attention_tp = opts.tp / dp;
+  // tp_worker.py: each rank takes max_running_requests // dp from 0.4.1.post7 (PR #2925), the whole value before.
+  const std::string requests =
+      sglang::at_least(sglang::version_of(sglang_options_of(opts)), sglang::dp_requests_divided_since)
+          ? fmt::format("SGLang divides {} by {}", opts.flag("--max-running-requests"), dp)
+          : fmt::format("SGLang {} gives every rank the whole {}", sglang_release_words(sglang_options_of(opts)),
+                        opts.flag("--max-running-requests"));
   if (attention_tp == 1) {
     // An attention group of one GPU: the embedding is whole on each whether whole or over the group.
     return fmt::format("DP attention ({} {} {}): each of the {} GPUs holds the attention projections and "
                        "the embedding whole, which the weights per device count, {} and keeps its own pool "
                        "for its own requests: the tokens and users shown are one GPU's ({} counts a GPU's "
-                       "requests), the {} serve {} × as many; SGLang divides --max-running-requests by {}",
+                       "requests), the {} serve {} × as many; {}",
                        opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp,
                        latent ? "caches the whole latent of its requests"
                               : "caches every KV head of its requests",
-                       opts.flag("--batch"), dp, dp, dp);
+                       opts.flag("--batch"), dp, dp, requests);
   }
   const dp_attention_layout layout = sglang_dp_layout(opts, s);
   const std::string embedding = layout.embedding == dp_embedding::whole ? std::string{"the embedding whole"}
@@ -1267,12 +1274,12 @@ auto sglang_dp_note(const options& opts, const sizing& s, std::uint32_t dp) -> s
                      "requests with its own pool; each GPU holds 1/{} of the attention projections and {}, "
                      "which the weights per device count, and caches {} of its rank's requests: the tokens "
                      "and users shown are one rank's ({} counts a rank's requests), the {} ranks serve {} × "
-                     "as many; SGLang divides --max-running-requests by {}",
+                     "as many; {}",
                      opts.flag("--dp"), dp, opts.flag("--enable-dp-attention"), dp, attention_tp,
                      attention_tp, embedding,
                      latent ? std::string{"the whole latent"}
                             : fmt::format("1/{} of the KV heads (at least one)", attention_tp),
-                     opts.flag("--batch"), dp, dp, dp);
+                     opts.flag("--batch"), dp, dp, requests);
 }
 
 /// A --max-running-requests SGLang lowers (engines/sglang_requests.hpp): to its estimate from the pool in 0.5.10rc0 –
@@ -1282,7 +1289,7 @@ void note_sglang_requests_cap(const options& opts, sizing& s) {
   if (s.engine != engine_kind::sglang || !opts.max_running_requests || !s.capacity) {
     return;
   }
-  const std::uint64_t given = sglang::running_requests_per_rank(s.engine_opts);
+  const std::uint64_t given = sglang::given_requests_per_rank(s.engine_opts);
   const kvsize::engine_capacity& c = s.capacity->figures;
   if (c.max_running_requests >= given) {
     return;
@@ -1300,7 +1307,8 @@ void note_sglang_requests_cap(const options& opts, sizing& s) {
       grouped(c.max_running_requests), given == *opts.max_running_requests ? "" : " a rank", asked,
       half_pool ? fmt::format("half the pool's {} tokens", grouped(c.max_tokens))
                 : std::string{"its estimate from the pool, min(max(int(tokens / context_len · 512), 2,048), 4,096)"},
-      half_pool ? "resolve_max_num_reqs, from 0.5.14" : "_resolve_max_num_reqs, 0.5.10rc0 – 0.5.13.post1"));
+      half_pool ? "_resolve_max_num_reqs, resolve_max_num_reqs from 0.5.16; from 0.5.14"
+                : "_resolve_max_num_reqs, 0.5.10rc0 – 0.5.13.post1"));
 }
 
 /// 0.5.18+ keeps SGLANG_VLM_CACHE_SIZE_MB of a multimodal model's KV budget for the embedding cache

@@ -1016,7 +1016,7 @@ TEST_CASE("cli: SGLang lowers a --max-running-requests above its cap, by release
                            "' --engine sglang --kv-memory 1GiB --context 4096 --max-running-requests 5000";
   const auto newest = json_of(qwen);
   CHECK(noted(newest, "SGLang 0.5.15-0.5.19 runs at most 3,640 requests, not the 5,000 of --max-running-requests: "
-                      "half the pool's 7,281 tokens (resolve_max_num_reqs, from 0.5.14)"));
+                      "half the pool's 7,281 tokens (_resolve_max_num_reqs, resolve_max_num_reqs from 0.5.16; from 0.5.14)"));
   CHECK(noted(json_of(qwen + " --engine-version 0.5.12"),
               "SGLang 0.5.12 runs at most 2,048 requests, not the 5,000 of --max-running-requests: its estimate from "
               "the pool"));
@@ -1027,6 +1027,12 @@ TEST_CASE("cli: SGLang lowers a --max-running-requests above its cap, by release
                       "--max-running-requests 20000"),
               "runs at most 3,640 requests a rank, not the 5,000 (20,000 // 4) that --max-running-requests gives "
               "each DP-attention rank"));
+  // SGLang 0.4.0 – 0.4.1.post6 give every DP-attention rank the whole value (tp_worker.py; // dp from 0.4.1.post7).
+  const std::string r1 = "'" + config("deepseek-ai__DeepSeek-R1.config.json") +
+                         "' --engine sglang --tp 8 --dp 8 --enable-dp-attention --kv-memory 10GiB --context 1024 "
+                         "--max-running-requests 16 --engine-version ";
+  CHECK(noted(json_of(r1 + "0.4.0"), "SGLang 0.4.0 gives every rank the whole --max-running-requests"));
+  CHECK(noted(json_of(r1 + "0.4.5"), "SGLang divides --max-running-requests by 8"));
   // A value under the cap is not noted; nor is SGLang's own rule.
   CHECK_FALSE(noted(json_of("'" + config("Qwen__Qwen3-8B.config.json") +
                             "' --engine sglang --kv-memory 1GiB --context 4096 --max-running-requests 100"),

@@ -307,6 +307,15 @@ TEST_CASE("SGLang: max_running_requests by release", "[engines][sglang]") {
   // No release named: the newest (0.5.19), 0.5.14's rule.
   o.sglang.version.reset();
   CHECK(max_running_requests(o, 3'000, 16'384) == 1'500);
+  // Under DP attention (tp 8, dp 8) each rank takes 16 // 8 from 0.4.1.post7 (tp_worker.py, PR #2925), all 16 before.
+  engine_options dp8{.tp = 8};
+  dp8.sglang.dp_attention = true;
+  dp8.sglang.max_running_requests = 16;
+  dp8.sglang.version = parse_release("0.4.1.post7");
+  CHECK(max_running_requests(dp8, 1'000'000, 4'096) == 2);
+  dp8.sglang.version = parse_release("0.4.0");
+  CHECK(kvsize::engines::sglang::given_requests_per_rank(dp8) == 16);
+  CHECK(max_running_requests(dp8, 1'000'000, 4'096) == 16);
   // The capacity reports it: Qwen3-8B's 147,456 B a token (36 L · 8 kvh · 128 · 2 · 2 B) with 0.5 GiB: 3,640 tokens
   // → 1,820 slots (half of them); with 4 GiB, 29,127 tokens at 4,096: the estimate, int(29,127 / 4,096 · 512) = 3,640.
   o.sglang.max_running_requests = 0;
